@@ -1,0 +1,68 @@
+// Package app is the GitHub App: installation clients, pull-request context,
+// policy loading and check-run publishing. It turns a Job (what a webhook
+// delivery asked for) into a completed check run, using the pure review
+// engine in package diff.
+package app
+
+import (
+	"context"
+	"fmt"
+	"time"
+)
+
+// JobKind says what a Job asks the worker to do.
+type JobKind string
+
+const (
+	// KindEvaluatePR evaluates one pull request at its current head and
+	// publishes a check run for it.
+	KindEvaluatePR JobKind = "evaluate_pr"
+	// KindEvaluateSHA evaluates every open pull request whose head is HeadSHA
+	// (check_suite rerequested for fork PRs, where pull_requests is empty).
+	KindEvaluateSHA JobKind = "evaluate_sha"
+	// KindReevaluateRepo re-evaluates every open pull request of a repository
+	// (the policy on its default branch changed).
+	KindReevaluateRepo JobKind = "reevaluate_repo"
+	// KindReevaluateOrg re-evaluates the open pull requests of every repository
+	// of an installation (the org default policy in the .github repository changed).
+	KindReevaluateOrg JobKind = "reevaluate_org"
+)
+
+// Job is one unit of work accepted from a webhook delivery. It carries only
+// identifiers, never file contents, so it can be queued, logged and persisted.
+type Job struct {
+	Kind           JobKind   `json:"kind"`
+	DeliveryID     string    `json:"delivery_id"`
+	Event          string    `json:"event"`
+	Action         string    `json:"action"`
+	InstallationID int64     `json:"installation_id"`
+	Owner          string    `json:"owner"`
+	Repo           string    `json:"repo"`
+	PRNumber       int       `json:"pr_number,omitempty"`
+	HeadSHA        string    `json:"head_sha,omitempty"`
+	CheckRunID     int64     `json:"check_run_id,omitempty"`
+	Sender         string    `json:"sender,omitempty"`
+	ReceivedAt     time.Time `json:"received_at"`
+}
+
+// Key identifies what a job is about, so a queue can keep one pending job per
+// pull request (the newest wins) and run at most one job per key at a time.
+func (j Job) Key() string {
+	switch j.Kind {
+	case KindEvaluatePR:
+		return fmt.Sprintf("%d/%s/%s#%d", j.InstallationID, j.Owner, j.Repo, j.PRNumber)
+	case KindEvaluateSHA:
+		return fmt.Sprintf("%d/%s/%s@%s", j.InstallationID, j.Owner, j.Repo, j.HeadSHA)
+	case KindReevaluateOrg:
+		return fmt.Sprintf("%d/%s/*", j.InstallationID, j.Owner)
+	default:
+		return fmt.Sprintf("%d/%s/%s", j.InstallationID, j.Owner, j.Repo)
+	}
+}
+
+// Processor runs jobs. Process returns follow-up jobs (for example one
+// KindEvaluatePR per open pull request of a re-evaluated repository) that the
+// caller enqueues, and an error when the job should be retried.
+type Processor interface {
+	Process(ctx context.Context, job Job) (followUps []Job, err error)
+}
