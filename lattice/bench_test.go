@@ -1,0 +1,97 @@
+package lattice
+
+import (
+	"fmt"
+	"testing"
+)
+
+// typicalPairs are comparisons the review engine makes on real settings
+// files: replacements, respellings and coverage checks.
+var typicalPairs = [][2]string{
+	{"Bash(npm *)", "Bash(npm test:*)"},
+	{"Bash(npm test:*)", "Bash(npm *)"},
+	{"Bash(git *)", "Bash(git log:*)"},
+	{"Bash(npx:*)", "Bash(npx *)"},
+	{"Bash(gh pr view:*)", "Bash(gh pr list:*)"},
+	{"Bash(uv run:*)", "Bash(uv run pytest:*)"},
+	{"Read(src/**)", "Read(src/app/main.go)"},
+	{"WebFetch(domain:*.github.com)", "WebFetch(domain:api.github.com)"},
+	{"mcp__github", "mcp__github__get_issue"},
+	{"Bash(python3 -c *)", "Bash(python3 *)"},
+}
+
+func BenchmarkCoversTypical(b *testing.B) {
+	rules := make([][2]Rule, len(typicalPairs))
+	for i, p := range typicalPairs {
+		rules[i] = [2]Rule{Parse(p[0]), Parse(p[1])}
+	}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		p := rules[i%len(rules)]
+		Covers(p[0], p[1])
+	}
+}
+
+func BenchmarkCoversAdversarial8Star(b *testing.B) {
+	x := Parse("Bash(*a*b*c*d*e*f*g*h*)")
+	y := Parse("Bash(a*b*c*d*e*f*g*h)")
+	z := Parse("Bash(*h*g*f*e*d*c*b*a*)")
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		Covers(x, y)
+		Covers(y, x)
+		Covers(x, z)
+		Covers(z, y)
+	}
+}
+
+func BenchmarkParse(b *testing.B) {
+	for i := 0; i < b.N; i++ {
+		Parse(typicalPairs[i%len(typicalPairs)][1])
+	}
+}
+
+// realisticRules returns n distinct rules shaped like those in public
+// .claude/settings.json files: prefix rules over common CLIs, exact
+// commands, path rules, domains and MCP tools.
+func realisticRules(n int) []Rule {
+	clis := []string{"git", "gh", "npm", "pnpm", "yarn", "uv", "python3", "go", "cargo", "make", "docker", "kubectl", "bazel", "pytest", "node"}
+	subs := []string{"log", "show", "status", "diff", "test", "run", "build", "lint", "pr view", "pr list", "install", "exec", "get", "apply", "fmt", "vet"}
+	tails := []string{":*", " *", "", " --help", " -v *"}
+	var out []Rule
+	add := func(s string) {
+		if len(out) < n {
+			out = append(out, Parse(s))
+		}
+	}
+	for i := 0; len(out) < n; i++ {
+		c := clis[i%len(clis)]
+		s := subs[(i/len(clis))%len(subs)]
+		t := tails[(i/(len(clis)*len(subs)))%len(tails)]
+		switch i % 10 {
+		case 7:
+			add(fmt.Sprintf("Read(src/%s/**)", s))
+		case 8:
+			add(fmt.Sprintf("WebFetch(domain:%s.%s.com)", s, c))
+		case 9:
+			add(fmt.Sprintf("mcp__%s__%s", c, s))
+		default:
+			add(fmt.Sprintf("Bash(%s %s%s)", c, s, t))
+		}
+	}
+	return out
+}
+
+// BenchmarkMatrix500 compares every pair of 500 realistic rules: 250,000
+// comparisons per iteration (the issue's target: under 2 s on one core).
+func BenchmarkMatrix500(b *testing.B) {
+	rules := realisticRules(500)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		for _, x := range rules {
+			for _, y := range rules {
+				Covers(x, y)
+			}
+		}
+	}
+}

@@ -1,0 +1,137 @@
+package lattice
+
+import (
+	"unicode"
+)
+
+// span is a closed interval of runes.
+type span struct{ lo, hi rune }
+
+// charset is a set of runes: the union of its spans, or its complement when
+// neg is set. The zero value is the empty set; anyChar is every rune.
+type charset struct {
+	spans []span
+	neg   bool
+}
+
+var (
+	anyChar   = charset{neg: true}
+	noChar    = charset{}
+	notSlash  = charset{spans: []span{{'/', '/'}}, neg: true}
+	notDot    = charset{spans: []span{{'.', '.'}}, neg: true}
+	maxRune   = rune(unicode.MaxRune)
+	spaceChar = single(' ')
+)
+
+// single is the set holding one rune.
+func single(r rune) charset { return charset{spans: []span{{r, r}}} }
+
+// has reports whether r is in the set.
+func (c charset) has(r rune) bool {
+	in := false
+	for _, s := range c.spans {
+		if r >= s.lo && r <= s.hi {
+			in = true
+			break
+		}
+	}
+	return in != c.neg
+}
+
+// isEmpty reports whether the set holds no rune.
+func (c charset) isEmpty() bool { return !c.neg && len(c.spans) == 0 }
+
+// minus returns c without the runes of d (d given by spans, not negated).
+func (c charset) minus(d charset) charset {
+	if c.neg && !d.neg {
+		// complement(A) \ B = complement(A ∪ B)
+		out := charset{neg: true, spans: append(append([]span(nil), c.spans...), d.spans...)}
+		return out
+	}
+	// Positive set minus a set: filter span by span.
+	var out []span
+	for _, s := range c.spans {
+		lo := s.lo
+		for lo <= s.hi {
+			if d.has(lo) {
+				lo++
+				continue
+			}
+			hi := lo
+			for hi < s.hi && !d.has(hi+1) {
+				hi++
+			}
+			out = append(out, span{lo, hi})
+			lo = hi + 1
+		}
+	}
+	return charset{spans: out}
+}
+
+// boundaries appends to dst every rune at which membership in c may change:
+// for each span, its low end and one past its high end. Splitting the rune
+// line at these points yields intervals on which c is constant.
+func (c charset) boundaries(dst []rune) []rune {
+	for _, s := range c.spans {
+		dst = append(dst, s.lo)
+		if s.hi < maxRune {
+			dst = append(dst, s.hi+1)
+		}
+	}
+	return dst
+}
+
+// witnessPreference lists the runes a witness prefers, in order, when an
+// interval of equivalent runes must be rendered by one of them: readable
+// letters first, then digits and path punctuation.
+const witnessPreference = "xabcdefghijklmnopqrstuvwyz0123456789-._/ ~:=@+,"
+
+var (
+	preferred = []rune(witnessPreference)
+	asciiRank = func() (t [128]int8) {
+		for i, r := range preferred {
+			t[r] = int8(i + 1)
+		}
+		return t
+	}()
+)
+
+// representative picks the most readable rune of [lo, hi].
+func representative(lo, hi rune) rune {
+	if lo == hi {
+		return lo
+	}
+	for _, r := range preferred {
+		if r >= lo && r <= hi {
+			return r
+		}
+	}
+	if lo == hi {
+		return lo
+	}
+	for r := lo; r <= hi && r < lo+256; r++ {
+		if unicode.IsPrint(r) && !unicode.IsSpace(r) {
+			return r
+		}
+	}
+	return lo
+}
+
+// runeRank orders representatives so that the breadth-first search tries
+// readable runes first, and among equally short witnesses returns the most
+// readable one.
+func runeRank(r rune) int {
+	if r < 128 && asciiRank[r] > 0 {
+		return int(asciiRank[r]) - 1
+	}
+	switch {
+	case unicode.IsLetter(r) || unicode.IsDigit(r):
+		return 100 + int(r)%1000
+	case unicode.IsPrint(r) && r < 128:
+		return 2000 + int(r)
+	case unicode.IsPrint(r):
+		return 3000 + int(r)%100000
+	default:
+		return 200000 + int(r)%100000
+	}
+}

@@ -1,0 +1,434 @@
+package lattice
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Verdict is the answer to "does rule A allow every call rule B allows?".
+type Verdict struct {
+	// Answer is Yes, No or Unknown.
+	Answer Answer
+	// Witness, for No, is a concrete call B matches and A does not: the
+	// shortest one the search finds, made of the most readable characters.
+	Witness Call
+	// Reason explains the answer: for Unknown, which documented ambiguity
+	// of Claude Code caused it; for No, a short account of the witness.
+	Reason string
+}
+
+// HasWitness reports whether the verdict carries a witness.
+func (v Verdict) HasWitness() bool {
+	return v.Answer == No && (v.Witness.Tool != "" || v.Witness.Arg != "")
+}
+
+// Covers decides whether rule a allows every call rule b allows
+// (non-strict: a rule covers itself and its respellings). Where a rule has
+// two readings, Covers answers Yes iff what a surely matches includes what b
+// may match, No iff some call b surely matches escapes everything a may
+// match (that call is the witness), and Unknown otherwise.
+func Covers(a, b Rule) Verdict {
+	a, b = parsed(a), parsed(b)
+	if a.Text == b.Text && a.List == b.List {
+		return Verdict{Answer: Yes, Reason: "the same rule"}
+	}
+	var candidates []Call
+	allYes, gave := true, false
+	for _, rb := range b.readings {
+		for _, ra := range a.readings {
+			ans, w := include(ra, rb)
+			switch ans {
+			case Yes:
+				continue
+			case No:
+				candidates = append(candidates, w)
+			default:
+				gave = true
+			}
+			allYes = false
+		}
+	}
+	if allYes {
+		return Verdict{Answer: Yes, Reason: yesReason(a, b)}
+	}
+	if len(a.readings) == 1 && len(b.readings) == 1 && len(candidates) == 1 {
+		// One reading each: the pairwise counter-example is the witness.
+		return Verdict{Answer: No, Witness: candidates[0], Reason: noReason(a, b, candidates[0])}
+	}
+	for _, w := range candidates {
+		if Match(b, w) == Yes && Match(a, w) == No {
+			return Verdict{Answer: No, Witness: w, Reason: noReason(a, b, w)}
+		}
+	}
+	if w, ok := productWitness(a, b); ok {
+		return Verdict{Answer: No, Witness: w, Reason: noReason(a, b, w)}
+	}
+	reason := ambiguityOf(a, b)
+	if gave && reason == "" {
+		reason = fmt.Sprintf("the patterns are too long or complex to compare (limits: %d pattern positions, %d search states)", maxMachineStates, maxSearchStates)
+	}
+	if reason == "" {
+		reason = "no call is surely matched by the second rule and never by the first"
+	}
+	return Verdict{Answer: Unknown, Reason: reason}
+}
+
+// Equivalent reports whether two rules are respellings of one grant: each
+// covers the other.
+func Equivalent(a, b Rule) Answer {
+	ab, ba := Covers(a, b).Answer, Covers(b, a).Answer
+	switch {
+	case ab == Yes && ba == Yes:
+		return Yes
+	case ab == No || ba == No:
+		return No
+	}
+	return Unknown
+}
+
+// StrictlyWider reports whether a covers b and b does not cover a.
+func StrictlyWider(a, b Rule) Answer {
+	ab := Covers(a, b).Answer
+	if ab != Yes {
+		if ab == No {
+			return No
+		}
+		return Unknown
+	}
+	switch Covers(b, a).Answer {
+	case No:
+		return Yes
+	case Yes:
+		return No
+	}
+	return Unknown
+}
+
+// parsed makes sure a Rule built as a literal (Rule{Text: ...}) is compiled.
+func parsed(r Rule) Rule {
+	if len(r.readings) == 0 {
+		list := r.List
+		if list == "" {
+			list = Allow
+		}
+		return ParseIn(list, r.Text)
+	}
+	return r
+}
+
+func ambiguityOf(a, b Rule) string {
+	var rs []string
+	if a.Ambiguity != "" {
+		rs = append(rs, label(a)+": "+a.Ambiguity)
+	}
+	if b.Ambiguity != "" {
+		rs = append(rs, label(b)+": "+b.Ambiguity)
+	}
+	return strings.Join(rs, "; ")
+}
+
+func yesReason(a, b Rule) string {
+	if b.Dead() {
+		return label(b) + " matches nothing"
+	}
+	return "every call " + label(b) + " matches, " + label(a) + " matches too"
+}
+
+func noReason(a, b Rule, w Call) string {
+	return label(b) + " matches " + w.String() + ", " + label(a) + " does not"
+}
+
+// label names a rule in a sentence.
+func label(r Rule) string {
+	switch {
+	case strings.TrimSpace(r.Text) == "":
+		return fmt.Sprintf("the blank rule %q", r.Text)
+	case strings.TrimSpace(r.Text) != r.Text:
+		return fmt.Sprintf("%q", r.Text)
+	}
+	return r.Text
+}
+
+// include decides whether reading b's language is inside reading a's. It
+// answers Unknown only when the search bound was hit.
+func include(a, b *reading) (Answer, Call) {
+	bm, ok := b.shortest()
+	if !ok {
+		return Yes, Call{}
+	}
+	if a.kind == readEmpty {
+		return No, bm
+	}
+	if _, ok := a.shortest(); !ok {
+		return No, bm
+	}
+	if a.kind == readNames {
+		if b.kind == readArgs {
+			if a.names.run(b.tool) {
+				return Yes, Call{}
+			}
+			return No, bm
+		}
+		if w, ok := knownName(b, func(t string) bool { return a.names.run(t) }); ok {
+			return No, Call{Tool: w}
+		}
+		w, res := findWord([]*machine{b.names, nameDomain}, []*machine{a.names})
+		return outcome(Call{Tool: w}, res)
+	}
+	if b.kind == readNames {
+		if w, ok := knownName(b, func(t string) bool { return t == a.tool }); ok {
+			return No, Call{Tool: w}
+		}
+		lit := newBuilder()
+		lit.lit(a.tool)
+		if w, res := findWord([]*machine{b.names, nameDomain}, []*machine{lit.build()}); res != notFound {
+			return outcome(Call{Tool: w}, res)
+		}
+		return outcome(a.outside())
+	}
+	if a.tool != b.tool {
+		return No, bm
+	}
+	if a.param != b.param {
+		if b.param == "" || a.param != "" {
+			// b's call lacks a's parameter, or names another one.
+			return No, bm
+		}
+		// b matches calls with its parameter set whatever the argument; a
+		// matches only some arguments.
+		c, res := a.outside()
+		c.Param, c.Value = b.param, bm.Value
+		return outcome(c, res)
+	}
+	return includeArgs(a, b, bm)
+}
+
+// includeArgs compares two argument languages of one tool.
+func includeArgs(a, b *reading, bm Call) (Answer, Call) {
+	mk := func(arg string) Call {
+		if b.param != "" {
+			return Call{Tool: b.tool, Param: b.param, Value: arg}
+		}
+		return Call{Tool: b.tool, Arg: arg}
+	}
+	if b.arg == argPath {
+		switch {
+		case a.zone == b.zone:
+		case a.zone == zoneRoot:
+			w, res := findWord([]*machine{b.anyDirMachine(), pathDomain}, []*machine{a.args})
+			if res != found {
+				return outcome(Call{}, res)
+			}
+			// Name the path in b's own notation: find where the directory
+			// prefix ends.
+			for i := 0; i < len(w); i++ {
+				if w[i] != '/' {
+					continue
+				}
+				rel := w[i+1:]
+				if b.args.run(rel) && !a.matchArg(formatPath(b.zone, rel)) {
+					return No, mk(formatPath(b.zone, rel))
+				}
+			}
+			return Unknown, Call{}
+		default:
+			return No, bm
+		}
+		w, res := findWord([]*machine{b.args, pathDomain}, []*machine{a.args})
+		return outcome(mk(formatPath(b.zone, w)), res)
+	}
+	if b.arg != argHost && !strings.HasPrefix(a.prefix, b.prefix) && !strings.HasPrefix(b.prefix, a.prefix) {
+		// The languages start with different texts, so they are disjoint:
+		// any argument of b escapes a.
+		return No, bm
+	}
+	if b.isLit && b.param == "" {
+		if a.matchArg(b.literal) {
+			return Yes, Call{}
+		}
+		return No, mk(b.literal)
+	}
+	if b.isLit && a.isLit {
+		if a.literal == b.literal {
+			return Yes, Call{}
+		}
+		return No, mk(b.literal)
+	}
+	if a.tooLarge || b.tooLarge {
+		return Unknown, Call{}
+	}
+	w, res := findWord(with(domainOf(b.arg), b.args), []*machine{a.args})
+	if res == found && b.arg == argShell && !isTidyCommand(w) {
+		if w2, res2 := findWord([]*machine{b.args, tidyCommandDomain}, []*machine{a.args}); res2 == found {
+			w = w2
+		}
+	}
+	return outcome(mk(w), res)
+}
+
+func outcome(w Call, res searchResult) (Answer, Call) {
+	switch res {
+	case notFound:
+		return Yes, Call{}
+	case found:
+		return No, w
+	}
+	return Unknown, Call{}
+}
+
+// domainOf is the language of plausible arguments of a kind, as the list
+// of machines a witness must also satisfy (the search itself only ever
+// returns non-empty words, which is all a command or text must be).
+func domainOf(k argKind) []*machine {
+	switch k {
+	case argPath:
+		return []*machine{pathDomain}
+	case argHost:
+		return []*machine{hostDomain}
+	}
+	return nil
+}
+
+// with returns ms followed by the machines of extra, in a fresh slice.
+func with(ms []*machine, extra ...*machine) []*machine {
+	return append(append(make([]*machine, 0, len(ms)+len(extra)), extra...), ms...)
+}
+
+// shortest returns the shortest call the reading matches, and false when
+// its language is empty. It is computed once per reading.
+func (rd *reading) shortest() (Call, bool) {
+	rd.once.Do(func() {
+		switch rd.kind {
+		case readNames:
+			if w, res := findWord([]*machine{rd.names, nameDomain}, nil); res == found {
+				rd.member = &Call{Tool: w}
+			}
+		case readArgs:
+			if rd.isLit && rd.param == "" && rd.arg != argPath && rd.arg != argHost {
+				rd.member = &Call{Tool: rd.tool, Arg: rd.literal}
+				return
+			}
+			dom := domainOf(rd.arg)
+			if rd.param != "" {
+				dom = nil
+			}
+			w, res := findWord(with(dom, rd.args), nil)
+			if res == found && rd.arg == argShell && !isTidyCommand(w) {
+				if w2, res2 := findWord([]*machine{rd.args, tidyCommandDomain}, nil); res2 == found {
+					w = w2
+				}
+			}
+			if res != found {
+				return
+			}
+			switch {
+			case rd.param != "":
+				rd.member = &Call{Tool: rd.tool, Param: rd.param, Value: w}
+			case rd.arg == argPath:
+				rd.member = &Call{Tool: rd.tool, Arg: formatPath(rd.zone, w)}
+			default:
+				rd.member = &Call{Tool: rd.tool, Arg: w}
+			}
+		}
+	})
+	if rd.member == nil {
+		return Call{}, false
+	}
+	return *rd.member, true
+}
+
+// outside returns a call of the reading's tool that the reading does not
+// match: found with the call, notFound when the reading matches every call
+// of its tool, gaveUp when the search bound was hit.
+func (rd *reading) outside() (Call, searchResult) {
+	if rd.param != "" {
+		return Call{Tool: rd.tool, Arg: "x"}, found
+	}
+	if rd.arg == argPath {
+		w, res := findWord([]*machine{pathDomain}, []*machine{rd.args})
+		if res == found {
+			return Call{Tool: rd.tool, Arg: formatPath(rd.zone, w)}, found
+		}
+		if res == gaveUp {
+			return Call{}, gaveUp
+		}
+		// The reading matches every path of its zone: name one elsewhere.
+		for _, arg := range []string{"/etc/passwd", "~/.ssh/id_rsa", "src/x"} {
+			if !rd.matchArg(arg) {
+				return Call{Tool: rd.tool, Arg: arg}, found
+			}
+		}
+		return Call{}, notFound
+	}
+	w, res := findWord(with(domainOf(rd.arg), anyWord), []*machine{rd.args})
+	return Call{Tool: rd.tool, Arg: w}, res
+}
+
+// productWitness looks for a call every reading of b matches and no reading
+// of a matches, when all readings are argument languages of one tool (the
+// common shape of an ambiguous rule: two readings of one Bash pattern).
+func productWitness(a, b Rule) (Call, bool) {
+	var must, mustNot []*machine
+	var ref *reading
+	same := func(rd *reading) bool {
+		if rd.kind != readArgs {
+			return false
+		}
+		if ref == nil {
+			ref = rd
+			return true
+		}
+		return rd.tool == ref.tool && rd.arg == ref.arg && rd.zone == ref.zone && rd.param == ref.param && rd.fold == ref.fold
+	}
+	for _, rd := range b.readings {
+		if !same(rd) {
+			return Call{}, false
+		}
+		must = append(must, rd.args)
+	}
+	for _, rd := range a.readings {
+		if rd.kind == readEmpty {
+			continue
+		}
+		if !same(rd) {
+			return Call{}, false
+		}
+		mustNot = append(mustNot, rd.args)
+	}
+	if ref == nil {
+		return Call{}, false
+	}
+	must = append(must, domainOf(ref.arg)...)
+	w, res := findWord(must, mustNot)
+	if res != found {
+		return Call{}, false
+	}
+	c := Call{Tool: ref.tool, Arg: w}
+	switch {
+	case ref.param != "":
+		c = Call{Tool: ref.tool, Param: ref.param, Value: w}
+	case ref.arg == argPath:
+		c.Arg = formatPath(ref.zone, w)
+	}
+	if Match(b, c) == Yes && Match(a, c) == No {
+		return c, true
+	}
+	return Call{}, false
+}
+
+// sampleNames are tool names tried first when a witness is a tool name, so
+// a reviewer reads "Bash" or "mcp__github__create_issue" rather than the
+// shortest string the search would build.
+var sampleNames = []string{"Bash", "Read", "Edit", "Write", "WebFetch", "WebSearch", "Agent", "Skill",
+	"PowerShell", "Grep", "Glob", "NotebookEdit", "mcp__github__create_issue"}
+
+// knownName returns a sample tool name the names reading matches and the
+// excluded predicate rejects.
+func knownName(b *reading, excluded func(string) bool) (string, bool) {
+	for _, t := range sampleNames {
+		if b.names.run(t) && !excluded(t) {
+			return t, true
+		}
+	}
+	return "", false
+}

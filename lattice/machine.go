@@ -1,0 +1,396 @@
+package lattice
+
+import (
+	"math/bits"
+	"slices"
+	"strings"
+)
+
+// A machine is a nondeterministic automaton over runes in "position" form:
+// states are the positions 0..n of a token sequence, and a set of states is a
+// bit vector. From position i the machine may advance to i+1 on a rune of
+// adv[i], stay at i on a rune of loop[i], and follow epsilon edges i→i+shift.
+// Every language Shipgate reads from a rule (a Bash glob, a gitignore path
+// pattern, a host pattern, a tool-name glob) compiles to one, and inclusion
+// between two of them is decided by a breadth-first product search over
+// their state sets (search.go). Bit-parallel steps keep that search cheap:
+// rules are short, so most machines fit one 64-bit word.
+type machine struct {
+	n      int // number of states (positions)
+	words  int // uint64 words per state set
+	start  []uint64
+	accept []uint64
+	eps    []epsRule
+	sets   []setMasks // distinct charsets with the positions using them
+	bounds []rune     // sorted starts of the rune intervals on which every charset is constant
+	// univ holds the positions from which every continuation is accepted
+	// (an accepting position that loops on every rune is reachable by
+	// epsilon edges): a state containing one can never be escaped, which
+	// prunes most of the search when this machine must reject.
+	univ []uint64
+	// ivAdv and ivLoop hold, per interval of bounds, the positions that
+	// advance and loop on any rune of that interval (words per interval).
+	ivAdv, ivLoop []uint64
+	loops         bool // whether any position loops (the language may be infinite)
+	// oneShot is set when no epsilon edge lands on a position that has an
+	// epsilon edge itself: one pass over the rules then closes any set.
+	oneShot bool
+}
+
+// epsRule is every epsilon edge of one shift amount: positions in mask move
+// by shift (negative shifts are back edges, used for repetition).
+type epsRule struct {
+	shift int
+	mask  []uint64
+}
+
+// setMasks records, for one distinct charset, the positions that advance on
+// it and the positions that loop on it.
+type setMasks struct {
+	cs   charset
+	adv  []uint64
+	loop []uint64
+}
+
+// builder assembles a machine token by token.
+type builder struct {
+	adv    []charset // adv[i]: advance from position i
+	loop   []charset // loop[i]: stay at position i
+	eps    [][2]int  // from, to
+	accept []int
+}
+
+func newBuilder() *builder {
+	return &builder{adv: []charset{noChar}, loop: []charset{noChar}}
+}
+
+// pos is the current last position.
+func (b *builder) pos() int { return len(b.adv) - 1 }
+
+// char appends a token matching one rune of cs.
+func (b *builder) char(cs charset) {
+	b.adv[b.pos()] = cs
+	b.adv = append(b.adv, noChar)
+	b.loop = append(b.loop, noChar)
+}
+
+// lit appends the runes of s as literal tokens.
+func (b *builder) lit(s string) {
+	for _, r := range s {
+		b.char(single(r))
+	}
+}
+
+// star appends a token matching any number (zero included) of runes of cs.
+func (b *builder) star(cs charset) {
+	p := b.pos()
+	b.loop[p] = cs
+	b.adv = append(b.adv, noChar)
+	b.loop = append(b.loop, noChar)
+	b.epsilon(p, p+1)
+}
+
+// epsilon adds an epsilon edge between two positions.
+func (b *builder) epsilon(from, to int) { b.eps = append(b.eps, [2]int{from, to}) }
+
+// acceptHere marks the current position accepting.
+func (b *builder) acceptHere() { b.accept = append(b.accept, b.pos()) }
+
+// build freezes the builder into a machine. The last position always accepts.
+func (b *builder) build() *machine {
+	n := len(b.adv)
+	w := (n + 63) / 64
+	m := &machine{n: n, words: w}
+	m.accept = make([]uint64, w)
+	setBit(m.accept, n-1)
+	for _, a := range b.accept {
+		setBit(m.accept, a)
+	}
+	byShift := map[int][]uint64{}
+	var shifts []int
+	for _, e := range b.eps {
+		s := e[1] - e[0]
+		if s == 0 {
+			continue
+		}
+		mask, ok := byShift[s]
+		if !ok {
+			mask = make([]uint64, w)
+			byShift[s] = mask
+			shifts = append(shifts, s)
+		}
+		setBit(mask, e[0])
+	}
+	for _, s := range shifts {
+		m.eps = append(m.eps, epsRule{shift: s, mask: byShift[s]})
+	}
+	sources := map[int]bool{}
+	for _, e := range b.eps {
+		sources[e[0]] = true
+	}
+	m.oneShot = true
+	for _, e := range b.eps {
+		if sources[e[1]] {
+			m.oneShot = false
+		}
+	}
+	index := map[string]int{}
+	add := func(cs charset, i int, isLoop bool) {
+		if cs.isEmpty() {
+			return
+		}
+		k := csKey(cs)
+		j, ok := index[k]
+		if !ok {
+			j = len(m.sets)
+			index[k] = j
+			m.sets = append(m.sets, setMasks{cs: cs, adv: make([]uint64, w), loop: make([]uint64, w)})
+			m.bounds = cs.boundaries(m.bounds)
+		}
+		if isLoop {
+			setBit(m.sets[j].loop, i)
+			m.loops = true
+		} else {
+			setBit(m.sets[j].adv, i)
+		}
+	}
+	for i := 0; i < n; i++ {
+		add(b.adv[i], i, false)
+		add(b.loop[i], i, true)
+	}
+	slices.Sort(m.bounds)
+	m.bounds = slices.Compact(append([]rune{0}, m.bounds...))
+	slices.Sort(m.bounds)
+	m.bounds = slices.Compact(m.bounds)
+	m.ivAdv = make([]uint64, w*len(m.bounds))
+	m.ivLoop = make([]uint64, w*len(m.bounds))
+	for i, lo := range m.bounds {
+		for _, set := range m.sets {
+			if !set.cs.has(lo) {
+				continue
+			}
+			for x := 0; x < w; x++ {
+				m.ivAdv[i*w+x] |= set.adv[x]
+				m.ivLoop[i*w+x] |= set.loop[x]
+			}
+		}
+	}
+	m.start = make([]uint64, w)
+	setBit(m.start, 0)
+	m.closure(m.start)
+	// A sink loops on every rune and reaches acceptance by epsilon edges:
+	// once there, every continuation is accepted.
+	sink := make([]uint64, w)
+	one := make([]uint64, w)
+	for i := 0; i < n; i++ {
+		if b.loop[i].neg && len(b.loop[i].spans) == 0 {
+			clear(one)
+			setBit(one, i)
+			m.closure(one)
+			if intersects(one, m.accept) {
+				setBit(sink, i)
+			}
+		}
+	}
+	m.univ = make([]uint64, w)
+	for i := 0; i < n; i++ {
+		clear(one)
+		setBit(one, i)
+		m.closure(one)
+		if intersects(one, sink) {
+			setBit(m.univ, i)
+		}
+	}
+	return m
+}
+
+// interval returns the index of the interval of m.bounds holding r.
+func (m *machine) interval(r rune) int {
+	i, ok := slices.BinarySearch(m.bounds, r)
+	if !ok {
+		i--
+	}
+	return i
+}
+
+// csKey is a map key identifying a charset's contents.
+func csKey(cs charset) string {
+	var sb strings.Builder
+	if cs.neg {
+		sb.WriteByte('!')
+	}
+	for _, s := range cs.spans {
+		sb.WriteRune(s.lo)
+		sb.WriteByte('-')
+		sb.WriteRune(s.hi)
+		sb.WriteByte(',')
+	}
+	return sb.String()
+}
+
+func setBit(v []uint64, i int) { v[i/64] |= 1 << (uint(i) % 64) }
+
+func isZero(v []uint64) bool {
+	for _, x := range v {
+		if x != 0 {
+			return false
+		}
+	}
+	return true
+}
+
+func intersects(a, b []uint64) bool {
+	for i := range a {
+		if a[i]&b[i] != 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// orShifted sets dst |= (src & mask) shifted by s bits (towards higher
+// positions for s > 0), and reports whether dst changed.
+func orShifted(dst, src, mask []uint64, s int) bool {
+	n := len(dst)
+	if n == 1 {
+		v := src[0] & mask[0]
+		if s > 0 {
+			v <<= uint(s)
+		} else {
+			v >>= uint(-s)
+		}
+		old := dst[0]
+		dst[0] |= v
+		return dst[0] != old
+	}
+	changed := false
+	if s > 0 {
+		q, r := s/64, uint(s%64)
+		for i := n - 1; i >= q; i-- {
+			v := (src[i-q] & mask[i-q]) << r
+			if r != 0 && i-q-1 >= 0 {
+				v |= (src[i-q-1] & mask[i-q-1]) >> (64 - r)
+			}
+			if v&^dst[i] != 0 {
+				dst[i] |= v
+				changed = true
+			}
+		}
+		return changed
+	}
+	q, r := (-s)/64, uint((-s)%64)
+	for i := 0; i+q < n; i++ {
+		v := (src[i+q] & mask[i+q]) >> r
+		if r != 0 && i+q+1 < n {
+			v |= (src[i+q+1] & mask[i+q+1]) << (64 - r)
+		}
+		if v&^dst[i] != 0 {
+			dst[i] |= v
+			changed = true
+		}
+	}
+	return changed
+}
+
+// closure adds to v every state reachable through epsilon edges.
+func (m *machine) closure(v []uint64) {
+	if len(m.eps) == 0 {
+		return
+	}
+	if m.words == 1 {
+		for {
+			v0 := v[0]
+			add := uint64(0)
+			for _, e := range m.eps {
+				if e.shift > 0 {
+					add |= (v0 & e.mask[0]) << uint(e.shift)
+				} else {
+					add |= (v0 & e.mask[0]) >> uint(-e.shift)
+				}
+			}
+			v[0] = v0 | add
+			if m.oneShot || v[0] == v0 {
+				return
+			}
+		}
+	}
+	for {
+		changed := false
+		for _, e := range m.eps {
+			if orShifted(v, v, e.mask, e.shift) {
+				changed = true
+			}
+		}
+		if !changed {
+			return
+		}
+	}
+}
+
+// step1 is stepRaw for a machine whose states fit one word.
+func (m *machine) step1(c, adv, loop uint64) uint64 {
+	v := (c&adv)<<1 | c&loop
+	if len(m.eps) == 0 {
+		return v
+	}
+	for {
+		add := uint64(0)
+		for i := range m.eps {
+			e := &m.eps[i]
+			if e.shift > 0 {
+				add |= (v & e.mask[0]) << uint(e.shift)
+			} else {
+				add |= (v & e.mask[0]) >> uint(-e.shift)
+			}
+		}
+		nv := v | add
+		if m.oneShot || nv == v {
+			return nv
+		}
+		v = nv
+	}
+}
+
+// stepRaw computes into dst the states reached from cur, given the masks
+// of the positions that advance and loop on the symbol read.
+func (m *machine) stepRaw(dst, cur, adv, loop []uint64) {
+	if m.words == 1 {
+		dst[0] = (cur[0]&adv[0])<<1 | cur[0]&loop[0]
+	} else {
+		var carry uint64
+		for i := range dst {
+			a := cur[i] & adv[i]
+			dst[i] = a<<1 | carry | cur[i]&loop[i]
+			carry = a >> 63
+		}
+	}
+	m.closure(dst)
+}
+
+// run simulates the machine on s and reports acceptance.
+func (m *machine) run(s string) bool {
+	w := m.words
+	cur := append([]uint64(nil), m.start...)
+	next := make([]uint64, w)
+	for _, r := range s {
+		i := m.interval(r)
+		m.stepRaw(next, cur, m.ivAdv[i*w:(i+1)*w], m.ivLoop[i*w:(i+1)*w])
+		if isZero(next) {
+			return false
+		}
+		cur, next = next, cur
+	}
+	return intersects(cur, m.accept)
+}
+
+// size is the number of states, used to bound work on pathological rules.
+func (m *machine) size() int { return m.n }
+
+// popcount counts states in a set (for diagnostics and tests).
+func popcount(v []uint64) int {
+	n := 0
+	for _, x := range v {
+		n += bits.OnesCount64(x)
+	}
+	return n
+}

@@ -1,0 +1,168 @@
+package lattice
+
+import (
+	"strings"
+)
+
+// Call is one concrete tool use: what a rule allows, asks about or denies.
+// Witnesses are Calls, and Matches decides whether a rule matches one.
+type Call struct {
+	// Tool is the canonical tool name ("Bash", "Read", "WebFetch",
+	// "mcp__github__get_issue", "Agent").
+	Tool string
+	// Arg is the argument the tool's rules are matched against: the command
+	// for Bash and PowerShell (as Claude Code hands it to the matcher, one
+	// subcommand), the path for Read and Edit ("/etc/passwd" from the
+	// filesystem root, "~/.ssh/id_rsa" from home, "src/app.go" from the
+	// project root), the host name for WebFetch, the specifier text for
+	// other tools (a subagent type, a skill name). Empty for none.
+	Arg string
+	// Param and Value name one input field set on the call, for parameter
+	// rules such as Agent(model:opus); empty when none.
+	Param, Value string
+}
+
+// String renders the call the way a reviewer reads it: a Bash command as
+// itself, a path as a path, a host as a host, an MCP tool by its name, and
+// any other tool as Tool(arg).
+func (c Call) String() string {
+	var s string
+	switch {
+	case c.Tool == "" && c.Arg == "":
+		return ""
+	case c.Arg == "" && c.Tool != "":
+		s = c.Tool
+	case c.Tool == "Bash" || c.Tool == "Monitor" || c.Tool == "PowerShell":
+		s = c.Arg
+	case c.Tool == "Read" || c.Tool == "Edit" || c.Tool == "WebFetch":
+		s = c.Arg
+	default:
+		s = c.Tool + "(" + c.Arg + ")"
+	}
+	if c.Param != "" {
+		s += " [" + c.Param + "=" + c.Value + "]"
+	}
+	return s
+}
+
+// Answer is a three-valued result: Yes and No are claims Shipgate stands
+// behind; Unknown is reserved for documented ambiguities in Claude Code.
+type Answer int
+
+const (
+	No Answer = iota
+	Yes
+	Unknown
+)
+
+// String spells the answer as the JSON contract does.
+func (a Answer) String() string {
+	switch a {
+	case Yes:
+		return "yes"
+	case No:
+		return "no"
+	}
+	return "unknown"
+}
+
+// Matches reports whether the rule surely matches the call: every reading
+// of the rule matches it. It is the oracle the containment decision is
+// tested against.
+func Matches(r Rule, c Call) bool { return Match(r, c) == Yes }
+
+// Match answers Yes when every reading of the rule matches the call, No
+// when none does, and Unknown when only some do (the rule is ambiguous).
+func Match(r Rule, c Call) Answer {
+	if len(r.readings) == 0 {
+		r = ParseIn(r.List, r.Text)
+	}
+	yes, no := 0, 0
+	for _, rd := range r.readings {
+		if rd.matches(c) {
+			yes++
+		} else {
+			no++
+		}
+	}
+	switch {
+	case no == 0:
+		return Yes
+	case yes == 0:
+		return No
+	}
+	return Unknown
+}
+
+// matches reports whether one reading matches a call.
+func (rd *reading) matches(c Call) bool {
+	switch rd.kind {
+	case readNames:
+		return rd.names.run(c.Tool)
+	case readArgs:
+		if c.Tool != rd.tool {
+			return false
+		}
+		if rd.param != "" {
+			return c.Param == rd.param && rd.args.run(c.Value)
+		}
+		return rd.matchArg(c.Arg)
+	}
+	return false
+}
+
+// matchArg reports whether the reading's argument language holds arg.
+func (rd *reading) matchArg(arg string) bool {
+	switch rd.arg {
+	case argPath:
+		z, rel := splitPath(arg)
+		if !pathDomain.run(rel) {
+			return false
+		}
+		if z == rd.zone {
+			return rd.args.run(rel)
+		}
+		if rd.zone != zoneRoot {
+			return false
+		}
+		// A root pattern matches a home or project path only if it matches
+		// it wherever home or the project lies: under every directory.
+		lit := newBuilder()
+		lit.char(segChar)
+		lit.star(segChar)
+		start := 0
+		lit.char(single('/'))
+		lit.epsilon(lit.pos(), start)
+		lit.lit(rel)
+		_, res := findWord([]*machine{lit.build()}, []*machine{rd.args})
+		return res == notFound
+	case argHost:
+		h := strings.TrimSuffix(strings.ToLower(arg), ".")
+		return rd.args.run(h)
+	}
+	if rd.fold {
+		arg = strings.ToLower(arg)
+	}
+	if rd.isLit {
+		return runesEqual(arg, rd.literal)
+	}
+	return rd.args.run(arg)
+}
+
+// runesEqual compares two strings rune by rune, as the automata read them
+// (an invalid UTF-8 byte reads as U+FFFD on both sides).
+func runesEqual(a, b string) bool {
+	if a == b {
+		return true
+	}
+	ra, rb := []rune(a), []rune(b)
+	if len(ra) != len(rb) {
+		return false
+	}
+	for i := range ra {
+		if ra[i] != rb[i] {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,424 @@
+package lattice
+
+import (
+	"fmt"
+	"strings"
+	"sync"
+)
+
+// List is the permissions list a rule is declared in. Some rule texts mean
+// different things in different lists (tool-name globs, single-segment
+// directory patterns, parameter rules), so a Rule remembers its list.
+type List string
+
+const (
+	Allow List = "allow"
+	Ask   List = "ask"
+	Deny  List = "deny"
+)
+
+// ParseList reads a list name as given on a command line.
+func ParseList(s string) (List, error) {
+	switch List(s) {
+	case Allow, Ask, Deny:
+		return List(s), nil
+	}
+	return "", fmt.Errorf("unknown permission list %q: use allow, ask or deny", s)
+}
+
+// Rule is one permission rule: `Tool` or `Tool(specifier)`, parsed the way
+// Claude Code reads it, with its exact source text kept. A Rule is immutable
+// and safe for concurrent use; its compiled languages are built once, at
+// parse time, so comparisons do not re-parse.
+type Rule struct {
+	// Text is the rule exactly as written in the settings file.
+	Text string
+	// List is the list the rule was declared in.
+	List List
+	// Tool is the tool name as written (text before the first parenthesis).
+	Tool string
+	// Canonical is the canonical tool name (Task → Agent); for MCP tokens and
+	// tool-name globs it is the token itself.
+	Canonical string
+	// Specifier is the text between the first "(" and the last ")".
+	Specifier string
+	// HasSpecifier says whether the rule has parentheses at all.
+	HasSpecifier bool
+	// Family is the rule language of the specifier.
+	Family Family
+	// Malformed, when set, says why Claude Code cannot use the rule: it is
+	// skipped (with a warning) and matches nothing.
+	Malformed string
+	// Ambiguity, when set, names the documented disagreement that gives the
+	// rule two readings (what it surely matches, and what it may match).
+	Ambiguity string
+	// Note carries a fact a reviewer should know about the rule, such as
+	// "never consulted" for Write(path) rules.
+	Note string
+	// Negated is set for a gitignore carve-out `Read(!p)` / `Edit(!p)`: it
+	// grants and denies nothing by itself and excepts paths from earlier rules
+	// of its list (the diff package gives it that meaning).
+	Negated bool
+
+	readings []*reading
+}
+
+// Parse reads a rule declared in an allow list. It never fails: a rule
+// Claude Code would reject parses into a Rule whose Malformed field says why.
+func Parse(text string) Rule { return ParseIn(Allow, text) }
+
+// ParseIn reads a rule declared in the given list.
+func ParseIn(list List, text string) Rule {
+	r := Rule{Text: text, List: list}
+	r.parse()
+	return r
+}
+
+// Whole reports whether the rule (in every reading) matches every call of
+// its tool: `Bash`, `Bash(*)`, `WebFetch(domain:*)`, `mcp__s` is not whole
+// (it names one server), a deny-list `*` is whole for every tool.
+func (r Rule) Whole() bool {
+	if len(r.readings) == 0 {
+		return false
+	}
+	for _, rd := range r.readings {
+		if rd.kind != readNames || !rd.whole {
+			return false
+		}
+	}
+	return true
+}
+
+// MayBeWhole reports whether some reading of the rule matches every call of
+// its tool (the wide reading, used by ratings).
+func (r Rule) MayBeWhole() bool {
+	for _, rd := range r.readings {
+		if rd.kind == readNames && rd.whole {
+			return true
+		}
+	}
+	return false
+}
+
+// Dead reports whether the rule matches nothing in any reading: malformed
+// rules, unconsulted path rules, carve-outs, allow-list tool-name globs.
+func (r Rule) Dead() bool {
+	for _, rd := range r.readings {
+		if rd.kind != readEmpty {
+			return false
+		}
+	}
+	return true
+}
+
+// Ambiguous reports whether the rule has two readings.
+func (r Rule) Ambiguous() bool { return r.Ambiguity != "" }
+
+// Tidy reports whether the rule is written exactly `Tool` or
+// `Tool(specifier)` with a canonical tool name, no padding and no
+// ambiguity: only tidy rules are documented respellings or covers.
+func (r Rule) Tidy() bool {
+	return r.Malformed == "" && r.Ambiguity == "" && strings.TrimSpace(r.Text) == r.Text
+}
+
+// String returns the rule's source text.
+func (r Rule) String() string { return r.Text }
+
+// readKind is the shape of one reading's language.
+type readKind int
+
+const (
+	// readEmpty matches nothing.
+	readEmpty readKind = iota
+	// readNames matches every call of every tool whose name is in names.
+	readNames
+	// readArgs matches calls of one tool whose argument is in args.
+	readArgs
+)
+
+// zone is the anchor a path pattern is relative to.
+type zone int
+
+const (
+	zoneProject zone = iota // `p`, `./p`, `/p` in a project settings file
+	zoneHome                // `~/p`
+	zoneRoot                // `//p`
+)
+
+// argKind says how a call's argument is read.
+type argKind int
+
+const (
+	argShell argKind = iota
+	argPath
+	argHost
+	argText
+)
+
+// reading is one way of reading a rule: a language over tool calls.
+type reading struct {
+	kind readKind
+
+	// readNames
+	names *machine
+	whole bool // names is exactly the rule's own tool (or every tool)
+
+	// readArgs
+	tool    string
+	arg     argKind
+	fold    bool // the argument is compared case-insensitively
+	zone    zone
+	param   string // parameter rules: the parameter name
+	emit    func(*builder)
+	args    *machine
+	literal string // set with isLit: the language is exactly this string
+	isLit   bool
+	prefix  string // every argument in the language starts with it
+
+	once     sync.Once
+	member   *Call // shortest member, computed lazily
+	anyDir   *machine
+	anyOnce  sync.Once
+	tooLarge bool
+}
+
+// empty is the reading that matches nothing.
+var empty = &reading{kind: readEmpty}
+
+func namesReading(m *machine, whole bool) *reading {
+	return &reading{kind: readNames, names: m, whole: whole}
+}
+
+func wholeTool(tool string) *reading {
+	b := newBuilder()
+	b.lit(tool)
+	return namesReading(b.build(), true)
+}
+
+// argsReading builds a reading over one tool's argument from a token program.
+func argsReading(tool string, kind argKind, emit func(*builder)) *reading {
+	rd := &reading{kind: readArgs, tool: tool, arg: kind, emit: emit}
+	b := newBuilder()
+	emit(b)
+	if len(b.adv) > maxMachineStates {
+		rd.tooLarge = true
+	}
+	rd.prefix = b.literalPrefix()
+	rd.args = b.build()
+	return rd
+}
+
+// literalPrefix returns the text every word of the builder's language
+// starts with: the literal runes read before the first choice.
+func (b *builder) literalPrefix() string {
+	choice := map[int]bool{}
+	for _, e := range b.eps {
+		choice[e[0]] = true
+	}
+	for _, a := range b.accept {
+		choice[a] = true
+	}
+	var sb strings.Builder
+	for p := 0; p < len(b.adv)-1; p++ {
+		cs := b.adv[p]
+		if choice[p] || !b.loop[p].isEmpty() || cs.neg || len(cs.spans) != 1 || cs.spans[0].lo != cs.spans[0].hi {
+			break
+		}
+		sb.WriteRune(cs.spans[0].lo)
+	}
+	return sb.String()
+}
+
+// literalReading is the reading whose language is exactly one argument.
+func literalReading(tool string, kind argKind, s string) *reading {
+	rd := argsReading(tool, kind, func(b *builder) { b.lit(s) })
+	rd.literal, rd.isLit = s, true
+	return rd
+}
+
+func (r *Rule) malformed(reason string) {
+	r.Malformed = reason
+	r.Family = FamilyInvalid
+	r.readings = []*reading{empty}
+}
+
+// parse fills in the rule from its text.
+func (r *Rule) parse() {
+	text := r.Text
+	trimmed := strings.TrimSpace(text)
+	if trimmed == "" {
+		r.malformed("empty rule")
+		return
+	}
+	if trimmed != text {
+		// Claude Code's handling of padding around a whole rule is
+		// undocumented: read it as skipped (narrow) or trimmed (wide).
+		inner := ParseIn(r.List, trimmed)
+		*r = inner
+		r.Text = text
+		r.ambiguous("whitespace around the rule: Claude Code may skip it or read it trimmed")
+		r.readings = append([]*reading{empty}, r.readings...)
+		return
+	}
+	open := strings.IndexByte(text, '(')
+	if open < 0 {
+		if strings.ContainsRune(text, ')') {
+			r.malformed("a closing parenthesis without an opening one")
+			return
+		}
+		r.Tool = text
+		r.parseTool()
+		return
+	}
+	r.Tool = text[:open]
+	r.HasSpecifier = true
+	if !strings.HasSuffix(text, ")") {
+		if strings.LastIndexByte(text, ')') > open {
+			r.malformed("text after the closing parenthesis")
+		} else {
+			r.malformed("unclosed parenthesis")
+		}
+		return
+	}
+	r.Specifier = text[open+1 : len(text)-1]
+	if r.Tool == "" {
+		r.malformed("empty tool name before the parenthesis")
+		return
+	}
+	if strings.TrimSpace(r.Tool) != r.Tool {
+		inner := ParseIn(r.List, strings.TrimSpace(r.Tool)+"("+r.Specifier+")")
+		inner.Text, inner.Tool = r.Text, r.Tool
+		*r = inner
+		r.ambiguous("whitespace around the tool name: Claude Code may skip the rule or read it trimmed")
+		r.readings = append([]*reading{empty}, r.readings...)
+		return
+	}
+	r.parseTool()
+}
+
+// ambiguous records a reason for two readings (the first one stays).
+func (r *Rule) ambiguous(reason string) {
+	if r.Ambiguity == "" {
+		r.Ambiguity = reason
+	}
+}
+
+// parseTool resolves the tool and compiles the specifier.
+func (r *Rule) parseTool() {
+	tool := r.Tool
+	switch {
+	case strings.ContainsRune(tool, '*'):
+		r.parseToolGlob()
+		return
+	case strings.HasPrefix(tool, "mcp__"):
+		r.parseMCP()
+		return
+	case strings.ContainsAny(tool, " \t\r\n"):
+		r.malformed("whitespace inside the tool name")
+		return
+	}
+	canon, fam, exact := canonicalTool(tool)
+	r.Canonical, r.Family = canon, fam
+	if r.HasSpecifier && r.Specifier == "" {
+		r.malformed("empty parentheses")
+		return
+	}
+	readings := r.compileSpecifier(canon, fam)
+	if !exact {
+		r.ambiguous(fmt.Sprintf("tool name %q is not the canonical %q: current Claude Code skips it as invalid, older versions may have matched it", tool, canon))
+		readings = append([]*reading{empty}, readings...)
+	}
+	r.readings = readings
+}
+
+// compileSpecifier compiles the rule for a known or unknown (generic) tool.
+func (r *Rule) compileSpecifier(tool string, fam Family) []*reading {
+	if !r.HasSpecifier {
+		return []*reading{wholeTool(tool)}
+	}
+	spec := r.Specifier
+	if names, ok := paramNames[tool]; ok && r.List != Allow {
+		if i := strings.IndexByte(spec, ':'); i > 0 {
+			name := strings.TrimSpace(spec[:i])
+			if names[name] {
+				return []*reading{paramReading(tool, name, strings.TrimSpace(spec[i+1:]))}
+			}
+		}
+	}
+	var readings []*reading
+	switch fam {
+	case FamilyShell, FamilyPowerShell:
+		readings = r.compileShell(tool, spec, fam == FamilyPowerShell, true)
+	case FamilyPath:
+		readings = r.compilePath(tool, spec)
+	case FamilyUnconsulted:
+		if starSlashOnly(spec) {
+			return []*reading{wholeTool(tool)}
+		}
+		r.Note = fmt.Sprintf("Claude Code accepts a path-scoped %s rule but never consults it (file permission checks read Read(path) and Edit(path) rules only), so it allows and restricts nothing", tool)
+		return []*reading{empty}
+	case FamilyDomain:
+		readings = r.compileDomain(tool, spec)
+	default:
+		readings = r.compileShell(tool, spec, false, false)
+	}
+	switch parens(spec) {
+	case parensUnbalanced:
+		r.malformed("unbalanced parentheses in the specifier: text after the closing parenthesis")
+		return []*reading{empty}
+	case parensNested:
+		if r.Malformed != "" {
+			break
+		}
+		r.ambiguous("unescaped parentheses inside the specifier: Claude Code 2.1.173+ rejects them (\"Empty parentheses\"), older versions matched them literally")
+		readings = append([]*reading{empty}, readings...)
+	}
+	return readings
+}
+
+// parenShape classifies the unescaped parentheses of a specifier.
+type parenShape int
+
+const (
+	parensNone parenShape = iota
+	parensNested
+	parensUnbalanced
+)
+
+// parens reports whether s has unescaped parentheses, and whether they
+// balance (an unbalanced ")" means text after the rule's closing one).
+func parens(s string) parenShape {
+	depth, any := 0, false
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '\\':
+			i++
+		case '(':
+			depth++
+			any = true
+		case ')':
+			depth--
+			any = true
+			if depth < 0 {
+				return parensUnbalanced
+			}
+		}
+	}
+	switch {
+	case depth != 0:
+		return parensUnbalanced
+	case any:
+		return parensNested
+	}
+	return parensNone
+}
+
+// starSlashOnly reports whether a path pattern is made only of stars and
+// slashes (after an optional "./"), which Claude Code reads as the whole tool.
+func starSlashOnly(s string) bool {
+	s = strings.TrimPrefix(s, "./")
+	if s == "" {
+		return false
+	}
+	return strings.Trim(s, "*/") == "" && strings.Contains(s, "*")
+}

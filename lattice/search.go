@@ -1,0 +1,269 @@
+package lattice
+
+import (
+	"slices"
+	"strings"
+	"sync"
+)
+
+// maxSearchStates bounds the product search. Rules are short, so real pairs
+// explore tens of states; a pattern that needs more is pathological, and the
+// comparison answers Unknown with a reason rather than spending unbounded
+// time (the fuzz targets hold this bound).
+const maxSearchStates = 20000
+
+// maxMachineStates bounds a single compiled language.
+const maxMachineStates = 4096
+
+// searchResult is the outcome of looking for a word.
+type searchResult int
+
+const (
+	notFound searchResult = iota // no word exists: the inclusion holds
+	found                        // a word was found (the witness)
+	gaveUp                       // the bound was hit before an answer
+)
+
+// searcher holds the buffers of one search, reused through a pool so that
+// the common comparison allocates almost nothing.
+type searcher struct {
+	machines []*machine
+	offs     []int
+	cursor   []int   // per machine: current interval while merging
+	classes  []int32 // per symbol, per machine: interval index
+	reps     []rune  // per symbol: the rune a witness uses
+	ranks    []int
+	order    []int
+	arena    []uint64
+	parents  []int32
+	syms     []int32
+	table    []int32 // open-addressing set of state ids (id+1; 0 is empty)
+	next     []uint64
+}
+
+var searchers = sync.Pool{New: func() any { return &searcher{} }}
+
+// findWord searches breadth-first for the shortest non-empty word accepted
+// by every machine in must and by no machine in mustNot. Among words of
+// equal length it returns the one made of the most readable runes. It is
+// the one decision procedure of the package: L(b) ⊆ L(a) iff
+// findWord([b], [a]) finds nothing, and a word it finds is the
+// counter-example a reviewer reads.
+func findWord(must, mustNot []*machine) (string, searchResult) {
+	s := searchers.Get().(*searcher)
+	defer searchers.Put(s)
+	return s.find(must, mustNot)
+}
+
+// alphabet splits the rune line into the coarsest classes on which every
+// machine behaves the same, and picks for each class its most readable rune.
+// Symbols are ordered by readability, so that the breadth-first search
+// returns the most readable of the shortest witnesses.
+func (s *searcher) alphabet() {
+	nm := len(s.machines)
+	s.cursor = append(s.cursor[:0], make([]int, nm)...)
+	s.classes = s.classes[:0]
+	s.reps = s.reps[:0]
+	s.ranks = s.ranks[:0]
+	lo := rune(0)
+	for {
+		// The interval [lo, hi] lies inside one interval of every machine.
+		hi := maxRune
+		for i, m := range s.machines {
+			c := s.cursor[i]
+			if c+1 < len(m.bounds) && m.bounds[c+1]-1 < hi {
+				hi = m.bounds[c+1] - 1
+			}
+		}
+		r := representative(lo, hi)
+		rank := runeRank(r)
+		// Find the symbol with the same behaviour, if any.
+		sym := -1
+		for k := 0; k < len(s.reps); k++ {
+			same := true
+			for i := 0; i < nm; i++ {
+				if s.classes[k*nm+i] != int32(s.cursor[i]) {
+					same = false
+					break
+				}
+			}
+			if same {
+				sym = k
+				break
+			}
+		}
+		if sym < 0 {
+			for i := 0; i < nm; i++ {
+				s.classes = append(s.classes, int32(s.cursor[i]))
+			}
+			s.reps = append(s.reps, r)
+			s.ranks = append(s.ranks, rank)
+		} else if rank < s.ranks[sym] {
+			s.reps[sym], s.ranks[sym] = r, rank
+		}
+		if hi == maxRune {
+			break
+		}
+		lo = hi + 1
+		for i, m := range s.machines {
+			if c := s.cursor[i]; c+1 < len(m.bounds) && m.bounds[c+1] == lo {
+				s.cursor[i] = c + 1
+			}
+		}
+	}
+	s.order = s.order[:0]
+	for k := range s.reps {
+		s.order = append(s.order, k)
+	}
+	slices.SortStableFunc(s.order, func(x, y int) int { return s.ranks[x] - s.ranks[y] })
+}
+
+func (s *searcher) find(must, mustNot []*machine) (string, searchResult) {
+	s.machines = append(append(s.machines[:0], must...), mustNot...)
+	nm := len(s.machines)
+	total := 0
+	s.offs = s.offs[:0]
+	for _, m := range s.machines {
+		s.offs = append(s.offs, total)
+		total += m.words
+	}
+	s.offs = append(s.offs, total)
+	s.alphabet()
+
+	if cap(s.next) < total {
+		s.next = make([]uint64, total)
+	}
+	next := s.next[:total]
+	s.arena = s.arena[:0]
+	s.parents = s.parents[:0]
+	s.syms = s.syms[:0]
+	if len(s.table) == 0 || len(s.table) > 1<<14 {
+		s.table = make([]int32, 256)
+	} else {
+		clear(s.table)
+	}
+
+	// seen records the state v (not yet in the arena) under id and reports
+	// whether it was new.
+	seen := func(v []uint64, id int32) bool {
+		if 2*int(id) >= len(s.table) {
+			s.grow(total)
+		}
+		mask := len(s.table) - 1
+		for h := int(hashWords(v)) & mask; ; h = (h + 1) & mask {
+			e := s.table[h]
+			if e == 0 {
+				s.table[h] = id + 1
+				return true
+			}
+			if slices.Equal(s.arena[int(e-1)*total:int(e)*total], v) {
+				return false
+			}
+		}
+	}
+	nmust := len(must)
+	live := func(v []uint64) bool {
+		for i := 0; i < nmust; i++ {
+			if isZero(v[s.offs[i]:s.offs[i+1]]) {
+				return false
+			}
+		}
+		for i := nmust; i < nm; i++ {
+			if intersects(v[s.offs[i]:s.offs[i+1]], s.machines[i].univ) {
+				return false
+			}
+		}
+		return true
+	}
+	accepts := func(v []uint64) bool {
+		for i, m := range s.machines {
+			in := intersects(v[s.offs[i]:s.offs[i+1]], m.accept)
+			if (i < nmust) != in {
+				return false
+			}
+		}
+		return true
+	}
+
+	for _, m := range s.machines {
+		s.arena = append(s.arena, m.start...)
+	}
+	if !live(s.arena) {
+		return "", notFound
+	}
+	// The start node stands for the empty word, which is never a witness,
+	// so it stays out of the table: a non-empty word reaching the same
+	// states is a node of its own.
+	s.parents = append(s.parents, -1)
+	s.syms = append(s.syms, -1)
+	for head := 0; head < len(s.parents); head++ {
+		if head > 0 && accepts(s.arena[head*total:(head+1)*total]) {
+			return s.spell(head), found
+		}
+		for _, k := range s.order {
+			cur := s.arena[head*total : (head+1)*total]
+			for i, m := range s.machines {
+				w := m.words
+				iv := int(s.classes[k*nm+i])
+				if w == 1 {
+					next[s.offs[i]] = m.step1(cur[s.offs[i]], m.ivAdv[iv], m.ivLoop[iv])
+					continue
+				}
+				m.stepRaw(next[s.offs[i]:s.offs[i+1]], cur[s.offs[i]:s.offs[i+1]],
+					m.ivAdv[iv*w:(iv+1)*w], m.ivLoop[iv*w:(iv+1)*w])
+			}
+			if !live(next) || (head > 0 && slices.Equal(next, cur)) {
+				continue
+			}
+			id := int32(len(s.parents))
+			if !seen(next, id) {
+				continue
+			}
+			if len(s.parents) >= maxSearchStates {
+				return "", gaveUp
+			}
+			s.arena = append(s.arena, next...)
+			s.parents = append(s.parents, int32(head))
+			s.syms = append(s.syms, int32(k))
+		}
+	}
+	return "", notFound
+}
+
+// hashWords mixes a state vector into a hash.
+func hashWords(v []uint64) uint64 {
+	h := uint64(14695981039346656037)
+	for _, x := range v {
+		h ^= x
+		h *= 0x9E3779B97F4A7C15
+		h ^= h >> 29
+	}
+	return h
+}
+
+// grow doubles the state table and re-inserts the states of the arena.
+func (s *searcher) grow(total int) {
+	s.table = make([]int32, 2*len(s.table))
+	mask := len(s.table) - 1
+	for id := 0; id < len(s.parents); id++ {
+		v := s.arena[id*total : (id+1)*total]
+		h := int(hashWords(v)) & mask
+		for s.table[h] != 0 {
+			h = (h + 1) & mask
+		}
+		s.table[h] = int32(id + 1)
+	}
+}
+
+// spell reconstructs the word leading to node.
+func (s *searcher) spell(node int) string {
+	var rs []rune
+	for n := node; s.parents[n] >= 0; n = int(s.parents[n]) {
+		rs = append(rs, s.reps[s.syms[n]])
+	}
+	var sb strings.Builder
+	for i := len(rs) - 1; i >= 0; i-- {
+		sb.WriteRune(rs[i])
+	}
+	return sb.String()
+}
