@@ -1,0 +1,36 @@
+// Package webhook is Shipgate's HTTP front door. It owns everything between a
+// GitHub webhook delivery arriving and an app.Processor being called:
+//
+//   - authentication: HMAC-SHA256 (X-Hub-Signature-256 only, no SHA-1
+//     fallback) over the raw body, compared in constant time against one or
+//     more secrets so secrets can be rotated without downtime; bodies are
+//     capped (25 MiB by default, GitHub's own payload limit);
+//   - routing: the few (event, action) pairs that can change a check result
+//     become app.Job values; everything else is answered 200 "ignored" with a
+//     reason, so GitHub's delivery log explains itself;
+//   - de-duplication by X-GitHub-Delivery over a bounded, TTL'd window
+//     (DeliveryCache);
+//   - a bounded job queue behind the transport-neutral Queue interface, with an
+//     in-process implementation (MemoryQueue) that coalesces work per
+//     app.Job.Key, runs at most one job per key at a time, retries failures
+//     with jittered exponential backoff, survives panics and drains on
+//     shutdown;
+//   - operational endpoints (/healthz, /readyz, /metrics) and Prometheus
+//     metrics on a registry the caller supplies (Metrics).
+//
+// GitHub gives a webhook receiver 10 seconds and never redelivers on its own,
+// so the handler only authenticates, routes and enqueues, then answers 202;
+// all GitHub API work happens later in the queue's workers, on contexts that
+// do not depend on the HTTP request.
+//
+// Wiring, in the order a main function does it:
+//
+//	reg := prometheus.NewRegistry()
+//	m, _ := webhook.NewMetrics(reg)            // app registers its own collectors into m.Registerer()
+//	seen, _ := webhook.NewDeliveryCache(webhook.DeliveryCacheOptions{RedeliverFailed: true})
+//	q, _ := webhook.NewMemoryQueue(webhook.QueueOptions{Metrics: m, OnDropped: seen.JobFailed})
+//	srv, _ := webhook.NewServer(webhook.Options{Secrets: secrets, AppID: id, AppSlug: slug,
+//		Queue: q, Deliveries: seen, Metrics: m, Ready: credentialsCheck})
+//	go q.Run(ctx, processor)                   // processor is the app package's app.Processor
+//	// serve srv; on SIGTERM: srv.Shutdown(ctx) (readiness flips, 503s, queue drains), then http.Server.Shutdown.
+package webhook

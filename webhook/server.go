@@ -1,0 +1,376 @@
+package webhook
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"mime"
+	"net/http"
+	"runtime/debug"
+	"sync/atomic"
+	"time"
+
+	"github.com/go-chi/chi/v5"
+
+	"github.com/shipgate-app/shipgate/app"
+)
+
+// Defaults for Options.
+const (
+	// DefaultMaxBodyBytes is GitHub's own webhook payload cap (25 MiB).
+	DefaultMaxBodyBytes = 25 << 20
+	// DefaultRepoPolicyPath is the per-repository policy file.
+	DefaultRepoPolicyPath = ".github/shipgate.yml"
+	// DefaultOrgPolicyRepo is the repository holding an organisation's default policy.
+	DefaultOrgPolicyRepo = ".github"
+	// DefaultOrgPolicyPath is the org default policy's path inside that repository.
+	DefaultOrgPolicyPath = "shipgate.yml"
+	// readyTimeout bounds one call of Options.Ready.
+	readyTimeout = 5 * time.Second
+	// maxLoggedHeader caps unauthenticated header values in logs.
+	maxLoggedHeader = 128
+)
+
+// Options configures a Server. Secrets, AppID, AppSlug and Queue are
+// required; the rest have defaults.
+type Options struct {
+	// Secrets are the webhook secrets, any of which may sign a delivery:
+	// during rotation configure old and new, then drop the old. Empty
+	// strings are refused: an empty HMAC key would accept forged requests.
+	Secrets []string
+	// AppID identifies this App in check_run / check_suite payloads; re-run
+	// requests for other apps' checks are ignored.
+	AppID int64
+	// AppSlug is this App's slug; deliveries whose sender is "<slug>[bot]"
+	// are ignored so the App never reacts to itself.
+	AppSlug string
+	// Queue receives routed jobs (a *MemoryQueue, or a shared one later).
+	Queue Queue
+	// Deliveries de-duplicates by X-GitHub-Delivery; nil builds one with
+	// defaults (24 h, 100,000 IDs, no RedeliverFailed).
+	Deliveries *DeliveryCache
+	// Metrics is served on /metrics; pass the same value to the queue. Nil
+	// uses a private registry.
+	Metrics *Metrics
+	// Ready is the readiness check behind /readyz (for example "the App's
+	// credentials work"). It is called per probe with a 5 s timeout, so it
+	// should be cheap or cache its answer. Nil means always ready.
+	Ready func(ctx context.Context) error
+	// MaxBodyBytes caps request bodies (default 25 MiB); larger get 413.
+	MaxBodyBytes int64
+	// RepoPolicyPath, OrgPolicyRepo and OrgPolicyPath name the policy files
+	// whose change on a default branch triggers re-evaluation (defaults
+	// ".github/shipgate.yml", ".github", "shipgate.yml").
+	RepoPolicyPath string
+	OrgPolicyRepo  string
+	OrgPolicyPath  string
+	// Logger defaults to slog.Default().
+	Logger *slog.Logger
+	// Now is the clock stamping Job.ReceivedAt (default time.Now).
+	Now func() time.Time
+}
+
+// Server is Shipgate's HTTP handler: POST /webhook, GET /healthz, GET /readyz
+// and GET /metrics. It is safe for concurrent use.
+type Server struct {
+	handler    http.Handler
+	secrets    [][]byte
+	maxBody    int64
+	router     *router
+	queue      Queue
+	deliveries *DeliveryCache
+	m          *Metrics
+	ready      func(context.Context) error
+	log        *slog.Logger
+	now        func() time.Time
+	closing    atomic.Bool
+}
+
+// NewServer validates opts and builds a Server. It refuses to start without
+// at least one non-empty secret, without the App's id and slug, or without a
+// queue, because each would silently accept forged deliveries or drop work.
+func NewServer(opts Options) (*Server, error) {
+	if len(opts.Secrets) == 0 {
+		return nil, errors.New("webhook: no webhook secret configured")
+	}
+	secrets := make([][]byte, len(opts.Secrets))
+	for i, s := range opts.Secrets {
+		if s == "" {
+			return nil, fmt.Errorf("webhook: webhook secret %d of %d is empty", i+1, len(opts.Secrets))
+		}
+		secrets[i] = []byte(s)
+	}
+	if opts.AppID <= 0 {
+		return nil, fmt.Errorf("webhook: app id must be positive, got %d", opts.AppID)
+	}
+	if opts.AppSlug == "" {
+		return nil, errors.New("webhook: app slug is empty")
+	}
+	if opts.Queue == nil {
+		return nil, errors.New("webhook: no job queue")
+	}
+	if opts.MaxBodyBytes < 0 {
+		return nil, fmt.Errorf("webhook: negative body limit %d", opts.MaxBodyBytes)
+	}
+	if opts.MaxBodyBytes == 0 {
+		opts.MaxBodyBytes = DefaultMaxBodyBytes
+	}
+	if opts.RepoPolicyPath == "" {
+		opts.RepoPolicyPath = DefaultRepoPolicyPath
+	}
+	if opts.OrgPolicyRepo == "" {
+		opts.OrgPolicyRepo = DefaultOrgPolicyRepo
+	}
+	if opts.OrgPolicyPath == "" {
+		opts.OrgPolicyPath = DefaultOrgPolicyPath
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.Default()
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	if opts.Deliveries == nil {
+		d, err := NewDeliveryCache(DeliveryCacheOptions{})
+		if err != nil {
+			return nil, err
+		}
+		opts.Deliveries = d
+	}
+	m, err := orPrivateMetrics(opts.Metrics)
+	if err != nil {
+		return nil, err
+	}
+	s := &Server{
+		secrets: secrets,
+		maxBody: opts.MaxBodyBytes,
+		router: &router{
+			appID:          opts.AppID,
+			botLogin:       opts.AppSlug + "[bot]",
+			repoPolicyPath: opts.RepoPolicyPath,
+			orgPolicyRepo:  opts.OrgPolicyRepo,
+			orgPolicyPath:  opts.OrgPolicyPath,
+			logger:         opts.Logger,
+		},
+		queue:      opts.Queue,
+		deliveries: opts.Deliveries,
+		m:          m,
+		ready:      opts.Ready,
+		log:        opts.Logger,
+		now:        opts.Now,
+	}
+	r := chi.NewRouter()
+	r.Use(s.recoverer)
+	r.Post("/webhook", s.handleWebhook)
+	r.Get("/healthz", s.handleHealthz)
+	r.Get("/readyz", s.handleReadyz)
+	r.Method(http.MethodGet, "/metrics", m.Handler())
+	s.handler = r
+	return s, nil
+}
+
+// ServeHTTP makes Server an http.Handler.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.handler.ServeHTTP(w, r) }
+
+// Shutdown flips /readyz to 503, answers new work-bearing deliveries 503
+// (GitHub records the failure; an operator can redeliver to the next
+// replica), and drains the queue until ctx expires. Call it before
+// http.Server.Shutdown so the load balancer stops routing here first.
+func (s *Server) Shutdown(ctx context.Context) error {
+	s.closing.Store(true)
+	s.log.Info("webhook server shutting down: refusing new deliveries, draining queue", "pending", s.queue.Depth())
+	if err := s.queue.Shutdown(ctx); err != nil {
+		return fmt.Errorf("webhook: shutdown: %w", err)
+	}
+	return nil
+}
+
+type response struct {
+	Status string `json:"status,omitempty"`
+	Reason string `json:"reason,omitempty"`
+	Error  string `json:"error,omitempty"`
+	Jobs   int    `json:"jobs,omitempty"`
+}
+
+func writeJSON(w http.ResponseWriter, code int, body response) {
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	w.WriteHeader(code)
+	_ = json.NewEncoder(w).Encode(body) // the client is gone if this fails; nothing to do
+}
+
+// reject answers a delivery refused before routing and logs why — event,
+// delivery ID, reason and remote address; never the payload.
+func (s *Server) reject(w http.ResponseWriter, r *http.Request, code int, reason, msg string) {
+	s.m.rejections.WithLabelValues(reason).Inc()
+	s.log.Warn("webhook delivery rejected",
+		"reason", reason,
+		"event", truncate(r.Header.Get(headerEvent)),
+		"delivery_id", truncate(r.Header.Get(headerDelivery)),
+		"remote_addr", r.RemoteAddr,
+		"status", code)
+	writeJSON(w, code, response{Error: msg})
+}
+
+func truncate(s string) string {
+	if len(s) > maxLoggedHeader {
+		return s[:maxLoggedHeader] + "…"
+	}
+	return s
+}
+
+func (s *Server) handleWebhook(w http.ResponseWriter, r *http.Request) {
+	received := s.now()
+	event := r.Header.Get(headerEvent)
+	delivery := r.Header.Get(headerDelivery)
+	switch {
+	case event == "":
+		s.reject(w, r, http.StatusBadRequest, reasonMissingEvent, "missing X-GitHub-Event header")
+		return
+	case delivery == "":
+		s.reject(w, r, http.StatusBadRequest, reasonMissingDelivery, "missing X-GitHub-Delivery header")
+		return
+	}
+	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/json" {
+		s.reject(w, r, http.StatusUnsupportedMediaType, reasonContentType,
+			"Content-Type must be application/json (set the webhook content type to JSON)")
+		return
+	}
+	if r.ContentLength > s.maxBody {
+		s.reject(w, r, http.StatusRequestEntityTooLarge, reasonBodyTooLarge,
+			fmt.Sprintf("body exceeds %d bytes", s.maxBody))
+		return
+	}
+	body, err := readBody(w, r, s.maxBody)
+	if err != nil {
+		if _, tooLarge := errors.AsType[*http.MaxBytesError](err); tooLarge {
+			s.reject(w, r, http.StatusRequestEntityTooLarge, reasonBodyTooLarge,
+				fmt.Sprintf("body exceeds %d bytes", s.maxBody))
+			return
+		}
+		s.reject(w, r, http.StatusBadRequest, reasonReadError, "could not read request body")
+		return
+	}
+	if reason := verifySignature(s.secrets, r.Header.Get(headerSignature), r.Header.Get(headerSignatureV1), body); reason != "" {
+		msg := map[string]string{
+			reasonMissingSignature:   "missing X-Hub-Signature-256 header",
+			reasonSHA1Only:           "X-Hub-Signature (SHA-1) is not accepted; X-Hub-Signature-256 is required",
+			reasonMalformedSignature: "malformed X-Hub-Signature-256 header",
+			reasonBadSignature:       "X-Hub-Signature-256 does not match",
+		}[reason]
+		s.reject(w, r, http.StatusUnauthorized, reason, msg)
+		return
+	}
+
+	// Authenticated from here on.
+	meta := app.Job{DeliveryID: delivery, Event: event, ReceivedAt: received}
+	rt, err := s.router.route(event, body, meta)
+	log := s.log.With("delivery_id", delivery, "event", event, "action", rt.action,
+		"installation_id", rt.installationID, "repo", rt.repo, "pr", rt.pr)
+	if err != nil {
+		s.m.rejections.WithLabelValues(reasonBadPayload).Inc()
+		log.Warn("webhook delivery rejected", "reason", reasonBadPayload, "error", err, "remote_addr", r.RemoteAddr)
+		writeJSON(w, http.StatusBadRequest, response{Error: "unusable payload: " + err.Error()})
+		return
+	}
+	if len(rt.jobs) == 0 {
+		s.m.deliveries.WithLabelValues(event, rt.outcome).Inc()
+		switch rt.outcome {
+		case "pong":
+			log.Info("webhook ping received")
+			writeJSON(w, http.StatusOK, response{Status: "pong"})
+		default:
+			log.Debug("webhook delivery ignored", "reason", rt.reason)
+			writeJSON(w, http.StatusOK, response{Status: "ignored", Reason: rt.reason})
+		}
+		return
+	}
+	if s.closing.Load() {
+		s.m.deliveries.WithLabelValues(event, "shutting_down").Inc()
+		log.Warn("webhook delivery refused: shutting down", "jobs", len(rt.jobs))
+		writeJSON(w, http.StatusServiceUnavailable, response{Error: "shutting down; redeliver later"})
+		return
+	}
+	if !s.deliveries.reserve(delivery) {
+		s.m.deliveries.WithLabelValues(event, "duplicate").Inc()
+		log.Info("webhook delivery is a duplicate", "jobs", len(rt.jobs))
+		writeJSON(w, http.StatusAccepted, response{Status: "duplicate"})
+		return
+	}
+	if err := s.queue.Enqueue(r.Context(), rt.jobs); err != nil {
+		s.deliveries.release(delivery) // not queued: a redelivery must be accepted
+		switch {
+		case errors.Is(err, ErrQueueFull):
+			s.m.deliveries.WithLabelValues(event, "queue_full").Inc()
+			s.m.queueFull.Inc()
+			log.Error("webhook delivery refused: job queue full", "jobs", len(rt.jobs), "depth", s.queue.Depth())
+			writeJSON(w, http.StatusServiceUnavailable, response{Error: "job queue full; redeliver later"})
+		case errors.Is(err, ErrQueueClosed):
+			s.m.deliveries.WithLabelValues(event, "shutting_down").Inc()
+			log.Warn("webhook delivery refused: queue shut down", "jobs", len(rt.jobs))
+			writeJSON(w, http.StatusServiceUnavailable, response{Error: "shutting down; redeliver later"})
+		default:
+			s.m.deliveries.WithLabelValues(event, "enqueue_error").Inc()
+			log.Error("webhook delivery refused: enqueue failed", "error", err, "jobs", len(rt.jobs))
+			writeJSON(w, http.StatusServiceUnavailable, response{Error: "could not queue the delivery; redeliver later"})
+		}
+		return
+	}
+	s.m.deliveries.WithLabelValues(event, "queued").Inc()
+	log.Info("webhook delivery queued", "jobs", len(rt.jobs), "keys", jobKeys(rt.jobs))
+	writeJSON(w, http.StatusAccepted, response{Status: "queued", Jobs: len(rt.jobs)})
+}
+
+// readBody reads at most limit bytes (an *http.MaxBytesError beyond), sizing
+// the buffer from Content-Length when GitHub declares it.
+func readBody(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, error) {
+	var buf bytes.Buffer
+	if n := r.ContentLength; n > 0 && n <= limit {
+		buf.Grow(int(n) + bytes.MinRead)
+	}
+	if _, err := buf.ReadFrom(http.MaxBytesReader(w, r.Body, limit)); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+func (s *Server) handleHealthz(w http.ResponseWriter, _ *http.Request) {
+	writeJSON(w, http.StatusOK, response{Status: "ok"})
+}
+
+func (s *Server) handleReadyz(w http.ResponseWriter, r *http.Request) {
+	if s.closing.Load() {
+		writeJSON(w, http.StatusServiceUnavailable, response{Status: "not ready", Reason: "shutting down"})
+		return
+	}
+	if s.ready != nil {
+		ctx, cancel := context.WithTimeout(r.Context(), readyTimeout)
+		defer cancel()
+		if err := s.ready(ctx); err != nil {
+			writeJSON(w, http.StatusServiceUnavailable, response{Status: "not ready", Reason: err.Error()})
+			return
+		}
+	}
+	writeJSON(w, http.StatusOK, response{Status: "ready"})
+}
+
+// recoverer turns a handler panic into a logged 500, so a bug never crosses
+// into net/http (which would log without our context) or kills the process.
+func (s *Server) recoverer(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		defer func() {
+			if v := recover(); v != nil {
+				if v == http.ErrAbortHandler {
+					panic(v)
+				}
+				s.log.Error("http handler panicked", "path", r.URL.Path, "panic", fmt.Sprint(v),
+					"stack", string(debug.Stack()), "delivery_id", truncate(r.Header.Get(headerDelivery)))
+				writeJSON(w, http.StatusInternalServerError, response{Error: "internal error"})
+			}
+		}()
+		next.ServeHTTP(w, r)
+	})
+}
