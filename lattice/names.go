@@ -11,6 +11,11 @@ import (
 // one label; `domain:*` is the whole tool.
 func (r *Rule) compileDomain(tool, spec string) []*reading {
 	const prefix = "domain:"
+	if spec == "*" {
+		// Tool(*) is the whole tool (documented for Bash; read the same way
+		// for every tool).
+		return []*reading{wholeTool(tool)}
+	}
 	if !strings.HasPrefix(spec, prefix) {
 		r.malformed(fmt.Sprintf("a WebFetch rule takes domain:<host>, not %q", spec))
 		return []*reading{empty}
