@@ -1,0 +1,222 @@
+package lattice
+
+// Find looks for one call that every rule in all surely matches and no rule
+// in none may match. It answers Yes with the call, No when no such call
+// exists, and Unknown when the question mixes shapes it cannot search
+// together (rules of different tools or anchors, parameter rules) or hits
+// a bound. The review engine uses it for questions over sets of rules:
+// "what does this new allow rule let through that the deny and ask rules
+// do not stop and the old allow rules did not already grant?".
+//
+// Find reads rules the way Covers does: every reading of an all rule must
+// match, no reading of a none rule may. A No is therefore a claim about
+// what the all rules surely match; callers claiming full coverage of an
+// ambiguous rule must check Ambiguous themselves.
+func Find(all, none []Rule) (Call, Answer) {
+	if len(all) == 0 {
+		return Call{}, No
+	}
+	var must, noneRs []*reading
+	for _, r := range all {
+		r = parsed(r)
+		for _, rd := range r.readings {
+			if rd.kind == readEmpty {
+				return Call{}, No
+			}
+			if _, ok := rd.shortest(); !ok {
+				return Call{}, No
+			}
+			must = append(must, rd)
+		}
+	}
+	for i := range none {
+		none[i] = parsed(none[i])
+		noneRs = append(noneRs, none[i].readings...)
+	}
+	verify := func(c Call) bool {
+		for _, r := range all {
+			if Match(r, c) != Yes {
+				return false
+			}
+		}
+		for _, r := range none {
+			if Match(r, c) != No {
+				return false
+			}
+		}
+		return true
+	}
+	var target *reading
+	for _, rd := range must {
+		if rd.kind != readArgs {
+			continue
+		}
+		if target == nil {
+			target = rd
+			continue
+		}
+		if rd.tool != target.tool || rd.arg != target.arg || rd.param != target.param || rd.zone != target.zone || rd.fold != target.fold {
+			return findByExamples(verify)
+		}
+	}
+	if target == nil {
+		return findName(must, noneRs, verify)
+	}
+	if target.param != "" {
+		return findByExamples(verify)
+	}
+	for _, rd := range must {
+		if rd.kind == readNames && !rd.names.run(target.tool) {
+			return Call{}, No
+		}
+	}
+	var mustM, notM []*machine
+	for _, rd := range must {
+		if rd.kind == readArgs {
+			if rd.tooLarge {
+				return Call{}, Unknown
+			}
+			mustM = append(mustM, rd.args)
+		}
+	}
+	for _, rd := range noneRs {
+		switch rd.kind {
+		case readNames:
+			if rd.names.run(target.tool) {
+				return Call{}, No
+			}
+		case readArgs:
+			if rd.tool != target.tool || rd.param != "" || (rd.arg == argPath && rd.zone != target.zone) {
+				continue // checked on the witness by verify
+			}
+			if rd.tooLarge {
+				return Call{}, Unknown
+			}
+			notM = append(notM, rd.args)
+		}
+	}
+	mk := func(w string) Call {
+		if target.arg == argPath {
+			return Call{Tool: target.tool, Arg: formatPath(target.zone, w)}
+		}
+		return Call{Tool: target.tool, Arg: w}
+	}
+	w, res := findWord(with(domainOf(target.arg), mustM...), notM)
+	switch res {
+	case notFound:
+		return Call{}, No
+	case gaveUp:
+		return Call{}, Unknown
+	}
+	if target.arg == argShell && !isTidyCommand(w) {
+		if w2, res2 := findWord(append(append([]*machine(nil), mustM...), tidyCommandDomain), notM); res2 == found {
+			w = w2
+		}
+	}
+	if c := mk(w); verify(c) {
+		return c, Yes
+	}
+	if target.arg == argPath && target.zone != zoneRoot && len(must) == 1 {
+		// A filesystem-root rule of none matched the witness wherever the
+		// project or home lies. Search where they lie: a path under some
+		// directory that the target matches and the root rules do not.
+		var rootM []*machine
+		for _, rd := range noneRs {
+			if rd.kind == readArgs && rd.tool == target.tool && rd.param == "" && rd.zone == zoneRoot {
+				rootM = append(rootM, rd.args)
+			}
+		}
+		w, res := findWord([]*machine{target.anyDirMachine(), pathDomain}, rootM)
+		switch res {
+		case notFound:
+			return Call{}, No // the root rules alone cover the target everywhere
+		case found:
+			for i := 0; i < len(w); i++ {
+				if w[i] == '/' {
+					if c := mk(w[i+1:]); verify(c) {
+						return c, Yes
+					}
+				}
+			}
+		}
+	}
+	return findByExamples(verify)
+}
+
+// findName answers Find when every all-reading is a tool-name language.
+func findName(must, none []*reading, verify func(Call) bool) (Call, Answer) {
+	for _, t := range sampleNames {
+		if c := (Call{Tool: t}); verify(c) {
+			return c, Yes
+		}
+	}
+	var mustM, notM []*machine
+	for _, rd := range must {
+		mustM = append(mustM, rd.names)
+	}
+	for _, rd := range none {
+		if rd.kind == readNames {
+			notM = append(notM, rd.names)
+		}
+	}
+	w, res := findWord(append(mustM, nameDomain), notM)
+	switch res {
+	case notFound:
+		return Call{}, No
+	case gaveUp:
+		return Call{}, Unknown
+	}
+	if c := (Call{Tool: w}); verify(c) {
+		return c, Yes
+	}
+	// Some argument rule of that tool excludes the bare call: try one with
+	// an argument no rule names.
+	for _, arg := range []string{"x", "/etc/passwd", "evil.example.com"} {
+		if c := (Call{Tool: w, Arg: arg}); verify(c) {
+			return c, Yes
+		}
+	}
+	return findByExamples(verify)
+}
+
+// findByExamples falls back to the recognisable example calls.
+func findByExamples(verify func(Call) bool) (Call, Answer) {
+	for _, c := range exampleCalls {
+		if verify(c) {
+			return c, Yes
+		}
+	}
+	return Call{}, Unknown
+}
+
+// CoveredBy decides whether the rules of others together allow every call r
+// allows: Yes, No with a witness r matches and none of others does, or
+// Unknown. It is Covers for a set: `Bash(npm test *)` and `Bash(npm run *)`
+// together cover `Bash(npm run lint)`.
+func CoveredBy(r Rule, others []Rule) Verdict {
+	r = parsed(r)
+	for _, o := range others {
+		if o.Text == r.Text && o.List == r.List {
+			return Verdict{Answer: Yes, Reason: "the same rule"}
+		}
+		if v := Covers(o, r); v.Answer == Yes {
+			return Verdict{Answer: Yes, Reason: v.Reason}
+		}
+	}
+	c, ans := Find([]Rule{r}, others)
+	switch ans {
+	case Yes:
+		return Verdict{Answer: No, Witness: c, Reason: label(r) + " matches " + c.String() + ", none of the other rules does"}
+	case No:
+		if r.Ambiguous() {
+			return Verdict{Answer: Unknown, Reason: label(r) + ": " + r.Ambiguity}
+		}
+		for _, o := range others {
+			if o.Ambiguous() {
+				return Verdict{Answer: Unknown, Reason: label(o) + ": " + o.Ambiguity}
+			}
+		}
+		return Verdict{Answer: Yes, Reason: "every call " + label(r) + " matches, one of the other rules matches too"}
+	}
+	return Verdict{Answer: Unknown, Reason: "the rules mix tools, anchors or parameters the search cannot compare together"}
+}
