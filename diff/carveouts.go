@@ -1,0 +1,145 @@
+package diff
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/shipgate-app/shipgate/lattice"
+	"github.com/shipgate-app/shipgate/rating"
+)
+
+// carveOuts judges gitignore carve-outs (`Read(!p)`, `Edit(!p)`) in deny and
+// ask lists. A carve-out excepts the paths it matches from the rules of the
+// same tool listed before it in the same list of the same file; it cannot
+// reach rules anchored with /, ~/ or // nor another carve-out. It lifts a
+// restriction when it now excepts paths from a rule the base declared that
+// it did not except them from at the base. Unlike the original tool, which
+// assumed a carve-out reaches every earlier rule, Shipgate asks the lattice
+// whether the two patterns share a path, and names one.
+func (e *engine) carveOuts(rs *ruleSet) {
+	f := rs.f
+	for _, l := range []lattice.List{lattice.Deny, lattice.Ask} {
+		baseTexts := map[string]bool{}
+		for _, r := range f.base.rulesIn(l) {
+			baseTexts[r.rule.Text] = true
+		}
+		baseReach := map[string]map[string]bool{}
+		for _, c := range f.base.rulesIn(l) {
+			if c.rule.Negated {
+				baseReach[c.rule.Text] = map[string]bool{}
+				for _, t := range reach(f.base.rulesIn(l), c) {
+					baseReach[c.rule.Text][t.rule.Text] = true
+				}
+			}
+		}
+		addedEv := map[string]*event{}
+		for _, a := range rs.added[l] {
+			addedEv[a.text()] = a
+		}
+		for _, c := range f.head.rulesIn(l) {
+			if !c.rule.Negated {
+				continue
+			}
+			reached := reach(f.head.rulesIn(l), c)
+			var lifted []string
+			var witness string
+			for _, t := range reached {
+				if !baseTexts[t.rule.Text] {
+					continue
+				}
+				if br, ok := baseReach[c.rule.Text]; ok && br[t.rule.Text] {
+					continue
+				}
+				lifted = append(lifted, t.rule.Text)
+				if witness == "" {
+					if call, ans := lattice.Find([]lattice.Rule{positive(c.rule), t.rule}, nil); ans == lattice.Yes {
+						witness = call.String()
+					}
+				}
+			}
+			var from []string
+			for _, t := range reached {
+				from = append(from, t.rule.Text)
+			}
+			ev := addedEv[c.rule.Text]
+			switch {
+			case len(lifted) == 0 && ev != nil && len(reached) == 0:
+				ev.why = "a carve-out listed before every " + string(l) + " rule whose paths it shares in this file, so it excepts nothing"
+			case len(lifted) == 0 && ev != nil:
+				ev.why = fmt.Sprintf("a carve-out: paths it matches are excepted from the earlier %s rules it follows in this file (%s); it lifts no %s the base declared", l, strings.Join(from, ", "), stopNoun(l))
+			case len(lifted) > 0:
+				why := fmt.Sprintf("a carve-out: it now excepts paths from %s, declared at the base, so part of a %s is lifted", strings.Join(lifted, ", "), stopNoun(l))
+				var wit []string
+				if witness != "" {
+					wit = []string{witness}
+				}
+				fd := e.carveFinding(f, l, c, lifted, witness)
+				if ev != nil {
+					ev.expands, ev.why, ev.witnesses = true, why, wit
+					ev.findings = append(ev.findings, fd)
+					continue
+				}
+				// The carve-out was there at the base and now follows a rule
+				// it did not: a reorder that widens.
+				e.changes = append(e.changes, Change{Path: f.Path, Kind: KindRule, List: string(l), Direction: DirWidened,
+					Before: c.rule.Text, After: c.rule.Text, Expands: true, Access: "none", Risk: "low", Line: c.line, HeadLine: c.line,
+					Witnesses: wit, Why: why + " (it was reordered)"})
+				e.finding(fd)
+			}
+		}
+		for _, r := range rs.removed[l] {
+			if r.decl.rule.Negated && r.why == "" {
+				r.why = "removes a carve-out; the paths it excepted are " + map[lattice.List]string{lattice.Deny: "denied", lattice.Ask: "asked about"}[l] + " again"
+			}
+		}
+	}
+}
+
+// carveFinding raises DENY-REMOVED (or ASK-REMOVED) for a carve-out that
+// lifts part of a restriction.
+func (e *engine) carveFinding(f *fileState, l lattice.List, c ruleDecl, lifted []string, witness string) Finding {
+	check := CheckDenyRemoved
+	if l == lattice.Ask {
+		check = CheckAskRemoved
+	}
+	msg := fmt.Sprintf("%s: %s in %s excepts paths from %s", l, c.rule.Text, f.Path, strings.Join(lifted, ", "))
+	if witness != "" {
+		msg += fmt.Sprintf(": `%s` is no longer %s", witness, map[lattice.List]string{lattice.Deny: "denied", lattice.Ask: "asked about"}[l])
+	}
+	var wit []string
+	if witness != "" {
+		wit = []string{witness}
+	}
+	return Finding{CheckID: check, Path: f.Path, Line: c.line, HeadLine: c.line, Evidence: rating.Redact(c.rule),
+		Message: msg + ".", Title: "carve-out " + c.rule.Text, Witnesses: wit,
+		Key: check + "|" + f.Path + "|carve|" + c.rule.Text}
+}
+
+// reach returns the earlier rules of a list that a carve-out excepts paths
+// from: same tool, not a carve-out, not anchored, sharing a path with it.
+func reach(rules []ruleDecl, c ruleDecl) []ruleDecl {
+	pos := positive(c.rule)
+	var out []ruleDecl
+	for _, t := range rules {
+		if t.index >= c.index {
+			break
+		}
+		if t.rule.Negated || t.rule.Canonical != c.rule.Canonical || anchored(t.rule.Specifier) {
+			continue
+		}
+		if _, ans := lattice.Find([]lattice.Rule{pos, t.rule}, nil); ans == lattice.No {
+			continue
+		}
+		out = append(out, t)
+	}
+	return out
+}
+
+// positive is the pattern a carve-out excepts: the rule without its "!".
+func positive(r lattice.Rule) lattice.Rule {
+	return lattice.ParseIn(r.List, r.Canonical+"("+strings.TrimPrefix(r.Specifier, "!")+")")
+}
+
+func anchored(spec string) bool {
+	return strings.HasPrefix(spec, "/") || strings.HasPrefix(spec, "~/")
+}

@@ -1,0 +1,300 @@
+package diff
+
+import (
+	"bytes"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/shipgate-app/shipgate/lattice"
+	"github.com/shipgate-app/shipgate/policy"
+	"github.com/shipgate-app/shipgate/rating"
+)
+
+// fileState is one input file through the comparison.
+type fileState struct {
+	File
+	kind       FileKind
+	scope      string
+	base, head *doc
+	baseErr    *parseError
+	headErr    *parseError
+	changed    bool
+}
+
+// engine holds one comparison.
+type engine struct {
+	pol      *policy.Policy
+	rater    rating.Rater
+	files    []*fileState
+	scopes   map[string][]*fileState
+	changes  []Change
+	findings []Finding
+	status   []FileStatus
+}
+
+// Compare reviews a change to a repository's agent-config files. Files
+// that are not agent-config files (by Classify) are ignored; unchanged
+// ones take part in the effective view only.
+func Compare(in Input) Report {
+	e := &engine{pol: in.Policy, rater: rating.Rater{Extra: in.Policy.ExtraLaunchers()}, scopes: map[string][]*fileState{}}
+	e.load(in.Files)
+	for _, f := range e.files {
+		e.compareFile(f)
+	}
+	return e.report()
+}
+
+// load classifies and parses every file.
+func (e *engine) load(files []File) {
+	seen := map[string]bool{}
+	for _, f := range files {
+		kind, scope := Classify(f.Path, e.pol)
+		if kind == NotAgentConfig || seen[f.Path] {
+			continue
+		}
+		seen[f.Path] = true
+		fs := &fileState{File: f, kind: kind, scope: scope}
+		fs.changed = f.Base.Exists != f.Head.Exists || f.Base.Unreadable != f.Head.Unreadable || !bytes.Equal(f.Base.Data, f.Head.Data)
+		if f.Base.Exists {
+			fs.base, fs.baseErr = parseDoc(f.Path, kind, f.Base)
+		}
+		if f.Head.Exists {
+			fs.head, fs.headErr = parseDoc(f.Path, kind, f.Head)
+		}
+		e.files = append(e.files, fs)
+		e.scopes[scope] = append(e.scopes[scope], fs)
+	}
+	sort.Slice(e.files, func(i, j int) bool { return e.files[i].Path < e.files[j].Path })
+}
+
+// scopeRules returns the rules of one list across the settings files of a
+// scope on one side — the pool Claude Code evaluates together. A file that
+// does not parse contributes nothing (Claude Code drops it whole).
+func (e *engine) scopeRules(scope string, head bool, ls ...lattice.List) []lattice.Rule {
+	var out []lattice.Rule
+	for _, f := range e.scopes[scope] {
+		if f.kind != SettingsFile {
+			continue
+		}
+		d := f.base
+		if head {
+			d = f.head
+		}
+		if d == nil {
+			continue
+		}
+		for _, r := range d.rules {
+			for _, l := range ls {
+				if r.rule.List == l {
+					out = append(out, r.rule)
+				}
+			}
+		}
+	}
+	return out
+}
+
+// compareFile records the file's status and compares it when it changed.
+func (e *engine) compareFile(f *fileState) {
+	st := FileStatus{Path: f.Path, Status: StatusCompared}
+	switch {
+	case f.Head.Exists && f.headErr != nil && f.headErr.tooLarge:
+		st.Status, st.Detail = StatusTooLarge, f.headErr.msg
+	case f.Head.Exists && f.headErr != nil:
+		st.Status, st.Detail = StatusParseFailed, f.headErr.Error()
+	case !f.changed:
+		st.Status = StatusUnchanged
+	case !f.Base.Exists:
+		st.Status = StatusAdded
+	case !f.Head.Exists:
+		st.Status = StatusDeleted
+	case f.baseErr != nil:
+		st.Detail = "the base version could not be read (" + f.baseErr.Error() + "), so Claude Code ignored it: compared against an empty base"
+	}
+	before := len(e.changes)
+	if f.changed {
+		if f.headErr != nil {
+			e.headUnreadable(f)
+		} else {
+			e.problems(f)
+			switch f.kind {
+			case SettingsFile:
+				e.compareRules(f)
+				e.compareValues(f)
+			case MCPFile:
+				e.compareMCP(f)
+			}
+		}
+	}
+	st.Rows = len(e.changes) - before
+	e.status = append(e.status, st)
+}
+
+// headUnreadable reports a head version Claude Code cannot read: it drops
+// the whole file, so every deny and ask rule the base declared is gone.
+func (e *engine) headUnreadable(f *fileState) {
+	pe := f.headErr
+	var lost []string
+	nDeny, nAsk := 0, 0
+	if f.base != nil {
+		for _, r := range f.base.rules {
+			switch r.rule.List {
+			case lattice.Deny:
+				nDeny++
+			case lattice.Ask:
+				nAsk++
+			}
+		}
+	}
+	if nDeny > 0 {
+		lost = append(lost, plural(nDeny, "deny rule"))
+	}
+	if nAsk > 0 {
+		lost = append(lost, plural(nAsk, "ask rule"))
+	}
+	msg := fmt.Sprintf("%s cannot be read: %s", f.Path, pe.msg)
+	if pe.line > 0 {
+		msg = fmt.Sprintf("%s does not parse at line %d, column %d: %s", f.Path, pe.line, pe.col, pe.msg)
+	}
+	msg += ". Claude Code drops the whole file"
+	risk := checkInfo(CheckParseFailed).Risk
+	if len(lost) > 0 {
+		msg += ", so its " + strings.Join(lost, " and ") + " no longer apply"
+		risk = "high"
+	}
+	msg += "."
+	if pe.hint != "" {
+		msg += " " + pe.hint
+	}
+	kind := "json_parse_failed"
+	if pe.tooLarge {
+		kind = "too_large"
+	} else if f.Head.Unreadable != "" {
+		kind = "unreadable"
+	}
+	line := pe.line
+	e.changes = append(e.changes, Change{
+		Path: f.Path, Kind: KindFile, Direction: DirChanged, Before: "readable", After: "unreadable (" + kind + ")",
+		Expands: len(lost) > 0, Access: "unknown", Risk: risk, Line: line, HeadLine: max(line, 1), Witnesses: []string{},
+		Why: "Claude Code drops a file it cannot read, deny and ask rules included; nothing in it can be compared",
+	})
+	e.finding(Finding{CheckID: CheckParseFailed, Risk: risk, Path: f.Path, Line: line, HeadLine: max(line, 1),
+		Evidence: kind, Message: msg, Title: "cannot read " + f.Path, Key: "parse|" + f.Path})
+}
+
+// problems reports what the head version says differently from how it
+// looks: duplicate keys, invalid rule entries, unknown keys — when the base
+// did not already have them.
+func (e *engine) problems(f *fileState) {
+	if f.head == nil {
+		return
+	}
+	had := map[string]bool{}
+	if f.base != nil {
+		for _, p := range f.base.problems {
+			had[p.kind+"|"+p.key+"|"+p.message] = true
+		}
+	}
+	for _, p := range f.head.problems {
+		if had[p.kind+"|"+p.key+"|"+p.message] {
+			continue
+		}
+		switch p.kind {
+		case "duplicate_key", "invalid_utf8", "lone_surrogate":
+			e.finding(Finding{CheckID: CheckDuplicateKey, Path: f.Path, Line: p.line, HeadLine: p.line, Evidence: p.kind + ": " + p.key,
+				Message: f.Path + ": " + p.message, Title: "read differently from how it looks", Key: "problem|" + f.Path + "|" + p.kind + "|" + p.key})
+		case "invalid_rule":
+			risk := "low"
+			if p.list == "deny" || p.list == "ask" {
+				risk = "medium"
+			}
+			e.finding(Finding{CheckID: CheckRuleInvalid, Risk: risk, Path: f.Path, Line: p.line, HeadLine: p.line, Evidence: p.key,
+				Message: f.Path + ": " + p.message + ".", Title: "entry Claude Code skips", Key: "problem|" + f.Path + "|" + p.key})
+		case "unknown_key":
+			e.finding(Finding{CheckID: CheckUnknownKey, Path: f.Path, Line: p.line, HeadLine: p.line, Evidence: p.key,
+				Message: f.Path + ": " + p.message + ".", Title: "unknown key " + p.key, Key: "problem|" + f.Path + "|unknown|" + p.key})
+		}
+	}
+}
+
+// finding fills in the action and risk from the catalogue and the policy,
+// and records the finding.
+func (e *engine) finding(f Finding) {
+	info := checkInfo(f.CheckID)
+	if f.Risk == "" {
+		f.Risk = info.Risk
+	}
+	f.Risk = e.pol.RiskFor(f.CheckID, f.Risk)
+	f.Action = string(e.pol.ActionFor(f.CheckID, info.Action))
+	if f.Title == "" {
+		f.Title = info.Title
+	}
+	if f.Key == "" {
+		f.Key = f.CheckID + "|" + f.Path + "|" + f.Evidence
+	}
+	e.findings = append(e.findings, f)
+}
+
+// report sorts everything into a deterministic Report.
+func (e *engine) report() Report {
+	sort.SliceStable(e.changes, func(i, j int) bool {
+		a, b := e.changes[i], e.changes[j]
+		if ra, rb := policy.RiskRank(a.Risk), policy.RiskRank(b.Risk); a.Expands != b.Expands || ra != rb {
+			if a.Expands != b.Expands {
+				return a.Expands
+			}
+			return ra > rb
+		}
+		if a.Path != b.Path {
+			return a.Path < b.Path
+		}
+		if a.Line != b.Line {
+			return a.Line < b.Line
+		}
+		return a.Before+a.After < b.Before+b.After
+	})
+	sort.SliceStable(e.findings, func(i, j int) bool {
+		a, b := e.findings[i], e.findings[j]
+		pa, _ := policy.ParseAction(a.Action)
+		pb, _ := policy.ParseAction(b.Action)
+		if pa.Rank() != pb.Rank() {
+			return pa.Rank() > pb.Rank()
+		}
+		if ra, rb := policy.RiskRank(a.Risk), policy.RiskRank(b.Risk); ra != rb {
+			return ra > rb
+		}
+		if a.Path != b.Path {
+			return a.Path < b.Path
+		}
+		if a.Line != b.Line {
+			return a.Line < b.Line
+		}
+		return a.Key < b.Key
+	})
+	sort.SliceStable(e.status, func(i, j int) bool { return e.status[i].Path < e.status[j].Path })
+	r := Report{Schema: Schema, Files: e.status, Changes: e.changes, Findings: e.findings}
+	if r.Files == nil {
+		r.Files = []FileStatus{}
+	}
+	if r.Changes == nil {
+		r.Changes = []Change{}
+	}
+	if r.Findings == nil {
+		r.Findings = []Finding{}
+	}
+	for i := range r.Changes {
+		if r.Changes[i].Witnesses == nil {
+			r.Changes[i].Witnesses = []string{}
+		}
+	}
+	r.Decision = decide(r.Findings)
+	return r
+}
+
+func plural(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return fmt.Sprintf("%d %ss", n, what)
+}

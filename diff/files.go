@@ -1,0 +1,94 @@
+package diff
+
+import (
+	"path"
+	"strings"
+
+	"github.com/shipgate-app/shipgate/policy"
+)
+
+// MaxFileSize is the largest agent-config file read (1 MiB); a larger one
+// is reported and fails closed.
+const MaxFileSize = 1 << 20
+
+// Version is one side (base or head) of a file.
+type Version struct {
+	// Exists is false when the file is absent on this side (new or deleted).
+	Exists bool
+	// Data is the file's content.
+	Data []byte
+	// Unreadable, when set, says why the content could not be read (too
+	// large to fetch, a symlink, a submodule): the file is reported and the
+	// comparison fails closed.
+	Unreadable string
+	// TooLarge marks an unreadable file that is over MaxFileSize.
+	TooLarge bool
+}
+
+// File is one agent-config file at base and head. Unchanged files may be
+// given too: they are not rows, but their rules take part in the
+// effective view (a deny rule in settings.local.json shadows an allow rule
+// added to settings.json).
+type File struct {
+	Path string
+	Base Version
+	Head Version
+}
+
+// Input is what Compare reads.
+type Input struct {
+	Files  []File
+	Policy *policy.Policy
+}
+
+// FileKind is how a file is read.
+type FileKind int
+
+const (
+	// NotAgentConfig is any other file.
+	NotAgentConfig FileKind = iota
+	// SettingsFile is a Claude Code settings file.
+	SettingsFile
+	// MCPFile is an .mcp.json server list.
+	MCPFile
+)
+
+// Classify says whether a repository path is an agent-config file Shipgate
+// reviews, and its scope: the directory Claude Code would be started in
+// for it ("" for the repository root). Settings files are
+// `.claude/settings.json` and `.claude/settings.local.json` at the root or
+// in any directory; `.mcp.json` likewise. A policy may watch more files
+// (read as settings when they end in .json) and ignore some.
+func Classify(p string, pol *policy.Policy) (FileKind, string) {
+	p = strings.TrimPrefix(path.Clean("/"+strings.ReplaceAll(p, "\\", "/")), "/")
+	if pol.Ignored(p) {
+		return NotAgentConfig, ""
+	}
+	dir, base := path.Split(p)
+	dir = strings.TrimSuffix(dir, "/")
+	switch {
+	case base == ".mcp.json":
+		return MCPFile, dir
+	case (base == "settings.json" || base == "settings.local.json") && (dir == ".claude" || strings.HasSuffix(dir, "/.claude")):
+		return SettingsFile, strings.TrimSuffix(strings.TrimSuffix(dir, ".claude"), "/")
+	case pol.Watched(p) && strings.HasSuffix(base, ".json"):
+		return SettingsFile, "watched:" + p
+	}
+	return NotAgentConfig, ""
+}
+
+// Pathspecs are git pathspecs matching every file Classify may accept
+// without a policy, for tools that list changed files (shipgate diff).
+func Pathspecs(pol *policy.Policy) []string {
+	specs := []string{
+		":(glob).claude/settings.json", ":(glob).claude/settings.local.json",
+		":(glob)**/.claude/settings.json", ":(glob)**/.claude/settings.local.json",
+		":(glob).mcp.json", ":(glob)**/.mcp.json",
+	}
+	if pol != nil {
+		for _, w := range pol.Paths.Watch {
+			specs = append(specs, ":(glob)"+w)
+		}
+	}
+	return specs
+}

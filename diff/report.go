@@ -1,0 +1,156 @@
+// Package diff turns two versions of a repository's agent-config files into
+// a Report a reviewer can act on: it parses Claude Code settings and
+// .mcp.json strictly with positions, lists what changed (rule by rule and
+// setting by setting), decides with the lattice whether each change widens,
+// narrows or respells what the agent may do without a prompt, computes the
+// effective delta across the settings files of a project (deny, then ask,
+// then allow), rates every grant, and raises findings with check IDs and
+// actions. It is pure: no network, no clock, no file system — the CLI, the
+// App and the tests all call Compare.
+package diff
+
+import (
+	"github.com/shipgate-app/shipgate/policy"
+)
+
+// Schema names the JSON contract of a Report.
+const Schema = "shipgate.report/v1"
+
+// Decision is the verdict of a Report: the strongest action among its
+// findings ("allow" when none holds the merge).
+type Decision string
+
+const (
+	DecisionAllow         Decision = "allow"
+	DecisionRequireReview Decision = "require_review"
+	DecisionBlock         Decision = "block"
+)
+
+// Report is the outcome of comparing a change. Its JSON form is a stable
+// contract (DESIGN.md section 4): schema, decision, files, changes, findings.
+type Report struct {
+	Schema   string       `json:"schema"`
+	Decision Decision     `json:"decision"`
+	Files    []FileStatus `json:"files"`
+	Changes  []Change     `json:"changes"`
+	Findings []Finding    `json:"findings"`
+}
+
+// File statuses.
+const (
+	StatusCompared    = "compared"
+	StatusAdded       = "added"
+	StatusDeleted     = "deleted"
+	StatusUnchanged   = "unchanged"
+	StatusParseFailed = "parse_failed"
+	StatusTooLarge    = "too_large"
+)
+
+// FileStatus says what the run did with one file.
+type FileStatus struct {
+	Path   string `json:"path"`
+	Status string `json:"status"`
+	// Detail explains a status that is not a plain comparison (a parse
+	// error, the size of a file too large to read).
+	Detail string `json:"-"`
+	// Rows is the number of changes on this file.
+	Rows int `json:"-"`
+}
+
+// Change directions.
+const (
+	DirAdded     = "added"
+	DirRemoved   = "removed"
+	DirWidened   = "widened"
+	DirNarrowed  = "narrowed"
+	DirRespelled = "respelled"
+	DirCovered   = "covered"
+	DirMoved     = "moved"
+	DirChanged   = "changed"
+)
+
+// Change kinds.
+const (
+	KindRule       = "permission_rule"
+	KindMode       = "permission_mode"
+	KindSetting    = "setting"
+	KindDirectory  = "additional_directory"
+	KindHook       = "hook"
+	KindEnv        = "env"
+	KindHelper     = "command_helper"
+	KindSandbox    = "sandbox"
+	KindPlugin     = "plugin"
+	KindMCPServer  = "mcp_server"
+	KindMCPApprove = "mcp_approval"
+	KindFile       = "file"
+)
+
+// Change is one row: something that differs between base and head, with
+// the lattice's judgement of whether it widens what the agent may do.
+type Change struct {
+	Path      string   `json:"path"`
+	Kind      string   `json:"kind"`
+	List      string   `json:"list"`
+	Direction string   `json:"direction"`
+	Before    string   `json:"before"`
+	After     string   `json:"after"`
+	Expands   bool     `json:"expands"`
+	Access    string   `json:"access"`
+	Risk      string   `json:"risk"`
+	Line      int      `json:"line"`
+	Witnesses []string `json:"witnesses"`
+	Why       string   `json:"why"`
+
+	// HeadLine is the line of the head file a reviewer's annotation goes
+	// on (0 when the change has no place at head).
+	HeadLine int `json:"-"`
+}
+
+// Finding is one check that fired: what it is, how strongly it holds the
+// merge, where, and why.
+type Finding struct {
+	CheckID  string `json:"check_id"`
+	Action   string `json:"action"`
+	Risk     string `json:"risk"`
+	Path     string `json:"path"`
+	Line     int    `json:"line"`
+	Evidence string `json:"evidence"`
+	Message  string `json:"message"`
+
+	// HeadLine is the head-file line to annotate (for a removal, the line
+	// of the list it left, or 1).
+	HeadLine int `json:"-"`
+	// Title is a short one-line summary for annotations.
+	Title string `json:"-"`
+	// Witnesses are concrete calls the change lets through.
+	Witnesses []string `json:"-"`
+	// Suggestion is a narrower rule the lattice proved, when there is one.
+	Suggestion string `json:"-"`
+	// Key identifies the finding independently of line numbers (SARIF
+	// fingerprints, approvals bound to a delta).
+	Key string `json:"-"`
+}
+
+// Blocking reports whether the finding holds the merge.
+func (f Finding) Blocking() bool {
+	a, _ := policy.ParseAction(f.Action)
+	return a.Rank() >= policy.RequireReview.Rank()
+}
+
+// decide computes the decision from the findings.
+func decide(fs []Finding) Decision {
+	best := 0
+	for _, f := range fs {
+		a, _ := policy.ParseAction(f.Action)
+		if r := a.Rank(); r > best {
+			best = r
+		}
+	}
+	switch best {
+	case policy.Block.Rank():
+		return DecisionBlock
+	case policy.RequireReview.Rank():
+		return DecisionRequireReview
+	}
+	return DecisionAllow
+}

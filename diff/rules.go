@@ -1,0 +1,603 @@
+package diff
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/shipgate-app/shipgate/lattice"
+	"github.com/shipgate-app/shipgate/rating"
+)
+
+// maxWitnesses is how many concrete calls a change lists.
+const maxWitnesses = 3
+
+// event is one rule that appeared in or left a list of one file.
+type event struct {
+	decl  ruleDecl
+	added bool
+	done  bool // already explained by another row
+
+	// outcome
+	expands   bool
+	witnesses []string
+	why       string
+	cover     string // the rule that makes an addition add nothing
+	partner   *event // the other half of a widened/narrowed/respelled pair
+	direction string
+	findings  []Finding
+}
+
+func (ev *event) list() lattice.List { return ev.decl.rule.List }
+func (ev *event) text() string       { return ev.decl.rule.Text }
+
+// ruleSet is the rule events of one file, by list.
+type ruleSet struct {
+	f       *fileState
+	added   map[lattice.List][]*event
+	removed map[lattice.List][]*event
+}
+
+// compareRules turns the permission lists of one file into rows and
+// findings.
+func (e *engine) compareRules(f *fileState) {
+	rs := ruleSet{f: f, added: map[lattice.List][]*event{}, removed: map[lattice.List][]*event{}}
+	for _, l := range lists {
+		baseTexts, headTexts := map[string]bool{}, map[string]bool{}
+		for _, r := range f.base.rulesIn(l) {
+			baseTexts[r.rule.Text] = true
+		}
+		for _, r := range f.head.rulesIn(l) {
+			headTexts[r.rule.Text] = true
+		}
+		seen := map[string]bool{}
+		for _, r := range f.head.rulesIn(l) {
+			if !baseTexts[r.rule.Text] && !seen[r.rule.Text] {
+				rs.added[l] = append(rs.added[l], &event{decl: r, added: true})
+			}
+			seen[r.rule.Text] = true
+		}
+		seen = map[string]bool{}
+		for _, r := range f.base.rulesIn(l) {
+			if !headTexts[r.rule.Text] && !seen[r.rule.Text] {
+				rs.removed[l] = append(rs.removed[l], &event{decl: r})
+			}
+			seen[r.rule.Text] = true
+		}
+	}
+	moved := e.pairMoves(&rs)
+	e.pairRespellings(&rs, moved)
+	e.judgeAllowAdditions(&rs, moved)
+	e.judgeRestrictionRemovals(&rs, moved)
+	e.judgeRemaining(&rs)
+	e.carveOuts(&rs)
+	e.emitRuleRows(&rs, moved)
+}
+
+// pairMoves finds rules whose exact text left one list and arrived in
+// another of the same file.
+func (e *engine) pairMoves(rs *ruleSet) map[*event]*event {
+	moved := map[*event]*event{}
+	for _, from := range lists {
+		for _, r := range rs.removed[from] {
+			for _, to := range lists {
+				if to == from {
+					continue
+				}
+				for _, a := range rs.added[to] {
+					if a.text() == r.text() && moved[a] == nil && moved[r] == nil {
+						moved[a], moved[r] = r, a
+					}
+				}
+			}
+		}
+	}
+	return moved
+}
+
+// pairRespellings joins a removed and an added rule of one list that are
+// the same grant written another way (Bash(x:*) and Bash(x *), Bash(*) and
+// Bash). Only tidy rules respell: padding and case are never documented.
+func (e *engine) pairRespellings(rs *ruleSet, moved map[*event]*event) {
+	for _, l := range lists {
+		for _, r := range rs.removed[l] {
+			if moved[r] != nil || r.done || !r.decl.rule.Tidy() || r.decl.rule.Negated {
+				continue
+			}
+			for _, a := range rs.added[l] {
+				if moved[a] != nil || a.done || !a.decl.rule.Tidy() || a.decl.rule.Negated {
+					continue
+				}
+				if lattice.Equivalent(r.decl.rule, a.decl.rule) == lattice.Yes {
+					a.direction, a.partner, a.done = DirRespelled, r, true
+					r.done = true
+					a.why = respellWhy(r.decl.rule, a.decl.rule)
+					break
+				}
+			}
+		}
+	}
+}
+
+func respellWhy(a, b lattice.Rule) string {
+	how := "Claude Code reads them as one grant"
+	switch {
+	case strings.HasSuffix(a.Specifier, ":*") || strings.HasSuffix(b.Specifier, ":*"):
+		how = "Claude Code reads a trailing :* as a trailing ` *`"
+	case a.Whole() && b.Whole():
+		how = "both name the whole tool"
+	}
+	return "the same grant written another way (" + how + "); it matches exactly what it matched and adds nothing"
+}
+
+// judgeAllowAdditions decides, for each rule added to the allow list,
+// whether it lets the agent run anything without a prompt that it could
+// not before — in the effective view of the file's project: not denied or
+// asked by any settings file at the head, not already allowed at the base.
+func (e *engine) judgeAllowAdditions(rs *ruleSet, moved map[*event]*event) {
+	f := rs.f
+	headStop := e.scopeRules(f.scope, true, lattice.Deny, lattice.Ask)
+	baseAllow := e.scopeRules(f.scope, false, lattice.Allow)
+	none := append(append([]lattice.Rule(nil), headStop...), baseAllow...)
+	for _, a := range rs.added[lattice.Allow] {
+		if a.done {
+			continue
+		}
+		r := a.decl.rule
+		rt := e.rater.Rule(r)
+		switch {
+		case r.Family == lattice.FamilyToolGlob:
+			a.expands = true
+			a.why = "a tool-name glob: current Claude Code skips it in allow lists (2.1.166+), but it reads as every matching tool and was meant as one"
+			e.allowFinding(f, a, rt, nil)
+			continue
+		case r.Malformed != "":
+			a.why = "Claude Code skips this rule: " + r.Malformed
+			e.invalidRuleFinding(f, a)
+			continue
+		case r.Negated:
+			a.why = "a gitignore carve-out in an allow list: Claude Code reads it as a path pattern starting with !, which matches nothing useful"
+			e.invalidRuleFinding(f, a)
+			continue
+		case r.Dead():
+			a.why = r.Note
+			e.invalidRuleFinding(f, a)
+			continue
+		}
+		calls, ans := lattice.FindN([]lattice.Rule{r}, none, maxWitnesses)
+		switch ans {
+		case lattice.Yes:
+			a.expands = true
+			a.witnesses = callStrings(calls)
+		case lattice.No:
+			if r.Ambiguous() && lattice.CoveredBy(r, baseAllow).Answer != lattice.Yes && lattice.CoveredBy(r, headStop).Answer != lattice.Yes {
+				a.expands = true
+				a.why = "Claude Code may read this rule more widely than it looks (" + r.Ambiguity + "); treated as a grant"
+				break
+			}
+			a.why, a.cover = e.whyNothingNew(f, r, headStop, baseAllow)
+			if a.cover != "" {
+				// Narrowed from a removed rule of this file, or covered by
+				// one that stays.
+				for _, rem := range rs.removed[lattice.Allow] {
+					if rem.text() == a.cover && moved[rem] == nil {
+						a.direction, a.partner = DirNarrowed, rem
+						a.why = "the new rule matches only what the old rule matched; " + a.why
+					}
+				}
+				if a.direction == "" {
+					a.direction = DirCovered
+				}
+			}
+		default:
+			a.expands = true
+			a.why = "could not be compared exactly with the rules already in force; treated as a grant"
+			if calls, ans := lattice.FindN([]lattice.Rule{r}, headStop, maxWitnesses); ans == lattice.Yes {
+				a.witnesses = callStrings(calls)
+			}
+		}
+		if !a.expands {
+			continue
+		}
+		// A single removed allow rule that the new one strictly covers is
+		// what it replaced: the change widens it.
+		var wider []*event
+		for _, rem := range rs.removed[lattice.Allow] {
+			if moved[rem] == nil && !rem.done && lattice.Covers(r, rem.decl.rule).Answer == lattice.Yes {
+				wider = append(wider, rem)
+			}
+		}
+		if len(wider) == 1 {
+			a.direction, a.partner = DirWidened, wider[0]
+			wider[0].done = true
+		}
+		e.allowFinding(f, a, rt, wider)
+	}
+	// One removed rule narrowed to several added rules: each added row
+	// names it; the removed rule needs no row of its own.
+	for _, a := range rs.added[lattice.Allow] {
+		if a.direction == DirNarrowed && a.partner != nil {
+			a.partner.done = true
+		}
+	}
+}
+
+// whyNothingNew explains an added allow rule that grants nothing new, and
+// names the rule that covers it when one alone does.
+func (e *engine) whyNothingNew(f *fileState, r lattice.Rule, headStop, baseAllow []lattice.Rule) (why, cover string) {
+	if _, ans := lattice.Find([]lattice.Rule{r}, headStop); ans == lattice.No {
+		for _, s := range headStop {
+			if lattice.Covers(s, r).Answer == lattice.Yes {
+				return fmt.Sprintf("adds nothing that runs without a prompt: every call it matches is stopped by %s: %s (Claude Code evaluates deny, then ask, then allow)", s.List, s.Text), ""
+			}
+		}
+		return "adds nothing that runs without a prompt: the deny and ask rules together stop every call it matches", ""
+	}
+	// Prefer a cover from the same file.
+	for _, d := range f.base.rulesIn(lattice.Allow) {
+		if lattice.Covers(d.rule, r).Answer == lattice.Yes {
+			return "runs without a prompt, but adds nothing: allow: " + d.rule.Text + ", declared in this file at the base, already matches everything it matches", d.rule.Text
+		}
+	}
+	for _, b := range baseAllow {
+		if lattice.Covers(b, r).Answer == lattice.Yes {
+			return "runs without a prompt, but adds nothing: allow: " + b.Text + ", declared in another settings file of this project at the base, already matches everything it matches", ""
+		}
+	}
+	return "runs without a prompt, but adds nothing: the allow rules at the base together already match everything it matches", ""
+}
+
+// allowFinding raises the check for an allow rule that grants something
+// new: WILDCARD-ALLOW for wildcard-shaped rules above read-only and for
+// exec-tier rules, ALLOW-EXPANDED otherwise.
+func (e *engine) allowFinding(f *fileState, a *event, rt rating.Rating, replaced []*event) {
+	r := a.decl.rule
+	check := CheckAllowExpanded
+	if rt.ExecTier || (rt.Wildcard && rt.Risk.Rank() > rating.RiskLow.Rank()) {
+		check = CheckWildcardAllow
+	}
+	var msg strings.Builder
+	fmt.Fprintf(&msg, "allow: %s in %s", r.Text, f.Path)
+	switch {
+	case rt.ExecTier:
+		msg.WriteString(" reaches arbitrary code through a launcher, without a prompt")
+	case rt.Wildcard && rt.Access == rating.AccessAdmin:
+		msg.WriteString(" matches any command of this kind, without a prompt")
+	case rt.Wildcard:
+		msg.WriteString(" matches every target of this kind, without a prompt")
+	default:
+		msg.WriteString(" runs without a prompt")
+	}
+	if len(a.witnesses) > 0 {
+		fmt.Fprintf(&msg, ": the agent can now run %s", quoteList(a.witnesses))
+	}
+	msg.WriteString(".")
+	if a.why != "" {
+		msg.WriteString(" " + upperFirst(a.why) + ".")
+	}
+	suggestion := ""
+	if len(replaced) == 1 {
+		suggestion = replaced[0].text()
+		fmt.Fprintf(&msg, " It replaces %s, which it strictly covers; keep %s if the wider reach was not intended.", suggestion, suggestion)
+	}
+	a.findings = append(a.findings, Finding{
+		CheckID: check, Risk: string(rt.Risk), Path: f.Path, Line: a.decl.line, HeadLine: a.decl.line,
+		Evidence: rt.Evidence, Message: msg.String(), Title: "allow " + r.Text, Witnesses: a.witnesses,
+		Suggestion: suggestion, Key: check + "|" + f.Path + "|allow|" + r.Text,
+	})
+}
+
+// invalidRuleFinding notes an added rule Claude Code does not use.
+func (e *engine) invalidRuleFinding(f *fileState, a *event) {
+	r := a.decl.rule
+	risk := "low"
+	effect := "it grants nothing"
+	if r.List != lattice.Allow {
+		risk, effect = "medium", "it restricts nothing"
+	}
+	a.findings = append(a.findings, Finding{
+		CheckID: CheckRuleInvalid, Risk: risk, Path: f.Path, Line: a.decl.line, HeadLine: a.decl.line,
+		Evidence: rating.Redact(r), Title: string(r.List) + " rule Claude Code skips",
+		Message: fmt.Sprintf("%s: %s in %s is not used by Claude Code, so %s: %s.", r.List, r.Text, f.Path, effect, strings.TrimSuffix(a.why, ".")),
+		Key:     CheckRuleInvalid + "|" + f.Path + "|" + string(r.List) + "|" + r.Text,
+	})
+}
+
+// judgeRestrictionRemovals decides, for each deny and ask rule that left,
+// what the agent may now do that it could not: calls the rule stopped that
+// no deny (or, for an ask rule, no deny or ask) rule of the project stops
+// at the head.
+func (e *engine) judgeRestrictionRemovals(rs *ruleSet, moved map[*event]*event) {
+	f := rs.f
+	for _, l := range []lattice.List{lattice.Deny, lattice.Ask} {
+		stops := e.scopeRules(f.scope, true, lattice.Deny)
+		if l == lattice.Ask {
+			stops = e.scopeRules(f.scope, true, lattice.Deny, lattice.Ask)
+		}
+		for _, d := range rs.removed[l] {
+			if d.done {
+				continue
+			}
+			r := d.decl.rule
+			if r.Negated {
+				continue // carve-outs are judged by carveOuts
+			}
+			if r.Dead() {
+				d.why = "Claude Code never used this rule (" + firstNonEmpty(r.Malformed, r.Note) + "), so no effective restriction is removed"
+				continue
+			}
+			calls, ans := lattice.FindN([]lattice.Rule{r}, stops, maxWitnesses)
+			switch ans {
+			case lattice.No:
+				if r.Ambiguous() && lattice.CoveredBy(r, stops).Answer != lattice.Yes {
+					d.expands = true
+					d.why = "the rules at the head may not stop everything it stopped (" + r.Ambiguity + ")"
+					break
+				}
+				d.why = fmt.Sprintf("removes this %s rule, but the %s rules at the head still stop everything it stopped", l, stopWord(l))
+				for _, a := range rs.added[l] {
+					if moved[a] == nil && !a.done && lattice.Covers(a.decl.rule, r).Answer == lattice.Yes {
+						a.direction, a.partner, a.done = DirWidened, d, true
+						a.why = fmt.Sprintf("the %s rule now matches everything it matched and more", l)
+						d.done = true
+						break
+					}
+				}
+				continue
+			case lattice.Yes:
+				d.expands = true
+				d.witnesses = callStrings(calls)
+			default:
+				d.expands = true
+				d.why = "could not be compared exactly with the rules at the head; treated as removed"
+			}
+			// An added rule of the same list that it strictly covers is what
+			// it was narrowed to.
+			for _, a := range rs.added[l] {
+				if moved[a] == nil && !a.done && !a.decl.rule.Negated && lattice.Covers(r, a.decl.rule).Answer == lattice.Yes {
+					a.direction, a.partner, a.done = DirNarrowed, d, true
+					d.partner = a
+					a.expands = true
+					a.witnesses = d.witnesses
+					a.why = fmt.Sprintf("the %s rule now matches less than the rule it replaced", l)
+					d.done = true
+					break
+				}
+			}
+			e.restrictionFinding(f, d, calls)
+		}
+	}
+}
+
+// restrictionFinding raises DENY-REMOVED or ASK-REMOVED and says what the
+// freed calls now do.
+func (e *engine) restrictionFinding(f *fileState, d *event, calls []lattice.Call) {
+	r := d.decl.rule
+	check := CheckDenyRemoved
+	if r.List == lattice.Ask {
+		check = CheckAskRemoved
+	}
+	var msg strings.Builder
+	fmt.Fprintf(&msg, "%s: %s was removed from %s", r.List, r.Text, f.Path)
+	if d.partner != nil {
+		fmt.Fprintf(&msg, " (narrowed to %s)", d.partner.text())
+	}
+	if len(calls) > 0 {
+		fate := e.fate(f.scope, calls[len(calls)-1], r.List)
+		fmt.Fprintf(&msg, ": %s %s", quoteList(callStrings(calls)), fate)
+		if d.why == "" {
+			d.why = fmt.Sprintf("removes a %s; %s %s", stopNoun(r.List), quoteList(callStrings(calls)), fate)
+		}
+	} else if d.why == "" {
+		d.why = "removes a " + stopNoun(r.List)
+	}
+	msg.WriteString(".")
+	d.findings = append(d.findings, Finding{
+		CheckID: check, Path: f.Path, Line: d.decl.line, HeadLine: f.head.listLine(r.List),
+		Evidence: rating.Redact(r), Message: msg.String(), Title: string(r.List) + " " + r.Text + " removed",
+		Witnesses: d.witnesses, Suggestion: r.Text, Key: check + "|" + f.Path + "|" + string(r.List) + "|" + r.Text,
+	})
+}
+
+// fate says what happens at the head to a call a removed rule stopped.
+func (e *engine) fate(scope string, c lattice.Call, from lattice.List) string {
+	for _, r := range e.scopeRules(scope, true, lattice.Ask) {
+		if lattice.Match(r, c) == lattice.Yes {
+			if from == lattice.Ask {
+				return "still prompt (ask: " + r.Text + ")"
+			}
+			return "now prompt instead of being denied (ask: " + r.Text + ")"
+		}
+	}
+	for _, r := range e.scopeRules(scope, true, lattice.Allow) {
+		if lattice.Match(r, c) == lattice.Yes {
+			return "now run without a prompt (allow: " + r.Text + ")"
+		}
+	}
+	if from == lattice.Ask {
+		return "now follow the permission mode (a prompt in the default mode, no prompt under acceptEdits for edits or under bypassPermissions)"
+	}
+	return "are no longer denied: they prompt in the default mode and run under bypassPermissions"
+}
+
+// judgeRemaining words the rows the other passes left: removed allow
+// rules, added deny and ask rules.
+func (e *engine) judgeRemaining(rs *ruleSet) {
+	f := rs.f
+	headAllow := e.scopeRules(f.scope, true, lattice.Allow)
+	for _, r := range rs.removed[lattice.Allow] {
+		if r.done || r.why != "" {
+			continue
+		}
+		switch {
+		case r.decl.rule.Dead():
+			r.why = "Claude Code never used this rule, so no permission is removed"
+		case lattice.CoveredBy(r.decl.rule, headAllow).Answer == lattice.Yes:
+			r.why = "removes this allow rule; the allow rules at the head still cover its matches"
+		default:
+			r.why = "removes a permission the agent previously had here"
+		}
+	}
+	for _, l := range []lattice.List{lattice.Deny, lattice.Ask} {
+		for _, a := range rs.added[l] {
+			if a.done || a.decl.rule.Negated {
+				continue
+			}
+			r := a.decl.rule
+			if r.Dead() {
+				a.why = "Claude Code skips this rule: " + firstNonEmpty(r.Malformed, r.Note)
+				e.invalidRuleFinding(f, a)
+				continue
+			}
+			if r.Ambiguous() {
+				a.why = "a " + stopNoun(l) + "; Claude Code may skip it (" + r.Ambiguity + ")"
+				continue
+			}
+			a.why = "a " + stopNoun(l) + " the agent is subject to"
+		}
+	}
+}
+
+// emitRuleRows turns the events into rows and records their findings.
+func (e *engine) emitRuleRows(rs *ruleSet, moved map[*event]*event) {
+	f := rs.f
+	rt := func(r lattice.Rule) rating.Rating { return e.rater.Rule(r) }
+	emitted := map[*event]bool{}
+	for _, l := range lists {
+		for _, a := range rs.added[l] {
+			if emitted[a] {
+				continue
+			}
+			emitted[a] = true
+			row := Change{Path: f.Path, Kind: KindRule, List: string(l), Direction: DirAdded, After: a.text(),
+				Expands: a.expands, Line: a.decl.line, HeadLine: a.decl.line, Witnesses: a.witnesses, Why: a.why}
+			ra := rt(a.decl.rule)
+			row.Access, row.Risk = string(ra.Access), string(ra.Risk)
+			if m := moved[a]; m != nil {
+				emitted[m] = true
+				row.Direction, row.Before = DirMoved, m.text()
+				row.Before = string(m.list()) + ": " + m.text()
+				row.After = string(l) + ": " + a.text()
+				row.Expands = a.expands || m.expands
+				row.Witnesses = append(append([]string(nil), a.witnesses...), m.witnesses...)
+				row.Why = fmt.Sprintf("the same rule moved from %s to %s; %s", m.list(), l, firstNonEmpty(a.why, m.why, moveWhy(m.list(), l)))
+				e.record(m)
+			} else if a.partner != nil {
+				emitted[a.partner] = true
+				e.record(a.partner)
+				row.Direction, row.Before = a.direction, a.partner.text()
+				if a.direction == DirWidened && l == lattice.Allow {
+					row.Why = "the new rule matches everything the old rule matched and more; " + firstNonEmpty(a.why, "runs without a prompt")
+				}
+			} else if a.direction == DirCovered {
+				row.Direction, row.Before = DirCovered, a.cover
+			} else if a.direction != "" {
+				row.Direction = a.direction
+			}
+			if row.Why == "" {
+				row.Why = a.why
+			}
+			if row.Why == "" && a.expands {
+				row.Why = "runs without a prompt"
+			}
+			e.changes = append(e.changes, row)
+			e.record(a)
+		}
+	}
+	for _, l := range lists {
+		for _, r := range rs.removed[l] {
+			if emitted[r] || (r.done && !r.expands && len(r.findings) == 0) {
+				continue
+			}
+			if r.done {
+				// Explained by a pair row, but its finding still stands.
+				e.record(r)
+				continue
+			}
+			emitted[r] = true
+			ra := rt(r.decl.rule)
+			e.changes = append(e.changes, Change{Path: f.Path, Kind: KindRule, List: string(l), Direction: DirRemoved, Before: r.text(),
+				Expands: r.expands, Access: string(ra.Access), Risk: string(ra.Risk), Line: r.decl.line, HeadLine: f.head.listLine(l),
+				Witnesses: r.witnesses, Why: r.why})
+			e.record(r)
+		}
+	}
+}
+
+// record adds an event's findings (once).
+func (e *engine) record(ev *event) {
+	for _, fd := range ev.findings {
+		e.finding(fd)
+	}
+	ev.findings = nil
+}
+
+func moveWhy(from, to lattice.List) string {
+	rank := map[lattice.List]int{lattice.Deny: 0, lattice.Ask: 1, lattice.Allow: 2}
+	if rank[to] > rank[from] {
+		return "it stops less than it did"
+	}
+	return "it stops more than it did"
+}
+
+func stopWord(l lattice.List) string {
+	if l == lattice.Ask {
+		return "deny and ask"
+	}
+	return "deny"
+}
+
+func stopNoun(l lattice.List) string {
+	if l == lattice.Ask {
+		return "confirmation requirement"
+	}
+	return "denial"
+}
+
+func callStrings(cs []lattice.Call) []string {
+	out := make([]string, 0, len(cs))
+	for _, c := range cs {
+		out = append(out, c.String())
+	}
+	return out
+}
+
+func quoteList(xs []string) string {
+	q := make([]string, len(xs))
+	for i, x := range xs {
+		q[i] = "`" + x + "`"
+	}
+	switch len(q) {
+	case 0:
+		return ""
+	case 1:
+		return q[0]
+	}
+	return strings.Join(q[:len(q)-1], ", ") + " and " + q[len(q)-1]
+}
+
+func upperFirst(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
+}
+
+func firstNonEmpty(xs ...string) string {
+	for _, x := range xs {
+		if x != "" {
+			return x
+		}
+	}
+	return ""
+}
+
+// sortedKeys returns a map's keys in order.
+func sortedKeys[V any](m map[string]V) []string {
+	ks := make([]string, 0, len(m))
+	for k := range m {
+		ks = append(ks, k)
+	}
+	sort.Strings(ks)
+	return ks
+}

@@ -1,0 +1,263 @@
+package diff
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/shipgate-app/shipgate/diff/jsonpos"
+	"github.com/shipgate-app/shipgate/lattice"
+)
+
+// doc is one parsed version of an agent-config file.
+type doc struct {
+	path  string
+	kind  FileKind
+	root  *jsonpos.Value
+	rules []ruleDecl
+	// problems are entries Claude Code reads differently from how they
+	// look: duplicate keys, non-string or blank rules, unknown keys.
+	problems []docProblem
+}
+
+// ruleDecl is one permission rule as declared in a file.
+type ruleDecl struct {
+	rule  lattice.Rule
+	line  int
+	col   int
+	index int
+}
+
+// docProblem is a non-fatal problem of a document.
+type docProblem struct {
+	kind    string // duplicate_key, invalid_rule, unknown_key, invalid_utf8, lone_surrogate
+	line    int
+	col     int
+	key     string // the key path or list ("permissions.allow[3]")
+	list    string
+	message string
+}
+
+// parseError is why a version could not be read at all.
+type parseError struct {
+	tooLarge bool
+	line     int
+	col      int
+	msg      string
+	hint     string
+}
+
+func (e *parseError) Error() string {
+	if e.line > 0 {
+		return fmt.Sprintf("line %d, column %d: %s", e.line, e.col, e.msg)
+	}
+	return e.msg
+}
+
+// lists are the permission lists, in evaluation order.
+var lists = []lattice.List{lattice.Deny, lattice.Ask, lattice.Allow}
+
+// parseDoc reads one version of a file strictly, as Claude Code does.
+func parseDoc(p string, kind FileKind, v Version) (*doc, *parseError) {
+	if v.Unreadable != "" {
+		return nil, &parseError{tooLarge: v.TooLarge, msg: v.Unreadable}
+	}
+	root, probs, err := jsonpos.ParseLimit(v.Data, MaxFileSize)
+	if err != nil {
+		var se *jsonpos.SyntaxError
+		var tl *jsonpos.TooLargeError
+		switch {
+		case errors.As(err, &se):
+			return nil, &parseError{line: se.Line, col: se.Column, msg: se.Msg, hint: se.Hint}
+		case errors.As(err, &tl):
+			return nil, &parseError{tooLarge: true, msg: tl.Error()}
+		}
+		return nil, &parseError{msg: err.Error()}
+	}
+	if root.Kind() != jsonpos.Object {
+		s := root.Start()
+		return nil, &parseError{line: s.Line, col: s.Column, msg: fmt.Sprintf("the document is a JSON %s, not an object", root.Kind()),
+			hint: "a settings file is one JSON object: { \"permissions\": { ... } }"}
+	}
+	d := &doc{path: p, kind: kind, root: root}
+	for _, pr := range probs {
+		dp := docProblem{line: pr.Line, col: pr.Column, key: pr.Key, message: pr.Message}
+		switch pr.Kind {
+		case jsonpos.ProblemDuplicateKey:
+			dp.kind = "duplicate_key"
+			dp.message = fmt.Sprintf("key %q appears twice in one object (also at line %d); Claude Code keeps the last one and ignores the first", pr.Key, pr.Other.Line)
+		case jsonpos.ProblemInvalidUTF8:
+			dp.kind = "invalid_utf8"
+		case jsonpos.ProblemLoneSurrogate:
+			dp.kind = "lone_surrogate"
+		default:
+			dp.kind = pr.Kind.String()
+		}
+		d.problems = append(d.problems, dp)
+	}
+	if kind == SettingsFile {
+		d.readRules()
+		d.readUnknownKeys()
+	}
+	return d, nil
+}
+
+// readRules collects permissions.allow, ask and deny.
+func (d *doc) readRules() {
+	perms := d.root.Get("permissions")
+	if perms == nil {
+		return
+	}
+	if perms.Kind() != jsonpos.Object {
+		s := perms.Start()
+		d.problems = append(d.problems, docProblem{kind: "invalid_rule", line: s.Line, col: s.Column, key: "permissions",
+			message: fmt.Sprintf("\"permissions\" is a JSON %s, not an object: Claude Code reads no rules from it", perms.Kind())})
+		return
+	}
+	for _, l := range lists {
+		arr := perms.Get(string(l))
+		if arr == nil {
+			continue
+		}
+		if arr.Kind() != jsonpos.Array {
+			s := arr.Start()
+			d.problems = append(d.problems, docProblem{kind: "invalid_rule", line: s.Line, col: s.Column, key: "permissions." + string(l), list: string(l),
+				message: fmt.Sprintf("permissions.%s is a JSON %s, not an array of rules: Claude Code reads no %s rules from it", l, arr.Kind(), l)})
+			continue
+		}
+		for i, e := range arr.Elements() {
+			s := e.Start()
+			key := fmt.Sprintf("permissions.%s[%d]", l, i)
+			if e.Kind() != jsonpos.String {
+				d.problems = append(d.problems, docProblem{kind: "invalid_rule", line: s.Line, col: s.Column, key: key, list: string(l),
+					message: fmt.Sprintf("a %s entry that is a JSON %s, not a rule string: Claude Code skips it", l, e.Kind())})
+				continue
+			}
+			text := e.Text()
+			if strings.TrimSpace(text) == "" {
+				d.problems = append(d.problems, docProblem{kind: "invalid_rule", line: s.Line, col: s.Column, key: key, list: string(l),
+					message: fmt.Sprintf("a blank %s rule: Claude Code skips it", l)})
+				continue
+			}
+			d.rules = append(d.rules, ruleDecl{rule: lattice.ParseIn(l, text), line: s.Line, col: s.Column, index: i})
+		}
+	}
+}
+
+// knownKeys are the top-level settings keys Claude Code documents (settings
+// reference, 2026-08), plus the $schema key editors add.
+var knownKeys = map[string]bool{
+	"$schema": true, "agent": true, "allowManagedHooksOnly": true, "allowManagedMcpServersOnly": true,
+	"allowManagedPermissionRulesOnly": true, "allowedMcpServers": true, "alwaysThinkingEnabled": true,
+	"apiKeyHelper": true, "attribution": true, "autoUpdatesChannel": true, "availableModels": true,
+	"awsAuthRefresh": true, "awsCredentialExport": true, "blockedMarketplaces": true, "claudeMdExcludes": true,
+	"cleanupPeriodDays": true, "companyAnnouncements": true, "defaultMode": true, "deniedMcpServers": true,
+	"disableAllHooks": true, "disableAutoMode": true, "disableBypassPermissionsMode": true,
+	"disabledMcpjsonServers": true, "enableAllProjectMcpServers": true, "enabledMcpjsonServers": true,
+	"enabledPlugins": true, "enforceAvailableModels": true, "env": true, "extraKnownMarketplaces": true,
+	"fallbackModel": true, "fileSuggestion": true, "forceLoginMethod": true, "forceLoginOrgUUID": true,
+	"gcpAuthRefresh": true, "hooks": true, "includeCoAuthoredBy": true, "language": true, "model": true,
+	"otelHeadersHelper": true, "outputStyle": true, "permissions": true, "plansDirectory": true, "plugins": true,
+	"policyHelper": true, "processWrapper": true, "respectGitignore": true, "sandbox": true,
+	"showThinkingSummaries": true, "skipDangerousModePermissionPrompt": true, "spinnerTipsEnabled": true,
+	"spinnerVerbs": true, "statusLine": true, "strictKnownMarketplaces": true, "strictPluginOnlyCustomization": true,
+	"subagentStatusLine": true, "additionalDirectories": true, "skipWebFetchPreflight": true, "theme": true,
+	"verbose": true, "autoCompactEnabled": true, "todoFeatureEnabled": true, "preferredNotifChannel": true,
+	"editorMode": true, "autoConnectIde": true, "cleanupPeriod": true, "feedbackSurveyState": true,
+	"autoMemoryEnabled": true, "useAutoModeDuringPlan": true, "disableClaudeAiConnectors": true,
+	"isolatePeerMachines": true, "remoteControlAtStartup": true, "crossSessionInbound": true, "syncClaudeAiSkills": true,
+}
+
+// knownPermissionKeys are the keys of the permissions object.
+var knownPermissionKeys = map[string]bool{
+	"allow": true, "ask": true, "deny": true, "defaultMode": true, "additionalDirectories": true,
+	"disableBypassPermissionsMode": true, "disableAutoMode": true,
+}
+
+// readUnknownKeys notes keys Claude Code ignores, with a likely intent.
+func (d *doc) readUnknownKeys() {
+	for _, m := range d.root.Members() {
+		if !knownKeys[m.Key] {
+			d.problems = append(d.problems, docProblem{kind: "unknown_key", line: m.KeyStart.Line, col: m.KeyStart.Column, key: m.Key,
+				message: unknownKeyMessage(m.Key, knownKeys)})
+		}
+	}
+	if perms := d.root.Get("permissions"); perms.Kind() == jsonpos.Object {
+		for _, m := range perms.Members() {
+			if !knownPermissionKeys[m.Key] {
+				d.problems = append(d.problems, docProblem{kind: "unknown_key", line: m.KeyStart.Line, col: m.KeyStart.Column, key: "permissions." + m.Key,
+					message: unknownKeyMessage(m.Key, knownPermissionKeys)})
+			}
+		}
+	}
+}
+
+// unknownKeyMessage names a likely intended key (same letters ignoring case,
+// or one edit away).
+func unknownKeyMessage(key string, known map[string]bool) string {
+	msg := fmt.Sprintf("Claude Code ignores the unknown key %q", key)
+	best := ""
+	for k := range known {
+		if strings.EqualFold(k, key) || editDistance(strings.ToLower(k), strings.ToLower(key)) <= 1 {
+			if best == "" || k < best {
+				best = k
+			}
+		}
+	}
+	if best != "" {
+		msg += fmt.Sprintf("; did you mean %q?", best)
+	}
+	return msg
+}
+
+// editDistance is the Levenshtein distance (keys are short).
+func editDistance(a, b string) int {
+	ra, rb := []rune(a), []rune(b)
+	prev := make([]int, len(rb)+1)
+	cur := make([]int, len(rb)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(ra); i++ {
+		cur[0] = i
+		for j := 1; j <= len(rb); j++ {
+			cost := 1
+			if ra[i-1] == rb[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(rb)]
+}
+
+// rulesIn returns the document's rules of one list (nil-safe).
+func (d *doc) rulesIn(l lattice.List) []ruleDecl {
+	if d == nil {
+		return nil
+	}
+	var out []ruleDecl
+	for _, r := range d.rules {
+		if r.rule.List == l {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// listLine returns the line of a permissions list key, or of the
+// permissions key, or 1 (where an annotation about a removal goes).
+func (d *doc) listLine(l lattice.List) int {
+	if d == nil {
+		return 1
+	}
+	perms, ok := d.root.Lookup("permissions")
+	if !ok {
+		return 1
+	}
+	if m, ok := perms.Value.Lookup(string(l)); ok {
+		return m.KeyStart.Line
+	}
+	return perms.KeyStart.Line
+}

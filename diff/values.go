@@ -1,0 +1,767 @@
+package diff
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"net/url"
+	"sort"
+	"strings"
+
+	"github.com/shipgate-app/shipgate/diff/jsonpos"
+	"github.com/shipgate-app/shipgate/rating"
+)
+
+// canon renders a value as canonical JSON (object keys sorted), the form
+// in which two versions of a setting are compared.
+func canon(v *jsonpos.Value) string {
+	var sb strings.Builder
+	writeCanon(&sb, v)
+	return sb.String()
+}
+
+func writeCanon(sb *strings.Builder, v *jsonpos.Value) {
+	switch v.Kind() {
+	case jsonpos.Object:
+		ms := append([]jsonpos.Member(nil), v.Members()...)
+		sort.Slice(ms, func(i, j int) bool { return ms[i].Key < ms[j].Key })
+		sb.WriteByte('{')
+		for i, m := range ms {
+			if i > 0 {
+				sb.WriteByte(',')
+			}
+			k, _ := json.Marshal(m.Key)
+			sb.Write(k)
+			sb.WriteByte(':')
+			writeCanon(sb, m.Value)
+		}
+		sb.WriteByte('}')
+	case jsonpos.Array:
+		sb.WriteByte('[')
+		for i, x := range v.Elements() {
+			if i > 0 {
+				sb.WriteByte(',')
+			}
+			writeCanon(sb, x)
+		}
+		sb.WriteByte(']')
+	case jsonpos.String:
+		s, _ := json.Marshal(v.Text())
+		sb.Write(s)
+	case jsonpos.Number, jsonpos.Bool, jsonpos.Null:
+		sb.WriteString(v.Raw())
+	default:
+		sb.WriteString("null")
+	}
+}
+
+// truthy is JavaScript truthiness of a JSON value (as Claude Code reads a
+// switch): false, 0, "", null are falsy.
+func truthy(v *jsonpos.Value) bool {
+	switch v.Kind() {
+	case jsonpos.Bool:
+		return v.Bool()
+	case jsonpos.Number:
+		r := strings.TrimLeft(v.Raw(), "-")
+		return strings.Trim(strings.Split(strings.Split(r, "e")[0], "E")[0], "0.") != ""
+	case jsonpos.String:
+		return v.Text() != ""
+	case jsonpos.Null, jsonpos.Invalid:
+		return false
+	}
+	return true
+}
+
+// setting is one setting's value in one version, with its line.
+type setting struct {
+	v    *jsonpos.Value
+	line int
+}
+
+func (s setting) present() bool { return s.v != nil }
+
+// lookup reads a key from `permissions` when present there, else from the
+// top level (where the original tool also reads these settings).
+func lookup(d *doc, key string, inPermissions bool) setting {
+	if d == nil {
+		return setting{}
+	}
+	if inPermissions {
+		if perms := d.root.Get("permissions"); perms.Kind() == jsonpos.Object {
+			if m, ok := perms.Lookup(key); ok {
+				return setting{m.Value, m.KeyStart.Line}
+			}
+		}
+	}
+	if m, ok := d.root.Lookup(key); ok {
+		return setting{m.Value, m.KeyStart.Line}
+	}
+	return setting{}
+}
+
+// display renders a setting value for a row, bounded and with anything
+// secret-shaped masked.
+func display(s setting) string {
+	if !s.present() {
+		return "(not set)"
+	}
+	var t string
+	if s.v.Kind() == jsonpos.String {
+		t = s.v.Text()
+	} else {
+		t = canon(s.v)
+	}
+	t = sanitize(t)
+	if len(t) > 200 {
+		t = t[:197] + "..."
+	}
+	return t
+}
+
+// compareValues compares every non-rule setting that changes what runs.
+func (e *engine) compareValues(f *fileState) {
+	e.compareMode(f)
+	e.compareSwitches(f)
+	e.compareNameLists(f)
+	e.compareDirectories(f)
+	e.compareHooks(f)
+	e.compareEnv(f)
+	e.compareHelpers(f)
+	e.compareSandbox(f)
+	e.comparePlugins(f)
+}
+
+// row appends a settings row.
+func (e *engine) row(f *fileState, kind, dir, before, after string, expands bool, rt rating.Rating, line, headLine int, why string) {
+	e.changes = append(e.changes, Change{Path: f.Path, Kind: kind, Direction: dir, Before: before, After: after, Expands: expands,
+		Access: string(rt.Access), Risk: string(rt.Risk), Line: line, HeadLine: headLine, Witnesses: []string{}, Why: why})
+}
+
+func direction(b, h setting) string {
+	switch {
+	case !b.present():
+		return DirAdded
+	case !h.present():
+		return DirRemoved
+	}
+	return DirChanged
+}
+
+// lineOf returns the head line when present, else the base line.
+func lineOf(b, h setting) (line, headLine int) {
+	if h.present() {
+		return h.line, h.line
+	}
+	return b.line, 1
+}
+
+// compareMode compares defaultMode: a change to a more permissive mode is
+// a grant (rated as the new mode), a change to a stricter one narrows.
+func (e *engine) compareMode(f *fileState) {
+	b, h := lookup(f.base, "defaultMode", true), lookup(f.head, "defaultMode", true)
+	if b.present() == h.present() && (!b.present() || canon(b.v) == canon(h.v)) {
+		return
+	}
+	modeOf := func(s setting) (string, bool) {
+		if !s.present() {
+			return "default", true
+		}
+		return s.v.Text(), s.v.Kind() == jsonpos.String
+	}
+	bm, _ := modeOf(b)
+	hm, hs := modeOf(h)
+	br, _ := rating.ModeRank(bm)
+	hr, known := rating.ModeRank(hm)
+	rt := rating.Mode(hm, hs)
+	expands := !hs || !known || hr > br
+	line, headLine := lineOf(b, h)
+	why := "the permission mode becomes " + hm + ": " + rt.Basis
+	if !expands {
+		why = "a stricter permission mode: " + rt.Basis
+	}
+	e.row(f, KindMode, direction(b, h), "defaultMode: "+display(b), "defaultMode: "+display(h), expands, rt, line, headLine, why)
+	if expands {
+		check := CheckAllowExpanded
+		if rt.Risk == rating.RiskCritical {
+			check = CheckWildcardAllow
+		}
+		e.finding(Finding{CheckID: check, Risk: string(rt.Risk), Path: f.Path, Line: line, HeadLine: headLine,
+			Evidence: "mode=" + sanitize(hm), Title: "defaultMode " + hm,
+			Message: fmt.Sprintf("%s sets defaultMode to %s (was %s): %s.", f.Path, display(h), bm, rt.Basis),
+			Key:     check + "|" + f.Path + "|defaultMode|" + hm})
+	}
+}
+
+// switchKeys are boolean-like settings rated by rating.Switch.
+var switchKeys = []string{"skipDangerousModePermissionPrompt", "enableAllProjectMcpServers", "disableBypassPermissionsMode",
+	"disableAutoMode", "allowManagedPermissionRulesOnly", "allowManagedHooksOnly", "disableAllHooks"}
+
+// compareSwitches compares the permission switches.
+func (e *engine) compareSwitches(f *fileState) {
+	for _, k := range switchKeys {
+		b, h := lookup(f.base, k, true), lookup(f.head, k, true)
+		if b.present() == h.present() && (!b.present() || canon(b.v) == canon(h.v)) {
+			continue
+		}
+		line, headLine := lineOf(b, h)
+		var expands bool
+		var rt rating.Rating
+		check := CheckAllowExpanded
+		why := ""
+		switch k {
+		case "skipDangerousModePermissionPrompt", "enableAllProjectMcpServers":
+			rt = rating.Switch(k, truthy(h.v), h.v.Kind() == jsonpos.Bool && h.v.Bool())
+			expands = truthy(h.v) && !truthy(b.v)
+			why = rt.Basis
+		case "disableBypassPermissionsMode", "disableAutoMode":
+			rt = rating.Switch(k, false, false)
+			locked := func(s setting) bool { return s.present() && s.v.Kind() == jsonpos.String && s.v.Text() == "disable" }
+			expands = locked(b) && !locked(h)
+			why = "a mode lock"
+			if expands {
+				why = "the lock is lifted: the mode it disabled can be used again"
+			}
+		case "disableAllHooks":
+			rt = rating.Hook("")
+			expands = truthy(b.v) && !truthy(h.v)
+			check = CheckHookChanged
+			why = "hooks are switched on or off"
+			if expands {
+				why = "hooks of this project run again"
+			}
+		default:
+			rt = rating.Switch(k, false, false)
+			why = "a managed-only setting: Claude Code ignores it in a project file"
+		}
+		e.row(f, KindSetting, direction(b, h), k+": "+display(b), k+": "+display(h), expands, rt, line, headLine, why)
+		if expands {
+			if rt.Risk == rating.RiskCritical {
+				check = CheckWildcardAllow
+			}
+			e.finding(Finding{CheckID: check, Risk: string(rt.Risk), Path: f.Path, Line: line, HeadLine: headLine,
+				Evidence: "setting=" + k + " value=" + display(h), Title: k + " " + display(h),
+				Message: fmt.Sprintf("%s sets %s to %s (was %s): %s.", f.Path, k, display(h), display(b), why),
+				Key:     check + "|" + f.Path + "|" + k})
+		}
+	}
+}
+
+// stringSet reads an array of strings with the line of each, noting
+// non-string entries under a placeholder name.
+func stringSet(v *jsonpos.Value) map[string]int {
+	out := map[string]int{}
+	for i, x := range v.Elements() {
+		name := x.Text()
+		if x.Kind() != jsonpos.String {
+			name = fmt.Sprintf("<entry %d: %s>", i, x.Kind())
+		}
+		if _, ok := out[name]; !ok {
+			out[name] = x.Start().Line
+		}
+	}
+	return out
+}
+
+// compareNameLists compares enabledMcpjsonServers (a new name connects
+// without approval) and disabledMcpjsonServers (a removed name does).
+func (e *engine) compareNameLists(f *fileState) {
+	for _, k := range []string{"enabledMcpjsonServers", "disabledMcpjsonServers"} {
+		b, h := lookup(f.base, k, false), lookup(f.head, k, false)
+		bs, hs := stringSet(b.v), stringSet(h.v)
+		grant := func(name string, line, headLine int, dir string) {
+			rt := rating.MCPServerApproval()
+			why := "the .mcp.json server " + name + " connects without asking for approval"
+			e.row(f, KindMCPApprove, dir, k+": "+beforeIf(dir, name), k+": "+afterIf(dir, name), true, rt, line, headLine, why)
+			e.finding(Finding{CheckID: CheckAllowExpanded, Risk: string(rt.Risk), Path: f.Path, Line: line, HeadLine: headLine,
+				Evidence: "setting=" + k + " value=" + sanitize(name), Title: "MCP server " + name + " approved",
+				Message: fmt.Sprintf("%s: %s %s %s: %s.", f.Path, map[string]string{DirAdded: "adds", DirRemoved: "removes"}[dir], name, map[string]string{DirAdded: "to", DirRemoved: "from"}[dir]+" "+k, why),
+				Key:     CheckAllowExpanded + "|" + f.Path + "|" + k + "|" + name})
+		}
+		for _, n := range sortedKeys(hs) {
+			if _, ok := bs[n]; ok {
+				continue
+			}
+			if k == "enabledMcpjsonServers" {
+				grant(n, hs[n], hs[n], DirAdded)
+			} else {
+				e.row(f, KindMCPApprove, DirAdded, "", k+": "+n, false, rating.Rating{Access: rating.AccessNone, Risk: rating.RiskLow}, hs[n], hs[n], "the server is rejected")
+			}
+		}
+		for _, n := range sortedKeys(bs) {
+			if _, ok := hs[n]; ok {
+				continue
+			}
+			headLine := max(h.line, 1)
+			if k == "disabledMcpjsonServers" {
+				grant(n, bs[n], headLine, DirRemoved)
+			} else {
+				e.row(f, KindMCPApprove, DirRemoved, k+": "+n, "", false, rating.Rating{Access: rating.AccessNone, Risk: rating.RiskLow}, bs[n], headLine, "the server needs approval again")
+			}
+		}
+	}
+}
+
+func beforeIf(dir, s string) string {
+	if dir == DirRemoved {
+		return s
+	}
+	return ""
+}
+
+func afterIf(dir, s string) string {
+	if dir == DirAdded {
+		return s
+	}
+	return ""
+}
+
+// compareDirectories compares additionalDirectories (in permissions and
+// at the top level): each new directory is file access beyond the project.
+func (e *engine) compareDirectories(f *fileState) {
+	collect := func(d *doc) map[string]int {
+		out := map[string]int{}
+		for _, s := range []setting{lookupOnly(d, "permissions", "additionalDirectories"), lookupOnly(d, "", "additionalDirectories")} {
+			for k, v := range stringSet(s.v) {
+				out[k] = v
+			}
+		}
+		return out
+	}
+	bs, hs := collect(f.base), collect(f.head)
+	for _, dir := range sortedKeys(hs) {
+		if _, ok := bs[dir]; ok {
+			continue
+		}
+		rt := rating.AdditionalDirectory(dir)
+		e.row(f, KindDirectory, DirAdded, "", dir, true, rt, hs[dir], hs[dir], rt.Basis)
+		e.finding(Finding{CheckID: CheckDirectoryAdded, Risk: string(rt.Risk), Path: f.Path, Line: hs[dir], HeadLine: hs[dir],
+			Evidence: "directory=" + sanitize(dir), Title: "additional directory " + dir,
+			Message: fmt.Sprintf("%s adds the additional directory %s: %s.", f.Path, dir, rt.Basis),
+			Key:     CheckDirectoryAdded + "|" + f.Path + "|" + dir})
+	}
+	for _, dir := range sortedKeys(bs) {
+		if _, ok := hs[dir]; !ok {
+			e.row(f, KindDirectory, DirRemoved, dir, "", false, rating.Rating{Access: rating.AccessNone, Risk: rating.RiskLow}, bs[dir], 1,
+				"removes file access to a directory outside the project")
+		}
+	}
+}
+
+// lookupOnly reads one key from one object (parent "" = top level).
+func lookupOnly(d *doc, parent, key string) setting {
+	if d == nil {
+		return setting{}
+	}
+	obj := d.root
+	if parent != "" {
+		obj = d.root.Get(parent)
+	}
+	if m, ok := obj.Lookup(key); ok {
+		return setting{m.Value, m.KeyStart.Line}
+	}
+	return setting{}
+}
+
+// handler is one hook handler, flattened.
+type handler struct {
+	event, matcher string
+	canon          string
+	summary        string
+	line           int
+}
+
+// hookHandlers flattens hooks.<Event>[].hooks[] into handlers.
+func hookHandlers(d *doc) map[string][]handler {
+	out := map[string][]handler{}
+	if d == nil {
+		return out
+	}
+	hooks := d.root.Get("hooks")
+	for _, ev := range hooks.Members() {
+		groups := ev.Value
+		if groups.Kind() != jsonpos.Array {
+			out[ev.Key] = append(out[ev.Key], handler{event: ev.Key, canon: canon(groups), summary: "an entry that is not a list of matcher groups", line: ev.KeyStart.Line})
+			continue
+		}
+		for _, g := range groups.Elements() {
+			matcher := g.Get("matcher").Text()
+			hs := g.Get("hooks")
+			if hs.Kind() != jsonpos.Array {
+				out[ev.Key] = append(out[ev.Key], handler{event: ev.Key, matcher: matcher, canon: canon(g), summary: "a matcher group without a hooks list", line: g.Start().Line})
+				continue
+			}
+			for _, h := range hs.Elements() {
+				out[ev.Key] = append(out[ev.Key], handler{event: ev.Key, matcher: matcher, canon: matcher + "\x00" + canon(h), summary: handlerSummary(h), line: h.Start().Line})
+			}
+		}
+	}
+	return out
+}
+
+// handlerSummary names what a handler runs without disclosing it: the type,
+// the command's first word (or the URL's host), and a digest.
+func handlerSummary(h *jsonpos.Value) string {
+	typ := h.Get("type").Text()
+	if typ == "" {
+		typ = "command"
+	}
+	switch {
+	case h.Get("command").Kind() == jsonpos.String:
+		return typ + " " + commandSummary(h.Get("command").Text())
+	case h.Get("url").Kind() == jsonpos.String:
+		return typ + " " + hostOf(h.Get("url").Text())
+	}
+	return typ + " handler"
+}
+
+// commandSummary is a command's first word and a short digest of the whole.
+func commandSummary(cmd string) string {
+	sum := sha256.Sum256([]byte(cmd))
+	first := strings.Fields(cmd)
+	word := ""
+	if len(first) > 0 {
+		word = sanitize(first[0])
+	}
+	return fmt.Sprintf("`%s` (sha256 %s)", word, hex.EncodeToString(sum[:4]))
+}
+
+func hostOf(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil || u.Host == "" {
+		return "(an unparsable URL)"
+	}
+	return u.Hostname()
+}
+
+// compareHooks compares hooks event by event: an added, changed or removed
+// handler is HOOK-CHANGED (a removed hook may have been a guard).
+func (e *engine) compareHooks(f *fileState) {
+	bh, hh := hookHandlers(f.base), hookHandlers(f.head)
+	events := map[string]bool{}
+	for k := range bh {
+		events[k] = true
+	}
+	for k := range hh {
+		events[k] = true
+	}
+	for _, ev := range sortedKeys(events) {
+		inBase := map[string]int{}
+		for _, h := range bh[ev] {
+			inBase[h.canon]++
+		}
+		inHead := map[string]int{}
+		for _, h := range hh[ev] {
+			inHead[h.canon]++
+		}
+		var added, removed []handler
+		seen := map[string]int{}
+		for _, h := range hh[ev] {
+			seen[h.canon]++
+			if seen[h.canon] > inBase[h.canon] {
+				added = append(added, h)
+			}
+		}
+		seen = map[string]int{}
+		for _, h := range bh[ev] {
+			seen[h.canon]++
+			if seen[h.canon] > inHead[h.canon] {
+				removed = append(removed, h)
+			}
+		}
+		if len(added)+len(removed) == 0 {
+			continue
+		}
+		rt := rating.Hook(ev)
+		var parts []string
+		headLine := 1
+		line := 0
+		for _, h := range added {
+			label := ev + hookMatcher(h.matcher)
+			e.row(f, KindHook, DirAdded, "", label+": "+h.summary, true, rt, h.line, h.line, "changes what runs around the agent's actions: "+rt.Basis)
+			parts = append(parts, "adds "+h.summary+hookMatcher(h.matcher))
+			if line == 0 {
+				line, headLine = h.line, h.line
+			}
+		}
+		for _, h := range removed {
+			label := ev + hookMatcher(h.matcher)
+			e.row(f, KindHook, DirRemoved, label+": "+h.summary, "", true, rt, h.line, 1, "removes a hook; if it was a guard, what it stopped now runs")
+			parts = append(parts, "removes "+h.summary+hookMatcher(h.matcher))
+			if line == 0 {
+				line = h.line
+			}
+		}
+		e.finding(Finding{CheckID: CheckHookChanged, Risk: string(rt.Risk), Path: f.Path, Line: line, HeadLine: headLine,
+			Evidence: "events=" + ev, Title: ev + " hooks changed",
+			Message: fmt.Sprintf("%s: the %s hooks change (%s): %s.", f.Path, ev, strings.Join(parts, "; "), rt.Basis),
+			Key:     CheckHookChanged + "|" + f.Path + "|" + ev + "|" + strings.Join(parts, ";")})
+	}
+}
+
+func hookMatcher(m string) string {
+	if m == "" {
+		return ""
+	}
+	return " [" + sanitize(m) + "]"
+}
+
+// compareEnv compares the env block by name; values are compared but
+// never shown.
+func (e *engine) compareEnv(f *fileState) {
+	get := func(d *doc) map[string]setting {
+		out := map[string]setting{}
+		if d == nil {
+			return out
+		}
+		for _, m := range d.root.Get("env").Members() {
+			out[m.Key] = setting{m.Value, m.KeyStart.Line}
+		}
+		return out
+	}
+	bs, hs := get(f.base), get(f.head)
+	for _, k := range sortedKeys(hs) {
+		h := hs[k]
+		b, ok := bs[k]
+		if ok && canon(b.v) == canon(h.v) {
+			continue
+		}
+		rt, _ := rating.Env(k)
+		dir := DirAdded
+		if ok {
+			dir = DirChanged
+		}
+		why := "sets an environment variable for the session and every subprocess"
+		if ok {
+			why = "changes an environment variable for the session and every subprocess (values are not shown)"
+		}
+		if rt.Risk == rating.RiskHigh {
+			why += ": " + rt.Basis
+		}
+		e.row(f, KindEnv, dir, envLabel(k, ok), envLabel(k, true), true, rt, h.line, h.line, why)
+		e.finding(Finding{CheckID: CheckEnvChanged, Risk: string(rt.Risk), Path: f.Path, Line: h.line, HeadLine: h.line,
+			Evidence: "env=" + k, Title: "env " + k,
+			Message: fmt.Sprintf("%s %s the environment variable %s: %s.", f.Path, map[string]string{DirAdded: "sets", DirChanged: "changes"}[dir], k, rt.Basis),
+			Key:     CheckEnvChanged + "|" + f.Path + "|" + k})
+	}
+	for _, k := range sortedKeys(bs) {
+		if _, ok := hs[k]; !ok {
+			e.row(f, KindEnv, DirRemoved, envLabel(k, true), "", false, rating.Rating{Access: rating.AccessNone, Risk: rating.RiskLow}, bs[k].line, 1, "no longer sets this environment variable")
+		}
+	}
+}
+
+func envLabel(k string, set bool) string {
+	if !set {
+		return ""
+	}
+	return k + "=<value not shown>"
+}
+
+// helperKeys are settings holding a command Claude Code runs itself.
+var helperKeys = []string{"apiKeyHelper", "awsAuthRefresh", "awsCredentialExport", "gcpAuthRefresh", "otelHeadersHelper",
+	"statusLine", "subagentStatusLine", "fileSuggestion", "policyHelper", "processWrapper"}
+
+// helperSummary names what a helper runs.
+func helperSummary(v *jsonpos.Value) string {
+	switch v.Kind() {
+	case jsonpos.String:
+		return commandSummary(v.Text())
+	case jsonpos.Object:
+		if c := v.Get("command"); c.Kind() == jsonpos.String {
+			return commandSummary(c.Text())
+		}
+		return "an object without a command"
+	}
+	return "a JSON " + v.Kind().String()
+}
+
+// compareHelpers compares command helpers: a new or changed command runs
+// on every session, in claude -p even before trust.
+func (e *engine) compareHelpers(f *fileState) {
+	for _, k := range helperKeys {
+		b, h := lookup(f.base, k, false), lookup(f.head, k, false)
+		if b.present() == h.present() && (!b.present() || canon(b.v) == canon(h.v)) {
+			continue
+		}
+		rt := rating.Helper(k)
+		line, headLine := lineOf(b, h)
+		before, after := "", ""
+		if b.present() {
+			before = k + ": " + helperSummary(b.v)
+		}
+		if h.present() {
+			after = k + ": " + helperSummary(h.v)
+		}
+		expands := h.present() && rt.Risk != rating.RiskLow
+		e.row(f, KindHelper, direction(b, h), before, after, expands, rt, line, headLine, rt.Basis)
+		if expands {
+			e.finding(Finding{CheckID: CheckHelperChanged, Risk: string(rt.Risk), Path: f.Path, Line: line, HeadLine: headLine,
+				Evidence: "setting=" + k, Title: k + " changed",
+				Message: fmt.Sprintf("%s %s %s to run %s: %s.", f.Path, map[string]string{DirAdded: "sets", DirChanged: "changes"}[direction(b, h)], k, helperSummary(h.v), rt.Basis),
+				Key:     CheckHelperChanged + "|" + f.Path + "|" + k})
+		}
+	}
+}
+
+// flatten turns an object into dotted keys with canonical values.
+func flatten(prefix string, v *jsonpos.Value, out map[string]setting) {
+	if v.Kind() != jsonpos.Object {
+		if v != nil {
+			out[prefix] = setting{v, v.Start().Line}
+		}
+		return
+	}
+	for _, m := range v.Members() {
+		key := m.Key
+		if prefix != "" {
+			key = prefix + "." + m.Key
+		}
+		if m.Value.Kind() == jsonpos.Object {
+			flatten(key, m.Value, out)
+			continue
+		}
+		out[key] = setting{m.Value, m.KeyStart.Line}
+	}
+}
+
+// Sandbox keys by how they loosen: arrays that widen when entries are added,
+// arrays that widen when entries are removed, switches that widen when
+// turned on, and switches that widen when turned off (with their defaults).
+var (
+	sandboxGrowLists   = map[string]bool{"excludedCommands": true, "network.allowedDomains": true, "network.allowUnixSockets": true, "filesystem.allowWrite": true, "filesystem.allowRead": true, "network.allowMachLookup": true}
+	sandboxShrinkLists = map[string]bool{"filesystem.denyWrite": true, "filesystem.denyRead": true, "network.deniedDomains": true}
+	sandboxOnLoosens   = map[string]bool{"allowUnsandboxedCommands": true, "autoAllowBashIfSandboxed": true, "enableWeakerNestedSandbox": true, "enableWeakerNetworkIsolation": true, "network.allowAllUnixSockets": true, "network.allowLocalBinding": true, "ignoreViolations": true, "filesystem.disabled": true}
+	sandboxOffLoosens  = map[string]bool{"enabled": true, "failIfUnavailable": true, "network.strictAllowlist": true}
+	// Defaults Claude Code documents for switches that are on unless set.
+	sandboxDefaultOn = map[string]bool{"autoAllowBashIfSandboxed": true, "allowUnsandboxedCommands": true}
+)
+
+// compareSandbox compares sandbox settings key by key and decides which
+// changes loosen the OS boundary around Bash.
+func (e *engine) compareSandbox(f *fileState) {
+	bs, hs := map[string]setting{}, map[string]setting{}
+	if f.base != nil {
+		flatten("", f.base.root.Get("sandbox"), bs)
+	}
+	if f.head != nil {
+		flatten("", f.head.root.Get("sandbox"), hs)
+	}
+	keys := map[string]bool{}
+	for k := range bs {
+		keys[k] = true
+	}
+	for k := range hs {
+		keys[k] = true
+	}
+	for _, k := range sortedKeys(keys) {
+		b, h := bs[k], hs[k]
+		if b.present() && h.present() && canon(b.v) == canon(h.v) {
+			continue
+		}
+		on := func(s setting) bool {
+			if !s.present() {
+				return sandboxDefaultOn[k]
+			}
+			return truthy(s.v)
+		}
+		var loosens bool
+		what := ""
+		switch {
+		case sandboxGrowLists[k]:
+			bl, hl := stringSet(b.v), stringSet(h.v)
+			var added []string
+			for _, x := range sortedKeys(hl) {
+				if _, ok := bl[x]; !ok {
+					added = append(added, sanitize(x))
+				}
+			}
+			loosens = len(added) > 0
+			what = "adds " + strings.Join(added, ", ")
+		case sandboxShrinkLists[k]:
+			bl, hl := stringSet(b.v), stringSet(h.v)
+			var removed []string
+			for _, x := range sortedKeys(bl) {
+				if _, ok := hl[x]; !ok {
+					removed = append(removed, sanitize(x))
+				}
+			}
+			loosens = len(removed) > 0
+			what = "removes " + strings.Join(removed, ", ")
+		case sandboxOnLoosens[k]:
+			loosens = on(h) && !on(b)
+			what = "turns it on"
+		case sandboxOffLoosens[k]:
+			loosens = on(b) && !on(h)
+			what = "turns it off"
+		default:
+			loosens = h.present()
+			what = "changes a sandbox setting whose direction Shipgate does not model"
+		}
+		rt := rating.Sandbox(k)
+		line, headLine := lineOf(b, h)
+		why := "tightens or keeps the sandbox"
+		if loosens {
+			why = rt.Basis + ": sandbox." + k + " " + what
+		}
+		e.row(f, KindSandbox, direction(b, h), "sandbox."+k+": "+display(b), "sandbox."+k+": "+display(h), loosens, rt, line, headLine, why)
+		if loosens {
+			e.finding(Finding{CheckID: CheckSandboxLoosened, Risk: string(rt.Risk), Path: f.Path, Line: line, HeadLine: headLine,
+				Evidence: "setting=sandbox." + k, Title: "sandbox." + k,
+				Message: fmt.Sprintf("%s: sandbox.%s %s (was %s, now %s): %s.", f.Path, k, what, display(b), display(h), rt.Basis),
+				Key:     CheckSandboxLoosened + "|" + f.Path + "|" + k})
+		}
+	}
+}
+
+// comparePlugins compares enabledPlugins and extraKnownMarketplaces.
+func (e *engine) comparePlugins(f *fileState) {
+	for _, key := range []string{"enabledPlugins", "extraKnownMarketplaces"} {
+		get := func(d *doc) map[string]setting {
+			out := map[string]setting{}
+			if d == nil {
+				return out
+			}
+			for _, m := range d.root.Get(key).Members() {
+				out[m.Key] = setting{m.Value, m.KeyStart.Line}
+			}
+			return out
+		}
+		bs, hs := get(f.base), get(f.head)
+		rt := rating.Plugin()
+		for _, name := range sortedKeys(hs) {
+			h := hs[name]
+			b, ok := bs[name]
+			if ok && canon(b.v) == canon(h.v) {
+				continue
+			}
+			enables := key == "extraKnownMarketplaces" || truthy(h.v)
+			if key == "enabledPlugins" && ok && truthy(b.v) && truthy(h.v) {
+				enables = true // re-pointed
+			}
+			dir := DirAdded
+			if ok {
+				dir = DirChanged
+			}
+			e.row(f, KindPlugin, dir, key+": "+name+beforeValue(ok, b), key+": "+name+" = "+display(h), enables, rt, h.line, h.line, rt.Basis)
+			if enables {
+				e.finding(Finding{CheckID: CheckPluginAdded, Risk: string(rt.Risk), Path: f.Path, Line: h.line, HeadLine: h.line,
+					Evidence: key + "=" + sanitize(name), Title: key + " " + name,
+					Message: fmt.Sprintf("%s %s %s %s: %s.", f.Path, map[string]string{DirAdded: "adds", DirChanged: "changes"}[dir], key, name, rt.Basis),
+					Key:     CheckPluginAdded + "|" + f.Path + "|" + key + "|" + name})
+			}
+		}
+		for _, name := range sortedKeys(bs) {
+			if _, ok := hs[name]; !ok {
+				e.row(f, KindPlugin, DirRemoved, key+": "+name, "", false, rating.Rating{Access: rating.AccessNone, Risk: rating.RiskLow}, bs[name].line, 1, "removes a plugin or marketplace")
+			}
+		}
+	}
+}
+
+func beforeValue(ok bool, b setting) string {
+	if !ok {
+		return ""
+	}
+	return " = " + display(b)
+}
