@@ -80,6 +80,11 @@ func (e *engine) pairMoves(rs *ruleSet) map[*event]*event {
 	moved := map[*event]*event{}
 	for _, from := range lists {
 		for _, r := range rs.removed[from] {
+			if from == lattice.Allow && len(rs.removed[lattice.Allow]) == 1 && len(rs.added[lattice.Allow]) > 0 {
+				// The only allow rule that left is what the arrivals replaced
+				// (shipgate-spec 2.3): pair it by containment, not as a move.
+				continue
+			}
 			for _, to := range lists {
 				if to == from {
 					continue
@@ -170,9 +175,11 @@ func (e *engine) judgeAllowAdditions(rs *ruleSet, moved map[*event]*event) {
 			a.expands = true
 			a.witnesses = callStrings(calls)
 		case lattice.No:
-			if r.Ambiguous() && lattice.CoveredBy(r, baseAllow).Answer != lattice.Yes && lattice.CoveredBy(r, headStop).Answer != lattice.Yes {
+			if v := lattice.CoveredBy(r, none); v.Answer != lattice.Yes {
+				// An ambiguous rule on either side: what it may grant is not
+				// surely stopped or already granted.
 				a.expands = true
-				a.why = "Claude Code may read this rule more widely than it looks (" + r.Ambiguity + "); treated as a grant"
+				a.why = "Claude Code may read these rules in more than one way (" + v.Reason + "); treated as a grant"
 				break
 			}
 			a.why, a.cover = e.whyNothingNew(f, r, headStop, baseAllow)
@@ -329,9 +336,9 @@ func (e *engine) judgeRestrictionRemovals(rs *ruleSet, moved map[*event]*event) 
 			calls, ans := lattice.FindN([]lattice.Rule{r}, stops, maxWitnesses)
 			switch ans {
 			case lattice.No:
-				if r.Ambiguous() && lattice.CoveredBy(r, stops).Answer != lattice.Yes {
+				if v := lattice.CoveredBy(r, stops); v.Answer != lattice.Yes {
 					d.expands = true
-					d.why = "the rules at the head may not stop everything it stopped (" + r.Ambiguity + ")"
+					d.why = "the rules at the head may not stop everything it stopped (" + v.Reason + ")"
 					break
 				}
 				d.why = fmt.Sprintf("removes this %s rule, but the %s rules at the head still stop everything it stopped", l, stopWord(l))

@@ -1,5 +1,7 @@
 package lattice
 
+import "strings"
+
 // Find looks for one call that every rule in all surely matches and no rule
 // in none may match. It answers Yes with the call, No when no such call
 // exists, and Unknown when the question mixes shapes it cannot search
@@ -71,12 +73,16 @@ func Find(all, none []Rule) (Call, Answer) {
 		}
 	}
 	var mustM, notM []*machine
+	prefix := ""
 	for _, rd := range must {
 		if rd.kind == readArgs {
 			if rd.tooLarge {
 				return Call{}, Unknown
 			}
 			mustM = append(mustM, rd.args)
+			if len(rd.prefix) > len(prefix) {
+				prefix = rd.prefix
+			}
 		}
 	}
 	for _, rd := range noneRs {
@@ -88,6 +94,9 @@ func Find(all, none []Rule) (Call, Answer) {
 		case readArgs:
 			if rd.tool != target.tool || rd.param != "" || (rd.arg == argPath && rd.zone != target.zone) {
 				continue // checked on the witness by verify
+			}
+			if rd.arg != argHost && !strings.HasPrefix(prefix, rd.prefix) && !strings.HasPrefix(rd.prefix, prefix) {
+				continue // starts with other text: it cannot match any call of the target
 			}
 			if rd.tooLarge {
 				return Call{}, Unknown
@@ -192,31 +201,111 @@ func findByExamples(verify func(Call) bool) (Call, Answer) {
 // CoveredBy decides whether the rules of others together allow every call r
 // allows: Yes, No with a witness r matches and none of others does, or
 // Unknown. It is Covers for a set: `Bash(npm test *)` and `Bash(npm run *)`
-// together cover `Bash(npm run lint)`.
+// together cover `Bash(npm run lint)`. With ambiguous rules involved it
+// answers Yes only when what r may match lies inside what the others surely
+// match.
 func CoveredBy(r Rule, others []Rule) Verdict {
 	r = parsed(r)
 	for _, o := range others {
 		if o.Text == r.Text && o.List == r.List {
 			return Verdict{Answer: Yes, Reason: "the same rule"}
 		}
-		if v := Covers(o, r); v.Answer == Yes {
-			return Verdict{Answer: Yes, Reason: v.Reason}
-		}
 	}
 	c, ans := Find([]Rule{r}, others)
 	switch ans {
 	case Yes:
 		return Verdict{Answer: No, Witness: c, Reason: label(r) + " matches " + c.String() + ", none of the other rules does"}
-	case No:
-		if r.Ambiguous() {
-			return Verdict{Answer: Unknown, Reason: label(r) + ": " + r.Ambiguity}
+	case Unknown:
+		return Verdict{Answer: Unknown, Reason: "the rules mix tools, anchors or parameters the search cannot compare together"}
+	}
+	// Find read r narrowly and the others widely. That is exact unless an
+	// ambiguous rule is involved; then only a single rule covering r in
+	// every reading proves it.
+	var doubt *Rule
+	if r.Ambiguous() {
+		doubt = &r
+	}
+	for i := range others {
+		if doubt != nil {
+			break
 		}
-		for _, o := range others {
-			if o.Ambiguous() {
-				return Verdict{Answer: Unknown, Reason: label(o) + ": " + o.Ambiguity}
+		if o := parsed(others[i]); o.Ambiguous() {
+			// o matters when the others without it no longer cover r.
+			rest := append(append([]Rule(nil), others[:i]...), others[i+1:]...)
+			if _, a := Find([]Rule{r}, rest); a != No {
+				doubt = &others[i]
 			}
 		}
+	}
+	if doubt == nil {
 		return Verdict{Answer: Yes, Reason: "every call " + label(r) + " matches, one of the other rules matches too"}
 	}
-	return Verdict{Answer: Unknown, Reason: "the rules mix tools, anchors or parameters the search cannot compare together"}
+	for _, o := range others {
+		if v := Covers(o, r); v.Answer == Yes {
+			return Verdict{Answer: Yes, Reason: v.Reason}
+		}
+	}
+	return Verdict{Answer: Unknown, Reason: label(*doubt) + ": " + doubt.Ambiguity}
+}
+
+// FindN is Find returning up to n calls: recognisable consequential calls
+// first (publishing, force-pushing, running code, reading credentials),
+// then the one the search found. The Answer is Find's.
+func FindN(all, none []Rule, n int) ([]Call, Answer) {
+	c, ans := Find(all, none)
+	if ans != Yes || n <= 0 {
+		return nil, ans
+	}
+	var out []Call
+	for _, e := range exampleCalls {
+		if len(out) >= n-1 {
+			break
+		}
+		if e == c {
+			continue
+		}
+		if e.Tool != c.Tool {
+			continue
+		}
+		ok := true
+		for _, r := range all {
+			if Match(r, e) != Yes {
+				ok = false
+				break
+			}
+		}
+		for i := 0; ok && i < len(none); i++ {
+			if !mayMatch(none[i], e) {
+				continue
+			}
+			if Match(none[i], e) != No {
+				ok = false
+			}
+		}
+		if ok {
+			out = append(out, e)
+		}
+	}
+	return append(out, c), Yes
+}
+
+// mayMatch is a cheap test that rules out a rule matching a call: a rule
+// of another tool, or whose every argument starts with other text.
+func mayMatch(r Rule, c Call) bool {
+	r = parsed(r)
+	for _, rd := range r.readings {
+		switch rd.kind {
+		case readNames:
+			return true
+		case readArgs:
+			if rd.tool != c.Tool {
+				continue
+			}
+			if rd.arg == argShell && !rd.fold && !strings.HasPrefix(c.Arg, rd.prefix) {
+				continue
+			}
+			return true
+		}
+	}
+	return false
 }

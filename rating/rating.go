@@ -170,6 +170,13 @@ func wildcardShaped(r lattice.Rule) bool {
 	if !r.HasSpecifier {
 		return true
 	}
+	if r.Family == lattice.FamilyPath {
+		// A path pattern is wildcard-shaped when it matches every path under
+		// the project (Read(*), Edit(**/*)), not merely when it starts with
+		// a star (Edit(**/.env.example) names one file name).
+		all := lattice.ParseIn(r.List, r.Canonical+"(**)")
+		return lattice.Covers(r, all).Answer == lattice.Yes
+	}
 	return strings.HasPrefix(strings.TrimSpace(r.Specifier), "*")
 }
 

@@ -1,0 +1,284 @@
+package diff
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+)
+
+// perms builds a settings file from allow/ask/deny lists.
+type perms struct{ allow, ask, deny []string }
+
+func (p perms) json() string {
+	m := map[string]any{}
+	add := func(k string, v []string) {
+		if v != nil {
+			m[k] = v
+		}
+	}
+	add("allow", p.allow)
+	add("ask", p.ask)
+	add("deny", p.deny)
+	b, _ := json.MarshalIndent(map[string]any{"permissions": m}, "", "  ")
+	return string(b)
+}
+
+func settingsPair(base, head string) Input {
+	return Input{Files: []File{{Path: ".claude/settings.json",
+		Base: Version{Exists: base != "", Data: []byte(base)},
+		Head: Version{Exists: head != "", Data: []byte(head)}}}}
+}
+
+func checkIDs(r Report) []string {
+	var out []string
+	for _, f := range r.Findings {
+		if f.Action == "advisory" {
+			continue
+		}
+		out = append(out, strings.TrimPrefix(f.CheckID, "SHIP-HOST-BOUNDARY-"))
+	}
+	sort.Strings(out)
+	return slices.Compact(out)
+}
+
+func rowsSummary(r Report) []string {
+	var out []string
+	for _, c := range r.Changes {
+		mark := ""
+		if c.Expands {
+			mark = "!"
+		}
+		out = append(out, fmt.Sprintf("%s%s %s %s→%s", mark, c.Direction, c.List, c.Before, c.After))
+	}
+	return out
+}
+
+// TestRepresentativeCases holds shipgate-spec 7.3: base → head ⇒ expected
+// classification, decision and checks.
+func TestRepresentativeCases(t *testing.T) {
+	cases := []struct {
+		n          int
+		base, head perms
+		decision   Decision
+		checks     []string // PERMISSION- prefixed names without SHIP-HOST-BOUNDARY-
+		rows       []string // expected row summaries (subset, in any order)
+	}{
+		{1, perms{allow: []string{"Bash(npm test:*)"}}, perms{allow: []string{"Bash(npm *)"}}, DecisionRequireReview,
+			[]string{"PERMISSION-ALLOW-EXPANDED"}, []string{"!widened allow Bash(npm test:*)→Bash(npm *)"}},
+		{2, perms{allow: []string{"Bash(npm *)"}}, perms{allow: []string{"Bash(npm test:*)"}}, DecisionAllow,
+			nil, []string{"narrowed allow Bash(npm *)→Bash(npm test:*)"}},
+		{3, perms{allow: []string{"Bash(npm:*)"}}, perms{allow: []string{"Bash(npm test:*)"}}, DecisionAllow,
+			nil, []string{"narrowed allow Bash(npm:*)→Bash(npm test:*)"}},
+		{4, perms{allow: []string{"Bash(npm run test:*)"}}, perms{allow: []string{"Bash(npm run test:*)", "Bash(npm run test:unit)"}}, DecisionRequireReview,
+			[]string{"PERMISSION-ALLOW-EXPANDED"}, []string{"!added allow →Bash(npm run test:unit)"}},
+		{5, perms{allow: []string{"Bash(git add:*)"}}, perms{allow: []string{"Bash(git add *)"}}, DecisionAllow,
+			nil, []string{"respelled allow Bash(git add:*)→Bash(git add *)"}},
+		{6, perms{allow: []string{"Bash(*)"}}, perms{allow: []string{"Bash"}}, DecisionAllow,
+			nil, []string{"respelled allow Bash(*)→Bash"}},
+		{7, perms{allow: []string{"Bash(gh pr *)"}}, perms{allow: []string{"Bash(gh pr view *)", "Bash(gh pr diff *)", "Bash(gh pr list *)", "Bash(gh pr checks *)"}}, DecisionAllow,
+			nil, []string{"narrowed allow Bash(gh pr *)→Bash(gh pr view *)", "narrowed allow Bash(gh pr *)→Bash(gh pr checks *)"}},
+		{8, perms{allow: []string{"Bash(pnpm run lint:*)"}}, perms{allow: []string{"Bash(pnpm run lint *)", "Bash(pnpm run lint:fix *)"}}, DecisionRequireReview,
+			[]string{"PERMISSION-ALLOW-EXPANDED"}, []string{"respelled allow Bash(pnpm run lint:*)→Bash(pnpm run lint *)", "!added allow →Bash(pnpm run lint:fix *)"}},
+		{9, perms{allow: []string{"Bash(git *)"}}, perms{allow: []string{"Bash(git *)", "Bash(git merge --no-ff -X ours:*)"}}, DecisionAllow,
+			nil, []string{"covered allow Bash(git *)→Bash(git merge --no-ff -X ours:*)"}},
+		{10, perms{allow: []string{"Bash(git status *)"}, deny: []string{"Bash(git log *)"}}, perms{allow: []string{"Bash(git status --short *)", "Bash(git log *)"}}, DecisionRequireReview,
+			[]string{"PERMISSION-ALLOW-EXPANDED", "PERMISSION-DENY-REMOVED"}, []string{"!moved allow deny: Bash(git log *)→allow: Bash(git log *)", "narrowed allow Bash(git status *)→Bash(git status --short *)"}},
+		{11, perms{allow: []string{"Bash(npm *)"}}, perms{allow: []string{"Bash(npm test *)"}, deny: []string{"Bash(npm *)"}}, DecisionAllow,
+			nil, nil},
+		{12, perms{allow: []string{"Bash(git status *)"}}, perms{allow: []string{"Bash(git *)"}, deny: []string{"Bash(git status *)"}}, DecisionRequireReview,
+			[]string{"PERMISSION-ALLOW-EXPANDED"}, []string{"!widened allow Bash(git status *)→Bash(git *)"}},
+		{13, perms{allow: []string{"Read"}}, perms{allow: []string{"Read", "mcp__github__get_issue"}}, DecisionRequireReview,
+			[]string{"PERMISSION-ALLOW-EXPANDED"}, []string{"!added allow →mcp__github__get_issue"}},
+		{14, perms{allow: []string{"Read"}}, perms{allow: []string{"Read", "mcp__github__*"}}, DecisionBlock,
+			[]string{"PERMISSION-WILDCARD-ALLOW"}, nil},
+		{15, perms{allow: []string{"mcp__github"}}, perms{allow: []string{"mcp__github__get_issue"}}, DecisionAllow,
+			nil, []string{"narrowed allow mcp__github→mcp__github__get_issue"}},
+		{16, perms{allow: []string{"Edit", "Write"}}, perms{allow: []string{"Edit", "Write", "Edit(**/.env.example)", "Write(**/.env.example)"}}, DecisionAllow,
+			nil, []string{"covered allow Edit→Edit(**/.env.example)"}},
+		{17, perms{allow: []string{"Read"}}, perms{allow: []string{"Read", "Edit(**/.env.example)"}}, DecisionRequireReview,
+			[]string{"PERMISSION-ALLOW-EXPANDED"}, nil},
+		{18, perms{deny: []string{"Read(.env.*)"}}, perms{deny: []string{"Read(.env.*)", "Read(!.env.example)"}}, DecisionRequireReview,
+			[]string{"PERMISSION-DENY-REMOVED"}, []string{"!added deny →Read(!.env.example)"}},
+		{19, perms{deny: []string{"Read(.env.*)"}}, perms{deny: []string{"Read(!.env.example)", "Read(.env.*)"}}, DecisionAllow,
+			nil, nil},
+		{20, perms{deny: []string{"Write(.env)", "NotebookEdit(.env)"}}, perms{deny: []string{"Bash(rm -rf *)"}}, DecisionAllow,
+			nil, []string{"removed deny Write(.env)→"}},
+		{21, perms{deny: []string{"Write", "Read(.env)"}}, perms{deny: []string{"Read(.env)"}}, DecisionRequireReview,
+			[]string{"PERMISSION-DENY-REMOVED"}, []string{"!removed deny Write→"}},
+		{22, perms{allow: []string{"Bash(python3 -c *)"}}, perms{allow: []string{"Bash(python3 *)"}}, DecisionBlock,
+			[]string{"PERMISSION-WILDCARD-ALLOW"}, []string{"!widened allow Bash(python3 -c *)→Bash(python3 *)"}},
+		{23, perms{allow: []string{"Bash(npx:*)"}}, perms{allow: []string{"Bash(npx *)"}}, DecisionAllow,
+			nil, []string{"respelled allow Bash(npx:*)→Bash(npx *)"}},
+		{24, perms{allow: []string{"*"}}, perms{allow: []string{"*", "Bash(npm test)"}}, DecisionRequireReview,
+			[]string{"PERMISSION-ALLOW-EXPANDED"}, nil},
+		{25, perms{allow: []string{"Bash(find *)"}}, perms{allow: []string{"Bash(find *)", "Bash(find . -delete)"}}, DecisionAllow,
+			nil, []string{"covered allow Bash(find *)→Bash(find . -delete)"}},
+		{26, perms{deny: []string{"Bash(rm:*)"}}, perms{deny: []string{"Bash( rm *)"}}, DecisionRequireReview,
+			[]string{"PERMISSION-DENY-REMOVED"}, nil},
+	}
+	for _, c := range cases {
+		t.Run(fmt.Sprint(c.n), func(t *testing.T) {
+			r := Compare(settingsPair(c.base.json(), c.head.json()))
+			if r.Decision != c.decision {
+				t.Errorf("decision %s, want %s\nrows: %q\nfindings: %v", r.Decision, c.decision, rowsSummary(r), r.Findings)
+			}
+			if got := checkIDs(r); !slices.Equal(got, c.checks) {
+				t.Errorf("checks %v, want %v\nrows: %q", got, c.checks, rowsSummary(r))
+			}
+			rows := rowsSummary(r)
+			for _, want := range c.rows {
+				if !slices.Contains(rows, want) {
+					t.Errorf("missing row %q in %q", want, rows)
+				}
+			}
+		})
+	}
+}
+
+// TestExecTierBlocks: each widen-and-still-block pair of the seed.
+func TestExecTierBlocks(t *testing.T) {
+	for _, p := range [][2]string{{"Bash(python3 -c *)", "Bash(python3 *)"}, {"Bash(npx *)", "Bash(npx*)"}, {"Bash(env *)", "Bash(e*)"}} {
+		r := Compare(settingsPair(perms{allow: []string{p[0]}}.json(), perms{allow: []string{p[1]}}.json()))
+		if r.Decision != DecisionBlock {
+			t.Errorf("%s → %s: decision %s", p[0], p[1], r.Decision)
+		}
+		var wild []Finding
+		for _, f := range r.Findings {
+			if f.CheckID == CheckWildcardAllow {
+				wild = append(wild, f)
+			}
+		}
+		if len(wild) != 1 || !strings.Contains(wild[0].Message, p[1]) {
+			t.Errorf("%s → %s: findings %v", p[0], p[1], r.Findings)
+		}
+		if r.Changes[0].Risk != "critical" {
+			t.Errorf("%s → %s: row risk %s", p[0], p[1], r.Changes[0].Risk)
+		}
+	}
+	// A respelling grants nothing; a narrowing from a broader allow is not
+	// an expansion even into a tier rule.
+	for _, p := range [][2]string{{"Bash(npx:*)", "Bash(npx *)"}, {"Bash(*)", "Bash(npx *)"}, {"Bash(python3 *)", "Bash(python3 -c *)"}} {
+		r := Compare(settingsPair(perms{allow: []string{p[0]}}.json(), perms{allow: []string{p[1]}}.json()))
+		if r.Decision != DecisionAllow {
+			t.Errorf("%s → %s: decision %s, findings %v", p[0], p[1], r.Decision, r.Findings)
+		}
+	}
+	// A newly added launcher blocks, with the table text as evidence.
+	r := Compare(settingsPair(perms{allow: []string{"Bash(npm test *)"}}.json(), perms{allow: []string{"Bash(npm test *)", "Bash(npx:*)"}}.json()))
+	if r.Decision != DecisionBlock || r.Findings[0].Evidence != "Bash(npx *)" {
+		t.Errorf("launcher added: %s %v", r.Decision, r.Findings)
+	}
+}
+
+// TestEffectiveView: rules across the settings files of one project are
+// evaluated together (deny, then ask, then allow).
+func TestEffectiveView(t *testing.T) {
+	local := perms{deny: []string{"Bash(npm publish *)", "Bash(npm exec *)"}}.json()
+	in := Input{Files: []File{
+		{Path: ".claude/settings.json",
+			Base: Version{Exists: true, Data: []byte(perms{allow: []string{"Bash(npm test *)"}}.json())},
+			Head: Version{Exists: true, Data: []byte(perms{allow: []string{"Bash(npm test *)", "Bash(npm publish *)"}}.json())}},
+		{Path: ".claude/settings.local.json", Base: Version{Exists: true, Data: []byte(local)}, Head: Version{Exists: true, Data: []byte(local)}},
+	}}
+	r := Compare(in)
+	if r.Decision != DecisionAllow {
+		t.Fatalf("an allow rule shadowed by a deny in settings.local.json expanded: %v", rowsSummary(r))
+	}
+	if !strings.Contains(r.Changes[0].Why, "deny: Bash(npm publish *)") {
+		t.Errorf("why does not name the shadowing deny: %q", r.Changes[0].Why)
+	}
+	// A partly shadowed rule's witnesses avoid the denied calls.
+	in.Files[0].Head.Data = []byte(perms{allow: []string{"Bash(npm test *)", "Bash(npm *)"}}.json())
+	r = Compare(in)
+	if r.Decision != DecisionRequireReview {
+		t.Fatalf("decision %s", r.Decision)
+	}
+	for _, w := range r.Changes[0].Witnesses {
+		if strings.HasPrefix(w, "npm publish") || strings.HasPrefix(w, "npm exec") {
+			t.Errorf("witness %q is denied by settings.local.json", w)
+		}
+	}
+	// Removing the deny from settings.local.json frees the calls: the
+	// finding says they now run without a prompt.
+	in = Input{Files: []File{
+		{Path: ".claude/settings.json", Base: Version{Exists: true, Data: []byte(perms{allow: []string{"Bash(npm *)"}}.json())}, Head: Version{Exists: true, Data: []byte(perms{allow: []string{"Bash(npm *)"}}.json())}},
+		{Path: ".claude/settings.local.json", Base: Version{Exists: true, Data: []byte(local)}, Head: Version{Exists: true, Data: []byte(perms{deny: []string{"Bash(npm exec *)"}}.json())}},
+	}}
+	r = Compare(in)
+	if r.Decision != DecisionRequireReview || !strings.Contains(r.Findings[0].Message, "now run without a prompt (allow: Bash(npm *))") {
+		t.Errorf("deny removal: %s %v", r.Decision, r.Findings)
+	}
+}
+
+func TestFileLevelFailures(t *testing.T) {
+	base := perms{allow: []string{"Bash(npm test *)"}, deny: []string{"Read(.env)", "Bash(rm *)"}}.json()
+	cases := []struct {
+		name, head string
+		status     string
+		check      string
+		risk       string
+		line       int
+	}{
+		{"comment", "{\n  // allow npm\n  \"permissions\": {}\n}", StatusParseFailed, CheckParseFailed, "high", 2},
+		{"trailing comma", "{\"permissions\": {\"allow\": [\"Bash(x)\",]}}", StatusParseFailed, CheckParseFailed, "high", 1},
+		{"not an object", "[1,2]", StatusParseFailed, CheckParseFailed, "high", 1},
+		{"bom", "\ufeff{}", StatusParseFailed, CheckParseFailed, "high", 1},
+		{"empty", "", StatusDeleted, CheckDenyRemoved, "high", 0},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			r := Compare(settingsPair(base, c.head))
+			if r.Files[0].Status != c.status {
+				t.Errorf("status %s, want %s", r.Files[0].Status, c.status)
+			}
+			if r.Decision == DecisionAllow {
+				t.Errorf("a broken or deleted file passed")
+			}
+			found := false
+			for _, f := range r.Findings {
+				if f.CheckID == c.check {
+					found = true
+					if f.Risk != c.risk {
+						t.Errorf("risk %s, want %s", f.Risk, c.risk)
+					}
+					if c.line > 0 && f.Line != c.line {
+						t.Errorf("line %d, want %d", f.Line, c.line)
+					}
+				}
+			}
+			if !found {
+				t.Errorf("no %s finding: %v", c.check, r.Findings)
+			}
+		})
+	}
+	big := `{"permissions":{"allow":["` + strings.Repeat("x", MaxFileSize) + `"]}}`
+	r := Compare(settingsPair(base, big))
+	if r.Files[0].Status != StatusTooLarge || r.Decision == DecisionAllow {
+		t.Errorf("too large: %+v %s", r.Files[0], r.Decision)
+	}
+}
+
+func TestProblemsAreFindings(t *testing.T) {
+	head := "{\n  \"permissions\": {\"deny\": [\"Read(.env)\"]},\n  \"permissions\": {\"allow\": [\"Bash(npm test *)\", 3, \"  \"]},\n  \"permission\": {}\n}"
+	r := Compare(settingsPair(perms{deny: []string{"Read(.env)"}}.json(), head))
+	got := map[string]int{}
+	for _, f := range r.Findings {
+		got[f.CheckID] = f.Line
+	}
+	if got[CheckDuplicateKey] != 3 {
+		t.Errorf("duplicate key finding at line %d: %v", got[CheckDuplicateKey], r.Findings)
+	}
+	if _, ok := got[CheckRuleInvalid]; !ok {
+		t.Errorf("no invalid rule finding")
+	}
+	if got[CheckUnknownKey] != 4 {
+		t.Errorf("unknown key finding: %v", r.Findings)
+	}
+	// The first permissions object is overridden: its deny rule is gone.
+	if _, ok := got[CheckDenyRemoved]; !ok {
+		t.Errorf("the overridden deny was not reported removed: %v", r.Findings)
+	}
+}
