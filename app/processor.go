@@ -1,0 +1,467 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/google/go-github/v62/github"
+
+	"github.com/shipgate-app/shipgate/diff"
+	"github.com/shipgate-app/shipgate/policy"
+)
+
+// Config tunes the App's worker. Zero values take the defaults.
+type Config struct {
+	// CheckName is the check run's name (default "shipgate"): the name to
+	// require in branch protection.
+	CheckName string
+	// PolicyPath is the repository policy file (default .github/shipgate.yml),
+	// always read from the pull request's base.
+	PolicyPath string
+	// OrgPolicyRepo and OrgPolicyPath locate the organisation default
+	// (default: shipgate.yml in the org's .github repository).
+	OrgPolicyRepo, OrgPolicyPath string
+	// OrgPolicyTTL is how long the org default is cached (default 5 min).
+	OrgPolicyTTL time.Duration
+	// MaxFiles is the most pull-request files read (GitHub lists 3,000).
+	MaxFiles int
+	// SummaryBytes bounds the check-run summary (default 65,000 bytes, under
+	// GitHub's 65,535 characters).
+	SummaryBytes int
+	// ContentCacheBytes bounds the cache of file contents read at a SHA.
+	ContentCacheBytes int
+	// Version is printed in check-run summaries.
+	Version string
+	Logger  *slog.Logger
+	// Now is the clock (tests replace it).
+	Now func() time.Time
+}
+
+func (c *Config) defaults() {
+	if c.CheckName == "" {
+		c.CheckName = "shipgate"
+	}
+	if c.PolicyPath == "" {
+		c.PolicyPath = ".github/shipgate.yml"
+	}
+	if c.OrgPolicyRepo == "" {
+		c.OrgPolicyRepo = ".github"
+	}
+	if c.OrgPolicyPath == "" {
+		c.OrgPolicyPath = "shipgate.yml"
+	}
+	if c.OrgPolicyTTL == 0 {
+		c.OrgPolicyTTL = 5 * time.Minute
+	}
+	if c.MaxFiles == 0 {
+		c.MaxFiles = 3000
+	}
+	if c.SummaryBytes == 0 {
+		c.SummaryBytes = 65000
+	}
+	if c.ContentCacheBytes == 0 {
+		c.ContentCacheBytes = 64 << 20
+	}
+	if c.Version == "" {
+		c.Version = "dev"
+	}
+	if c.Logger == nil {
+		c.Logger = slog.New(slog.DiscardHandler)
+	}
+	if c.Now == nil {
+		c.Now = time.Now
+	}
+}
+
+// Worker evaluates pull requests and publishes check runs. It
+// implements the webhook queue's processor and failure reporter.
+type Worker struct {
+	clients  *Clients
+	cfg      Config
+	contents *contentCache
+	orgMu    sync.Mutex
+	org      map[string]ttlEntry
+	runsMu   sync.Mutex
+	runs     map[string]int64 // owner/repo@head → the in-progress run a retry reuses
+}
+
+// NewWorker builds the worker.
+func NewWorker(clients *Clients, cfg Config) *Worker {
+	cfg.defaults()
+	return &Worker{clients: clients, cfg: cfg, contents: newContentCache(cfg.ContentCacheBytes),
+		org: map[string]ttlEntry{}, runs: map[string]int64{}}
+}
+
+// Process runs one job.
+func (p *Worker) Process(ctx context.Context, job Job) ([]Job, error) {
+	cl, err := p.clients.Installation(job.InstallationID)
+	if err != nil {
+		return nil, err
+	}
+	switch job.Kind {
+	case KindEvaluatePR:
+		return nil, p.evaluatePR(ctx, cl, job, job.PRNumber)
+	case KindEvaluateSHA:
+		return p.evaluateSHA(ctx, cl, job)
+	case KindReevaluateRepo:
+		return p.openPRJobs(ctx, cl, job, job.Owner, job.Repo, "")
+	case KindReevaluateOrg:
+		return p.orgJobs(ctx, cl, job)
+	}
+	return nil, fmt.Errorf("unknown job kind %q", job.Kind)
+}
+
+// evaluateSHA handles a re-run without pull requests (fork PRs leave the
+// check run's pull_requests empty): the run's external_id names the PR;
+// otherwise every open PR whose head is the SHA is evaluated.
+func (p *Worker) evaluateSHA(ctx context.Context, cl *github.Client, job Job) ([]Job, error) {
+	if job.CheckRunID != 0 {
+		run, _, err := cl.Checks.GetCheckRun(ctx, job.Owner, job.Repo, job.CheckRunID)
+		if err != nil {
+			return nil, fmt.Errorf("reading check run %d: %w", job.CheckRunID, err)
+		}
+		if n, ok := parseExternalID(run.GetExternalID()); ok {
+			return nil, p.evaluatePR(ctx, cl, job, n)
+		}
+	}
+	return p.openPRJobs(ctx, cl, job, job.Owner, job.Repo, job.HeadSHA)
+}
+
+// openPRJobs returns one evaluation job per open pull request of a
+// repository (only those with the given head when headSHA is set).
+func (p *Worker) openPRJobs(ctx context.Context, cl *github.Client, job Job, owner, repo, headSHA string) ([]Job, error) {
+	opts := &github.PullRequestListOptions{State: "open", ListOptions: github.ListOptions{PerPage: 100}}
+	var out []Job
+	for {
+		prs, resp, err := cl.PullRequests.List(ctx, owner, repo, opts)
+		if err != nil {
+			return nil, fmt.Errorf("listing open pull requests of %s/%s: %w", owner, repo, err)
+		}
+		for _, pr := range prs {
+			if headSHA != "" && pr.GetHead().GetSHA() != headSHA {
+				continue
+			}
+			j := job
+			j.Kind, j.Owner, j.Repo, j.PRNumber, j.HeadSHA, j.CheckRunID = KindEvaluatePR, owner, repo, pr.GetNumber(), pr.GetHead().GetSHA(), 0
+			out = append(out, j)
+		}
+		if resp.NextPage == 0 {
+			return out, nil
+		}
+		opts.Page = resp.NextPage
+	}
+}
+
+// orgJobs re-evaluates every repository of the installation (the org
+// default policy changed).
+func (p *Worker) orgJobs(ctx context.Context, cl *github.Client, job Job) ([]Job, error) {
+	opts := &github.ListOptions{PerPage: 100}
+	var out []Job
+	for {
+		repos, resp, err := cl.Apps.ListRepos(ctx, opts)
+		if err != nil {
+			return nil, fmt.Errorf("listing the installation's repositories: %w", err)
+		}
+		for _, r := range repos.Repositories {
+			if r.GetArchived() {
+				continue
+			}
+			j := job
+			j.Kind, j.Owner, j.Repo, j.PRNumber, j.HeadSHA = KindReevaluateRepo, r.GetOwner().GetLogin(), r.GetName(), 0, ""
+			out = append(out, j)
+		}
+		if resp.NextPage == 0 {
+			return out, nil
+		}
+		opts.Page = resp.NextPage
+	}
+}
+
+// externalID carries what a re-run needs: the pull request number.
+func externalID(n int) string { return "pr:" + strconv.Itoa(n) }
+
+func parseExternalID(s string) (int, bool) {
+	n, err := strconv.Atoi(strings.TrimPrefix(s, "pr:"))
+	return n, err == nil && strings.HasPrefix(s, "pr:") && n > 0
+}
+
+// evaluation is one pull request being evaluated.
+type evaluation struct {
+	owner, repo string
+	pr          *github.PullRequest
+	head, base  string
+	policy      *policy.Policy
+	policySrc   string
+	policyErrs  []*policy.Error
+	files       []diff.File
+	truncated   bool
+	runID       int64
+}
+
+// evaluatePR evaluates one pull request at its current head and publishes
+// the check run. A job's head SHA is a hint: the check is always posted on
+// the PR's current head, so an out-of-order delivery never reports a stale
+// commit.
+func (p *Worker) evaluatePR(ctx context.Context, cl *github.Client, job Job, n int) error {
+	log := p.cfg.Logger.With("installation_id", job.InstallationID, "repo", job.Owner+"/"+job.Repo, "pr", n, "delivery_id", job.DeliveryID)
+	pr, _, err := cl.PullRequests.Get(ctx, job.Owner, job.Repo, n)
+	if err != nil {
+		if isNotFound(err) {
+			log.Warn("pull request not found; nothing to check")
+			return nil
+		}
+		return fmt.Errorf("reading pull request #%d: %w", n, err)
+	}
+	if pr.GetState() != "open" {
+		log.Info("pull request is not open; not checked", "state", pr.GetState())
+		return nil
+	}
+	ev := &evaluation{owner: job.Owner, repo: job.Repo, pr: pr, head: pr.GetHead().GetSHA(), base: pr.GetBase().GetSHA()}
+	if job.HeadSHA != "" && job.HeadSHA != ev.head {
+		log.Info("the pull request moved on; checking its current head", "hint", shortSHA(job.HeadSHA), "head", shortSHA(ev.head))
+	}
+	started := p.cfg.Now()
+	if err := p.loadPolicy(ctx, cl, ev); err != nil {
+		return err
+	}
+	candidates, truncated, err := p.changedConfig(ctx, cl, ev)
+	if err != nil {
+		return err
+	}
+	ev.truncated = truncated
+	if len(candidates) == 0 && len(ev.policyErrs) == 0 && !truncated {
+		// Nothing to read: complete the run in one call, so the check
+		// exists for branch protection.
+		return p.publishNothing(ctx, cl, ev)
+	}
+	if err := p.startRun(ctx, cl, ev); err != nil {
+		return err
+	}
+	for _, c := range candidates {
+		f := diff.File{Path: c.path}
+		if c.basePath != "" {
+			if f.Base, err = p.fetch(ctx, cl, ev.owner, ev.repo, ev.base, c.basePath); err != nil {
+				return err
+			}
+		}
+		if c.headPath != "" {
+			if f.Head, err = p.fetch(ctx, cl, ev.owner, ev.repo, ev.head, c.headPath); err != nil {
+				return err
+			}
+		}
+		ev.files = append(ev.files, f)
+	}
+	r := diff.Compare(diff.Input{Files: ev.files, Policy: ev.policy})
+	if err := p.publish(ctx, cl, ev, r); err != nil {
+		return err
+	}
+	log.Info("pull request checked", "decision", r.Decision, "files", len(ev.files), "findings", len(r.Findings),
+		"head", shortSHA(ev.head), "duration_ms", p.cfg.Now().Sub(started).Milliseconds())
+	return nil
+}
+
+// candidate is one agent-config file a pull request touches.
+type candidate struct {
+	path               string // the path reported (head path, or base path when deleted)
+	basePath, headPath string // "" when absent on that side
+}
+
+// changedConfig lists the pull request's files (paginated, up to GitHub's
+// 3,000) and keeps the agent-config files. A rename is a deletion of the
+// old path and an addition of the new one.
+func (p *Worker) changedConfig(ctx context.Context, cl *github.Client, ev *evaluation) ([]candidate, bool, error) {
+	opts := &github.ListOptions{PerPage: 100}
+	var out []candidate
+	seen := 0
+	for {
+		files, resp, err := cl.PullRequests.ListFiles(ctx, ev.owner, ev.repo, ev.pr.GetNumber(), opts)
+		if err != nil {
+			return nil, false, fmt.Errorf("listing the files of pull request #%d: %w", ev.pr.GetNumber(), err)
+		}
+		for _, f := range files {
+			seen++
+			name, prev := f.GetFilename(), f.GetPreviousFilename()
+			isCfg := func(pth string) bool {
+				k, _ := diff.Classify(pth, ev.policy)
+				return k != diff.NotAgentConfig
+			}
+			switch f.GetStatus() {
+			case "removed":
+				if isCfg(name) {
+					out = append(out, candidate{path: name, basePath: name})
+				}
+			case "added":
+				if isCfg(name) {
+					out = append(out, candidate{path: name, headPath: name})
+				}
+			case "renamed":
+				if prev != "" && isCfg(prev) {
+					out = append(out, candidate{path: prev, basePath: prev})
+				}
+				if isCfg(name) {
+					out = append(out, candidate{path: name, headPath: name})
+				}
+			default:
+				if isCfg(name) {
+					out = append(out, candidate{path: name, basePath: name, headPath: name})
+				}
+			}
+			if name == p.cfg.PolicyPath {
+				p.validateHeadPolicy(ctx, cl, ev)
+			}
+		}
+		if resp.NextPage == 0 || seen >= p.cfg.MaxFiles {
+			return out, seen >= p.cfg.MaxFiles, nil
+		}
+		opts.Page = resp.NextPage
+	}
+}
+
+// loadPolicy reads the repository policy from the base (a pull request
+// cannot loosen its own gate) and, when the repository has none, the
+// organisation default.
+func (p *Worker) loadPolicy(ctx context.Context, cl *github.Client, ev *evaluation) error {
+	v, err := p.fetch(ctx, cl, ev.owner, ev.repo, ev.base, p.cfg.PolicyPath)
+	if err != nil {
+		return err
+	}
+	src := fmt.Sprintf("%s/%s@%s:%s", ev.owner, ev.repo, shortSHA(ev.base), p.cfg.PolicyPath)
+	if !v.Exists {
+		v, err = p.orgPolicy(ctx, cl, ev.owner)
+		if err != nil {
+			return err
+		}
+		src = fmt.Sprintf("%s/%s:%s (organisation default)", ev.owner, p.cfg.OrgPolicyRepo, p.cfg.OrgPolicyPath)
+	}
+	if !v.Exists {
+		ev.policySrc = "defaults (no " + p.cfg.PolicyPath + " on the base branch, no organisation default)"
+		return nil
+	}
+	ev.policySrc = src
+	pol, perr := policy.Parse(p.cfg.PolicyPath, v.Data)
+	if perr != nil {
+		var es policy.Errors
+		if errors.As(perr, &es) {
+			ev.policyErrs = es
+		} else {
+			ev.policyErrs = []*policy.Error{{Path: p.cfg.PolicyPath, Msg: perr.Error()}}
+		}
+		return nil
+	}
+	ev.policy = pol
+	return nil
+}
+
+// orgPolicy reads the organisation default policy, cached for a while: it
+// lives on a branch, not at a SHA.
+func (p *Worker) orgPolicy(ctx context.Context, cl *github.Client, owner string) (diff.Version, error) {
+	key := owner
+	p.orgMu.Lock()
+	e, ok := p.org[key]
+	p.orgMu.Unlock()
+	if ok && p.cfg.Now().Sub(e.at) < p.cfg.OrgPolicyTTL {
+		return e.v, e.err
+	}
+	v, err := p.fetch(ctx, cl, owner, p.cfg.OrgPolicyRepo, "", p.cfg.OrgPolicyPath)
+	if err != nil && isNotFound(errors.Unwrap(err)) {
+		v, err = diff.Version{}, nil
+	}
+	if err != nil {
+		return v, err
+	}
+	p.orgMu.Lock()
+	p.org[key] = ttlEntry{v: v, at: p.cfg.Now()}
+	p.orgMu.Unlock()
+	return v, nil
+}
+
+// validateHeadPolicy checks the policy file a pull request proposes: it is
+// not enforced (the base's is), but its errors are annotated so the author
+// sees them before merging.
+func (p *Worker) validateHeadPolicy(ctx context.Context, cl *github.Client, ev *evaluation) {
+	v, err := p.fetch(ctx, cl, ev.owner, ev.repo, ev.head, p.cfg.PolicyPath)
+	if err != nil || !v.Exists || v.Unreadable != "" {
+		return
+	}
+	if _, perr := policy.Parse(p.cfg.PolicyPath, v.Data); perr != nil {
+		var es policy.Errors
+		if errors.As(perr, &es) {
+			for _, e := range es {
+				e.Msg = "proposed policy: " + e.Msg
+			}
+			ev.policyErrs = append(ev.policyErrs, es...)
+		}
+	}
+}
+
+func isNotFound(err error) bool {
+	var er *github.ErrorResponse
+	return errors.As(err, &er) && er.Response != nil && er.Response.StatusCode == http.StatusNotFound
+}
+
+// JobFailed completes, as failed, any run a job left in progress after its
+// last attempt, so no check stays "in progress" forever: the summary asks
+// for a re-run.
+func (p *Worker) JobFailed(ctx context.Context, job Job, cause error) {
+	cl, err := p.clients.Installation(job.InstallationID)
+	if err != nil {
+		return
+	}
+	head := job.HeadSHA
+	if job.Kind == KindEvaluatePR {
+		if pr, _, err := cl.PullRequests.Get(ctx, job.Owner, job.Repo, job.PRNumber); err == nil {
+			head = pr.GetHead().GetSHA()
+		}
+	}
+	if head == "" {
+		return
+	}
+	runs, _, err := cl.Checks.ListCheckRunsForRef(ctx, job.Owner, job.Repo, head, &github.ListCheckRunsOptions{
+		CheckName: github.String(p.cfg.CheckName), Status: github.String("in_progress")})
+	if err != nil {
+		p.cfg.Logger.Error("could not list check runs to mark a failed job", "repo", job.Owner+"/"+job.Repo, "error", err)
+		return
+	}
+	for _, run := range runs.CheckRuns {
+		p.failRun(ctx, cl, job.Owner, job.Repo, run.GetID(), cause)
+	}
+}
+
+// failRun completes a run as failed with a message that says what to do.
+func (p *Worker) failRun(ctx context.Context, cl *github.Client, owner, repo string, id int64, cause error) {
+	summary := "Shipgate could not finish this check: " + sanitizeError(cause) +
+		"\n\nNothing was concluded about this change. Press **Re-run** to try again; if it keeps failing, the App's logs name the cause."
+	_, _, err := cl.Checks.UpdateCheckRun(ctx, owner, repo, id, github.UpdateCheckRunOptions{
+		Name: p.cfg.CheckName, Status: github.String("completed"), Conclusion: github.String("failure"),
+		CompletedAt: &github.Timestamp{Time: p.cfg.Now()},
+		Output: &github.CheckRunOutput{Title: github.String("Could not complete the check: press Re-run"), Summary: github.String(summary)},
+	})
+	if err != nil {
+		p.cfg.Logger.Error("could not mark a check run failed", "repo", owner+"/"+repo, "check_run_id", id, "error", err)
+	}
+}
+
+// sanitizeError keeps an error message short and free of URLs' query
+// strings (tokens never appear in them, but keep it tidy).
+func sanitizeError(err error) string {
+	if err == nil {
+		return "an unknown error"
+	}
+	s := err.Error()
+	if i := strings.Index(s, "?"); i >= 0 {
+		if j := strings.IndexAny(s[i:], " :"); j > 0 {
+			s = s[:i] + s[i+j:]
+		}
+	}
+	if len(s) > 500 {
+		s = s[:497] + "..."
+	}
+	return s
+}

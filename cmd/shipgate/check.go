@@ -1,0 +1,190 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/shipgate-app/shipgate/diff"
+	"github.com/shipgate-app/shipgate/policy"
+)
+
+// reportFlags are the output flags check and diff share.
+type reportFlags struct {
+	format     *string
+	failOn     *string
+	policyPath *string
+}
+
+func addReportFlags(fs interface {
+	String(name, value, usage string) *string
+}) reportFlags {
+	return reportFlags{
+		format:     fs.String("format", "text", "output format: text, json, markdown or sarif"),
+		failOn:     fs.String("fail-on", "", "exit 1 when the decision reaches review (require_review or block) or block"),
+		policyPath: fs.String("policy", "", "policy file (.github/shipgate.yml) to apply"),
+	}
+}
+
+func (f reportFlags) validate() error {
+	if err := oneOf("format", *f.format, "text", "json", "markdown", "sarif"); err != nil {
+		return err
+	}
+	if *f.failOn != "" {
+		if err := oneOf("fail-on", *f.failOn, "review", "block"); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// loadPolicy reads a policy file given on the command line.
+func loadPolicy(path string) (*policy.Policy, error) {
+	if path == "" {
+		return nil, nil
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("reading the policy: %w", err)
+	}
+	return policy.Parse(path, data)
+}
+
+// render writes a report in the chosen format and returns the exit code.
+func render(stdout, stderr io.Writer, cmd string, r diff.Report, f reportFlags, o diff.RenderOptions) int {
+	var out []byte
+	var err error
+	switch *f.format {
+	case "json":
+		out, err = r.JSON()
+	case "sarif":
+		out, err = r.SARIF(o)
+	case "markdown":
+		out = []byte(r.Markdown(o))
+	default:
+		out = []byte(r.Text(o))
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "shipgate %s: rendering the report: %v\n", cmd, err)
+		return exitUsage
+	}
+	if _, err := stdout.Write(out); err != nil {
+		fmt.Fprintf(stderr, "shipgate %s: writing the report: %v\n", cmd, err)
+		return exitUsage
+	}
+	switch {
+	case *f.failOn == "block" && r.Decision == diff.DecisionBlock:
+		return exitFail
+	case *f.failOn == "review" && r.Decision != diff.DecisionAllow:
+		return exitFail
+	}
+	return exitOK
+}
+
+// readVersion reads one side of `shipgate check`: "" or /dev/null is an
+// absent file; a file over the size limit is reported, not read.
+func readVersion(path string) (diff.Version, error) {
+	if path == "" || path == os.DevNull {
+		return diff.Version{}, nil
+	}
+	st, err := os.Stat(path)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return diff.Version{}, fmt.Errorf("%s does not exist (use /dev/null for an absent side)", path)
+		}
+		return diff.Version{}, err
+	}
+	if st.IsDir() {
+		return diff.Version{}, fmt.Errorf("%s is a directory, not a settings file", path)
+	}
+	if st.Size() > diff.MaxFileSize {
+		return diff.Version{Exists: true, TooLarge: true,
+			Unreadable: fmt.Sprintf("the file is %d bytes, over the %d-byte limit; it was not read", st.Size(), diff.MaxFileSize)}, nil
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return diff.Version{}, err
+	}
+	return diff.Version{Exists: true, Data: data}, nil
+}
+
+func runCheck(args []string, _ io.Reader, stdout, stderr io.Writer) int {
+	fs := newFlagSet("check", "--base FILE --head FILE [--path P] [--policy FILE] [--format text|json|markdown|sarif] [--fail-on review|block]", stderr)
+	base := fs.String("base", "", "the file before the change (/dev/null or omitted: the file is new)")
+	head := fs.String("head", "", "the file after the change (/dev/null or omitted: the file is deleted)")
+	path := fs.String("path", "", "the file's path in the repository (default: from --head or --base, else .claude/settings.json)")
+	rf := addReportFlags(fs)
+	pos, err := parseFlags(fs, args)
+	if err != nil {
+		return flagError(err)
+	}
+	if len(pos) > 0 {
+		return usageError(stderr, "check", "unexpected argument %q: give the files with --base and --head", pos[0])
+	}
+	if err := rf.validate(); err != nil {
+		return usageError(stderr, "check", "%v", err)
+	}
+	if (*base == "" || *base == os.DevNull) && (*head == "" || *head == os.DevNull) {
+		return usageError(stderr, "check", "give --base, --head or both")
+	}
+	repoPath := *path
+	if repoPath == "" {
+		repoPath = guessRepoPath(*head, *base)
+	}
+	if kind, _ := diff.Classify(repoPath, nil); kind == diff.NotAgentConfig {
+		return usageError(stderr, "check", "--path %q is not an agent-config file Shipgate reads (.claude/settings.json, .claude/settings.local.json, .mcp.json, in any directory)", repoPath)
+	}
+	bv, err := readVersion(*base)
+	if err != nil {
+		return usageError(stderr, "check", "--base: %v", err)
+	}
+	hv, err := readVersion(*head)
+	if err != nil {
+		return usageError(stderr, "check", "--head: %v", err)
+	}
+	pol, err := loadPolicy(*rf.policyPath)
+	if err != nil {
+		return usageError(stderr, "check", "--policy: %v", err)
+	}
+	r := diff.Compare(diff.Input{Files: []diff.File{{Path: repoPath, Base: bv, Head: hv}}, Policy: pol})
+	o := diff.RenderOptions{
+		Subject:   fmt.Sprintf("Agent permission review  %s -> %s", side(*base), side(*head)),
+		Version:   version,
+		Reproduce: "shipgate check " + strings.Join(args, " "),
+	}
+	return render(stdout, stderr, "check", r, rf, o)
+}
+
+func side(p string) string {
+	if p == "" || p == os.DevNull {
+		return "(absent)"
+	}
+	return p
+}
+
+// guessRepoPath names the file in the repository from the file given.
+func guessRepoPath(paths ...string) string {
+	for _, p := range paths {
+		if p == "" || p == os.DevNull {
+			continue
+		}
+		slash := filepath.ToSlash(p)
+		if k, _ := diff.Classify(slash, nil); k != diff.NotAgentConfig {
+			if i := strings.Index(slash, ".claude/"); i >= 0 && !strings.Contains(slash[:i], "..") {
+				return ".claude/" + slash[i+len(".claude/"):]
+			}
+			return filepath.Base(slash)
+		}
+		switch base := filepath.Base(p); {
+		case strings.HasSuffix(base, "mcp.json"):
+			return ".mcp.json"
+		case strings.Contains(base, "local"):
+			return ".claude/settings.local.json"
+		}
+	}
+	return ".claude/settings.json"
+}

@@ -1,0 +1,306 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+
+	"github.com/shipgate-app/shipgate/app"
+	"github.com/shipgate-app/shipgate/webhook"
+)
+
+// serveConfig is everything `shipgate serve` needs. Every field has a flag
+// and an environment variable (flags win).
+type serveConfig struct {
+	Listen         string
+	AppID          int64
+	AppSlug        string
+	PrivateKey     []byte
+	WebhookSecrets []string
+	GitHubURL      string
+	Workers        int
+	QueueSize      int
+	JobTimeout     time.Duration
+	ShutdownGrace  time.Duration
+	Logger         *slog.Logger
+	// RedeliverFailed lets a manual redelivery of a delivery whose job
+	// failed run again (GitHub reuses the delivery ID).
+	RedeliverFailed bool
+	// HTTPTransport is the transport to GitHub (tests and the demo point it
+	// at the fake); nil uses the default.
+	HTTPTransport http.RoundTripper
+}
+
+// server is a running App: HTTP listener, queue, worker pool.
+type server struct {
+	cfg      serveConfig
+	http     *http.Server
+	hook     *webhook.Server
+	queue    *webhook.MemoryQueue
+	worker   *app.Worker
+	listener net.Listener
+	ready    *readiness
+	stop     context.CancelFunc
+	done     chan struct{}
+	runErr   error
+}
+
+// readiness caches whether the App's credentials work (GET /app with the
+// App JWT), so probes do not call GitHub every time.
+type readiness struct {
+	clients *app.Clients
+	mu      sync.Mutex
+	at      time.Time
+	err     error
+	slug    string
+}
+
+func (r *readiness) check(ctx context.Context) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if !r.at.IsZero() && time.Since(r.at) < 30*time.Second {
+		return r.err
+	}
+	a, _, err := r.clients.App().Apps.Get(ctx, "")
+	r.at = time.Now()
+	if err != nil {
+		r.err = fmt.Errorf("the GitHub App credentials do not work yet: %w", err)
+		return r.err
+	}
+	r.err, r.slug = nil, a.GetSlug()
+	return nil
+}
+
+// startServer builds and starts the App on cfg.Listen. It returns once the
+// listener is open; stop it with shutdown.
+func startServer(ctx context.Context, cfg serveConfig) (*server, error) {
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.NewJSONHandler(os.Stderr, nil))
+	}
+	if len(cfg.WebhookSecrets) == 0 {
+		return nil, errors.New("no webhook secret: set --webhook-secret-file or SHIPGATE_WEBHOOK_SECRET (refusing to accept unsigned deliveries)")
+	}
+	if len(cfg.PrivateKey) == 0 {
+		return nil, errors.New("no GitHub App private key: set --private-key-file or SHIPGATE_PRIVATE_KEY_FILE")
+	}
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	metrics, err := webhook.NewMetrics(reg)
+	if err != nil {
+		return nil, err
+	}
+	apiMetrics, err := app.NewAPIMetrics(metrics.Registerer())
+	if err != nil {
+		return nil, err
+	}
+	tr := &app.Transport{Base: cfg.HTTPTransport, Metrics: apiMetrics, Logger: cfg.Logger}
+	clients, err := app.NewClients(cfg.AppID, cfg.PrivateKey, cfg.GitHubURL, tr)
+	if err != nil {
+		return nil, err
+	}
+	ready := &readiness{clients: clients}
+	slug := cfg.AppSlug
+	if slug == "" {
+		cctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		if err := ready.check(cctx); err != nil {
+			cfg.Logger.Error("could not read the App at startup; readiness stays false until it works", "error", err)
+		}
+		cancel()
+		slug = ready.slug
+		if slug == "" {
+			slug = "shipgate"
+		}
+	}
+	worker := app.NewWorker(clients, app.Config{Version: version, Logger: cfg.Logger})
+	deliveries, err := webhook.NewDeliveryCache(webhook.DeliveryCacheOptions{RedeliverFailed: cfg.RedeliverFailed})
+	if err != nil {
+		return nil, err
+	}
+	queue, err := webhook.NewMemoryQueue(webhook.QueueOptions{
+		Capacity: cfg.QueueSize, Workers: cfg.Workers, JobTimeout: cfg.JobTimeout,
+		OnDropped: deliveries.JobFailed, Metrics: metrics, Logger: cfg.Logger,
+	})
+	if err != nil {
+		return nil, err
+	}
+	hook, err := webhook.NewServer(webhook.Options{
+		Secrets: cfg.WebhookSecrets, AppID: cfg.AppID, AppSlug: slug, Queue: queue, Deliveries: deliveries,
+		Metrics: metrics, Ready: ready.check, Logger: cfg.Logger,
+	})
+	if err != nil {
+		return nil, err
+	}
+	ln, err := net.Listen("tcp", cfg.Listen)
+	if err != nil {
+		return nil, fmt.Errorf("listening on %s: %w", cfg.Listen, err)
+	}
+	runCtx, stop := context.WithCancel(context.Background())
+	s := &server{cfg: cfg, hook: hook, queue: queue, worker: worker, listener: ln, ready: ready, stop: stop, done: make(chan struct{}),
+		http: &http.Server{Handler: hook, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 60 * time.Second, WriteTimeout: 60 * time.Second,
+			IdleTimeout: 120 * time.Second, ErrorLog: slog.NewLogLogger(cfg.Logger.Handler(), slog.LevelWarn)}}
+	go func() {
+		if err := s.http.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			cfg.Logger.Error("HTTP server stopped", "error", err)
+		}
+	}()
+	go func() {
+		defer close(s.done)
+		s.runErr = queue.Run(runCtx, worker)
+	}()
+	cfg.Logger.Info("shipgate listening", "addr", ln.Addr().String(), "app_id", cfg.AppID, "github_url", cfg.GitHubURL, "workers", cfg.Workers)
+	return s, nil
+}
+
+// URL is the server's base URL.
+func (s *server) URL() string { return "http://" + s.listener.Addr().String() }
+
+// shutdown stops accepting deliveries (503), lets accepted jobs finish
+// until ctx ends, and closes the listener. No accepted job is dropped
+// silently: the queue logs any it had to abandon.
+func (s *server) shutdown(ctx context.Context) error {
+	errHook := s.hook.Shutdown(ctx)
+	errHTTP := s.http.Shutdown(ctx)
+	s.stop()
+	select {
+	case <-s.done:
+	case <-ctx.Done():
+	}
+	return errors.Join(errHook, errHTTP)
+}
+
+func runServe(args []string, _ io.Reader, stdout, stderr io.Writer) int {
+	fs := newFlagSet("serve", "[flags]", stderr)
+	listen := fs.String("listen", envOr("SHIPGATE_LISTEN", ":8080"), "address to listen on (SHIPGATE_LISTEN)")
+	appID := fs.String("app-id", os.Getenv("SHIPGATE_APP_ID"), "GitHub App ID (SHIPGATE_APP_ID)")
+	appSlug := fs.String("app-slug", os.Getenv("SHIPGATE_APP_SLUG"), "GitHub App slug; read from GitHub when empty (SHIPGATE_APP_SLUG)")
+	keyFile := fs.String("private-key-file", os.Getenv("SHIPGATE_PRIVATE_KEY_FILE"), "PEM file of the App's private key (SHIPGATE_PRIVATE_KEY_FILE; or SHIPGATE_PRIVATE_KEY with the PEM itself)")
+	secretFile := fs.String("webhook-secret-file", os.Getenv("SHIPGATE_WEBHOOK_SECRET_FILE"), "file with the webhook secret; one per line to rotate (SHIPGATE_WEBHOOK_SECRET_FILE; or SHIPGATE_WEBHOOK_SECRET)")
+	ghURL := fs.String("github-url", envOr("SHIPGATE_GITHUB_URL", "https://api.github.com/"), "GitHub REST API URL; https://HOST/api/v3/ for GitHub Enterprise Server (SHIPGATE_GITHUB_URL)")
+	workers := fs.Int("workers", envInt("SHIPGATE_WORKERS", 4), "concurrent evaluations (SHIPGATE_WORKERS)")
+	queueSize := fs.Int("queue-size", envInt("SHIPGATE_QUEUE_SIZE", 1000), "pending pull requests before deliveries get 503 (SHIPGATE_QUEUE_SIZE)")
+	jobTimeout := fs.Duration("job-timeout", envDuration("SHIPGATE_JOB_TIMEOUT", 2*time.Minute), "time limit of one evaluation attempt (SHIPGATE_JOB_TIMEOUT)")
+	grace := fs.Duration("shutdown-grace", envDuration("SHIPGATE_SHUTDOWN_GRACE", 25*time.Second), "time to finish accepted jobs on SIGTERM (SHIPGATE_SHUTDOWN_GRACE)")
+	logFormat := fs.String("log-format", envOr("SHIPGATE_LOG_FORMAT", "json"), "log format: json or text (SHIPGATE_LOG_FORMAT)")
+	logLevel := fs.String("log-level", envOr("SHIPGATE_LOG_LEVEL", "info"), "log level: debug, info, warn, error (SHIPGATE_LOG_LEVEL)")
+	redeliver := fs.Bool("redeliver-failed", envBool("SHIPGATE_REDELIVER_FAILED", true), "accept a redelivery of a delivery whose job failed (SHIPGATE_REDELIVER_FAILED)")
+	if _, err := parseFlags(fs, args); err != nil {
+		return flagError(err)
+	}
+	logger, err := newLogger(stderr, *logFormat, *logLevel)
+	if err != nil {
+		return usageError(stderr, "serve", "%v", err)
+	}
+	cfg := serveConfig{Listen: *listen, AppSlug: *appSlug, GitHubURL: *ghURL, Workers: *workers, QueueSize: *queueSize,
+		JobTimeout: *jobTimeout, ShutdownGrace: *grace, Logger: logger, RedeliverFailed: *redeliver}
+	if cfg.AppID, err = strconv.ParseInt(strings.TrimSpace(*appID), 10, 64); err != nil || cfg.AppID <= 0 {
+		return usageError(stderr, "serve", "--app-id %q: give the GitHub App's numeric ID (SHIPGATE_APP_ID)", *appID)
+	}
+	if cfg.PrivateKey, err = readSecret(*keyFile, "SHIPGATE_PRIVATE_KEY"); err != nil || len(cfg.PrivateKey) == 0 {
+		return usageError(stderr, "serve", "private key: %v", orMissing(err, "set --private-key-file or SHIPGATE_PRIVATE_KEY_FILE"))
+	}
+	secrets, err := readSecret(*secretFile, "SHIPGATE_WEBHOOK_SECRET")
+	if err != nil {
+		return usageError(stderr, "serve", "webhook secret: %v", err)
+	}
+	for _, line := range strings.FieldsFunc(string(secrets), func(r rune) bool { return r == '\n' || r == ',' }) {
+		if s := strings.TrimSpace(line); s != "" {
+			cfg.WebhookSecrets = append(cfg.WebhookSecrets, s)
+		}
+	}
+	if len(cfg.WebhookSecrets) == 0 {
+		return usageError(stderr, "serve", "no webhook secret: set --webhook-secret-file or SHIPGATE_WEBHOOK_SECRET (Shipgate refuses to start without one)")
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
+	defer stop()
+	s, err := startServer(ctx, cfg)
+	if err != nil {
+		fmt.Fprintf(stderr, "shipgate serve: %v\n", err)
+		return exitFail
+	}
+	<-ctx.Done()
+	logger.Info("shutting down: finishing accepted jobs", "grace", cfg.ShutdownGrace)
+	sctx, cancel := context.WithTimeout(context.Background(), cfg.ShutdownGrace)
+	defer cancel()
+	if err := s.shutdown(sctx); err != nil {
+		logger.Error("shutdown", "error", err)
+		return exitFail
+	}
+	logger.Info("stopped")
+	return exitOK
+}
+
+func orMissing(err error, msg string) error {
+	if err != nil {
+		return err
+	}
+	return errors.New(msg)
+}
+
+// readSecret reads a secret from a file, or from an environment variable.
+func readSecret(file, env string) ([]byte, error) {
+	if file != "" {
+		b, err := os.ReadFile(file)
+		if err != nil {
+			return nil, fmt.Errorf("reading %s: %w", file, err)
+		}
+		return b, nil
+	}
+	return []byte(os.Getenv(env)), nil
+}
+
+func newLogger(w io.Writer, format, level string) (*slog.Logger, error) {
+	var lv slog.Level
+	if err := lv.UnmarshalText([]byte(level)); err != nil {
+		return nil, fmt.Errorf("--log-level %q: use debug, info, warn or error", level)
+	}
+	opts := &slog.HandlerOptions{Level: lv}
+	switch format {
+	case "json":
+		return slog.New(slog.NewJSONHandler(w, opts)), nil
+	case "text":
+		return slog.New(slog.NewTextHandler(w, opts)), nil
+	}
+	return nil, fmt.Errorf("--log-format %q: use json or text", format)
+}
+
+func envOr(k, def string) string {
+	if v := os.Getenv(k); v != "" {
+		return v
+	}
+	return def
+}
+
+func envInt(k string, def int) int {
+	if n, err := strconv.Atoi(os.Getenv(k)); err == nil {
+		return n
+	}
+	return def
+}
+
+func envBool(k string, def bool) bool {
+	if b, err := strconv.ParseBool(os.Getenv(k)); err == nil {
+		return b
+	}
+	return def
+}
+
+func envDuration(k string, def time.Duration) time.Duration {
+	if d, err := time.ParseDuration(os.Getenv(k)); err == nil {
+		return d
+	}
+	return def
+}
