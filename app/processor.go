@@ -441,7 +441,7 @@ func (p *Worker) failRun(ctx context.Context, cl *github.Client, owner, repo str
 	_, _, err := cl.Checks.UpdateCheckRun(ctx, owner, repo, id, github.UpdateCheckRunOptions{
 		Name: p.cfg.CheckName, Status: github.String("completed"), Conclusion: github.String("failure"),
 		CompletedAt: &github.Timestamp{Time: p.cfg.Now()},
-		Output: &github.CheckRunOutput{Title: github.String("Could not complete the check: press Re-run"), Summary: github.String(summary)},
+		Output:      &github.CheckRunOutput{Title: github.String("Could not complete the check: press Re-run"), Summary: github.String(summary)},
 	})
 	if err != nil {
 		p.cfg.Logger.Error("could not mark a check run failed", "repo", owner+"/"+repo, "check_run_id", id, "error", err)
