@@ -208,7 +208,7 @@ func TestEffectiveView(t *testing.T) {
 		{Path: ".claude/settings.local.json", Base: Version{Exists: true, Data: []byte(local)}, Head: Version{Exists: true, Data: []byte(perms{deny: []string{"Bash(npm exec *)"}}.json())}},
 	}}
 	r = Compare(in)
-	if r.Decision != DecisionRequireReview || !strings.Contains(r.Findings[0].Message, "now run without a prompt (allow: Bash(npm *))") {
+	if r.Decision != DecisionRequireReview || !strings.Contains(r.Findings[0].Message, "now runs without a prompt (allow: Bash(npm *))") {
 		t.Errorf("deny removal: %s %v", r.Decision, r.Findings)
 	}
 }

@@ -391,9 +391,9 @@ func (e *engine) restrictionFinding(f *fileState, d *event, calls []lattice.Call
 	}
 	if len(calls) > 0 {
 		fate := e.fate(f.scope, calls[len(calls)-1], r.List)
-		fmt.Fprintf(&msg, ": %s %s", quoteList(callStrings(calls)), fate)
+		fmt.Fprintf(&msg, ": %s — %s", quoteList(callStrings(calls)), fate)
 		if d.why == "" {
-			d.why = fmt.Sprintf("removes a %s; %s %s", stopNoun(r.List), quoteList(callStrings(calls)), fate)
+			d.why = fmt.Sprintf("removes a %s; %s — %s", stopNoun(r.List), quoteList(callStrings(calls)), fate)
 		}
 	} else if d.why == "" {
 		d.why = "removes a " + stopNoun(r.List)
@@ -411,20 +411,20 @@ func (e *engine) fate(scope string, c lattice.Call, from lattice.List) string {
 	for _, r := range e.scopeRules(scope, true, lattice.Ask) {
 		if lattice.Match(r, c) == lattice.Yes {
 			if from == lattice.Ask {
-				return "still prompt (ask: " + r.Text + ")"
+				return "still prompts (ask: " + r.Text + ")"
 			}
-			return "now prompt instead of being denied (ask: " + r.Text + ")"
+			return "now prompts instead of being denied (ask: " + r.Text + ")"
 		}
 	}
 	for _, r := range e.scopeRules(scope, true, lattice.Allow) {
 		if lattice.Match(r, c) == lattice.Yes {
-			return "now run without a prompt (allow: " + r.Text + ")"
+			return "now runs without a prompt (allow: " + r.Text + ")"
 		}
 	}
 	if from == lattice.Ask {
-		return "now follow the permission mode (a prompt in the default mode, no prompt under acceptEdits for edits or under bypassPermissions)"
+		return "now follows the permission mode: a prompt in the default mode, none under bypassPermissions"
 	}
-	return "are no longer denied: they prompt in the default mode and run under bypassPermissions"
+	return "no longer denied: a prompt in the default mode, none under bypassPermissions"
 }
 
 // judgeRemaining words the rows the other passes left: removed allow

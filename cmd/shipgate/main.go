@@ -41,6 +41,7 @@ func commands() []command {
 	return []command{
 		{"check", "review a change to one agent-config file (two versions given as files)", runCheck},
 		{"covers", "decide whether permission rule A allows every call rule B allows", runCovers},
+		{"diff", "review every agent-config file changed between a base ref and the working tree (real git)", runDiff},
 		{"demo", "run the App end to end against a built-in fake GitHub and show its check runs", runDemo},
 		{"serve", "run the GitHub App (webhook server and workers)", runServe},
 		{"version", "print the version", func(_ []string, _ io.Reader, stdout, _ io.Writer) int {
