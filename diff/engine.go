@@ -38,7 +38,7 @@ type engine struct {
 // ones take part in the effective view only.
 func Compare(in Input) Report {
 	e := &engine{pol: in.Policy, rater: rating.Rater{Extra: in.Policy.ExtraLaunchers()}, scopes: map[string][]*fileState{}}
-	e.load(in.Files)
+	e.load(in.Files, ruleCache{})
 	for _, f := range e.files {
 		e.compareFile(f)
 	}
@@ -46,7 +46,7 @@ func Compare(in Input) Report {
 }
 
 // load classifies and parses every file.
-func (e *engine) load(files []File) {
+func (e *engine) load(files []File, rules ruleCache) {
 	seen := map[string]bool{}
 	for _, f := range files {
 		kind, scope := Classify(f.Path, e.pol)
@@ -57,10 +57,10 @@ func (e *engine) load(files []File) {
 		fs := &fileState{File: f, kind: kind, scope: scope}
 		fs.changed = f.Base.Exists != f.Head.Exists || f.Base.Unreadable != f.Head.Unreadable || !bytes.Equal(f.Base.Data, f.Head.Data)
 		if f.Base.Exists {
-			fs.base, fs.baseErr = parseDoc(f.Path, kind, f.Base)
+			fs.base, fs.baseErr = parseDoc(f.Path, kind, f.Base, rules)
 		}
 		if f.Head.Exists {
-			fs.head, fs.headErr = parseDoc(f.Path, kind, f.Head)
+			fs.head, fs.headErr = parseDoc(f.Path, kind, f.Head, rules)
 		}
 		e.files = append(e.files, fs)
 		e.scopes[scope] = append(e.scopes[scope], fs)

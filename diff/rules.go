@@ -113,6 +113,9 @@ func (e *engine) pairRespellings(rs *ruleSet, moved map[*event]*event) {
 				if moved[a] != nil || a.done || !a.decl.rule.Tidy() || a.decl.rule.Negated {
 					continue
 				}
+				if r.decl.rule.Canonical != a.decl.rule.Canonical {
+					continue
+				}
 				if lattice.Equivalent(r.decl.rule, a.decl.rule) == lattice.Yes {
 					a.direction, a.partner, a.done = DirRespelled, r, true
 					r.done = true
@@ -210,7 +213,7 @@ func (e *engine) judgeAllowAdditions(rs *ruleSet, moved map[*event]*event) {
 		// what it replaced: the change widens it.
 		var wider []*event
 		for _, rem := range rs.removed[lattice.Allow] {
-			if moved[rem] == nil && !rem.done && lattice.Covers(r, rem.decl.rule).Answer == lattice.Yes {
+			if moved[rem] == nil && !rem.done && sameTool(r, rem.decl.rule) && lattice.Covers(r, rem.decl.rule).Answer == lattice.Yes {
 				wider = append(wider, rem)
 			}
 		}
@@ -343,7 +346,7 @@ func (e *engine) judgeRestrictionRemovals(rs *ruleSet, moved map[*event]*event) 
 				}
 				d.why = fmt.Sprintf("removes this %s rule, but the %s rules at the head still stop everything it stopped", l, stopWord(l))
 				for _, a := range rs.added[l] {
-					if moved[a] == nil && !a.done && lattice.Covers(a.decl.rule, r).Answer == lattice.Yes {
+					if moved[a] == nil && !a.done && sameTool(a.decl.rule, r) && lattice.Covers(a.decl.rule, r).Answer == lattice.Yes {
 						a.direction, a.partner, a.done = DirWidened, d, true
 						a.why = fmt.Sprintf("the %s rule now matches everything it matched and more", l)
 						d.done = true
@@ -361,7 +364,7 @@ func (e *engine) judgeRestrictionRemovals(rs *ruleSet, moved map[*event]*event) 
 			// An added rule of the same list that it strictly covers is what
 			// it was narrowed to.
 			for _, a := range rs.added[l] {
-				if moved[a] == nil && !a.done && !a.decl.rule.Negated && lattice.Covers(r, a.decl.rule).Answer == lattice.Yes {
+				if moved[a] == nil && !a.done && !a.decl.rule.Negated && sameTool(r, a.decl.rule) && lattice.Covers(r, a.decl.rule).Answer == lattice.Yes {
 					a.direction, a.partner, a.done = DirNarrowed, d, true
 					d.partner = a
 					a.expands = true
@@ -607,4 +610,11 @@ func sortedKeys[V any](m map[string]V) []string {
 	}
 	sort.Strings(ks)
 	return ks
+}
+
+// sameTool is a cheap test before a containment question: rules of
+// different tools never cover each other (tool-name globs aside).
+func sameTool(a, b lattice.Rule) bool {
+	return a.Canonical == b.Canonical || a.Family == lattice.FamilyToolGlob || b.Family == lattice.FamilyToolGlob ||
+		a.Family == lattice.FamilyMCP || b.Family == lattice.FamilyMCP
 }

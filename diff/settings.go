@@ -54,11 +54,25 @@ func (e *parseError) Error() string {
 	return e.msg
 }
 
+// ruleCache shares parsed rules between the base and head of every file of
+// one comparison: most rules are unchanged, and a Rule is immutable.
+type ruleCache map[string]lattice.Rule
+
+func (c ruleCache) parse(l lattice.List, text string) lattice.Rule {
+	k := string(l) + "\x00" + text
+	if r, ok := c[k]; ok {
+		return r
+	}
+	r := lattice.ParseIn(l, text)
+	c[k] = r
+	return r
+}
+
 // lists are the permission lists, in evaluation order.
 var lists = []lattice.List{lattice.Deny, lattice.Ask, lattice.Allow}
 
 // parseDoc reads one version of a file strictly, as Claude Code does.
-func parseDoc(p string, kind FileKind, v Version) (*doc, *parseError) {
+func parseDoc(p string, kind FileKind, v Version, rules ruleCache) (*doc, *parseError) {
 	if v.Unreadable != "" {
 		return nil, &parseError{tooLarge: v.TooLarge, msg: v.Unreadable}
 	}
@@ -96,14 +110,14 @@ func parseDoc(p string, kind FileKind, v Version) (*doc, *parseError) {
 		d.problems = append(d.problems, dp)
 	}
 	if kind == SettingsFile {
-		d.readRules()
+		d.readRules(rules)
 		d.readUnknownKeys()
 	}
 	return d, nil
 }
 
 // readRules collects permissions.allow, ask and deny.
-func (d *doc) readRules() {
+func (d *doc) readRules(cache ruleCache) {
 	perms := d.root.Get("permissions")
 	if perms == nil {
 		return
@@ -139,7 +153,7 @@ func (d *doc) readRules() {
 					message: fmt.Sprintf("a blank %s rule: Claude Code skips it", l)})
 				continue
 			}
-			d.rules = append(d.rules, ruleDecl{rule: lattice.ParseIn(l, text), line: s.Line, col: s.Column, index: i})
+			d.rules = append(d.rules, ruleDecl{rule: cache.parse(l, text), line: s.Line, col: s.Column, index: i})
 		}
 	}
 }

@@ -1,6 +1,7 @@
 package lattice
 
 import (
+	"slices"
 	"unicode"
 )
 
@@ -36,6 +37,11 @@ func (c charset) has(r rune) bool {
 		}
 	}
 	return in != c.neg
+}
+
+// equal reports whether two charsets are spelled the same way.
+func (c charset) equal(d charset) bool {
+	return c.neg == d.neg && slices.Equal(c.spans, d.spans)
 }
 
 // isEmpty reports whether the set holds no rune.

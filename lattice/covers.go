@@ -172,6 +172,9 @@ func include(a, b *reading) (Answer, Call) {
 		if w, ok := knownName(b, func(t string) bool { return a.names.run(t) }); ok {
 			return No, Call{Tool: w}
 		}
+		if !strings.HasPrefix(a.prefix, b.prefix) && !strings.HasPrefix(b.prefix, a.prefix) {
+			return No, bm
+		}
 		w, res := findWord([]*machine{b.names, nameDomain}, []*machine{a.names})
 		return outcome(Call{Tool: w}, res)
 	}
@@ -237,7 +240,7 @@ func includeArgs(a, b *reading, bm Call) (Answer, Call) {
 		w, res := findWord([]*machine{b.args, pathDomain}, []*machine{a.args})
 		return outcome(mk(formatPath(b.zone, w)), res)
 	}
-	if b.arg != argHost && !strings.HasPrefix(a.prefix, b.prefix) && !strings.HasPrefix(b.prefix, a.prefix) {
+	if !strings.HasPrefix(a.prefix, b.prefix) && !strings.HasPrefix(b.prefix, a.prefix) {
 		// The languages start with different texts, so they are disjoint:
 		// any argument of b escapes a.
 		return No, bm

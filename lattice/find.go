@@ -18,7 +18,7 @@ func Find(all, none []Rule) (Call, Answer) {
 	if len(all) == 0 {
 		return Call{}, No
 	}
-	var must, noneRs []*reading
+	var must []*reading
 	for _, r := range all {
 		r = parsed(r)
 		for _, rd := range r.readings {
@@ -31,9 +31,19 @@ func Find(all, none []Rule) (Call, Answer) {
 			must = append(must, rd)
 		}
 	}
-	for i := range none {
-		none[i] = parsed(none[i])
-		noneRs = append(noneRs, none[i].readings...)
+	// noneRs visits every reading of the none rules without copying them.
+	noneRs := func(yield func(*reading) bool) {
+		for i := range none {
+			rs := none[i].readings
+			if len(rs) == 0 {
+				rs = parsed(none[i]).readings
+			}
+			for _, rd := range rs {
+				if !yield(rd) {
+					return
+				}
+			}
+		}
 	}
 	verify := func(c Call) bool {
 		for _, r := range all {
@@ -42,7 +52,7 @@ func Find(all, none []Rule) (Call, Answer) {
 			}
 		}
 		for _, r := range none {
-			if Match(r, c) != No {
+			if mayMatch(r, c) && Match(r, c) != No {
 				return false
 			}
 		}
@@ -85,7 +95,7 @@ func Find(all, none []Rule) (Call, Answer) {
 			}
 		}
 	}
-	for _, rd := range noneRs {
+	for rd := range noneRs {
 		switch rd.kind {
 		case readNames:
 			if rd.names.run(target.tool) {
@@ -95,7 +105,7 @@ func Find(all, none []Rule) (Call, Answer) {
 			if rd.tool != target.tool || rd.param != "" || (rd.arg == argPath && rd.zone != target.zone) {
 				continue // checked on the witness by verify
 			}
-			if rd.arg != argHost && !strings.HasPrefix(prefix, rd.prefix) && !strings.HasPrefix(rd.prefix, prefix) {
+			if !strings.HasPrefix(prefix, rd.prefix) && !strings.HasPrefix(rd.prefix, prefix) {
 				continue // starts with other text: it cannot match any call of the target
 			}
 			if rd.tooLarge {
@@ -130,7 +140,7 @@ func Find(all, none []Rule) (Call, Answer) {
 		// project or home lies. Search where they lie: a path under some
 		// directory that the target matches and the root rules do not.
 		var rootM []*machine
-		for _, rd := range noneRs {
+		for rd := range noneRs {
 			if rd.kind == readArgs && rd.tool == target.tool && rd.param == "" && rd.zone == zoneRoot {
 				rootM = append(rootM, rd.args)
 			}
@@ -153,7 +163,7 @@ func Find(all, none []Rule) (Call, Answer) {
 }
 
 // findName answers Find when every all-reading is a tool-name language.
-func findName(must, none []*reading, verify func(Call) bool) (Call, Answer) {
+func findName(must []*reading, none func(func(*reading) bool), verify func(Call) bool) (Call, Answer) {
 	for _, t := range sampleNames {
 		if c := (Call{Tool: t}); verify(c) {
 			return c, Yes
@@ -163,7 +173,7 @@ func findName(must, none []*reading, verify func(Call) bool) (Call, Answer) {
 	for _, rd := range must {
 		mustM = append(mustM, rd.names)
 	}
-	for _, rd := range none {
+	for rd := range none {
 		if rd.kind == readNames {
 			notM = append(notM, rd.names)
 		}

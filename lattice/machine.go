@@ -3,7 +3,6 @@ package lattice
 import (
 	"math/bits"
 	"slices"
-	"strings"
 )
 
 // A machine is a nondeterministic automaton over runes in "position" form:
@@ -32,6 +31,8 @@ type machine struct {
 	// advance and loop on any rune of that interval (words per interval).
 	ivAdv, ivLoop []uint64
 	loops         bool // whether any position loops (the language may be infinite)
+	// prefix is the literal text every accepted word starts with.
+	prefix string
 	// oneShot is set when no epsilon edge lands on a position that has an
 	// epsilon edge itself: one pass over the rules then closes any set.
 	oneShot bool
@@ -100,51 +101,43 @@ func (b *builder) acceptHere() { b.accept = append(b.accept, b.pos()) }
 func (b *builder) build() *machine {
 	n := len(b.adv)
 	w := (n + 63) / 64
-	m := &machine{n: n, words: w}
-	m.accept = make([]uint64, w)
+	m := &machine{n: n, words: w, prefix: b.literalPrefix()}
+	// One backing array for the fixed-size vectors: accept, start, univ.
+	vecs := make([]uint64, 3*w)
+	m.accept, m.start, m.univ = vecs[:w:w], vecs[w:2*w:2*w], vecs[2*w:]
 	setBit(m.accept, n-1)
 	for _, a := range b.accept {
 		setBit(m.accept, a)
 	}
-	byShift := map[int][]uint64{}
-	var shifts []int
 	for _, e := range b.eps {
 		s := e[1] - e[0]
 		if s == 0 {
 			continue
 		}
-		mask, ok := byShift[s]
-		if !ok {
-			mask = make([]uint64, w)
-			byShift[s] = mask
-			shifts = append(shifts, s)
+		j := slices.IndexFunc(m.eps, func(r epsRule) bool { return r.shift == s })
+		if j < 0 {
+			j = len(m.eps)
+			m.eps = append(m.eps, epsRule{shift: s, mask: make([]uint64, w)})
 		}
-		setBit(mask, e[0])
-	}
-	for _, s := range shifts {
-		m.eps = append(m.eps, epsRule{shift: s, mask: byShift[s]})
-	}
-	sources := map[int]bool{}
-	for _, e := range b.eps {
-		sources[e[0]] = true
+		setBit(m.eps[j].mask, e[0])
 	}
 	m.oneShot = true
 	for _, e := range b.eps {
-		if sources[e[1]] {
-			m.oneShot = false
+		for _, f := range b.eps {
+			if f[0] == e[1] {
+				m.oneShot = false
+			}
 		}
 	}
-	index := map[string]int{}
 	add := func(cs charset, i int, isLoop bool) {
 		if cs.isEmpty() {
 			return
 		}
-		k := csKey(cs)
-		j, ok := index[k]
-		if !ok {
+		j := slices.IndexFunc(m.sets, func(s setMasks) bool { return s.cs.equal(cs) })
+		if j < 0 {
 			j = len(m.sets)
-			index[k] = j
-			m.sets = append(m.sets, setMasks{cs: cs, adv: make([]uint64, w), loop: make([]uint64, w)})
+			masks := make([]uint64, 2*w)
+			m.sets = append(m.sets, setMasks{cs: cs, adv: masks[:w:w], loop: masks[w:]})
 			m.bounds = cs.boundaries(m.bounds)
 		}
 		if isLoop {
@@ -158,12 +151,11 @@ func (b *builder) build() *machine {
 		add(b.adv[i], i, false)
 		add(b.loop[i], i, true)
 	}
-	slices.Sort(m.bounds)
-	m.bounds = slices.Compact(append([]rune{0}, m.bounds...))
+	m.bounds = append(m.bounds, 0)
 	slices.Sort(m.bounds)
 	m.bounds = slices.Compact(m.bounds)
-	m.ivAdv = make([]uint64, w*len(m.bounds))
-	m.ivLoop = make([]uint64, w*len(m.bounds))
+	iv := make([]uint64, 2*w*len(m.bounds))
+	m.ivAdv, m.ivLoop = iv[:w*len(m.bounds)], iv[w*len(m.bounds):]
 	for i, lo := range m.bounds {
 		for _, set := range m.sets {
 			if !set.cs.has(lo) {
@@ -175,15 +167,18 @@ func (b *builder) build() *machine {
 			}
 		}
 	}
-	m.start = make([]uint64, w)
 	setBit(m.start, 0)
 	m.closure(m.start)
 	// A sink loops on every rune and reaches acceptance by epsilon edges:
-	// once there, every continuation is accepted.
-	sink := make([]uint64, w)
-	one := make([]uint64, w)
+	// once there, every continuation is accepted. A position is universal
+	// when its closure holds a sink.
+	var sink, one []uint64
 	for i := 0; i < n; i++ {
 		if b.loop[i].neg && len(b.loop[i].spans) == 0 {
+			if one == nil {
+				one = make([]uint64, w)
+				sink = make([]uint64, w)
+			}
 			clear(one)
 			setBit(one, i)
 			m.closure(one)
@@ -192,13 +187,14 @@ func (b *builder) build() *machine {
 			}
 		}
 	}
-	m.univ = make([]uint64, w)
-	for i := 0; i < n; i++ {
-		clear(one)
-		setBit(one, i)
-		m.closure(one)
-		if intersects(one, sink) {
-			setBit(m.univ, i)
+	if sink != nil && !isZero(sink) {
+		for i := 0; i < n; i++ {
+			clear(one)
+			setBit(one, i)
+			m.closure(one)
+			if intersects(one, sink) {
+				setBit(m.univ, i)
+			}
 		}
 	}
 	return m
@@ -213,20 +209,6 @@ func (m *machine) interval(r rune) int {
 	return i
 }
 
-// csKey is a map key identifying a charset's contents.
-func csKey(cs charset) string {
-	var sb strings.Builder
-	if cs.neg {
-		sb.WriteByte('!')
-	}
-	for _, s := range cs.spans {
-		sb.WriteRune(s.lo)
-		sb.WriteByte('-')
-		sb.WriteRune(s.hi)
-		sb.WriteByte(',')
-	}
-	return sb.String()
-}
 
 func setBit(v []uint64, i int) { v[i/64] |= 1 << (uint(i) % 64) }
 

@@ -186,7 +186,7 @@ type reading struct {
 var empty = &reading{kind: readEmpty}
 
 func namesReading(m *machine, whole bool) *reading {
-	return &reading{kind: readNames, names: m, whole: whole}
+	return &reading{kind: readNames, names: m, whole: whole, prefix: m.prefix}
 }
 
 func wholeTool(tool string) *reading {
