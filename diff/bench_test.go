@@ -36,7 +36,7 @@ func benchPair(n int) Input {
 	head := append([]string(nil), base...)
 	changed := max(n/20, 3)
 	for i := 0; i < changed; i++ {
-		head[i*7%len(head)] = benchRules(n, 1000)[i]         // replacements
+		head[i*7%len(head)] = benchRules(n, 1000)[i]          // replacements
 		head = append(head, fmt.Sprintf("Bash(tool%d *)", i)) // additions
 	}
 	head = head[:len(head)-1]

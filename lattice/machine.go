@@ -209,7 +209,6 @@ func (m *machine) interval(r rune) int {
 	return i
 }
 
-
 func setBit(v []uint64, i int) { v[i/64] |= 1 << (uint(i) % 64) }
 
 func isZero(v []uint64) bool {
