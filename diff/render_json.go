@@ -1,0 +1,51 @@
+package diff
+
+import (
+	"bytes"
+	"encoding/json"
+)
+
+// JSON renders the Report as the machine-readable contract of DESIGN.md
+// section 4 (schema shipgate.report/v1): keys in the order of the Report,
+// Change, Finding and FileStatus structs, two-space indentation, HTML
+// escaping off (a rule such as `Bash(a < b)` stays readable), every list
+// present ([] rather than null) and a trailing newline. The output is
+// byte-stable for a given Report, so it can be diffed, hashed and kept as
+// a golden file; the engine has already sorted the Report.
+func (r Report) JSON() ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(r.normalized()); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// normalized returns a copy of the Report whose lists are never nil, so the
+// JSON form always carries [] where a consumer expects a list. The Report's
+// own slices are not modified.
+func (r Report) normalized() Report {
+	out := r
+	if out.Schema == "" {
+		out.Schema = Schema
+	}
+	if out.Decision == "" {
+		out.Decision = DecisionAllow
+	}
+	if out.Files == nil {
+		out.Files = []FileStatus{}
+	}
+	if out.Findings == nil {
+		out.Findings = []Finding{}
+	}
+	out.Changes = make([]Change, len(r.Changes))
+	copy(out.Changes, r.Changes)
+	for i := range out.Changes {
+		if out.Changes[i].Witnesses == nil {
+			out.Changes[i].Witnesses = []string{}
+		}
+	}
+	return out
+}

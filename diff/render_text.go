@@ -1,0 +1,362 @@
+package diff
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// RenderOptions are what a rendering needs beyond the Report itself: the
+// words that place the comparison (which refs, which tool version) and the
+// size budget of the surface it goes to. The zero value renders sensibly.
+type RenderOptions struct {
+	// Subject names what was compared, e.g. "Agent permission review
+	// origin/main (1a2b3c4d) -> working tree". Empty means a generic header.
+	Subject string
+	// Reproduce is a command line that repeats this run; printed last.
+	Reproduce string
+	// Version is the Shipgate version, shown in footers and SARIF.
+	Version string
+	// MaxBytes bounds the Markdown rendering (GitHub's check-run summary
+	// limit is 65,535 characters); 0 means DefaultMaxBytes, a negative
+	// value means no room (an empty rendering).
+	MaxBytes int
+}
+
+// DefaultMaxBytes is the Markdown budget when RenderOptions.MaxBytes is 0:
+// under GitHub's 65,535-character summary limit with room to spare, counted
+// in bytes (never fewer than characters) so the limit holds for any text.
+const DefaultMaxBytes = 65000
+
+// Text renders the Report for a terminal: a header, each change with its
+// before → after, why and witnesses, the findings, a summary with the
+// decision, and the coverage block that says what this run established —
+// including files it could not compare, which are never a silent pass.
+// Text taken from files is shown with control characters escaped, so a
+// crafted rule cannot move the cursor or hide a line.
+func (r Report) Text(o RenderOptions) string {
+	var b strings.Builder
+	subject := o.Subject
+	if subject == "" {
+		subject = "Agent permission review"
+	}
+	b.WriteString(plainText(subject) + "\n\n")
+
+	for _, c := range r.Changes {
+		marker := " "
+		if c.Expands {
+			marker = "⚠"
+		}
+		fmt.Fprintf(&b, "%s %s  %s  %s", marker, orDash(c.Risk), c.Direction, plainText(changeWhere(c)))
+		if c.Kind != KindRule && c.Kind != "" {
+			fmt.Fprintf(&b, "  (%s)", c.Kind)
+		}
+		b.WriteString("\n")
+		before, after := transition(c)
+		fmt.Fprintf(&b, "    %s → %s\n", plainText(before), plainText(after))
+		if c.Why != "" {
+			fmt.Fprintf(&b, "    %s\n", plainText(c.Why))
+		}
+		if len(c.Witnesses) > 0 {
+			ws := make([]string, len(c.Witnesses))
+			for i, w := range c.Witnesses {
+				ws[i] = witnessText(w)
+			}
+			fmt.Fprintf(&b, "    %s %s\n", witnessLabel(c), strings.Join(ws, ", "))
+		}
+		b.WriteString("\n")
+	}
+
+	if len(r.Findings) > 0 {
+		b.WriteString("Findings:\n")
+		for _, f := range r.Findings {
+			fmt.Fprintf(&b, "  %s  %s  %s  %s\n", f.Action, f.CheckID, orDash(f.Risk), plainText(pathLine(f.Path, f.Line)))
+			fmt.Fprintf(&b, "    %s\n", plainText(f.Message))
+		}
+		b.WriteString("\n")
+	}
+
+	limited := limitedFiles(r)
+	switch {
+	case len(r.Files) == 0 && len(r.Changes) == 0 && len(r.Findings) == 0:
+		b.WriteString("No agent-config files were given, so nothing was compared. Decision: " + string(r.decision()) + ".\n")
+	case len(r.Changes) == 0 && len(r.Findings) == 0 && len(limited) == 0:
+		b.WriteString("No permission changes detected. Decision: " + string(r.decision()) + ".\n")
+	default:
+		fmt.Fprintf(&b, "%d change(s), %d widening what the agent may do (⚠). Decision: %s.\n", len(r.Changes), r.widenings(), r.decision())
+	}
+	if len(limited) > 0 {
+		fmt.Fprintf(&b, "Not compared: %s. Nothing in this report is a claim that the change to %s is safe.\n",
+			plainText(strings.Join(limited, ", ")), map[bool]string{true: "it", false: "them"}[len(limited) == 1])
+	}
+	b.WriteString("\nWhat this run established:\n")
+	for _, fs := range coverageOrder(r.Files) {
+		fmt.Fprintf(&b, "  %s: %s\n", plainText(fs.Path), plainText(coverageWords(r, fs)))
+	}
+	if len(r.Files) == 0 {
+		b.WriteString("  no agent-config file was read\n")
+	}
+	b.WriteString("Static configuration only: this is what the files permit, not what the agent did.\n")
+	if o.Version != "" {
+		fmt.Fprintf(&b, "\nCompared by shipgate %s.\n", plainText(o.Version))
+	}
+	if o.Reproduce != "" {
+		if o.Version == "" {
+			b.WriteString("\n")
+		}
+		fmt.Fprintf(&b, "Reproduce: %s\n", plainText(o.Reproduce))
+	}
+	return b.String()
+}
+
+// decision is the Report's decision, "allow" when unset.
+func (r Report) decision() Decision {
+	if r.Decision == "" {
+		return DecisionAllow
+	}
+	return r.Decision
+}
+
+// widenings counts the changes the engine called an expansion.
+func (r Report) widenings() int {
+	n := 0
+	for _, c := range r.Changes {
+		if c.Expands {
+			n++
+		}
+	}
+	return n
+}
+
+// transition returns the two sides of a change as a reviewer reads them:
+// permission rules prefixed with their list ("allow: Bash(npm *)"), an
+// absent side as "—". Moved rows already carry their lists.
+func transition(c Change) (before, after string) {
+	side := func(s string) string {
+		if strings.TrimSpace(s) == "" {
+			return "—"
+		}
+		if c.Kind == KindRule && c.List != "" && c.Direction != DirMoved {
+			return c.List + ": " + s
+		}
+		return s
+	}
+	return side(c.Before), side(c.After)
+}
+
+// witnessLabel says what a change's witnesses are: calls a new allow rule
+// lets through without a prompt, worded for the tool (runs, reads, edits,
+// fetches, calls), or calls a removed deny or ask rule no longer stops.
+func witnessLabel(c Change) string {
+	if c.Kind != KindRule {
+		return "now possible:"
+	}
+	list := c.List
+	if c.Direction == DirMoved {
+		// A move from deny frees what the deny stopped, whatever the target.
+		if from, _, ok := strings.Cut(c.Before, ": "); ok && from == "deny" && list != "allow" {
+			list = "deny"
+		}
+	}
+	switch list {
+	case "deny":
+		return "no longer denied:"
+	case "ask":
+		return "no longer asked about:"
+	}
+	rule := c.After
+	if c.Direction == DirMoved {
+		_, rule, _ = strings.Cut(rule, ": ")
+	}
+	tool, _, _ := strings.Cut(rule, "(")
+	switch {
+	case tool == "Read" || tool == "Glob" || tool == "Grep":
+		return "now reads:"
+	case tool == "Edit" || tool == "Write" || tool == "MultiEdit" || tool == "NotebookEdit":
+		return "now edits:"
+	case tool == "WebFetch":
+		return "now fetches:"
+	case tool == "WebSearch":
+		return "now searches:"
+	case strings.HasPrefix(tool, "mcp__"):
+		return "now calls:"
+	case tool == "Bash" || tool == "PowerShell":
+		return "now runs:"
+	}
+	return "now allowed:"
+}
+
+// witnessText shows a witness as is, quoted when it would be misread in a
+// comma-separated list (empty, padded, or containing ", ").
+func witnessText(w string) string {
+	if w == "" || strings.TrimSpace(w) != w || strings.Contains(w, ", ") || hasControl(w) {
+		return strconv.Quote(w)
+	}
+	return w
+}
+
+// limitedFiles lists the files this run could not compare.
+func limitedFiles(r Report) []string {
+	var out []string
+	for _, fs := range r.Files {
+		if isLimited(fs.Status) {
+			out = append(out, fs.Path)
+		}
+	}
+	return out
+}
+
+func isLimited(status string) bool {
+	switch status {
+	case StatusCompared, StatusAdded, StatusDeleted, StatusUnchanged:
+		return false
+	}
+	return true
+}
+
+// coverageOrder puts the files the run could not compare first (as the
+// original tool orders blocking limits first), then the compared files,
+// then the unchanged ones read only for the effective view; by path within
+// each group.
+func coverageOrder(fs []FileStatus) []FileStatus {
+	rank := func(s string) int {
+		switch {
+		case isLimited(s):
+			return 0
+		case s == StatusUnchanged:
+			return 2
+		}
+		return 1
+	}
+	out := make([]FileStatus, 0, len(fs))
+	for g := 0; g <= 2; g++ {
+		for _, f := range fs {
+			if rank(f.Status) == g {
+				out = append(out, f)
+			}
+		}
+	}
+	return out
+}
+
+// coverageWords says in words what the run did with one file. A file it
+// could not compare says so, with the reason, and whether that is an input
+// limit of this run or something Claude Code itself trips on.
+func coverageWords(r Report, fs FileStatus) string {
+	rows := plural(fs.Rows, "row")
+	withDetail := func(s string) string {
+		if fs.Detail != "" {
+			return s + " (" + strings.TrimSuffix(fs.Detail, ".") + ")"
+		}
+		return s
+	}
+	switch fs.Status {
+	case StatusCompared:
+		return withDetail("compared; " + rows)
+	case StatusAdded:
+		return withDetail("added (new file); " + rows)
+	case StatusDeleted:
+		return withDetail("deleted; " + rows)
+	case StatusUnchanged:
+		return "unchanged (read for the effective view only)"
+	case StatusTooLarge:
+		return "cannot compare: " + detailOr(fs, "the file is larger than the 1 MiB Shipgate reads") +
+			". This is an input limit, not a finding about the change"
+	case StatusParseFailed:
+		if f, ok := parseFinding(r, fs.Path); ok && f.Evidence == "json_parse_failed" {
+			where := ""
+			if f.Line > 0 {
+				where = fmt.Sprintf(" (line %d)", f.Line)
+			}
+			return "cannot compare: the head version does not parse as a settings file" + where +
+				"; Claude Code cannot read it either and drops the whole file (" + f.CheckID + ")"
+		}
+		return "cannot compare: " + detailOr(fs, "the head version could not be read") +
+			". This is an input limit, not a finding about the change"
+	}
+	return "cannot compare: " + fs.Status + withDetail("")
+}
+
+func detailOr(fs FileStatus, def string) string {
+	if fs.Detail == "" {
+		return def
+	}
+	return strings.TrimSuffix(fs.Detail, ".")
+}
+
+// parseFinding returns the CONFIG-PARSE-FAILED finding on a path, whose
+// evidence says why the file could not be read: json_parse_failed,
+// too_large or unreadable.
+func parseFinding(r Report, path string) (Finding, bool) {
+	for _, f := range r.Findings {
+		if f.CheckID == CheckParseFailed && f.Path == path {
+			return f, true
+		}
+	}
+	return Finding{}, false
+}
+
+// changeWhere is a change's "path:line"; a removed row's line is in the
+// base version, and says so.
+func changeWhere(c Change) string {
+	if c.Direction == DirRemoved && c.Line > 0 {
+		return pathLine(c.Path, c.Line) + " (base)"
+	}
+	return pathLine(c.Path, c.Line)
+}
+
+// pathLine is "path:line", or the path alone when the line is unknown.
+func pathLine(path string, line int) string {
+	if line > 0 {
+		return fmt.Sprintf("%s:%d", path, line)
+	}
+	return path
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+// hasControl reports whether s holds a control or format character a
+// terminal or a Markdown viewer could act on.
+func hasControl(s string) bool {
+	for _, r := range s {
+		if unsafeRune(r) {
+			return true
+		}
+	}
+	return !utf8.ValidString(s)
+}
+
+func unsafeRune(r rune) bool {
+	return r == utf8.RuneError || unicode.IsControl(r) || unicode.Is(unicode.Cf, r) || r == '\u2028' || r == '\u2029'
+}
+
+// plainText makes text from a file safe to print on one line: control and
+// invisible formatting characters (escape sequences, newlines, bidi
+// overrides) are shown as Go escapes instead of acting on the terminal.
+func plainText(s string) string {
+	if !hasControl(s) {
+		return s
+	}
+	var b strings.Builder
+	for i, w := 0, 0; i < len(s); i += w {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		w = size
+		switch {
+		case r == utf8.RuneError && size <= 1:
+			fmt.Fprintf(&b, `\x%02x`, s[i])
+		case unsafeRune(r):
+			q := strconv.QuoteRuneToASCII(r)
+			b.WriteString(q[1 : len(q)-1])
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
