@@ -153,31 +153,49 @@ func (e *engine) headUnreadable(f *fileState) {
 	if nAsk > 0 {
 		lost = append(lost, plural(nAsk, "ask rule"))
 	}
-	msg := fmt.Sprintf("%s cannot be read: %s", f.Path, pe.msg)
-	if pe.line > 0 {
-		msg = fmt.Sprintf("%s does not parse at line %d, column %d: %s", f.Path, pe.line, pe.col, pe.msg)
-	}
-	msg += ". Claude Code drops the whole file"
-	risk := checkInfo(CheckParseFailed).Risk
-	if len(lost) > 0 {
-		msg += ", so its " + strings.Join(lost, " and ") + " no longer apply"
-		risk = "high"
-	}
-	msg += "."
-	if pe.hint != "" {
-		msg += " " + pe.hint
-	}
 	kind := "json_parse_failed"
-	if pe.tooLarge {
+	switch {
+	case pe.tooLarge:
 		kind = "too_large"
-	} else if f.Head.Unreadable != "" {
+	case f.Head.Unreadable != "":
 		kind = "unreadable"
+	}
+	risk := checkInfo(CheckParseFailed).Risk
+	var msg, why string
+	if kind == "json_parse_failed" {
+		// Claude Code itself cannot read the file: it drops it whole.
+		msg = fmt.Sprintf("%s does not parse as JSON", f.Path)
+		if pe.line > 0 {
+			msg += fmt.Sprintf(" at line %d, column %d", pe.line, pe.col)
+		}
+		msg += ": " + strings.TrimSuffix(pe.msg, ".") + ". Claude Code drops a file it cannot parse"
+		if len(lost) > 0 {
+			msg += ", so the base's " + strings.Join(lost, " and ") + " stop applying"
+			risk = "high"
+		}
+		msg += "."
+		if pe.hint != "" {
+			msg += " To fix it: " + pe.hint
+			if !strings.HasSuffix(msg, ".") {
+				msg += "."
+			}
+		}
+		why = "Claude Code drops a file it cannot parse, deny and ask rules included; nothing in it can be compared"
+	} else {
+		// Shipgate's own limit: Claude Code may well read the file.
+		msg = fmt.Sprintf("Shipgate could not read %s: %s. This is an input limit of Shipgate, not a claim about the change: nothing in the file was compared, so review it by hand", f.Path, strings.TrimSuffix(pe.msg, "."))
+		if len(lost) > 0 {
+			msg += fmt.Sprintf(" (the base declared %s)", strings.Join(lost, " and "))
+			risk = "high"
+		}
+		msg += "."
+		why = "Shipgate could not read this version, so nothing in it was compared"
 	}
 	line := pe.line
 	e.changes = append(e.changes, Change{
 		Path: f.Path, Kind: KindFile, Direction: DirChanged, Before: "readable", After: "unreadable (" + kind + ")",
 		Expands: len(lost) > 0, Access: "unknown", Risk: risk, Line: line, HeadLine: max(line, 1), Witnesses: []string{},
-		Why: "Claude Code drops a file it cannot read, deny and ask rules included; nothing in it can be compared",
+		Why: why,
 	})
 	e.finding(Finding{CheckID: CheckParseFailed, Risk: risk, Path: f.Path, Line: line, HeadLine: max(line, 1),
 		Evidence: kind, Message: msg, Title: "cannot read " + f.Path, Key: "parse|" + f.Path})
@@ -210,10 +228,10 @@ func (e *engine) problems(f *fileState) {
 				risk = "medium"
 			}
 			e.finding(Finding{CheckID: CheckRuleInvalid, Risk: risk, Path: f.Path, Line: p.line, HeadLine: p.line, Evidence: p.key,
-				Message: f.Path + ": " + p.message + ".", Title: "entry Claude Code skips", Key: "problem|" + f.Path + "|" + p.key})
+				Message: f.Path + ": " + sentence(p.message), Title: "entry Claude Code skips", Key: "problem|" + f.Path + "|" + p.key})
 		case "unknown_key":
 			e.finding(Finding{CheckID: CheckUnknownKey, Path: f.Path, Line: p.line, HeadLine: p.line, Evidence: p.key,
-				Message: f.Path + ": " + p.message + ".", Title: "unknown key " + p.key, Key: "problem|" + f.Path + "|unknown|" + p.key})
+				Message: f.Path + ": " + sentence(p.message), Title: "unknown key " + p.key, Key: "problem|" + f.Path + "|unknown|" + p.key})
 		}
 	}
 }
@@ -297,4 +315,13 @@ func plural(n int, what string) string {
 		return "1 " + what
 	}
 	return fmt.Sprintf("%d %ss", n, what)
+}
+
+// sentence ends a message with a full stop unless it already ends a
+// sentence.
+func sentence(s string) string {
+	if strings.HasSuffix(s, ".") || strings.HasSuffix(s, "?") || strings.HasSuffix(s, "!") {
+		return s
+	}
+	return s + "."
 }

@@ -114,8 +114,8 @@ func TestRepresentativeCases(t *testing.T) {
 			nil, []string{"respelled allow Bash(npx:*)→Bash(npx *)"}},
 		{24, perms{allow: []string{"*"}}, perms{allow: []string{"*", "Bash(npm test)"}}, DecisionRequireReview,
 			[]string{"PERMISSION-ALLOW-EXPANDED"}, nil},
-		{25, perms{allow: []string{"Bash(find *)"}}, perms{allow: []string{"Bash(find *)", "Bash(find . -delete)"}}, DecisionAllow,
-			nil, []string{"covered allow Bash(find *)→Bash(find . -delete)"}},
+		{25, perms{allow: []string{"Bash(find *)"}}, perms{allow: []string{"Bash(find *)", "Bash(find . -delete)"}}, DecisionRequireReview,
+			[]string{"PERMISSION-ALLOW-EXPANDED"}, []string{"!added allow →Bash(find . -delete)"}},
 		{26, perms{deny: []string{"Bash(rm:*)"}}, perms{deny: []string{"Bash( rm *)"}}, DecisionRequireReview,
 			[]string{"PERMISSION-DENY-REMOVED"}, nil},
 	}

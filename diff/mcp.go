@@ -29,11 +29,10 @@ func mcpServers(d *doc) map[string]jsonpos.Member {
 func serverSummary(v *jsonpos.Value) string {
 	switch {
 	case v.Get("command").Kind() == jsonpos.String:
-		fields := strings.Fields(v.Get("command").Text())
-		if len(fields) == 0 {
+		if strings.TrimSpace(v.Get("command").Text()) == "" {
 			return "stdio (empty command)"
 		}
-		return "stdio `" + sanitize(fields[0]) + "`"
+		return "stdio " + strings.SplitN(commandSummary(v.Get("command").Text()), " (sha256", 2)[0]
 	case v.Get("url").Kind() == jsonpos.String:
 		return "remote " + hostOf(v.Get("url").Text())
 	case v.Get("serverUrl").Kind() == jsonpos.String:

@@ -185,6 +185,14 @@ func (e *engine) judgeAllowAdditions(rs *ruleSet, moved map[*event]*event) {
 				a.why = "Claude Code may read these rules in more than one way (" + v.Reason + "); treated as a grant"
 				break
 			}
+			if c, ok := lattice.GuardedCall(r); ok && !approvedExactly(c, baseAllow) && !stoppedBy(c, headStop) {
+				// Bash(find *) at the base does not approve find -delete in
+				// Claude Code 2.1.113+; an explicit rule does.
+				a.expands = true
+				a.witnesses = []string{c.String()}
+				a.why = "Claude Code 2.1.113+ never lets a wildcard rule such as Bash(find *) approve find -exec or -delete; this rule approves `" + c.Arg + "` explicitly"
+				break
+			}
 			a.why, a.cover = e.whyNothingNew(f, r, headStop, baseAllow)
 			if a.cover != "" {
 				// Narrowed from a removed rule of this file, or covered by
@@ -268,21 +276,24 @@ func (e *engine) allowFinding(f *fileState, a *event, rt rating.Rating, replaced
 	}
 	var msg strings.Builder
 	fmt.Fprintf(&msg, "allow: %s in %s", r.Text, f.Path)
+	what := "runs without a prompt"
 	switch {
 	case rt.ExecTier:
-		msg.WriteString(" reaches arbitrary code through a launcher, without a prompt")
+		what = "reaches arbitrary code through a launcher, without a prompt"
 	case rt.Wildcard && rt.Access == rating.AccessAdmin:
-		msg.WriteString(" matches any command of this kind, without a prompt")
+		what = "matches any command of this kind, without a prompt"
 	case rt.Wildcard:
-		msg.WriteString(" matches every target of this kind, without a prompt")
-	default:
-		msg.WriteString(" runs without a prompt")
+		what = "matches every target of this kind, without a prompt"
+	}
+	msg.WriteString(" " + what)
+	if a.why == "" || a.why == "runs without a prompt" {
+		a.why = what
 	}
 	if len(a.witnesses) > 0 {
-		fmt.Fprintf(&msg, ": the agent can now run %s", quoteList(a.witnesses))
+		fmt.Fprintf(&msg, ": the agent can now %s %s", verbFor(r), quoteList(a.witnesses))
 	}
 	msg.WriteString(".")
-	if a.why != "" {
+	if a.why != "" && a.why != what {
 		msg.WriteString(" " + upperFirst(a.why) + ".")
 	}
 	suggestion := ""
@@ -489,7 +500,7 @@ func (e *engine) emitRuleRows(rs *ruleSet, moved map[*event]*event) {
 				row.Before = string(m.list()) + ": " + m.text()
 				row.After = string(l) + ": " + a.text()
 				row.Expands = a.expands || m.expands
-				row.Witnesses = append(append([]string(nil), a.witnesses...), m.witnesses...)
+				row.Witnesses = dedupe(append(append([]string(nil), a.witnesses...), m.witnesses...))
 				row.Why = fmt.Sprintf("the same rule moved from %s to %s; %s", m.list(), l, firstNonEmpty(a.why, m.why, moveWhy(m.list(), l)))
 				e.record(m)
 			} else if a.partner != nil {
@@ -617,4 +628,57 @@ func sortedKeys[V any](m map[string]V) []string {
 func sameTool(a, b lattice.Rule) bool {
 	return a.Canonical == b.Canonical || a.Family == lattice.FamilyToolGlob || b.Family == lattice.FamilyToolGlob ||
 		a.Family == lattice.FamilyMCP || b.Family == lattice.FamilyMCP
+}
+
+// dedupe removes repeated strings, keeping the first of each.
+func dedupe(xs []string) []string {
+	seen := map[string]bool{}
+	out := xs[:0]
+	for _, x := range xs {
+		if !seen[x] {
+			seen[x] = true
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+// verbFor says what the agent does with a rule's witness: run a command,
+// read or edit a path, fetch from a host, call a tool.
+func verbFor(r lattice.Rule) string {
+	switch r.Canonical {
+	case "Bash", "PowerShell", "Monitor":
+		return "run"
+	case "Read":
+		return "read"
+	case "Edit":
+		return "edit"
+	case "WebFetch":
+		return "fetch from"
+	}
+	if r.Family == lattice.FamilyMCP || r.Family == lattice.FamilyToolGlob {
+		return "call"
+	}
+	return "use"
+}
+
+// approvedExactly reports whether an exact (star-free) allow rule already
+// names the call: Claude Code's find guard does not apply to it.
+func approvedExactly(c lattice.Call, allows []lattice.Rule) bool {
+	for _, a := range allows {
+		if !strings.Contains(a.Specifier, "*") && lattice.Matches(a, c) {
+			return true
+		}
+	}
+	return false
+}
+
+// stoppedBy reports whether a deny or ask rule may match the call.
+func stoppedBy(c lattice.Call, stops []lattice.Rule) bool {
+	for _, s := range stops {
+		if lattice.Match(s, c) != lattice.No {
+			return true
+		}
+	}
+	return false
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/url"
+	"regexp"
 	"sort"
 	"strings"
 
@@ -138,6 +139,14 @@ func (e *engine) row(f *fileState, kind, dir, before, after string, expands bool
 		Access: string(rt.Access), Risk: string(rt.Risk), Line: line, HeadLine: headLine, Witnesses: []string{}, Why: why})
 }
 
+// side renders one side of a setting row: "" when absent.
+func side(key string, s setting) string {
+	if !s.present() {
+		return ""
+	}
+	return key + ": " + display(s)
+}
+
 func direction(b, h setting) string {
 	switch {
 	case !b.present():
@@ -180,7 +189,7 @@ func (e *engine) compareMode(f *fileState) {
 	if !expands {
 		why = "a stricter permission mode: " + rt.Basis
 	}
-	e.row(f, KindMode, direction(b, h), "defaultMode: "+display(b), "defaultMode: "+display(h), expands, rt, line, headLine, why)
+	e.row(f, KindMode, direction(b, h), side("defaultMode", b), side("defaultMode", h), expands, rt, line, headLine, why)
 	if expands {
 		check := CheckAllowExpanded
 		if rt.Risk == rating.RiskCritical {
@@ -234,17 +243,30 @@ func (e *engine) compareSwitches(f *fileState) {
 			rt = rating.Switch(k, false, false)
 			why = "a managed-only setting: Claude Code ignores it in a project file"
 		}
-		e.row(f, KindSetting, direction(b, h), k+": "+display(b), k+": "+display(h), expands, rt, line, headLine, why)
+		e.row(f, KindSetting, direction(b, h), side(k, b), side(k, h), expands, rt, line, headLine, why)
 		if expands {
 			if rt.Risk == rating.RiskCritical {
 				check = CheckWildcardAllow
 			}
 			e.finding(Finding{CheckID: check, Risk: string(rt.Risk), Path: f.Path, Line: line, HeadLine: headLine,
 				Evidence: "setting=" + k + " value=" + display(h), Title: k + " " + display(h),
-				Message: fmt.Sprintf("%s sets %s to %s (was %s): %s.", f.Path, k, display(h), display(b), why),
+				Message: fmt.Sprintf("%s %s: %s.", f.Path, switchChange(k, b, h), why),
 				Key:     check + "|" + f.Path + "|" + k})
 		}
 	}
+}
+
+// switchChange words a setting's change: "sets k to v (was w)" or
+// "removes k (was w)".
+func switchChange(k string, b, h setting) string {
+	was := "not set"
+	if b.present() {
+		was = display(b)
+	}
+	if !h.present() {
+		return fmt.Sprintf("removes %s (was %s)", k, was)
+	}
+	return fmt.Sprintf("sets %s to %s (was %s)", k, display(h), was)
 }
 
 // stringSet reads an array of strings with the line of each, noting
@@ -272,7 +294,7 @@ func (e *engine) compareNameLists(f *fileState) {
 		grant := func(name string, line, headLine int, dir string) {
 			rt := rating.MCPServerApproval()
 			why := "the .mcp.json server " + name + " connects without asking for approval"
-			e.row(f, KindMCPApprove, dir, k+": "+beforeIf(dir, name), k+": "+afterIf(dir, name), true, rt, line, headLine, why)
+			e.row(f, KindMCPApprove, dir, beforeIf(dir, k+": "+name), afterIf(dir, k+": "+name), true, rt, line, headLine, why)
 			e.finding(Finding{CheckID: CheckAllowExpanded, Risk: string(rt.Risk), Path: f.Path, Line: line, HeadLine: headLine,
 				Evidence: "setting=" + k + " value=" + sanitize(name), Title: "MCP server " + name + " approved",
 				Message: fmt.Sprintf("%s: %s %s %s: %s.", f.Path, map[string]string{DirAdded: "adds", DirRemoved: "removes"}[dir], name, map[string]string{DirAdded: "to", DirRemoved: "from"}[dir]+" "+k, why),
@@ -367,8 +389,10 @@ func lookupOnly(d *doc, parent, key string) setting {
 type handler struct {
 	event, matcher string
 	canon          string
+	ident          string // what it runs: type and command or URL
 	summary        string
 	line           int
+	v              *jsonpos.Value
 }
 
 // hookHandlers flattens hooks.<Event>[].hooks[] into handlers.
@@ -392,7 +416,9 @@ func hookHandlers(d *doc) map[string][]handler {
 				continue
 			}
 			for _, h := range hs.Elements() {
-				out[ev.Key] = append(out[ev.Key], handler{event: ev.Key, matcher: matcher, canon: matcher + "\x00" + canon(h), summary: handlerSummary(h), line: h.Start().Line})
+				id := matcher + "\x00" + h.Get("type").Text() + "\x00" + h.Get("command").Text() + "\x00" + h.Get("url").Text()
+				out[ev.Key] = append(out[ev.Key], handler{event: ev.Key, matcher: matcher, canon: matcher + "\x00" + canon(h), ident: id,
+					summary: handlerSummary(h), line: h.Start().Line, v: h})
 			}
 		}
 	}
@@ -415,16 +441,30 @@ func handlerSummary(h *jsonpos.Value) string {
 	return typ + " handler"
 }
 
-// commandSummary is a command's first word and a short digest of the whole.
+// commandSummary is the program a command runs (its first word after any
+// leading VAR=value assignments, which may hold secrets and are shown by
+// name only) and a short digest of the whole command.
 func commandSummary(cmd string) string {
 	sum := sha256.Sum256([]byte(cmd))
-	first := strings.Fields(cmd)
+	var assigned []string
 	word := ""
-	if len(first) > 0 {
-		word = sanitize(first[0])
+	for _, f := range strings.Fields(cmd) {
+		if name, _, ok := strings.Cut(f, "="); ok && envName.MatchString(name) {
+			assigned = append(assigned, name)
+			continue
+		}
+		word = sanitize(f)
+		break
 	}
-	return fmt.Sprintf("`%s` (sha256 %s)", word, hex.EncodeToString(sum[:4]))
+	s := fmt.Sprintf("`%s`", word)
+	if len(assigned) > 0 {
+		s += " with " + strings.Join(assigned, ", ") + " set"
+	}
+	return s + " (sha256 " + hex.EncodeToString(sum[:4]) + ")"
 }
+
+// envName is a shell variable name.
+var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
 func hostOf(raw string) string {
 	u, err := url.Parse(raw)
@@ -476,9 +516,43 @@ func (e *engine) compareHooks(f *fileState) {
 		var parts []string
 		headLine := 1
 		line := 0
+		// A handler that runs the same thing with other settings (a
+		// timeout, a status message) is one changed row naming the fields.
+		for i := 0; i < len(added); i++ {
+			for j := 0; j < len(removed); j++ {
+				a, r := added[i], removed[j]
+				if a.ident != r.ident || a.v == nil || r.v == nil {
+					continue
+				}
+				var fields []string
+				keys := map[string]bool{}
+				for _, m := range a.v.Members() {
+					keys[m.Key] = true
+				}
+				for _, m := range r.v.Members() {
+					keys[m.Key] = true
+				}
+				for _, k := range sortedKeys(keys) {
+					if canon(a.v.Get(k)) != canon(r.v.Get(k)) {
+						fields = append(fields, fmt.Sprintf("%s %s → %s", k, fieldValue(r.v.Get(k)), fieldValue(a.v.Get(k))))
+					}
+				}
+				label := ev + hookMatcher(a.matcher) + ": " + a.summary
+				e.row(f, KindHook, DirChanged, label, label+": "+strings.Join(fields, ", "), true, rt, a.line, a.line,
+					hookWhy(rt)+"; direction unknown")
+				parts = append(parts, "changes "+a.summary+hookMatcher(a.matcher)+" ("+strings.Join(fields, ", ")+")")
+				if line == 0 {
+					line, headLine = a.line, a.line
+				}
+				added = append(added[:i], added[i+1:]...)
+				removed = append(removed[:j], removed[j+1:]...)
+				i--
+				break
+			}
+		}
 		for _, h := range added {
 			label := ev + hookMatcher(h.matcher)
-			e.row(f, KindHook, DirAdded, "", label+": "+h.summary, true, rt, h.line, h.line, "changes what runs around the agent's actions: "+rt.Basis)
+			e.row(f, KindHook, DirAdded, "", label+": "+h.summary, true, rt, h.line, h.line, hookWhy(rt))
 			parts = append(parts, "adds "+h.summary+hookMatcher(h.matcher))
 			if line == 0 {
 				line, headLine = h.line, h.line
@@ -497,6 +571,27 @@ func (e *engine) compareHooks(f *fileState) {
 			Message: fmt.Sprintf("%s: the %s hooks change (%s): %s.", f.Path, ev, strings.Join(parts, "; "), rt.Basis),
 			Key:     CheckHookChanged + "|" + f.Path + "|" + ev + "|" + strings.Join(parts, ";")})
 	}
+}
+
+// hookWhy words a hook row.
+func hookWhy(rt rating.Rating) string {
+	const base = "changes what runs around the agent's actions"
+	if rt.Access == rating.AccessAdmin {
+		return base + ": " + rt.Basis
+	}
+	return base
+}
+
+// fieldValue shows a scalar hook field (timeouts, flags); anything else,
+// which may carry a command or a secret, only as changed.
+func fieldValue(v *jsonpos.Value) string {
+	switch v.Kind() {
+	case jsonpos.Number, jsonpos.Bool:
+		return v.Raw()
+	case jsonpos.Invalid:
+		return "(not set)"
+	}
+	return "(a value)"
 }
 
 func hookMatcher(m string) string {
@@ -704,7 +799,7 @@ func (e *engine) compareSandbox(f *fileState) {
 		if loosens {
 			why = rt.Basis + ": sandbox." + k + " " + what
 		}
-		e.row(f, KindSandbox, direction(b, h), "sandbox."+k+": "+display(b), "sandbox."+k+": "+display(h), loosens, rt, line, headLine, why)
+		e.row(f, KindSandbox, direction(b, h), side("sandbox."+k, b), side("sandbox."+k, h), loosens, rt, line, headLine, why)
 		if loosens {
 			e.finding(Finding{CheckID: CheckSandboxLoosened, Risk: string(rt.Risk), Path: f.Path, Line: line, HeadLine: headLine,
 				Evidence: "setting=sandbox." + k, Title: "sandbox." + k,
@@ -743,11 +838,19 @@ func (e *engine) comparePlugins(f *fileState) {
 			if ok {
 				dir = DirChanged
 			}
-			e.row(f, KindPlugin, dir, key+": "+name+beforeValue(ok, b), key+": "+name+" = "+display(h), enables, rt, h.line, h.line, rt.Basis)
+			before := ""
+			if ok {
+				before = key + ": " + name + " = " + display(b)
+			}
+			basis := rt.Basis
+			if key == "extraKnownMarketplaces" {
+				basis = "a plugin marketplace: plugins from it can be enabled, and they bring hooks, MCP servers and agents"
+			}
+			e.row(f, KindPlugin, dir, before, key+": "+name+" = "+display(h), enables, rt, h.line, h.line, basis)
 			if enables {
 				e.finding(Finding{CheckID: CheckPluginAdded, Risk: string(rt.Risk), Path: f.Path, Line: h.line, HeadLine: h.line,
 					Evidence: key + "=" + sanitize(name), Title: key + " " + name,
-					Message: fmt.Sprintf("%s %s %s %s: %s.", f.Path, map[string]string{DirAdded: "adds", DirChanged: "changes"}[dir], key, name, rt.Basis),
+					Message: fmt.Sprintf("%s %s %s %s: %s.", f.Path, map[string]string{DirAdded: "adds", DirChanged: "changes"}[dir], key, name, basis),
 					Key:     CheckPluginAdded + "|" + f.Path + "|" + key + "|" + name})
 			}
 		}
@@ -759,9 +862,3 @@ func (e *engine) comparePlugins(f *fileState) {
 	}
 }
 
-func beforeValue(ok bool, b setting) string {
-	if !ok {
-		return ""
-	}
-	return " = " + display(b)
-}

@@ -319,3 +319,47 @@ func mayMatch(r Rule, c Call) bool {
 	}
 	return false
 }
+
+// guardedFlags are the find options Claude Code (2.1.113+) never lets a
+// wildcard allow rule approve: `Bash(find *)` does not run `find -exec`
+// or `find -delete` without a prompt (earlier versions did).
+var guardedFlags = []string{"-exec", "-execdir", "-ok", "-okdir", "-delete"}
+
+// guardedForms are the commands of guardedFlags: "find … -delete …".
+var guardedForms = func() []*machine {
+	var out []*machine
+	for _, f := range guardedFlags {
+		b := newBuilder()
+		b.lit("find ")
+		b.star(anyChar)
+		b.lit(f)
+		b.acceptHere()
+		b.lit(" ")
+		b.star(anyChar)
+		out = append(out, b.build())
+	}
+	return out
+}()
+
+// GuardedCall returns a command a Bash rule matches that Claude Code
+// 2.1.113+ never approves through a wildcard allow rule (find with -exec,
+// -execdir, -ok, -okdir or -delete), and false when the rule matches none.
+// An allow rule that names such a command explicitly is new authority even
+// where a base rule such as Bash(find *) textually covers it.
+func GuardedCall(r Rule) (Call, bool) {
+	r = parsed(r)
+	for _, rd := range r.readings {
+		if rd.kind != readArgs || rd.arg != argShell || rd.fold {
+			continue
+		}
+		if !strings.HasPrefix(rd.prefix, "find") && !strings.HasPrefix("find ", rd.prefix) {
+			continue
+		}
+		for _, g := range guardedForms {
+			if w, res := findWord([]*machine{rd.args, g}, nil); res == found {
+				return Call{Tool: rd.tool, Arg: w}, true
+			}
+		}
+	}
+	return Call{}, false
+}
