@@ -861,4 +861,3 @@ func (e *engine) comparePlugins(f *fileState) {
 		}
 	}
 }
-
