@@ -22,6 +22,8 @@ const (
 	CheckPluginAdded     = "SHIP-HOST-BOUNDARY-PLUGIN-ADDED"
 	CheckDuplicateKey    = "SHIP-HOST-BOUNDARY-CONFIG-DUPLICATE-KEY"
 	CheckUnknownKey      = "SHIP-HOST-BOUNDARY-CONFIG-UNKNOWN-KEY"
+	CheckCeiling         = "SHIP-HOST-BOUNDARY-POLICY-CEILING-EXCEEDED"
+	CheckIntent          = "SHIP-HOST-BOUNDARY-POLICY-INTENT-VIOLATED"
 )
 
 // CheckInfo describes a check: its default action and risk, and what it
@@ -68,6 +70,21 @@ var Catalogue = []CheckInfo{
 		"The same key appears twice in one object: Claude Code keeps the last one, so what the file appears to say is not what applies."},
 	{CheckUnknownKey, policy.Advisory, "low", "Unknown settings key",
 		"Claude Code ignores keys it does not know; a misspelled key (\"permission\", \"Allow\") silently does nothing."},
+	{CheckCeiling, policy.Block, "high", "Policy ceiling exceeded",
+		"An allow rule of a changed settings file is not covered by the policy's ceiling (decided by the lattice, with a call it allows beyond the ceiling), or a rule the ceiling says must stay denied is no longer covered by the project's deny rules."},
+	{CheckIntent, policy.Block, "high", "Policy intent violated",
+		"A call the policy says must run without a prompt, prompt, or be denied no longer does at the head, in the effective view of the project's settings (deny, then ask, then allow, then the permission mode)."},
+}
+
+// PolicyOptions tells the policy loader the engine's check IDs and their
+// default actions, so a policy naming an unknown check or lowering one is
+// refused with the line.
+func PolicyOptions() policy.Options {
+	o := policy.Options{Checks: map[string]policy.Action{}}
+	for _, c := range Catalogue {
+		o.Checks[c.ID] = c.Action
+	}
+	return o
 }
 
 // checkInfo returns the catalogue entry of a check.

@@ -42,6 +42,7 @@ func Compare(in Input) Report {
 	for _, f := range e.files {
 		e.compareFile(f)
 	}
+	e.policyChecks()
 	return e.report()
 }
 
@@ -244,7 +245,11 @@ func (e *engine) finding(f Finding) {
 		f.Risk = info.Risk
 	}
 	f.Risk = e.pol.RiskFor(f.CheckID, f.Risk)
-	f.Action = string(e.pol.ActionFor(f.CheckID, info.Action))
+	def := info.Action
+	if a, ok := policy.ParseAction(f.Action); ok {
+		def = a // a check whose policy sets its own action (ceiling, intent)
+	}
+	f.Action = string(e.pol.ActionFor(f.CheckID, def))
 	if f.Title == "" {
 		f.Title = info.Title
 	}

@@ -87,7 +87,7 @@ func Pathspecs(pol *policy.Policy) []string {
 	}
 	if pol != nil {
 		for _, w := range pol.Paths.Watch {
-			specs = append(specs, ":(glob)"+w)
+			specs = append(specs, ":(glob)"+w.Value)
 		}
 	}
 	return specs

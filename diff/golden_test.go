@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"flag"
 	"fmt"
+	"github.com/shipgate-app/shipgate/policy"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -22,6 +23,7 @@ var update = flag.Bool("update", false, "rewrite the generated report.json, repo
 //
 //	base.json, head.json   one file (absent base = new, absent head = deleted)
 //	path.txt               its repository path (default .claude/settings.json)
+//	policy.yml             a policy applied to the case (optional, any case)
 //
 // or a files/ directory with base/ and head/ trees (several files, read
 // together, as a repository at two commits). Every case has a hand-written
@@ -128,6 +130,20 @@ func parseExpect(t *testing.T, path string) expectation {
 
 // loadCase reads a case directory into an Input.
 func loadCase(t *testing.T, dir string, e expectation) Input {
+	t.Helper()
+	in := loadFiles(t, dir, e)
+	if b, err := os.ReadFile(filepath.Join(dir, "policy.yml")); err == nil {
+		p, err := policy.Parse(".github/shipgate.yml", b, PolicyOptions())
+		if err != nil {
+			t.Fatalf("%s/policy.yml: %v", dir, err)
+		}
+		in.Policy = p
+	}
+	return in
+}
+
+// loadFiles reads the files of a case.
+func loadFiles(t *testing.T, dir string, e expectation) Input {
 	t.Helper()
 	if st, err := os.Stat(filepath.Join(dir, "files")); err == nil && st.IsDir() {
 		return Input{Files: loadTrees(t, filepath.Join(dir, "files"))}

@@ -51,7 +51,7 @@ func loadPolicy(path string) (*policy.Policy, error) {
 	if err != nil {
 		return nil, fmt.Errorf("reading the policy: %w", err)
 	}
-	return policy.Parse(path, data)
+	return policy.Parse(path, data, diff.PolicyOptions())
 }
 
 // render writes a report in the chosen format and returns the exit code.

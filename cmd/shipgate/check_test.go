@@ -209,3 +209,28 @@ func TestDiffCLIRefusals(t *testing.T) {
 		t.Errorf("shallow clone: exit %d %q", code, errs)
 	}
 }
+
+func TestValidatePolicyCLI(t *testing.T) {
+	dir := t.TempDir()
+	good := writeFile(t, dir, "good.yml", "version: 1\nceiling:\n  allow: [\"Bash(npm *)\"]\nintent:\n  denied: [\"rm -rf /\"]\n")
+	bad := writeFile(t, dir, "bad.yml", "version: 1\nchecks:\n  SHIP-HOST-BOUNDARY-PERMISSION-WILDCARD-ALLOW: {action: advisory}\nceiling:\n  allow: [\"Bash(npm *\"]\n")
+	org := writeFile(t, dir, "org.yml", "version: 1\nreviewers:\n  block: [acme/security]\n")
+	cases := []struct {
+		args []string
+		code int
+		out  string
+	}{
+		{[]string{good}, 0, "valid: a ceiling of 1 allow rule(s)"},
+		{[]string{good, "--org", org}, 0, "1 reviewer team(s)"},
+		{[]string{bad}, 1, "bad.yml:3:"},
+		{[]string{bad}, 1, "bad.yml:5:"},
+		{[]string{filepath.Join(dir, "none.yml")}, 2, ""},
+		{nil, 2, ""},
+	}
+	for _, c := range cases {
+		code, out, errs := runCLI(append([]string{"validate-policy"}, c.args...)...)
+		if code != c.code || !strings.Contains(out, c.out) {
+			t.Errorf("validate-policy %v: exit %d %q %q", c.args, code, out, errs)
+		}
+	}
+}

@@ -82,7 +82,7 @@ func diffPolicy(ctx context.Context, repo *gitrepo.Repo, mb, file string) (*poli
 	if !ok {
 		return nil, nil
 	}
-	p, err := policy.Parse(policyPath+" (at "+mb[:8]+")", data)
+	p, err := policy.Parse(policyPath, data, diff.PolicyOptions())
 	if err != nil {
 		return nil, fmt.Errorf("the repository's policy does not parse:\n%w", err)
 	}

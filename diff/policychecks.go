@@ -1,0 +1,206 @@
+package diff
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/shipgate-app/shipgate/diff/jsonpos"
+	"github.com/shipgate-app/shipgate/lattice"
+	"github.com/shipgate-app/shipgate/policy"
+)
+
+// policyChecks holds the change to the policy's ceiling and intents.
+func (e *engine) policyChecks() {
+	if e.pol == nil {
+		return
+	}
+	touched := map[string]bool{} // scopes whose settings files changed
+	for _, f := range e.files {
+		if f.kind == SettingsFile && f.changed {
+			touched[f.scope] = true
+		}
+	}
+	for _, c := range e.pol.AllCeilings() {
+		e.ceiling(c, touched)
+	}
+	if touched[""] {
+		e.intents()
+	}
+}
+
+// ceiling checks every allow rule of a changed settings file against the
+// ceiling's allow rules, and the ceiling's must_deny rules against the
+// deny rules of each touched project.
+func (e *engine) ceiling(c policy.Ceiling, touched map[string]bool) {
+	action := c.Action
+	if action == "" {
+		action = policy.Block
+	}
+	var ceil []lattice.Rule
+	for _, it := range c.Allow {
+		ceil = append(ceil, lattice.ParseIn(lattice.Allow, it.Value))
+	}
+	if c.HasAllow {
+		for _, f := range e.files {
+			if f.kind != SettingsFile || !f.changed || f.head == nil {
+				continue
+			}
+			for _, d := range f.head.rulesIn(lattice.Allow) {
+				r := d.rule
+				if r.Dead() && r.Family != lattice.FamilyToolGlob {
+					continue
+				}
+				v := lattice.Verdict{Answer: lattice.No}
+				if r.Family != lattice.FamilyToolGlob {
+					v = lattice.CoveredBy(r, ceil)
+				}
+				if v.Answer == lattice.Yes {
+					continue
+				}
+				msg := fmt.Sprintf("allow: %s in %s is not within the ceiling of %s", r.Text, f.Path, c.Source)
+				var wit []string
+				switch {
+				case v.Answer == lattice.No && v.HasWitness():
+					w := v.Witness
+					if calls, ans := lattice.FindN([]lattice.Rule{r}, ceil, 2); ans == lattice.Yes && len(calls) > 0 {
+						w = calls[0] // a recognisable call when there is one
+					}
+					wit = []string{w.String()}
+					msg += fmt.Sprintf(": it allows `%s`, which no ceiling rule allows", w)
+				case v.Answer == lattice.Unknown:
+					msg += ": it cannot be proven to fit (" + v.Reason + ")"
+				}
+				e.finding(Finding{CheckID: CheckCeiling, Action: string(action), Path: f.Path, Line: d.line, HeadLine: d.line,
+					Evidence: "rule=" + r.Text, Title: "outside the ceiling: " + r.Text, Message: msg + ".", Witnesses: wit,
+					Key: CheckCeiling + "|" + f.Path + "|" + r.Text})
+			}
+		}
+	}
+	for _, it := range c.MustDeny {
+		m := lattice.ParseIn(lattice.Deny, it.Value)
+		for _, scope := range sortedKeys(touched) {
+			denies := e.scopeRules(scope, true, lattice.Deny)
+			v := lattice.CoveredBy(m, denies)
+			if v.Answer == lattice.Yes {
+				continue
+			}
+			where := "the project's settings"
+			if scope != "" {
+				where = "the settings of " + scope
+			}
+			msg := fmt.Sprintf("the ceiling of %s says %s must stay denied, but the deny rules of %s no longer cover it", it.Source, it.Value, where)
+			var wit []string
+			if v.HasWitness() {
+				wit = []string{v.Witness.String()}
+				msg += fmt.Sprintf(": `%s` is not denied", v.Witness)
+			}
+			e.finding(Finding{CheckID: CheckCeiling, Action: string(action), Path: it.Source, Line: it.Line, HeadLine: it.Line,
+				Evidence: "must_deny=" + it.Value, Title: "must stay denied: " + it.Value, Message: msg + ".", Witnesses: wit,
+				Key: CheckCeiling + "|must_deny|" + scope + "|" + it.Value})
+		}
+	}
+}
+
+// outcome is what Claude Code does with a call at the head, in the
+// effective view of one project: deny, then ask, then allow, then the
+// permission mode.
+type outcome struct {
+	state string // denied, asked, allowed, default
+	by    string // the rule (or mode) that decides it
+	maybe string // a rule that may match under another reading
+}
+
+func (e *engine) outcome(scope string, c lattice.Call) outcome {
+	for _, st := range []struct {
+		list  lattice.List
+		state string
+	}{{lattice.Deny, "denied"}, {lattice.Ask, "asked"}, {lattice.Allow, "allowed"}} {
+		var maybe string
+		for _, r := range e.scopeRules(scope, true, st.list) {
+			switch lattice.Match(r, c) {
+			case lattice.Yes:
+				return outcome{state: st.state, by: string(st.list) + ": " + r.Text}
+			case lattice.Unknown:
+				maybe = string(st.list) + ": " + r.Text
+			}
+		}
+		if maybe != "" {
+			return outcome{state: "unknown", maybe: maybe}
+		}
+	}
+	return outcome{state: "default", by: "defaultMode " + e.headMode(scope)}
+}
+
+// headMode is the permission mode of a project at the head: the local
+// file's when it sets one, else the shared file's, else default.
+func (e *engine) headMode(scope string) string {
+	mode := "default"
+	var files []*fileState
+	files = append(files, e.scopes[scope]...)
+	sort.Slice(files, func(i, j int) bool { return files[i].Path < files[j].Path })
+	for _, f := range files { // settings.json sorts before settings.local.json
+		if f.kind == SettingsFile && f.head != nil {
+			if s := lookup(f.head, "defaultMode", true); s.present() && s.v.Kind() == jsonpos.String {
+				mode = s.v.Text()
+			}
+		}
+	}
+	return mode
+}
+
+// describe words an outcome for a message.
+func (o outcome) describe() string {
+	switch o.state {
+	case "denied":
+		return "is denied (" + o.by + ")"
+	case "asked":
+		return "prompts (" + o.by + ")"
+	case "allowed":
+		return "runs without a prompt (" + o.by + ")"
+	case "unknown":
+		return "depends on how Claude Code reads " + o.maybe
+	}
+	switch strings.TrimPrefix(o.by, "defaultMode ") {
+	case "bypassPermissions":
+		return "runs without a prompt (no rule matches and the mode is bypassPermissions)"
+	case "dontAsk":
+		return "is denied (no rule matches and the mode is dontAsk)"
+	}
+	return "prompts only because no rule matches (" + o.by + ")"
+}
+
+// intents holds the root project's settings to the policy's intents.
+func (e *engine) intents() {
+	in := e.pol.Intent
+	action := in.Action
+	if action == "" {
+		action = policy.Block
+	}
+	check := func(items []policy.Item, want string, ok func(outcome) bool) {
+		for _, it := range items {
+			c, err := policy.ParseCall(it.Value)
+			if err != nil {
+				continue
+			}
+			o := e.outcome("", c)
+			if ok(o) {
+				continue
+			}
+			msg := fmt.Sprintf("intent: `%s` must %s, but at the head it %s", it.Value, want, o.describe())
+			e.finding(Finding{CheckID: CheckIntent, Action: string(action), Path: it.Source, Line: it.Line, HeadLine: it.Line,
+				Evidence: "intent=" + want + " call=" + it.Value, Title: "intent: " + it.Value + " must " + want,
+				Message: msg + ".", Witnesses: []string{c.String()}, Key: CheckIntent + "|" + want + "|" + it.Value})
+		}
+	}
+	mode := e.headMode("")
+	check(in.Allowed, "run without a prompt", func(o outcome) bool {
+		return o.state == "allowed" || (o.state == "default" && mode == "bypassPermissions")
+	})
+	check(in.Asked, "prompt", func(o outcome) bool {
+		return o.state == "asked" || (o.state == "default" && (mode == "default" || mode == "manual" || mode == "plan"))
+	})
+	check(in.Denied, "be denied", func(o outcome) bool {
+		return o.state == "denied" || (o.state == "default" && mode == "dontAsk")
+	})
+}
