@@ -31,6 +31,7 @@ type engine struct {
 	changes  []Change
 	findings []Finding
 	status   []FileStatus
+	pools    map[string][]lattice.Rule // scopeRules, computed once (the files do not change)
 }
 
 // Compare reviews a change to a repository's agent-config files. Files
@@ -73,6 +74,20 @@ func (e *engine) load(files []File, rules ruleCache) {
 // scope on one side — the pool Claude Code evaluates together. A file that
 // does not parse contributes nothing (Claude Code drops it whole).
 func (e *engine) scopeRules(scope string, head bool, ls ...lattice.List) []lattice.Rule {
+	key := fmt.Sprint(scope, head, ls)
+	if r, ok := e.pools[key]; ok {
+		return r
+	}
+	out := e.collectRules(scope, head, ls)
+	if e.pools == nil {
+		e.pools = map[string][]lattice.Rule{}
+	}
+	e.pools[key] = out
+	return out
+}
+
+// collectRules gathers the rules of a pool (see scopeRules).
+func (e *engine) collectRules(scope string, head bool, ls []lattice.List) []lattice.Rule {
 	var out []lattice.Rule
 	for _, f := range e.scopes[scope] {
 		if f.kind != SettingsFile {

@@ -3,6 +3,7 @@ package diff
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/shipgate-app/shipgate/diff/jsonpos"
@@ -14,7 +15,8 @@ type doc struct {
 	path  string
 	kind  FileKind
 	root  *jsonpos.Value
-	rules []ruleDecl
+	rules  []ruleDecl
+	byList map[lattice.List][]ruleDecl // rules by list, built on first use
 	// problems are entries Claude Code reads differently from how they
 	// look: duplicate keys, non-string or blank rules, unknown keys.
 	problems []docProblem
@@ -139,17 +141,18 @@ func (d *doc) readRules(cache ruleCache) {
 				message: fmt.Sprintf("permissions.%s is a JSON %s, not an array of rules: Claude Code reads no %s rules from it", l, arr.Kind(), l)})
 			continue
 		}
+		d.rules = slices.Grow(d.rules, arr.Len())
 		for i, e := range arr.Elements() {
 			s := e.Start()
-			key := fmt.Sprintf("permissions.%s[%d]", l, i)
+			key := func() string { return fmt.Sprintf("permissions.%s[%d]", l, i) }
 			if e.Kind() != jsonpos.String {
-				d.problems = append(d.problems, docProblem{kind: "invalid_rule", line: s.Line, col: s.Column, key: key, list: string(l),
+				d.problems = append(d.problems, docProblem{kind: "invalid_rule", line: s.Line, col: s.Column, key: key(), list: string(l),
 					message: fmt.Sprintf("a %s entry that is a JSON %s, not a rule string: Claude Code skips it", l, e.Kind())})
 				continue
 			}
 			text := e.Text()
 			if strings.TrimSpace(text) == "" {
-				d.problems = append(d.problems, docProblem{kind: "invalid_rule", line: s.Line, col: s.Column, key: key, list: string(l),
+				d.problems = append(d.problems, docProblem{kind: "invalid_rule", line: s.Line, col: s.Column, key: key(), list: string(l),
 					message: fmt.Sprintf("a blank %s rule: Claude Code skips it", l)})
 				continue
 			}
@@ -246,18 +249,19 @@ func editDistance(a, b string) int {
 	return prev[len(rb)]
 }
 
-// rulesIn returns the document's rules of one list (nil-safe).
+// rulesIn returns the document's rules of one list (nil-safe). The slice
+// is shared: do not modify it.
 func (d *doc) rulesIn(l lattice.List) []ruleDecl {
 	if d == nil {
 		return nil
 	}
-	var out []ruleDecl
-	for _, r := range d.rules {
-		if r.rule.List == l {
-			out = append(out, r)
+	if d.byList == nil {
+		d.byList = map[lattice.List][]ruleDecl{}
+		for _, r := range d.rules {
+			d.byList[r.rule.List] = append(d.byList[r.rule.List], r)
 		}
 	}
-	return out
+	return d.byList[l]
 }
 
 // listLine returns the line of a permissions list key, or of the

@@ -25,7 +25,23 @@ var (
 )
 
 // single is the set holding one rune.
-func single(r rune) charset { return charset{spans: []span{{r, r}}} }
+func single(r rune) charset {
+	if r >= 0 && r < 128 {
+		return asciiSingles[r]
+	}
+	return charset{spans: []span{{r, r}}}
+}
+
+// asciiSingles shares the one-rune sets of ASCII: rules are mostly ASCII,
+// and compiling one allocates no set per character.
+var asciiSingles = func() (t [128]charset) {
+	spans := make([]span, 128)
+	for i := range t {
+		spans[i] = span{rune(i), rune(i)}
+		t[i] = charset{spans: spans[i : i+1 : i+1]}
+	}
+	return t
+}()
 
 // has reports whether r is in the set.
 func (c charset) has(r rune) bool {

@@ -62,7 +62,8 @@ type builder struct {
 }
 
 func newBuilder() *builder {
-	return &builder{adv: []charset{noChar}, loop: []charset{noChar}}
+	b := &builder{adv: make([]charset, 1, 12), loop: make([]charset, 1, 12)}
+	return b
 }
 
 // pos is the current last position.
@@ -129,27 +130,43 @@ func (b *builder) build() *machine {
 			}
 		}
 	}
-	add := func(cs charset, i int, isLoop bool) {
-		if cs.isEmpty() {
-			return
+	// Distinct charsets first, so their masks share one allocation.
+	var distinct []charset
+	index := func(cs charset) int {
+		for j := range distinct {
+			if distinct[j].equal(cs) {
+				return j
+			}
 		}
-		j := slices.IndexFunc(m.sets, func(s setMasks) bool { return s.cs.equal(cs) })
-		if j < 0 {
-			j = len(m.sets)
-			masks := make([]uint64, 2*w)
-			m.sets = append(m.sets, setMasks{cs: cs, adv: masks[:w:w], loop: masks[w:]})
-			m.bounds = cs.boundaries(m.bounds)
+		distinct = append(distinct, cs)
+		return len(distinct) - 1
+	}
+	advIdx := make([]int, 2*n)
+	loopIdx := advIdx[n:]
+	advIdx = advIdx[:n]
+	for i := 0; i < n; i++ {
+		advIdx[i], loopIdx[i] = -1, -1
+		if !b.adv[i].isEmpty() {
+			advIdx[i] = index(b.adv[i])
 		}
-		if isLoop {
-			setBit(m.sets[j].loop, i)
+		if !b.loop[i].isEmpty() {
+			loopIdx[i] = index(b.loop[i])
 			m.loops = true
-		} else {
-			setBit(m.sets[j].adv, i)
 		}
 	}
+	masks := make([]uint64, 2*w*len(distinct))
+	m.sets = make([]setMasks, len(distinct))
+	for j, cs := range distinct {
+		m.sets[j] = setMasks{cs: cs, adv: masks[2*j*w : (2*j+1)*w : (2*j+1)*w], loop: masks[(2*j+1)*w : (2*j+2)*w]}
+		m.bounds = cs.boundaries(m.bounds)
+	}
 	for i := 0; i < n; i++ {
-		add(b.adv[i], i, false)
-		add(b.loop[i], i, true)
+		if j := advIdx[i]; j >= 0 {
+			setBit(m.sets[j].adv, i)
+		}
+		if j := loopIdx[i]; j >= 0 {
+			setBit(m.sets[j].loop, i)
+		}
 	}
 	m.bounds = append(m.bounds, 0)
 	slices.Sort(m.bounds)

@@ -211,7 +211,7 @@ func argsReading(tool string, kind argKind, emit func(*builder)) *reading {
 // literalPrefix returns the text every word of the builder's language
 // starts with: the literal runes read before the first choice.
 func (b *builder) literalPrefix() string {
-	choice := map[int]bool{}
+	choice := make([]bool, len(b.adv))
 	for _, e := range b.eps {
 		choice[e[0]] = true
 	}
