@@ -12,9 +12,9 @@ import (
 
 // doc is one parsed version of an agent-config file.
 type doc struct {
-	path  string
-	kind  FileKind
-	root  *jsonpos.Value
+	path   string
+	kind   FileKind
+	root   *jsonpos.Value
 	rules  []ruleDecl
 	byList map[lattice.List][]ruleDecl // rules by list, built on first use
 	// problems are entries Claude Code reads differently from how they
