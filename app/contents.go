@@ -101,7 +101,12 @@ func (p *Worker) fetch(ctx context.Context, cl *github.Client, owner, repo, ref,
 	resp, err := cl.BareDo(ctx, req)
 	if err != nil {
 		var er *github.ErrorResponse
-		if errors.As(err, &er) && er.Response != nil && er.Response.StatusCode == http.StatusNotFound {
+		if errors.As(err, &er) && er.Response != nil && er.Response.StatusCode == http.StatusNotFound &&
+			!strings.HasPrefix(er.Message, "No commit found") {
+			// The file is absent at ref. (A 404 "No commit found for the
+			// ref" is not: the commit is unreadable, as a fork's head can
+			// be; reading it as "file deleted" would turn a widening into a
+			// removal, so it is an error the job retries and then reports.)
 			v := diff.Version{}
 			if isSHA(ref) {
 				p.contents.add(key, v)

@@ -89,14 +89,20 @@ type Worker struct {
 	orgMu    sync.Mutex
 	org      map[string]ttlEntry
 	runsMu   sync.Mutex
-	runs     map[string]int64 // owner/repo@head → the in-progress run a retry reuses
+	runs     map[string]*openRun // owner/repo#n@head → the in-progress run a retry reuses
+}
+
+// openRun is a check run this worker created and has not completed yet.
+type openRun struct {
+	id     int64
+	posted int // annotations already appended (a retry must not append them again)
 }
 
 // NewWorker builds the worker.
 func NewWorker(clients *Clients, cfg Config) *Worker {
 	cfg.defaults()
 	return &Worker{clients: clients, cfg: cfg, contents: newContentCache(cfg.ContentCacheBytes),
-		org: map[string]ttlEntry{}, runs: map[string]int64{}}
+		org: map[string]ttlEntry{}, runs: map[string]*openRun{}}
 }
 
 // Process runs one job.
@@ -199,16 +205,21 @@ type evaluation struct {
 	head, base  string
 	policy      *policy.Policy
 	policySrc   string
-	policyErrs  []*policy.Error
-	files       []diff.File
-	truncated   bool
-	runID       int64
+	policyErrs  []*policy.Error // the base's policy file, enforced: its errors make the defaults apply
+	// headPolicyErrs are the errors of the policy file the pull request
+	// proposes (not enforced; annotated so the author fixes them).
+	headPolicyErrs []*policy.Error
+	files          []diff.File
+	truncated      bool
+	runID          int64
 }
 
 // evaluatePR evaluates one pull request at its current head and publishes
-// the check run. A job's head SHA is a hint: the check is always posted on
-// the PR's current head, so an out-of-order delivery never reports a stale
-// commit.
+// the check run. A job whose head SHA is no longer the PR's head is stale
+// and skipped: GitHub sends a synchronize delivery for every push, and the
+// job for the new head (queued behind, or already run) checks it, so each
+// head gets exactly one run. Runs this worker left in progress on an older
+// head of the PR (a failed attempt superseded by a newer push) are closed.
 func (p *Worker) evaluatePR(ctx context.Context, cl *github.Client, job Job, n int) error {
 	log := p.cfg.Logger.With("installation_id", job.InstallationID, "repo", job.Owner+"/"+job.Repo, "pr", n, "delivery_id", job.DeliveryID)
 	pr, _, err := cl.PullRequests.Get(ctx, job.Owner, job.Repo, n)
@@ -219,13 +230,17 @@ func (p *Worker) evaluatePR(ctx context.Context, cl *github.Client, job Job, n i
 		}
 		return fmt.Errorf("reading pull request #%d: %w", n, err)
 	}
-	if pr.GetState() != "open" {
+	open := pr.GetState() == "open"
+	p.closeSuperseded(ctx, cl, job.Owner, job.Repo, n, pr.GetHead().GetSHA(), open)
+	if !open {
 		log.Info("pull request is not open; not checked", "state", pr.GetState())
 		return nil
 	}
 	ev := &evaluation{owner: job.Owner, repo: job.Repo, pr: pr, head: pr.GetHead().GetSHA(), base: pr.GetBase().GetSHA()}
 	if job.HeadSHA != "" && job.HeadSHA != ev.head {
-		log.Info("the pull request moved on; checking its current head", "hint", shortSHA(job.HeadSHA), "head", shortSHA(ev.head))
+		log.Info("stale job skipped: the pull request moved on, and the delivery for its new head checks it",
+			"job_head", shortSHA(job.HeadSHA), "head", shortSHA(ev.head))
+		return nil
 	}
 	started := p.cfg.Now()
 	if err := p.loadPolicy(ctx, cl, ev); err != nil {
@@ -236,7 +251,7 @@ func (p *Worker) evaluatePR(ctx context.Context, cl *github.Client, job Job, n i
 		return err
 	}
 	ev.truncated = truncated
-	if len(candidates) == 0 && len(ev.policyErrs) == 0 && !truncated {
+	if len(candidates) == 0 && len(ev.policyErrs) == 0 && len(ev.headPolicyErrs) == 0 && !truncated {
 		// Nothing to read: complete the run in one call, so the check
 		// exists for branch protection.
 		return p.publishNothing(ctx, cl, ev)
@@ -396,7 +411,7 @@ func (p *Worker) validateHeadPolicy(ctx context.Context, cl *github.Client, ev *
 			for _, e := range es {
 				e.Msg = "proposed policy: " + e.Msg
 			}
-			ev.policyErrs = append(ev.policyErrs, es...)
+			ev.headPolicyErrs = append(ev.headPolicyErrs, es...)
 		}
 	}
 }
@@ -406,9 +421,11 @@ func isNotFound(err error) bool {
 	return errors.As(err, &er) && er.Response != nil && er.Response.StatusCode == http.StatusNotFound
 }
 
-// JobFailed completes, as failed, any run a job left in progress after its
-// last attempt, so no check stays "in progress" forever: the summary asks
-// for a re-run.
+// JobFailed runs after a job's last attempt failed, so that no check stays
+// "in progress" forever and a failure is never invisible: it completes as
+// failed every run left in progress on the job's head, or, when the job
+// failed before creating one (say, reading the policy), creates a failed
+// run there. Either asks for a re-run.
 func (p *Worker) JobFailed(ctx context.Context, job Job, cause error) {
 	cl, err := p.clients.Installation(job.InstallationID)
 	if err != nil {
@@ -423,29 +440,59 @@ func (p *Worker) JobFailed(ctx context.Context, job Job, cause error) {
 	if head == "" {
 		return
 	}
-	runs, _, err := cl.Checks.ListCheckRunsForRef(ctx, job.Owner, job.Repo, head, &github.ListCheckRunsOptions{
-		CheckName: github.String(p.cfg.CheckName), Status: github.String("in_progress")})
-	if err != nil {
-		p.cfg.Logger.Error("could not list check runs to mark a failed job", "repo", job.Owner+"/"+job.Repo, "error", err)
+	heads := []string{head}
+	if job.HeadSHA != "" && job.HeadSHA != head {
+		heads = append(heads, job.HeadSHA)
+	}
+	if job.Kind == KindEvaluatePR {
+		p.forgetRuns(job.Owner, job.Repo, job.PRNumber)
+	} else {
+		p.forgetRuns(job.Owner, job.Repo, 0, heads...)
+	}
+	failed := 0
+	for _, h := range heads {
+		runs, _, err := cl.Checks.ListCheckRunsForRef(ctx, job.Owner, job.Repo, h, &github.ListCheckRunsOptions{
+			CheckName: github.String(p.cfg.CheckName), Status: github.String("in_progress")})
+		if err != nil {
+			p.cfg.Logger.Error("could not list check runs to mark a failed job", "repo", job.Owner+"/"+job.Repo, "error", err)
+			return
+		}
+		for _, run := range runs.CheckRuns {
+			p.failRun(ctx, cl, job.Owner, job.Repo, run.GetID(), cause)
+			failed++
+		}
+	}
+	stale := job.HeadSHA != "" && job.HeadSHA != head // the job for the new head reports
+	if failed > 0 || stale || (job.Kind != KindEvaluatePR && job.Kind != KindEvaluateSHA) {
 		return
 	}
-	for _, run := range runs.CheckRuns {
-		p.failRun(ctx, cl, job.Owner, job.Repo, run.GetID(), cause)
+	now := &github.Timestamp{Time: p.cfg.Now()}
+	opts := github.CreateCheckRunOptions{Name: p.cfg.CheckName, HeadSHA: head, Status: github.String("completed"),
+		Conclusion: github.String("failure"), StartedAt: now, CompletedAt: now, Output: p.failureOutput(cause)}
+	if job.Kind == KindEvaluatePR {
+		opts.ExternalID = github.String(externalID(job.PRNumber))
+	}
+	if _, _, err := cl.Checks.CreateCheckRun(ctx, job.Owner, job.Repo, opts); err != nil {
+		p.cfg.Logger.Error("could not create a check run to report a failed job", "repo", job.Owner+"/"+job.Repo, "error", err)
 	}
 }
 
 // failRun completes a run as failed with a message that says what to do.
 func (p *Worker) failRun(ctx context.Context, cl *github.Client, owner, repo string, id int64, cause error) {
-	summary := "Shipgate could not finish this check: " + sanitizeError(cause) +
-		"\n\nNothing was concluded about this change. Press **Re-run** to try again; if it keeps failing, the App's logs name the cause."
 	_, _, err := cl.Checks.UpdateCheckRun(ctx, owner, repo, id, github.UpdateCheckRunOptions{
 		Name: p.cfg.CheckName, Status: github.String("completed"), Conclusion: github.String("failure"),
-		CompletedAt: &github.Timestamp{Time: p.cfg.Now()},
-		Output:      &github.CheckRunOutput{Title: github.String("Could not complete the check: press Re-run"), Summary: github.String(summary)},
+		CompletedAt: &github.Timestamp{Time: p.cfg.Now()}, Output: p.failureOutput(cause),
 	})
 	if err != nil {
 		p.cfg.Logger.Error("could not mark a check run failed", "repo", owner+"/"+repo, "check_run_id", id, "error", err)
 	}
+}
+
+// failureOutput is the output of a run whose job failed for good.
+func (p *Worker) failureOutput(cause error) *github.CheckRunOutput {
+	summary := "Shipgate could not finish this check: " + sanitizeError(cause) +
+		"\n\nNothing was concluded about this change. Press **Re-run** to try again; if it keeps failing, the App's logs name the cause."
+	return &github.CheckRunOutput{Title: github.String("Could not complete the check: press Re-run"), Summary: github.String(summary)}
 }
 
 // sanitizeError keeps an error message short and free of URLs' query

@@ -19,16 +19,23 @@ const (
 	maxAnnotationMessage     = 60 << 10 // under GitHub's 64 KB
 )
 
-func (p *Worker) runKey(ev *evaluation) string { return ev.owner + "/" + ev.repo + "@" + ev.head }
+// runPrefix is the key prefix of a pull request's open runs; runKey adds
+// the head. Two pull requests with the same head (one branch into two
+// bases) each get their own run.
+func runPrefix(owner, repo string, n int) string { return fmt.Sprintf("%s/%s#%d@", owner, repo, n) }
+
+func (p *Worker) runKey(ev *evaluation) string {
+	return runPrefix(ev.owner, ev.repo, ev.pr.GetNumber()) + ev.head
+}
 
 // startRun creates the check run in progress (or reuses the one a failed
 // attempt of this job created), so the check shows at once.
 func (p *Worker) startRun(ctx context.Context, cl *github.Client, ev *evaluation) error {
 	p.runsMu.Lock()
-	id, ok := p.runs[p.runKey(ev)]
+	r, ok := p.runs[p.runKey(ev)]
 	p.runsMu.Unlock()
 	if ok {
-		ev.runID = id
+		ev.runID = r.id
 		return nil
 	}
 	run, _, err := cl.Checks.CreateCheckRun(ctx, ev.owner, ev.repo, github.CreateCheckRunOptions{
@@ -43,9 +50,94 @@ func (p *Worker) startRun(ctx context.Context, cl *github.Client, ev *evaluation
 	}
 	ev.runID = run.GetID()
 	p.runsMu.Lock()
-	p.runs[p.runKey(ev)] = ev.runID
+	p.runs[p.runKey(ev)] = &openRun{id: ev.runID}
 	p.runsMu.Unlock()
 	return nil
+}
+
+// closeSuperseded completes the runs this worker left in progress on other
+// heads of a pull request (all of them when it is no longer open): a
+// failed attempt whose retry a newer push replaced would otherwise stay
+// "in progress" for ever. They end "cancelled", which never satisfies a
+// required check, should the branch return to that commit.
+func (p *Worker) closeSuperseded(ctx context.Context, cl *github.Client, owner, repo string, n int, head string, open bool) {
+	prefix := runPrefix(owner, repo, n)
+	type stale struct {
+		key string
+		run *openRun
+	}
+	var list []stale
+	p.runsMu.Lock()
+	for k, r := range p.runs {
+		if strings.HasPrefix(k, prefix) && (!open || k != prefix+head) {
+			list = append(list, stale{k, r})
+			delete(p.runs, k)
+		}
+	}
+	p.runsMu.Unlock()
+	for _, st := range list {
+		summary := fmt.Sprintf("The pull request moved on to `%s` before this check finished; the check on that commit is the one that counts.", shortSHA(head))
+		if !open {
+			summary = "The pull request was closed before this check finished."
+		}
+		_, _, err := cl.Checks.UpdateCheckRun(ctx, owner, repo, st.run.id, github.UpdateCheckRunOptions{
+			Name: p.cfg.CheckName, Status: github.String("completed"), Conclusion: github.String("cancelled"),
+			CompletedAt: &github.Timestamp{Time: p.cfg.Now()},
+			Output:      &github.CheckRunOutput{Title: github.String("Superseded"), Summary: github.String(summary)},
+		})
+		if err != nil {
+			p.cfg.Logger.Warn("could not close a superseded check run; will retry", "repo", owner+"/"+repo, "check_run_id", st.run.id, "error", err)
+			p.runsMu.Lock()
+			if _, taken := p.runs[st.key]; !taken {
+				p.runs[st.key] = st.run
+			}
+			p.runsMu.Unlock()
+		}
+	}
+}
+
+// forgetRuns drops the open runs of pull request n (any PR when n is 0)
+// of owner/repo on the given heads (any head when none is given): their job
+// failed for good and JobFailed completed them, so a re-run must create a
+// new run rather than reuse a finished one.
+func (p *Worker) forgetRuns(owner, repo string, n int, heads ...string) {
+	prefix := owner + "/" + repo + "#"
+	if n > 0 {
+		prefix = runPrefix(owner, repo, n)
+	}
+	p.runsMu.Lock()
+	defer p.runsMu.Unlock()
+	for k := range p.runs {
+		if !strings.HasPrefix(k, prefix) {
+			continue
+		}
+		match := len(heads) == 0
+		for _, h := range heads {
+			match = match || strings.HasSuffix(k, "@"+h)
+		}
+		if match {
+			delete(p.runs, k)
+		}
+	}
+}
+
+// postedAnnotations is how many annotations earlier attempts appended to
+// the evaluation's run; markPosted adds to it.
+func (p *Worker) postedAnnotations(ev *evaluation) int {
+	p.runsMu.Lock()
+	defer p.runsMu.Unlock()
+	if r := p.runs[p.runKey(ev)]; r != nil && r.id == ev.runID {
+		return r.posted
+	}
+	return 0
+}
+
+func (p *Worker) markPosted(ev *evaluation, n int) {
+	p.runsMu.Lock()
+	defer p.runsMu.Unlock()
+	if r := p.runs[p.runKey(ev)]; r != nil && r.id == ev.runID {
+		r.posted += n
+	}
 }
 
 func detailsURL(ev *evaluation) *string {
@@ -84,8 +176,9 @@ func conclusion(d diff.Decision, policyBroken bool) string {
 	return "success"
 }
 
-// title says the verdict in one line.
-func title(r diff.Report, policyBroken bool) string {
+// title says the verdict in one line; policyNote ("the policy file has
+// errors") is appended, or is the title when nothing else is to say.
+func title(r diff.Report, policyNote string) string {
 	expanding := 0
 	for _, c := range r.Changes {
 		if c.Expands {
@@ -104,7 +197,11 @@ func title(r diff.Report, policyBroken bool) string {
 		}
 		t = "Blocked: " + first
 	case diff.DecisionRequireReview:
-		t = fmt.Sprintf("Review required: %s widen what the agent may do", countOf(expanding, "change"))
+		verb := "widen"
+		if expanding == 1 {
+			verb = "widens"
+		}
+		t = fmt.Sprintf("Review required: %s %s what the agent may do", countOf(expanding, "change"), verb)
 		if expanding == 0 {
 			t = fmt.Sprintf("Review required: %s", countOf(len(r.Findings), "finding"))
 		}
@@ -116,11 +213,12 @@ func title(r diff.Report, policyBroken bool) string {
 			t = fmt.Sprintf("No expansion: %s narrow, respell or add nothing", countOf(len(r.Changes), "change"))
 		}
 	}
-	if policyBroken {
+	if policyNote != "" {
 		if r.Decision == diff.DecisionAllow {
-			t = "Policy file has errors"
+			n := strings.TrimPrefix(policyNote, "the ")
+			t = strings.ToUpper(n[:1]) + n[1:]
 		} else {
-			t += "; the policy file has errors"
+			t += "; " + policyNote
 		}
 	}
 	return truncateRunes(t, 200)
@@ -137,31 +235,47 @@ func countOf(n int, what string) string {
 // annotations on the head files' lines, 50 per request (each request
 // appends); the last request completes the run.
 func (p *Worker) publish(ctx context.Context, cl *github.Client, ev *evaluation, r diff.Report) error {
-	broken := len(ev.policyErrs) > 0
+	broken, proposed := len(ev.policyErrs) > 0, len(ev.headPolicyErrs) > 0
 	var head strings.Builder
 	fmt.Fprintf(&head, "Policy: %s. Base `%s` → head `%s`.\n\n", ev.policySrc, shortSHA(ev.base), shortSHA(ev.head))
-	if broken {
-		head.WriteString("**The policy file has errors** (the defaults apply until it is fixed):\n\n")
-		for _, e := range ev.policyErrs {
+	listErrs := func(es []*policy.Error) {
+		for _, e := range es {
 			fmt.Fprintf(&head, "- `%s`\n", strings.ReplaceAll(e.Error(), "`", "'"))
 		}
 		head.WriteString("\n")
+	}
+	note := ""
+	if broken {
+		head.WriteString("**The policy file on the base branch has errors** (the defaults apply until it is fixed):\n\n")
+		listErrs(ev.policyErrs)
+		note = "the policy file has errors"
+	}
+	if proposed {
+		head.WriteString("**The policy file this pull request proposes has errors.** It is not enforced here (the base branch's policy is); merged as it is, it would not load and the defaults would apply:\n\n")
+		listErrs(ev.headPolicyErrs)
+		if note == "" {
+			note = "the proposed policy file has errors"
+		}
 	}
 	if ev.truncated {
 		fmt.Fprintf(&head, "**GitHub lists at most %d files of a pull request**: agent-config files beyond them were not read. Split the pull request or run `shipgate diff` locally.\n\n", p.cfg.MaxFiles)
 	}
 	summary := head.String() + r.Markdown(diff.RenderOptions{Version: p.cfg.Version, MaxBytes: p.cfg.SummaryBytes - head.Len()})
 	anns := annotations(ev, r)
-	concl := conclusion(r.Decision, broken || ev.truncated)
-	t := title(r, broken)
+	concl := conclusion(r.Decision, broken || proposed || ev.truncated)
+	t := title(r, note)
 	out := func(batch []*github.CheckRunAnnotation) *github.CheckRunOutput {
 		return &github.CheckRunOutput{Title: github.String(t), Summary: github.String(summary), Annotations: batch}
 	}
+	// Each request appends: skip what a failed earlier attempt already
+	// posted to this run.
+	anns = anns[min(p.postedAnnotations(ev), len(anns)):]
 	for len(anns) > maxAnnotationsPerRequest {
 		if _, _, err := cl.Checks.UpdateCheckRun(ctx, ev.owner, ev.repo, ev.runID, github.UpdateCheckRunOptions{
 			Name: p.cfg.CheckName, Output: out(anns[:maxAnnotationsPerRequest])}); err != nil {
 			return fmt.Errorf("adding annotations to check run %d: %w", ev.runID, err)
 		}
+		p.markPosted(ev, maxAnnotationsPerRequest)
 		anns = anns[maxAnnotationsPerRequest:]
 	}
 	_, _, err := cl.Checks.UpdateCheckRun(ctx, ev.owner, ev.repo, ev.runID, github.UpdateCheckRunOptions{
@@ -217,7 +331,7 @@ func annotations(ev *evaluation, r diff.Report) []*github.CheckRunAnnotation {
 		}
 		out = append(out, a)
 	}
-	for _, e := range ev.policyErrs {
+	for _, e := range append(ev.policyErrs[:len(ev.policyErrs):len(ev.policyErrs)], ev.headPolicyErrs...) {
 		line := max(e.Line, 1)
 		out = append(out, &github.CheckRunAnnotation{
 			Path: github.String(e.Path), StartLine: github.Int(line), EndLine: github.Int(line),

@@ -43,6 +43,15 @@ type serveConfig struct {
 	// HTTPTransport is the transport to GitHub (tests and the demo point it
 	// at the fake); nil uses the default.
 	HTTPTransport http.RoundTripper
+	// QueueMaxAttempts and QueueBackoff tune the job queue's retries of a
+	// failed evaluation (zero and nil: the queue's defaults, 4 attempts
+	// with 2 s..1 min jittered backoff). Tests shorten them.
+	QueueMaxAttempts int
+	QueueBackoff     func(attempt int) time.Duration
+	// RetrySleep replaces the GitHub transport's wait before retrying a
+	// 5xx, 429 or secondary limit (nil: really wait, honouring
+	// Retry-After). Tests record the wait and skip it.
+	RetrySleep func(ctx context.Context, d time.Duration) error
 }
 
 // server is a running App: HTTP listener, queue, worker pool.
@@ -107,7 +116,7 @@ func startServer(ctx context.Context, cfg serveConfig) (*server, error) {
 	if err != nil {
 		return nil, err
 	}
-	tr := &app.Transport{Base: cfg.HTTPTransport, Metrics: apiMetrics, Logger: cfg.Logger}
+	tr := &app.Transport{Base: cfg.HTTPTransport, Metrics: apiMetrics, Logger: cfg.Logger, Sleep: cfg.RetrySleep}
 	clients, err := app.NewClients(cfg.AppID, cfg.PrivateKey, cfg.GitHubURL, tr)
 	if err != nil {
 		return nil, err
@@ -132,6 +141,7 @@ func startServer(ctx context.Context, cfg serveConfig) (*server, error) {
 	}
 	queue, err := webhook.NewMemoryQueue(webhook.QueueOptions{
 		Capacity: cfg.QueueSize, Workers: cfg.Workers, JobTimeout: cfg.JobTimeout,
+		MaxAttempts: cfg.QueueMaxAttempts, Backoff: cfg.QueueBackoff,
 		OnDropped: deliveries.JobFailed, Metrics: metrics, Logger: cfg.Logger,
 	})
 	if err != nil {
