@@ -24,6 +24,7 @@ const (
 	CheckUnknownKey      = "SHIP-HOST-BOUNDARY-CONFIG-UNKNOWN-KEY"
 	CheckCeiling         = "SHIP-HOST-BOUNDARY-POLICY-CEILING-EXCEEDED"
 	CheckIntent          = "SHIP-HOST-BOUNDARY-POLICY-INTENT-VIOLATED"
+	CheckPolicyLoosened  = "SHIP-HOST-BOUNDARY-POLICY-LOOSENED"
 )
 
 // CheckInfo describes a check: its default action and risk, and what it
@@ -72,6 +73,8 @@ var Catalogue = []CheckInfo{
 		"Claude Code ignores keys it does not know; a misspelled key (\"permission\", \"Allow\") silently does nothing."},
 	{CheckCeiling, policy.Block, "high", "Policy ceiling exceeded",
 		"An allow rule of a changed settings file is not covered by the policy's ceiling (decided by the lattice, with a call it allows beyond the ceiling), or a rule the ceiling says must stay denied is no longer covered by the project's deny rules."},
+	{CheckPolicyLoosened, policy.RequireReview, "high", "Policy loosened",
+		"The pull request changes the Shipgate policy file so that it lets more through: a raised check lowered, a ceiling rule added or the ceiling removed, a must_deny rule or an intent dropped, a path newly ignored, a launcher no longer rated, reviewer teams added. The pull request itself is judged under the base's policy; merged, the new policy governs every later one."},
 	{CheckIntent, policy.Block, "high", "Policy intent violated",
 		"A call the policy says must run without a prompt, prompt, or be denied no longer does at the head, in the effective view of the project's settings (deny, then ask, then allow, then the permission mode)."},
 }

@@ -44,6 +44,7 @@ func Compare(in Input) Report {
 		e.compareFile(f)
 	}
 	e.policyChecks()
+	e.policyChange(in.PolicyChange)
 	return e.report()
 }
 
@@ -250,6 +251,27 @@ func (e *engine) problems(f *fileState) {
 				Message: f.Path + ": " + sentence(p.message), Title: "unknown key " + p.key, Key: "problem|" + f.Path + "|unknown|" + p.key})
 		}
 	}
+}
+
+// policyChange reports a pull request that loosens the policy file.
+func (e *engine) policyChange(pc *PolicyChange) {
+	if pc == nil {
+		return
+	}
+	loose := policy.Loosenings(pc.Base, pc.Head)
+	line := max(pc.HeadLine, 1)
+	if len(loose) == 0 {
+		e.changes = append(e.changes, Change{Path: pc.Path, Kind: KindSetting, Direction: DirChanged, Before: "policy", After: "policy (changed)",
+			Access: "none", Risk: "low", Line: line, HeadLine: line, Witnesses: []string{},
+			Why: "the Shipgate policy changes without letting more through (it is judged under the base's policy here)"})
+		return
+	}
+	e.changes = append(e.changes, Change{Path: pc.Path, Kind: KindSetting, Direction: DirChanged, Before: "policy", After: "policy (loosened)",
+		Expands: true, Access: "admin", Risk: "high", Line: line, HeadLine: line, Witnesses: []string{},
+		Why: "the Shipgate policy lets more through: " + strings.Join(loose, "; ")})
+	e.finding(Finding{CheckID: CheckPolicyLoosened, Path: pc.Path, Line: line, HeadLine: line, Evidence: strings.Join(loose, "; "),
+		Title: "the policy is loosened", Key: CheckPolicyLoosened + "|" + pc.Path + "|" + strings.Join(loose, ";"),
+		Message: fmt.Sprintf("%s is loosened: %s. This pull request is judged under the base's policy; merged, the new policy governs every later pull request.", pc.Path, strings.Join(loose, "; "))})
 }
 
 // finding fills in the action and risk from the catalogue and the policy,

@@ -37,8 +37,21 @@ type File struct {
 
 // Input is what Compare reads.
 type Input struct {
-	Files  []File
+	Files []File
+	// Policy is the policy in force (the base's).
 	Policy *policy.Policy
+	// PolicyChange, when set, is a change to the policy file itself.
+	PolicyChange *PolicyChange
+}
+
+// PolicyChange is the policy file at base and at head (either may be nil:
+// absent, or not parsing — a proposed file with errors is reported by the
+// caller with its positions).
+type PolicyChange struct {
+	Path       string
+	Base, Head *policy.Policy
+	// HeadLine is where to annotate (the file's first line by default).
+	HeadLine int
 }
 
 // FileKind is how a file is read.

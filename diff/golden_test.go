@@ -24,6 +24,7 @@ var update = flag.Bool("update", false, "rewrite the generated report.json, repo
 //	base.json, head.json   one file (absent base = new, absent head = deleted)
 //	path.txt               its repository path (default .claude/settings.json)
 //	policy.yml             a policy applied to the case (optional, any case)
+//	policy-head.yml        the policy file the change proposes (optional)
 //
 // or a files/ directory with base/ and head/ trees (several files, read
 // together, as a repository at two commits). Every case has a hand-written
@@ -138,6 +139,13 @@ func loadCase(t *testing.T, dir string, e expectation) Input {
 			t.Fatalf("%s/policy.yml: %v", dir, err)
 		}
 		in.Policy = p
+	}
+	if b, err := os.ReadFile(filepath.Join(dir, "policy-head.yml")); err == nil {
+		h, err := policy.Parse(".github/shipgate.yml", b, PolicyOptions())
+		if err != nil {
+			t.Fatalf("%s/policy-head.yml: %v", dir, err)
+		}
+		in.PolicyChange = &PolicyChange{Path: ".github/shipgate.yml", Base: in.Policy, Head: h}
 	}
 	return in
 }

@@ -233,3 +233,32 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+func TestLoosenings(t *testing.T) {
+	base, err := Parse("p.yml", []byte(full), Options{Checks: known})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := Loosenings(base, base); len(got) != 0 {
+		t.Errorf("same policy: %v", got)
+	}
+	loose := strings.NewReplacer("action: block\n    risk: critical", "action: require_review", "    - Bash(git *)\n", "    - Bash(git *)\n    - Bash(*)\n",
+		`denied: ["rm -rf /", "Read(.env)", "mcp__github__delete_repository"]`, `denied: ["rm -rf /"]`).Replace(full)
+	head, err := Parse("p.yml", []byte(loose), Options{Checks: known})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := strings.Join(Loosenings(base, head), "\n")
+	for _, want := range []string{"checks.SHIP-HOST-BOUNDARY-PERMISSION-ALLOW-EXPANDED.action lowered from block to require_review",
+		`ceiling.allow "Bash(*)" added`, `intent.denied "Read(.env)" removed`, "risk lowered from critical"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("loosenings lack %q:\n%s", want, got)
+		}
+	}
+	if got := Loosenings(base, nil); len(got) != 1 {
+		t.Errorf("removal: %v", got)
+	}
+	if got := Loosenings(nil, head); got != nil {
+		t.Errorf("from defaults: %v", got)
+	}
+}
