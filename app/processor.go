@@ -90,6 +90,8 @@ type Worker struct {
 	org      map[string]ttlEntry
 	runsMu   sync.Mutex
 	runs     map[string]*openRun // owner/repo#n@head → the in-progress run a retry reuses
+	memberMu sync.Mutex
+	members  map[string]memberEntry // team|user → membership, briefly cached
 }
 
 // openRun is a check run this worker created and has not completed yet.
@@ -102,7 +104,7 @@ type openRun struct {
 func NewWorker(clients *Clients, cfg Config) *Worker {
 	cfg.defaults()
 	return &Worker{clients: clients, cfg: cfg, contents: newContentCache(cfg.ContentCacheBytes),
-		org: map[string]ttlEntry{}, runs: map[string]*openRun{}}
+		org: map[string]ttlEntry{}, runs: map[string]*openRun{}, members: map[string]memberEntry{}}
 }
 
 // Process runs one job.
@@ -209,7 +211,10 @@ type evaluation struct {
 	// headPolicyErrs are the errors of the policy file the pull request
 	// proposes (not enforced; annotated so the author fixes them).
 	headPolicyErrs []*policy.Error
-	files          []diff.File
+	// policyChange is the policy file the pull request edits, when it
+	// does and the proposed file parses.
+	policyChange *diff.PolicyChange
+	files        []diff.File
 	truncated      bool
 	runID          int64
 }
@@ -251,7 +256,7 @@ func (p *Worker) evaluatePR(ctx context.Context, cl *github.Client, job Job, n i
 		return err
 	}
 	ev.truncated = truncated
-	if len(candidates) == 0 && len(ev.policyErrs) == 0 && len(ev.headPolicyErrs) == 0 && !truncated {
+	if len(candidates) == 0 && len(ev.policyErrs) == 0 && len(ev.headPolicyErrs) == 0 && ev.policyChange == nil && !truncated {
 		// Nothing to read: complete the run in one call, so the check
 		// exists for branch protection.
 		return p.publishNothing(ctx, cl, ev)
@@ -273,8 +278,15 @@ func (p *Worker) evaluatePR(ctx context.Context, cl *github.Client, job Job, n i
 		}
 		ev.files = append(ev.files, f)
 	}
-	r := diff.Compare(diff.Input{Files: ev.files, Policy: ev.policy})
-	if err := p.publish(ctx, cl, ev, r); err != nil {
+	if err := p.fetchSiblings(ctx, cl, ev); err != nil {
+		return err
+	}
+	r := diff.Compare(diff.Input{Files: ev.files, Policy: ev.policy, PolicyChange: ev.policyChange})
+	approvals, err := p.applyApprovals(ctx, cl, ev, &r)
+	if err != nil {
+		return err
+	}
+	if err := p.publish(ctx, cl, ev, r, approvals); err != nil {
 		return err
 	}
 	log.Info("pull request checked", "decision", r.Decision, "files", len(ev.files), "findings", len(r.Findings),
@@ -340,37 +352,53 @@ func (p *Worker) changedConfig(ctx context.Context, cl *github.Client, ev *evalu
 }
 
 // loadPolicy reads the repository policy from the base (a pull request
-// cannot loosen its own gate) and, when the repository has none, the
-// organisation default.
+// cannot loosen its own gate) and the organisation default, which the
+// repository file extends (policy.Merge).
 func (p *Worker) loadPolicy(ctx context.Context, cl *github.Client, ev *evaluation) error {
 	v, err := p.fetch(ctx, cl, ev.owner, ev.repo, ev.base, p.cfg.PolicyPath)
 	if err != nil {
 		return err
 	}
-	src := fmt.Sprintf("%s/%s@%s:%s", ev.owner, ev.repo, shortSHA(ev.base), p.cfg.PolicyPath)
-	if !v.Exists {
-		v, err = p.orgPolicy(ctx, cl, ev.owner)
-		if err != nil {
-			return err
-		}
-		src = fmt.Sprintf("%s/%s:%s (organisation default)", ev.owner, p.cfg.OrgPolicyRepo, p.cfg.OrgPolicyPath)
+	ov, err := p.orgPolicy(ctx, cl, ev.owner)
+	if err != nil {
+		return err
 	}
-	if !v.Exists {
+	repoSrc := fmt.Sprintf("%s/%s@%s:%s", ev.owner, ev.repo, shortSHA(ev.base), p.cfg.PolicyPath)
+	orgSrc := fmt.Sprintf("%s/%s:%s (organisation default)", ev.owner, p.cfg.OrgPolicyRepo, p.cfg.OrgPolicyPath)
+	parse := func(path string, v diff.Version) *policy.Policy {
+		if !v.Exists {
+			return nil
+		}
+		pol, perr := policy.Parse(path, v.Data, diff.PolicyOptions())
+		if perr != nil {
+			var es policy.Errors
+			if errors.As(perr, &es) {
+				ev.policyErrs = append(ev.policyErrs, es...)
+			} else {
+				ev.policyErrs = append(ev.policyErrs, &policy.Error{Path: path, Msg: perr.Error()})
+			}
+			return nil
+		}
+		return pol
+	}
+	orgPol := parse(ev.owner+"/"+p.cfg.OrgPolicyRepo+":"+p.cfg.OrgPolicyPath, ov)
+	repoPol := parse(p.cfg.PolicyPath, v)
+	var srcs []string
+	if v.Exists {
+		srcs = append(srcs, repoSrc)
+	}
+	if ov.Exists {
+		srcs = append(srcs, orgSrc)
+	}
+	switch {
+	case len(srcs) == 0:
 		ev.policySrc = "defaults (no " + p.cfg.PolicyPath + " on the base branch, no organisation default)"
-		return nil
+	default:
+		ev.policySrc = strings.Join(srcs, ", extending ")
 	}
-	ev.policySrc = src
-	pol, perr := policy.Parse(p.cfg.PolicyPath, v.Data)
-	if perr != nil {
-		var es policy.Errors
-		if errors.As(perr, &es) {
-			ev.policyErrs = es
-		} else {
-			ev.policyErrs = []*policy.Error{{Path: p.cfg.PolicyPath, Msg: perr.Error()}}
-		}
-		return nil
+	if len(ev.policyErrs) == 0 {
+		ev.policy = policy.Merge(orgPol, repoPol)
 	}
-	ev.policy = pol
 	return nil
 }
 
@@ -399,13 +427,23 @@ func (p *Worker) orgPolicy(ctx context.Context, cl *github.Client, owner string)
 
 // validateHeadPolicy checks the policy file a pull request proposes: it is
 // not enforced (the base's is), but its errors are annotated so the author
-// sees them before merging.
+// sees them before merging, and a valid one that lets more through is
+// held for review (diff.PolicyChange).
 func (p *Worker) validateHeadPolicy(ctx context.Context, cl *github.Client, ev *evaluation) {
 	v, err := p.fetch(ctx, cl, ev.owner, ev.repo, ev.head, p.cfg.PolicyPath)
-	if err != nil || !v.Exists || v.Unreadable != "" {
+	if err != nil || v.Unreadable != "" {
 		return
 	}
-	if _, perr := policy.Parse(p.cfg.PolicyPath, v.Data); perr != nil {
+	var base *policy.Policy
+	if bv, err := p.fetch(ctx, cl, ev.owner, ev.repo, ev.base, p.cfg.PolicyPath); err == nil && bv.Exists {
+		base, _ = policy.Parse(p.cfg.PolicyPath, bv.Data, diff.PolicyOptions())
+	}
+	if !v.Exists {
+		ev.policyChange = &diff.PolicyChange{Path: p.cfg.PolicyPath, Base: base}
+		return
+	}
+	head, perr := policy.Parse(p.cfg.PolicyPath, v.Data, diff.PolicyOptions())
+	if perr != nil {
 		var es policy.Errors
 		if errors.As(perr, &es) {
 			for _, e := range es {
@@ -413,7 +451,54 @@ func (p *Worker) validateHeadPolicy(ctx context.Context, cl *github.Client, ev *
 			}
 			ev.headPolicyErrs = append(ev.headPolicyErrs, es...)
 		}
+		return
 	}
+	ev.policyChange = &diff.PolicyChange{Path: p.cfg.PolicyPath, Base: base, Head: head}
+}
+
+// fetchSiblings reads the settings files a pull request does not change
+// but whose rules the policy's intents and must_deny rules are checked
+// against (the effective view of a project takes every settings file).
+// Only then: otherwise the App reads nothing but the changed files.
+func (p *Worker) fetchSiblings(ctx context.Context, cl *github.Client, ev *evaluation) error {
+	pol := ev.policy
+	if pol == nil {
+		return nil
+	}
+	needs := len(pol.Intent.Allowed)+len(pol.Intent.Asked)+len(pol.Intent.Denied) > 0
+	for _, c := range pol.AllCeilings() {
+		needs = needs || len(c.MustDeny) > 0
+	}
+	if !needs {
+		return nil
+	}
+	have := map[string]bool{}
+	scopes := map[string]bool{}
+	for _, f := range ev.files {
+		have[f.Path] = true
+		if k, scope := diff.Classify(f.Path, pol); k == diff.SettingsFile && !strings.HasPrefix(scope, "watched:") {
+			scopes[scope] = true
+		}
+	}
+	for scope := range scopes {
+		for _, name := range []string{".claude/settings.json", ".claude/settings.local.json"} {
+			path := name
+			if scope != "" {
+				path = scope + "/" + name
+			}
+			if have[path] {
+				continue
+			}
+			v, err := p.fetch(ctx, cl, ev.owner, ev.repo, ev.head, path)
+			if err != nil {
+				return err
+			}
+			if v.Exists {
+				ev.files = append(ev.files, diff.File{Path: path, Base: v, Head: v})
+			}
+		}
+	}
+	return nil
 }
 
 func isNotFound(err error) bool {

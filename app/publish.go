@@ -206,7 +206,15 @@ func title(r diff.Report, policyNote string) string {
 			t = fmt.Sprintf("Review required: %s", countOf(len(r.Findings), "finding"))
 		}
 	default:
+		cleared := 0
+		for _, f := range r.Findings {
+			if f.Cleared != "" {
+				cleared++
+			}
+		}
 		switch {
+		case cleared > 0:
+			t = fmt.Sprintf("Approved: %s cleared by a reviewer team", countOf(cleared, "finding"))
 		case len(r.Changes) == 0:
 			t = "No permission change"
 		default:
@@ -234,7 +242,7 @@ func countOf(n int, what string) string {
 // publish completes the run: conclusion, title, the Markdown summary and
 // annotations on the head files' lines, 50 per request (each request
 // appends); the last request completes the run.
-func (p *Worker) publish(ctx context.Context, cl *github.Client, ev *evaluation, r diff.Report) error {
+func (p *Worker) publish(ctx context.Context, cl *github.Client, ev *evaluation, r diff.Report, approvals approvalResult) error {
 	broken, proposed := len(ev.policyErrs) > 0, len(ev.headPolicyErrs) > 0
 	var head strings.Builder
 	fmt.Fprintf(&head, "Policy: %s. Base `%s` → head `%s`.\n\n", ev.policySrc, shortSHA(ev.base), shortSHA(ev.head))
@@ -260,7 +268,10 @@ func (p *Worker) publish(ctx context.Context, cl *github.Client, ev *evaluation,
 	if ev.truncated {
 		fmt.Fprintf(&head, "**GitHub lists at most %d files of a pull request**: agent-config files beyond them were not read. Split the pull request or run `shipgate diff` locally.\n\n", p.cfg.MaxFiles)
 	}
-	summary := head.String() + r.Markdown(diff.RenderOptions{Version: p.cfg.Version, MaxBytes: p.cfg.SummaryBytes - head.Len()})
+	head.WriteString(approvalSummary(approvals))
+	marker := "\n" + deltaMarker(approvals.digest)
+	budget := max(p.cfg.SummaryBytes-head.Len()-len(marker), 4096)
+	summary := head.String() + r.Markdown(diff.RenderOptions{Version: p.cfg.Version, MaxBytes: budget}) + marker
 	anns := annotations(ev, r)
 	concl := conclusion(r.Decision, broken || proposed || ev.truncated)
 	t := title(r, note)
@@ -313,11 +324,17 @@ func annotations(ev *evaluation, r diff.Report) []*github.CheckRunAnnotation {
 		case string(policy.RequireReview):
 			level = "warning"
 		}
+		title, msg := strings.TrimPrefix(f.CheckID, "SHIP-HOST-BOUNDARY-")+": "+f.Title, f.Message
+		if f.Cleared != "" {
+			level = "notice"
+			title = "approved by " + f.Cleared + ": " + title
+			msg = "Approved by " + f.Cleared + ". " + msg
+		}
 		a := &github.CheckRunAnnotation{
 			Path: github.String(f.Path), StartLine: github.Int(line), EndLine: github.Int(line),
 			AnnotationLevel: github.String(level),
-			Title:           github.String(truncateRunes(strings.TrimPrefix(f.CheckID, "SHIP-HOST-BOUNDARY-")+": "+f.Title, maxAnnotationTitle)),
-			Message:         github.String(truncateBytes(f.Message, maxAnnotationMessage)),
+			Title:           github.String(truncateRunes(title, maxAnnotationTitle)),
+			Message:         github.String(truncateBytes(msg, maxAnnotationMessage)),
 		}
 		if len(f.Witnesses) > 0 || f.Suggestion != "" {
 			var d strings.Builder

@@ -133,10 +133,14 @@ func mdHeader(r Report, o RenderOptions) string {
 	var b strings.Builder
 	counts := map[string]int{}
 	for _, f := range r.Findings {
+		if f.Cleared != "" {
+			counts["approved"]++
+			continue
+		}
 		counts[f.Action]++
 	}
 	var parts []string
-	for _, a := range []string{"block", "require_review", "advisory"} {
+	for _, a := range []string{"block", "require_review", "advisory", "approved"} {
 		if counts[a] > 0 {
 			parts = append(parts, fmt.Sprintf("%d %s", counts[a], strings.ReplaceAll(a, "_", " ")))
 		}
@@ -206,7 +210,11 @@ func pluralNoun(n int, noun string) string {
 
 // mdFindingRow is one row of the findings table.
 func mdFindingRow(f Finding) string {
-	return "| " + mdAction(f.Action) +
+	action := mdAction(f.Action)
+	if f.Cleared != "" {
+		action = "✅ approved (" + mdEscape(f.Action) + ", by " + mdEscape(f.Cleared) + ")"
+	}
+	return "| " + action +
 		" | " + mdCell(strings.TrimPrefix(f.CheckID, mdCheckShort)) +
 		" | " + mdEscape(f.Risk) +
 		" | " + mdCell(pathLine(f.Path, f.Line)) +

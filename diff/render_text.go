@@ -72,7 +72,11 @@ func (r Report) Text(o RenderOptions) string {
 	if len(r.Findings) > 0 {
 		b.WriteString("Findings:\n")
 		for _, f := range r.Findings {
-			fmt.Fprintf(&b, "  %s  %s  %s  %s\n", f.Action, f.CheckID, orDash(f.Risk), plainText(pathLine(f.Path, f.Line)))
+			action := f.Action
+			if f.Cleared != "" {
+				action += " (approved by " + plainText(f.Cleared) + ")"
+			}
+			fmt.Fprintf(&b, "  %s  %s  %s  %s\n", action, f.CheckID, orDash(f.Risk), plainText(pathLine(f.Path, f.Line)))
 			fmt.Fprintf(&b, "    %s\n", plainText(f.Message))
 		}
 		b.WriteString("\n")

@@ -129,18 +129,30 @@ type Finding struct {
 	// Key identifies the finding independently of line numbers (SARIF
 	// fingerprints, approvals bound to a delta).
 	Key string `json:"-"`
+	// Cleared, when set, names the approvals that clear the finding (the
+	// App's team approvals): it stays in the report but no longer holds
+	// the merge.
+	Cleared string `json:"-"`
 }
 
-// Blocking reports whether the finding holds the merge.
+// Blocking reports whether the finding's action holds the merge (whether
+// or not an approval cleared it).
 func (f Finding) Blocking() bool {
 	a, _ := policy.ParseAction(f.Action)
 	return a.Rank() >= policy.RequireReview.Rank()
 }
 
+// Decide computes the decision from findings: the strongest action among
+// those no approval cleared.
+func Decide(fs []Finding) Decision { return decide(fs) }
+
 // decide computes the decision from the findings.
 func decide(fs []Finding) Decision {
 	best := 0
 	for _, f := range fs {
+		if f.Cleared != "" {
+			continue
+		}
 		a, _ := policy.ParseAction(f.Action)
 		if r := a.Rank(); r > best {
 			best = r

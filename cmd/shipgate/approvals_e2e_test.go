@@ -1,0 +1,155 @@
+package main
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/shipgate-app/shipgate/githubtest"
+)
+
+// policyReviewers names the teams whose approvals clear findings.
+const policyReviewers = `version: 1
+reviewers:
+  review: ["acme/security"]
+  block: ["acme/security-leads"]
+`
+
+// approvalsEnv is a repository with the reviewer policy on main and the
+// teams populated: alice reviews, lead clears blocks, mallory is no one,
+// and dev — the author of the test pull requests — is in the review team
+// too, so only the author rule keeps dev's approval from counting. (The
+// test pull requests are opened by githubtest.DefaultActor.)
+func approvalsEnv(t *testing.T, repo string) *e2eEnv {
+	t.Helper()
+	env := newE2E(t)
+	env.repo(repo, map[string]string{".claude/settings.json": baseSettings, ".github/shipgate.yml": policyReviewers, "README.md": "# x\n"})
+	for _, m := range [][3]string{{"security", "alice", "member"}, {"security", githubtest.DefaultActor, "member"}, {"security-leads", "lead", "maintainer"}} {
+		if err := env.gh.SetTeamMembership(e2eOwner, m[0], m[1], m[2], "active"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return env
+}
+
+// review submits a review (the fake delivers pull_request_review) and
+// returns its ID.
+func (e *e2eEnv) review(repo string, pr int, user, state, commit string) int64 {
+	e.t.Helper()
+	id, _, err := e.gh.SubmitReview(e2eOwner, repo, pr, user, state, commit)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return id
+}
+
+// TestE2EApprovals: an approving review by a member of a configured team
+// clears the findings it may clear, bound to the delta the reviewer saw.
+func TestE2EApprovals(t *testing.T) {
+	t.Parallel()
+	const repo = "approvals"
+	env := approvalsEnv(t, repo)
+	widen := settingsJSON(replaced(baseAllow, "Bash(npm test:*)", "Bash(npm *)"), baseDeny)
+	pr := env.openPR(repo, "widen", map[string]string{".claude/settings.json": widen})
+	run := env.waitCompleted(repo, pr.HeadSHA, 1)
+	if run.Conclusion != "action_required" {
+		t.Fatalf("before approval: %s %q", run.Conclusion, run.Title)
+	}
+
+	// Not counted: the author's own approval, a reviewer in no team.
+	env.review(repo, pr.Number, githubtest.DefaultActor, "APPROVED", pr.HeadSHA)
+	env.review(repo, pr.Number, "mallory", "APPROVED", pr.HeadSHA)
+	run = env.waitCompleted(repo, pr.HeadSHA, 3)
+	if run.Conclusion != "action_required" {
+		t.Fatalf("approvals by the author and a non-member cleared the check: %s %q", run.Conclusion, run.Title)
+	}
+
+	// A review-team member's approval clears the review finding.
+	env.review(repo, pr.Number, "alice", "APPROVED", pr.HeadSHA)
+	run = env.waitCompleted(repo, pr.HeadSHA, 4)
+	if run.Conclusion != "success" || !strings.HasPrefix(run.Title, "Approved:") {
+		t.Fatalf("after alice's approval: %s %q\n%s", run.Conclusion, run.Title, run.Summary)
+	}
+	for _, want := range []string{"@alice (acme/security) approved at `" + pr.HeadSHA[:8] + "`", "✅ approved", "Delta approved: `sha256:"} {
+		if !strings.Contains(run.Summary, want) {
+			t.Errorf("summary lacks %q:\n%s", want, run.Summary)
+		}
+	}
+
+	// An unrelated push keeps the approval: the delta is the same.
+	sha, _, err := env.gh.Synchronize(e2eOwner, repo, pr.Number, map[string]string{"README.md": "# x\n\nmore\n"}, "docs")
+	if err != nil {
+		t.Fatal(err)
+	}
+	run = env.waitCompleted(repo, sha, 1)
+	if run.Conclusion != "success" {
+		t.Fatalf("an unrelated push voided the approval: %s %q\n%s", run.Conclusion, run.Title, run.Summary)
+	}
+
+	// A push that changes the delta voids it.
+	wider := settingsJSON(replaced(baseAllow, "Bash(npm test:*)", "Bash(npm *)", "Bash(gh *)"), baseDeny)
+	sha, _, err = env.gh.Synchronize(e2eOwner, repo, pr.Number, map[string]string{".claude/settings.json": wider}, "widen more")
+	if err != nil {
+		t.Fatal(err)
+	}
+	run = env.waitCompleted(repo, sha, 1)
+	if run.Conclusion != "action_required" || !strings.Contains(run.Summary, "no longer counts") {
+		t.Fatalf("a delta-changing push kept the approval: %s %q\n%s", run.Conclusion, run.Title, run.Summary)
+	}
+
+	// Re-approved, then dismissed: the dismissal voids it.
+	id := env.review(repo, pr.Number, "alice", "APPROVED", sha)
+	run = env.waitCompleted(repo, sha, 2)
+	if run.Conclusion != "success" {
+		t.Fatalf("re-approval: %s %q", run.Conclusion, run.Title)
+	}
+	if _, err := env.gh.DismissReview(e2eOwner, repo, pr.Number, id); err != nil {
+		t.Fatal(err)
+	}
+	run = env.waitCompleted(repo, sha, 3)
+	if run.Conclusion != "action_required" {
+		t.Fatalf("a dismissed approval still counts: %s %q", run.Conclusion, run.Title)
+	}
+	env.noneInProgress(repo)
+}
+
+// TestE2EApprovalBlock: a block finding is cleared only by the block team.
+func TestE2EApprovalBlock(t *testing.T) {
+	t.Parallel()
+	const repo = "approval-block"
+	env := approvalsEnv(t, repo)
+	block := settingsJSON(replaced(baseAllow, "Bash(git status)", "Bash(git status)", "Bash(npx:*)"), baseDeny)
+	pr := env.openPR(repo, "npx", map[string]string{".claude/settings.json": block})
+	if run := env.waitCompleted(repo, pr.HeadSHA, 1); run.Conclusion != "failure" {
+		t.Fatalf("before approval: %s", run.Conclusion)
+	}
+	env.review(repo, pr.Number, "alice", "APPROVED", pr.HeadSHA)
+	if run := env.waitCompleted(repo, pr.HeadSHA, 2); run.Conclusion != "failure" {
+		t.Fatalf("a review-team approval cleared a block finding: %s %q", run.Conclusion, run.Title)
+	}
+	env.review(repo, pr.Number, "lead", "APPROVED", pr.HeadSHA)
+	run := env.waitCompleted(repo, pr.HeadSHA, 3)
+	if run.Conclusion != "success" || !strings.Contains(run.Summary, "@lead (acme/security-leads)") {
+		t.Fatalf("the block team's approval: %s %q\n%s", run.Conclusion, run.Title, run.Summary)
+	}
+}
+
+// TestE2EPolicyChangeReevaluates: a push to the default branch that changes
+// the policy re-evaluates the repository's open pull requests.
+func TestE2EPolicyChangeReevaluates(t *testing.T) {
+	t.Parallel()
+	const repo = "reevaluate"
+	env := newE2E(t)
+	env.repo(repo, map[string]string{".claude/settings.json": baseSettings, "README.md": "# x\n"})
+	widen := settingsJSON(replaced(baseAllow, "Bash(npm test:*)", "Bash(npm *)"), baseDeny)
+	pr := env.openPR(repo, "widen", map[string]string{".claude/settings.json": widen})
+	if run := env.waitCompleted(repo, pr.HeadSHA, 1); run.Conclusion != "action_required" {
+		t.Fatalf("before the policy: %s", run.Conclusion)
+	}
+	if _, err := env.gh.PushCommit(e2eOwner, repo, "main", map[string]string{".github/shipgate.yml": policyRaise}, "raise"); err != nil {
+		t.Fatal(err)
+	}
+	run := env.waitCompleted(repo, pr.HeadSHA, 2)
+	if run.Conclusion != "failure" {
+		t.Fatalf("after the policy raised ALLOW-EXPANDED to block: %s %q", run.Conclusion, run.Title)
+	}
+}
