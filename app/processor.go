@@ -215,8 +215,8 @@ type evaluation struct {
 	// does and the proposed file parses.
 	policyChange *diff.PolicyChange
 	files        []diff.File
-	truncated      bool
-	runID          int64
+	truncated    bool
+	runID        int64
 }
 
 // evaluatePR evaluates one pull request at its current head and publishes
