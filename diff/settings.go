@@ -8,6 +8,7 @@ import (
 
 	"github.com/shipgate-app/shipgate/diff/jsonpos"
 	"github.com/shipgate-app/shipgate/lattice"
+	"github.com/shipgate-app/shipgate/policy"
 )
 
 // doc is one parsed version of an agent-config file.
@@ -209,44 +210,14 @@ func (d *doc) readUnknownKeys() {
 	}
 }
 
-// unknownKeyMessage names a likely intended key (same letters ignoring case,
-// or one edit away).
+// unknownKeyMessage names a likely intended key (same letters ignoring
+// case, or an edit or two away).
 func unknownKeyMessage(key string, known map[string]bool) string {
 	msg := fmt.Sprintf("Claude Code ignores the unknown key %q", key)
-	best := ""
-	for k := range known {
-		if strings.EqualFold(k, key) || editDistance(strings.ToLower(k), strings.ToLower(key)) <= 1 {
-			if best == "" || k < best {
-				best = k
-			}
-		}
-	}
-	if best != "" {
+	if best := policy.Suggest(key, sortedKeys(known)); best != "" {
 		msg += fmt.Sprintf("; did you mean %q?", best)
 	}
 	return msg
-}
-
-// editDistance is the Levenshtein distance (keys are short).
-func editDistance(a, b string) int {
-	ra, rb := []rune(a), []rune(b)
-	prev := make([]int, len(rb)+1)
-	cur := make([]int, len(rb)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(ra); i++ {
-		cur[0] = i
-		for j := 1; j <= len(rb); j++ {
-			cost := 1
-			if ra[i-1] == rb[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(rb)]
 }
 
 // rulesIn returns the document's rules of one list (nil-safe). The slice

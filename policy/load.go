@@ -421,6 +421,10 @@ func ParseCall(s string) (lattice.Call, error) {
 	return lattice.Call{Tool: "Bash", Arg: s}, nil
 }
 
+// Suggest returns the candidate one or two edits away from s (case aside)
+// — "did you mean …?" for misspelled keys, here and in settings files.
+func Suggest(s string, candidates []string) string { return closest(s, candidates) }
+
 // closest returns the candidate one or two edits from s (case aside).
 func closest(s string, candidates []string) string {
 	best, bestD := "", 3
