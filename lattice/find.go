@@ -296,6 +296,11 @@ func FindN(all, none []Rule, n int) ([]Call, Answer) {
 			out = append(out, e)
 		}
 	}
+	if c.Arg == "" && len(out) > 0 && KnownTool(c.Tool) {
+		// A bare tool name ("Bash") says less than the concrete calls
+		// already listed.
+		return out, Yes
+	}
 	return append(out, c), Yes
 }
 
