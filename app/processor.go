@@ -121,6 +121,10 @@ func (p *Worker) Process(ctx context.Context, job Job) ([]Job, error) {
 	case KindReevaluateRepo:
 		return p.openPRJobs(ctx, cl, job, job.Owner, job.Repo, "")
 	case KindReevaluateOrg:
+		// The org default changed: forget the cached copy first.
+		p.orgMu.Lock()
+		delete(p.org, job.Owner)
+		p.orgMu.Unlock()
 		return p.orgJobs(ctx, cl, job)
 	}
 	return nil, fmt.Errorf("unknown job kind %q", job.Kind)

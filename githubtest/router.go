@@ -65,6 +65,7 @@ func (s *Server) routes() []*route {
 		{method: "GET", pattern: "/app/installations", auth: authApp, doc: "https://docs.github.com/rest/apps/apps#list-installations-for-the-authenticated-app", handle: s.listInstallations},
 		{method: "POST", pattern: "/app/installations/{installation_id}/access_tokens", auth: authApp, doc: "https://docs.github.com/rest/apps/apps#create-an-installation-access-token-for-an-app", handle: s.createAccessToken},
 		{method: "GET", pattern: "/repos/{owner}/{repo}/installation", auth: authApp, doc: "https://docs.github.com/rest/apps/apps#get-a-repository-installation-for-the-authenticated-app", handle: s.getRepoInstallation},
+		{method: "GET", pattern: "/installation/repositories", auth: authRepo, doc: "https://docs.github.com/rest/apps/installations#list-repositories-accessible-to-the-app-installation", handle: s.listInstallationRepos},
 		{method: "GET", pattern: "/app/hook/deliveries", auth: authApp, doc: "https://docs.github.com/rest/apps/webhooks#list-deliveries-for-an-app-webhook", handle: s.listDeliveries},
 		{method: "GET", pattern: "/app/hook/deliveries/{delivery_id}", auth: authApp, doc: "https://docs.github.com/rest/apps/webhooks#get-a-delivery-for-an-app-webhook", handle: s.getDelivery},
 		{method: "POST", pattern: "/app/hook/deliveries/{delivery_id}/attempts", auth: authApp, doc: "https://docs.github.com/rest/apps/webhooks#redeliver-a-delivery-for-an-app-webhook", handle: s.redeliverDelivery, selfLocking: true},

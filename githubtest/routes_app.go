@@ -3,6 +3,7 @@ package githubtest
 import (
 	"encoding/json"
 	"net/http"
+	"sort"
 	"strconv"
 )
 
@@ -121,4 +122,36 @@ func (s *Server) createAccessToken(c *call) (int, any, *apiError) {
 		out["repositories"] = list
 	}
 	return http.StatusCreated, out, nil
+}
+
+// listInstallationRepos serves GET /installation/repositories: the
+// repositories an installation token reaches, paginated (what an App lists
+// to re-evaluate every repository of an organisation).
+func (s *Server) listInstallationRepos(c *call) (int, any, *apiError) {
+	if c.who.kind != callerToken {
+		return 0, nil, &apiError{status: http.StatusUnauthorized, message: "Requires authentication", docURL: c.rt.doc}
+	}
+	in := c.who.inst
+	names := make([]string, 0, len(s.st.repos))
+	for k := range s.st.repos {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	var reach []*repository
+	for _, k := range names {
+		r := s.st.repos[k]
+		if !in.covers(r) {
+			continue
+		}
+		if c.who.token != nil && c.who.token.repoIDs != nil && !c.who.token.repoIDs[r.id] {
+			continue
+		}
+		reach = append(reach, r)
+	}
+	start, end := c.paginate(len(reach))
+	repos := make([]any, 0, end-start)
+	for _, r := range reach[start:end] {
+		repos = append(repos, s.repoJSON(r, c.base, false))
+	}
+	return http.StatusOK, map[string]any{"total_count": len(reach), "repository_selection": in.selection, "repositories": repos}, nil
 }

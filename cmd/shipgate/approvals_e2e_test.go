@@ -153,3 +153,41 @@ func TestE2EPolicyChangeReevaluates(t *testing.T) {
 		t.Fatalf("after the policy raised ALLOW-EXPANDED to block: %s %q", run.Conclusion, run.Title)
 	}
 }
+
+// TestE2EOrgPolicy: the organisation default (shipgate.yml in the org's
+// .github repository) applies to a repository without a policy, a
+// repository file extends it without lowering it, and a push that changes
+// it re-evaluates the open pull requests of the installation.
+func TestE2EOrgPolicy(t *testing.T) {
+	t.Parallel()
+	env := newE2E(t)
+	env.repo(".github", map[string]string{"shipgate.yml": "version: 1\n"})
+	env.repo("plain", map[string]string{".claude/settings.json": baseSettings})
+	// The repository's own file tries to lower the org's raise (it cannot:
+	// the raise arrives with the org's change below).
+	env.repo("extends", map[string]string{".claude/settings.json": baseSettings,
+		".github/shipgate.yml": "version: 1\nexec_tier:\n  extra: [\"npm exec\"]\n"})
+	widen := settingsJSON(replaced(baseAllow, "Bash(npm test:*)", "Bash(npm test:*)", "Bash(gh *)"), baseDeny)
+	a := env.openPR("plain", "widen", map[string]string{".claude/settings.json": widen})
+	b := env.openPR("extends", "widen", map[string]string{".claude/settings.json": widen})
+	for _, p := range []struct {
+		repo string
+		sha  string
+	}{{"plain", a.HeadSHA}, {"extends", b.HeadSHA}} {
+		if run := env.waitCompleted(p.repo, p.sha, 1); run.Conclusion != "action_required" {
+			t.Fatalf("%s before the org raise: %s %q", p.repo, run.Conclusion, run.Title)
+		}
+	}
+	if _, err := env.gh.PushCommit(e2eOwner, ".github", "main", map[string]string{"shipgate.yml": policyRaise}, "raise"); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []struct {
+		repo string
+		sha  string
+	}{{"plain", a.HeadSHA}, {"extends", b.HeadSHA}} {
+		run := env.waitCompleted(p.repo, p.sha, 2)
+		if run.Conclusion != "failure" || !strings.Contains(run.Summary, "organisation default") {
+			t.Errorf("%s after the org raised ALLOW-EXPANDED to block: %s %q\n%s", p.repo, run.Conclusion, run.Title, run.Summary)
+		}
+	}
+}
