@@ -39,7 +39,12 @@ type Config struct {
 	ContentCacheBytes int
 	// Version is printed in check-run summaries.
 	Version string
-	Logger  *slog.Logger
+	// SharedQueue is set when several replicas share the job queue
+	// (Redis): a job may then resume another replica's work, so the worker
+	// adopts a run left in progress on the head (one more API call per
+	// evaluation) and closes one left on a superseded head.
+	SharedQueue bool
+	Logger      *slog.Logger
 	// Now is the clock (tests replace it).
 	Now func() time.Time
 }
@@ -249,6 +254,9 @@ func (p *Worker) evaluatePR(ctx context.Context, cl *github.Client, job Job, n i
 	if job.HeadSHA != "" && job.HeadSHA != ev.head {
 		log.Info("stale job skipped: the pull request moved on, and the delivery for its new head checks it",
 			"job_head", shortSHA(job.HeadSHA), "head", shortSHA(ev.head))
+		if p.cfg.SharedQueue {
+			p.cancelStaleOnGitHub(ctx, cl, job.Owner, job.Repo, job.HeadSHA, ev.head, n)
+		}
 		return nil
 	}
 	started := p.cfg.Now()

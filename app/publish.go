@@ -38,6 +38,19 @@ func (p *Worker) startRun(ctx context.Context, cl *github.Client, ev *evaluation
 		ev.runID = r.id
 		return nil
 	}
+	if p.cfg.SharedQueue {
+		// Another replica may have started this run and died: adopt it
+		// rather than leave it in progress next to a new one.
+		if id, found, err := p.openRunOnGitHub(ctx, cl, ev.owner, ev.repo, ev.head, ev.pr.GetNumber()); err != nil {
+			return err
+		} else if found {
+			ev.runID = id
+			p.runsMu.Lock()
+			p.runs[p.runKey(ev)] = &openRun{id: id}
+			p.runsMu.Unlock()
+			return nil
+		}
+	}
 	run, _, err := cl.Checks.CreateCheckRun(ctx, ev.owner, ev.repo, github.CreateCheckRunOptions{
 		Name: p.cfg.CheckName, HeadSHA: ev.head, Status: github.String("in_progress"),
 		ExternalID: github.String(externalID(ev.pr.GetNumber())), DetailsURL: detailsURL(ev),
@@ -376,4 +389,37 @@ func truncateBytes(s string, n int) string {
 		cut--
 	}
 	return s[:cut] + "…"
+}
+
+// openRunOnGitHub finds a run of ours left in progress on a commit for a
+// pull request (by any replica).
+func (p *Worker) openRunOnGitHub(ctx context.Context, cl *github.Client, owner, repo, sha string, n int) (int64, bool, error) {
+	runs, _, err := cl.Checks.ListCheckRunsForRef(ctx, owner, repo, sha, &github.ListCheckRunsOptions{
+		CheckName: github.String(p.cfg.CheckName), Status: github.String("in_progress")})
+	if err != nil {
+		return 0, false, fmt.Errorf("listing the check runs of %s: %w", shortSHA(sha), err)
+	}
+	for _, r := range runs.CheckRuns {
+		if r.GetExternalID() == externalID(n) {
+			return r.GetID(), true, nil
+		}
+	}
+	return 0, false, nil
+}
+
+// cancelStaleOnGitHub closes, as cancelled, runs of ours left in progress
+// on a commit the pull request has moved past (a replica died mid-job).
+func (p *Worker) cancelStaleOnGitHub(ctx context.Context, cl *github.Client, owner, repo, sha, head string, n int) {
+	id, found, err := p.openRunOnGitHub(ctx, cl, owner, repo, sha, n)
+	if err != nil || !found {
+		return
+	}
+	summary := fmt.Sprintf("The pull request moved on to `%s` before this check finished; the check on that commit is the one that counts.", shortSHA(head))
+	if _, _, err := cl.Checks.UpdateCheckRun(ctx, owner, repo, id, github.UpdateCheckRunOptions{
+		Name: p.cfg.CheckName, Status: github.String("completed"), Conclusion: github.String("cancelled"),
+		CompletedAt: &github.Timestamp{Time: p.cfg.Now()},
+		Output:      &github.CheckRunOutput{Title: github.String("Superseded"), Summary: github.String(summary)},
+	}); err != nil {
+		p.cfg.Logger.Warn("could not close a superseded check run", "repo", owner+"/"+repo, "check_run_id", id, "error", err)
+	}
 }

@@ -1,6 +1,7 @@
 package webhook
 
 import (
+	"context"
 	"fmt"
 	"sync"
 	"time"
@@ -9,6 +10,25 @@ import (
 
 	"github.com/shipgate-app/shipgate/app"
 )
+
+// Deduplicator remembers accepted X-GitHub-Delivery IDs so that a delivery
+// reaching the App twice is queued once. DeliveryCache is the in-process
+// implementation. A Queue that also implements DeliveryQueue de-duplicates
+// itself, atomically with storing the jobs, and the Server then does not
+// consult its Deduplicator at all (the Redis queue does this, so that a
+// replica dying between "seen" and "stored" cannot swallow a delivery).
+type Deduplicator interface {
+	// Reserve claims id and reports whether it was new. Reserving before
+	// enqueueing makes two concurrent requests with one ID race safely:
+	// exactly one wins. An error means the store is unusable; the Server
+	// answers 503 so GitHub records the failure.
+	Reserve(ctx context.Context, id string) (fresh bool, err error)
+	// Release forgets id because its jobs could not be queued, so that a
+	// redelivery is accepted.
+	Release(ctx context.Context, id string)
+}
+
+var _ Deduplicator = (*DeliveryCache)(nil)
 
 // Defaults for DeliveryCacheOptions.
 const (
@@ -48,8 +68,8 @@ type DeliveryCacheOptions struct {
 // to force re-evaluation, use the check run's "Re-run" button instead. The
 // cache is per process: after a restart, or across replicas, a duplicate can
 // slip through; evaluation is idempotent, so that costs API calls, not
-// correctness. A shared store (Redis SET NX with expiry) is the multi-replica
-// answer.
+// correctness. With several replicas, the Redis queue (internal/redisqueue)
+// de-duplicates across them, atomically with storing the jobs.
 type DeliveryCache struct {
 	mu              sync.Mutex
 	lru             *simplelru.LRU[string, time.Time] // delivery ID → expiry
@@ -78,6 +98,14 @@ func NewDeliveryCache(opts DeliveryCacheOptions) (*DeliveryCache, error) {
 	}
 	return &DeliveryCache{lru: lru, ttl: opts.TTL, now: opts.Now, redeliverFailed: opts.RedeliverFailed}, nil
 }
+
+// Reserve implements Deduplicator; it never fails.
+func (c *DeliveryCache) Reserve(_ context.Context, id string) (bool, error) {
+	return c.reserve(id), nil
+}
+
+// Release implements Deduplicator.
+func (c *DeliveryCache) Release(_ context.Context, id string) { c.release(id) }
 
 // reserve records id and reports true when it was not already present (or
 // had expired). Reserving before enqueueing makes two concurrent requests with

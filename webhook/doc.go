@@ -9,12 +9,15 @@
 //     become app.Job values; everything else is answered 200 "ignored" with a
 //     reason, so GitHub's delivery log explains itself;
 //   - de-duplication by X-GitHub-Delivery over a bounded, TTL'd window
-//     (DeliveryCache);
+//     (the Deduplicator interface; DeliveryCache in process), or by the
+//     queue itself, atomically with storing the jobs (DeliveryQueue);
 //   - a bounded job queue behind the transport-neutral Queue interface, with an
 //     in-process implementation (MemoryQueue) that coalesces work per
 //     app.Job.Key, runs at most one job per key at a time, retries failures
 //     with jittered exponential backoff, survives panics and drains on
-//     shutdown;
+//     shutdown; a queue kept in a shared store (internal/redisqueue, for
+//     several replicas) plugs in through the same interface and the
+//     optional DeliveryQueue, DurableQueue and ReadyChecker;
 //   - operational endpoints (/healthz, /readyz, /metrics) and Prometheus
 //     metrics on a registry the caller supplies (Metrics).
 //

@@ -4,9 +4,12 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/shipgate-app/shipgate/app"
 )
 
 // metricsNamespace prefixes every metric this package registers, so Shipgate's
@@ -29,6 +32,10 @@ const metricsNamespace = "shipgate"
 //	job_duration_seconds{kind}        end-to-end from delivery receipt to the job's last attempt
 //	job_panics_total                  processor panics recovered by a worker
 //	job_retries_total                 failed attempts scheduled for another try
+//
+// The Redis queue (internal/redisqueue) records the same series (queue_depth
+// then counts the pending jobs of all replicas, read from Redis) and adds
+// queue_running, jobs_recovered_total and redis_errors_total{op}.
 type Metrics struct {
 	registry *prometheus.Registry
 
@@ -114,3 +121,33 @@ func orPrivateMetrics(m *Metrics) (*Metrics, error) {
 	}
 	return NewMetrics(prometheus.NewRegistry())
 }
+
+// The methods below let a Queue implemented outside this package (the Redis
+// queue) record the same series as MemoryQueue, so dashboards and alerts do
+// not depend on which queue runs.
+
+// SetQueueDepth sets queue_depth (pending jobs, running ones excluded).
+func (m *Metrics) SetQueueDepth(n int) { m.queueDepth.Set(float64(n)) }
+
+// CountQueueFull counts an enqueue refused for capacity (queue_full_total).
+func (m *Metrics) CountQueueFull() { m.queueFull.Inc() }
+
+// CountJob counts a finished job by kind and outcome (jobs_total): succeeded,
+// failed, superseded or abandoned.
+func (m *Metrics) CountJob(job app.Job, outcome string) {
+	m.jobs.WithLabelValues(kindLabel(job), outcome).Inc()
+}
+
+// ObserveJobDuration records job_duration_seconds, from the delivery's
+// receipt to now; jobs without a receipt time are skipped.
+func (m *Metrics) ObserveJobDuration(job app.Job) {
+	if !job.ReceivedAt.IsZero() {
+		m.jobDuration.WithLabelValues(kindLabel(job)).Observe(time.Since(job.ReceivedAt).Seconds())
+	}
+}
+
+// CountPanic counts a processor panic recovered by a worker (job_panics_total).
+func (m *Metrics) CountPanic() { m.jobPanics.Inc() }
+
+// CountRetry counts a failed attempt scheduled for another try (job_retries_total).
+func (m *Metrics) CountRetry() { m.jobRetries.Inc() }

@@ -43,6 +43,38 @@ var (
 	ErrQueueClosed = errors.New("webhook: job queue shut down")
 )
 
+// ErrDuplicateDelivery is what DeliveryQueue.EnqueueDelivery returns for a
+// delivery ID it has already accepted; the handler answers 202 "duplicate".
+var ErrDuplicateDelivery = errors.New("webhook: delivery already accepted")
+
+// DeliveryQueue is an optional interface of a Queue that de-duplicates
+// deliveries itself. EnqueueDelivery stores the jobs of one delivery and
+// records its ID in one atomic step (both or neither), returning
+// ErrDuplicateDelivery when the ID was already accepted, and otherwise what
+// Enqueue returns. When the Server's Queue implements it, the Server's
+// Deduplicator is not used: with a shared store, a replica that died
+// between "delivery seen" and "jobs stored" would otherwise make GitHub's
+// redelivery look like a duplicate and lose it.
+type DeliveryQueue interface {
+	EnqueueDelivery(ctx context.Context, deliveryID string, jobs []app.Job) error
+}
+
+// DurableQueue is an optional interface of a Queue whose jobs outlive the
+// process (a shared store such as Redis). When Durable reports true, the
+// Server keeps accepting deliveries while it shuts down (readiness still
+// reports 503 so the load balancer moves on): Enqueue keeps working after
+// Shutdown, and another replica, or this one restarted, runs the jobs.
+// Shutdown then only finishes (or hands back) this replica's running jobs.
+type DurableQueue interface {
+	Durable() bool
+}
+
+// ReadyChecker is an optional interface of a Queue whose backing store can
+// be unreachable; /readyz reports 503 while Ready returns an error.
+type ReadyChecker interface {
+	Ready(ctx context.Context) error
+}
+
 // FailureReporter is an optional interface of an app.Processor. When a job
 // is dropped for good (retries exhausted, or it kept panicking), the queue
 // calls JobFailed once, with a fresh bounded context, so the App can complete
@@ -127,7 +159,8 @@ func ExponentialBackoff(base, max time.Duration, random func() float64) func(att
 // which is retried, so nothing is lost silently).
 //
 // Jobs live in memory only: a crash loses pending work (GitHub does not
-// redeliver), which is why Shutdown drains and why a Redis Queue is planned.
+// redeliver), which is why Shutdown drains; internal/redisqueue is the
+// durable, multi-replica Queue.
 type MemoryQueue struct {
 	capacity    int
 	workers     int

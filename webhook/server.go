@@ -49,9 +49,10 @@ type Options struct {
 	AppSlug string
 	// Queue receives routed jobs (a *MemoryQueue, or a shared one later).
 	Queue Queue
-	// Deliveries de-duplicates by X-GitHub-Delivery; nil builds one with
-	// defaults (24 h, 100,000 IDs, no RedeliverFailed).
-	Deliveries *DeliveryCache
+	// Deliveries de-duplicates by X-GitHub-Delivery; nil builds a
+	// DeliveryCache with defaults (24 h, 100,000 IDs, no RedeliverFailed).
+	// Unused when Queue implements DeliveryQueue (it de-duplicates itself).
+	Deliveries Deduplicator
 	// Metrics is served on /metrics; pass the same value to the queue. Nil
 	// uses a private registry.
 	Metrics *Metrics
@@ -81,7 +82,7 @@ type Server struct {
 	maxBody    int64
 	router     *router
 	queue      Queue
-	deliveries *DeliveryCache
+	deliveries Deduplicator
 	m          *Metrics
 	ready      func(context.Context) error
 	log        *slog.Logger
@@ -179,6 +180,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.handler.S
 // (GitHub records the failure; an operator can redeliver to the next
 // replica), and drains the queue until ctx expires. Call it before
 // http.Server.Shutdown so the load balancer stops routing here first.
+// With a DurableQueue, deliveries keep being accepted (their jobs are
+// stored for the other replicas) and the queue only finishes this
+// replica's running jobs.
 func (s *Server) Shutdown(ctx context.Context) error {
 	s.closing.Store(true)
 	s.log.Info("webhook server shutting down: refusing new deliveries, draining queue", "pending", s.queue.Depth())
@@ -288,21 +292,18 @@ func (s *Server) handleWebhook(w http.ResponseWriter, r *http.Request) {
 		}
 		return
 	}
-	if s.closing.Load() {
+	if s.closing.Load() && !isDurable(s.queue) {
 		s.m.deliveries.WithLabelValues(event, "shutting_down").Inc()
 		log.Warn("webhook delivery refused: shutting down", "jobs", len(rt.jobs))
 		writeJSON(w, http.StatusServiceUnavailable, response{Error: "shutting down; redeliver later"})
 		return
 	}
-	if !s.deliveries.reserve(delivery) {
-		s.m.deliveries.WithLabelValues(event, "duplicate").Inc()
-		log.Info("webhook delivery is a duplicate", "jobs", len(rt.jobs))
-		writeJSON(w, http.StatusAccepted, response{Status: "duplicate"})
-		return
-	}
-	if err := s.queue.Enqueue(r.Context(), rt.jobs); err != nil {
-		s.deliveries.release(delivery) // not queued: a redelivery must be accepted
+	if err := s.enqueue(r.Context(), delivery, rt.jobs); err != nil {
 		switch {
+		case errors.Is(err, ErrDuplicateDelivery):
+			s.m.deliveries.WithLabelValues(event, "duplicate").Inc()
+			log.Info("webhook delivery is a duplicate", "jobs", len(rt.jobs))
+			writeJSON(w, http.StatusAccepted, response{Status: "duplicate"})
 		case errors.Is(err, ErrQueueFull):
 			s.m.deliveries.WithLabelValues(event, "queue_full").Inc()
 			s.m.queueFull.Inc()
@@ -322,6 +323,34 @@ func (s *Server) handleWebhook(w http.ResponseWriter, r *http.Request) {
 	s.m.deliveries.WithLabelValues(event, "queued").Inc()
 	log.Info("webhook delivery queued", "jobs", len(rt.jobs), "keys", jobKeys(rt.jobs))
 	writeJSON(w, http.StatusAccepted, response{Status: "queued", Jobs: len(rt.jobs)})
+}
+
+// enqueue de-duplicates a delivery and queues its jobs: in one atomic step
+// when the queue can (DeliveryQueue), otherwise by reserving the delivery
+// ID, enqueueing, and releasing the ID if the jobs were not queued so that a
+// redelivery is accepted. ErrDuplicateDelivery reports a duplicate.
+func (s *Server) enqueue(ctx context.Context, delivery string, jobs []app.Job) error {
+	if dq, ok := s.queue.(DeliveryQueue); ok {
+		return dq.EnqueueDelivery(ctx, delivery, jobs)
+	}
+	fresh, err := s.deliveries.Reserve(ctx, delivery)
+	if err != nil {
+		return fmt.Errorf("de-duplicating delivery: %w", err)
+	}
+	if !fresh {
+		return ErrDuplicateDelivery
+	}
+	if err := s.queue.Enqueue(ctx, jobs); err != nil {
+		s.deliveries.Release(ctx, delivery) // not queued: a redelivery must be accepted
+		return err
+	}
+	return nil
+}
+
+// isDurable reports whether q's jobs outlive this process (DurableQueue).
+func isDurable(q Queue) bool {
+	d, ok := q.(DurableQueue)
+	return ok && d.Durable()
 }
 
 // readBody reads at most limit bytes (an *http.MaxBytesError beyond), sizing
@@ -346,9 +375,15 @@ func (s *Server) handleReadyz(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusServiceUnavailable, response{Status: "not ready", Reason: "shutting down"})
 		return
 	}
+	ctx, cancel := context.WithTimeout(r.Context(), readyTimeout)
+	defer cancel()
+	if rc, ok := s.queue.(ReadyChecker); ok {
+		if err := rc.Ready(ctx); err != nil {
+			writeJSON(w, http.StatusServiceUnavailable, response{Status: "not ready", Reason: err.Error()})
+			return
+		}
+	}
 	if s.ready != nil {
-		ctx, cancel := context.WithTimeout(r.Context(), readyTimeout)
-		defer cancel()
 		if err := s.ready(ctx); err != nil {
 			writeJSON(w, http.StatusServiceUnavailable, response{Status: "not ready", Reason: err.Error()})
 			return

@@ -44,6 +44,7 @@ func commands() []command {
 		{"diff", "review every agent-config file changed between a base ref and the working tree (real git)", runDiff},
 		{"demo", "run the App end to end against a built-in fake GitHub and show its check runs", runDemo},
 		{"serve", "run the GitHub App (webhook server and workers)", runServe},
+		{"register", "create Shipgate's GitHub App from its manifest (a local page and GitHub's redirect) and save its credentials", runRegister},
 		{"validate-policy", "check a policy file (.github/shipgate.yml) and print its errors with line and column", runValidatePolicy},
 		{"version", "print the version", func(_ []string, _ io.Reader, stdout, _ io.Writer) int {
 			fmt.Fprintln(stdout, "shipgate", version)

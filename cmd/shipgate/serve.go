@@ -40,6 +40,9 @@ type serveConfig struct {
 	// RedeliverFailed lets a manual redelivery of a delivery whose job
 	// failed run again (GitHub reuses the delivery ID).
 	RedeliverFailed bool
+	// Redis is the shared job queue of several replicas (--redis-url);
+	// zero: the in-process queue.
+	Redis redisConfig
 	// HTTPTransport is the transport to GitHub (tests and the demo point it
 	// at the fake); nil uses the default.
 	HTTPTransport http.RoundTripper
@@ -59,7 +62,8 @@ type server struct {
 	cfg      serveConfig
 	http     *http.Server
 	hook     *webhook.Server
-	queue    *webhook.MemoryQueue
+	queue    webhook.Queue
+	closeQ   func() // closes the queue's connections (Redis)
 	worker   *app.Worker
 	listener net.Listener
 	ready    *readiness
@@ -134,16 +138,11 @@ func startServer(ctx context.Context, cfg serveConfig) (*server, error) {
 			slug = "shipgate"
 		}
 	}
-	worker := app.NewWorker(clients, app.Config{Version: version, Logger: cfg.Logger})
-	deliveries, err := webhook.NewDeliveryCache(webhook.DeliveryCacheOptions{RedeliverFailed: cfg.RedeliverFailed})
-	if err != nil {
-		return nil, err
-	}
-	queue, err := webhook.NewMemoryQueue(webhook.QueueOptions{
+	worker := app.NewWorker(clients, app.Config{Version: version, Logger: cfg.Logger, SharedQueue: cfg.Redis.URL != ""})
+	queue, deliveries, closeQ, err := newQueueAndDedup(ctx, cfg.Redis, webhook.QueueOptions{
 		Capacity: cfg.QueueSize, Workers: cfg.Workers, JobTimeout: cfg.JobTimeout,
-		MaxAttempts: cfg.QueueMaxAttempts, Backoff: cfg.QueueBackoff,
-		OnDropped: deliveries.JobFailed, Metrics: metrics, Logger: cfg.Logger,
-	})
+		MaxAttempts: cfg.QueueMaxAttempts, Backoff: cfg.QueueBackoff, Metrics: metrics, Logger: cfg.Logger,
+	}, cfg.RedeliverFailed)
 	if err != nil {
 		return nil, err
 	}
@@ -152,14 +151,16 @@ func startServer(ctx context.Context, cfg serveConfig) (*server, error) {
 		Metrics: metrics, Ready: ready.check, Logger: cfg.Logger,
 	})
 	if err != nil {
+		closeQ()
 		return nil, err
 	}
 	ln, err := net.Listen("tcp", cfg.Listen)
 	if err != nil {
+		closeQ()
 		return nil, fmt.Errorf("listening on %s: %w", cfg.Listen, err)
 	}
 	runCtx, stop := context.WithCancel(context.Background())
-	s := &server{cfg: cfg, hook: hook, queue: queue, worker: worker, listener: ln, ready: ready, stop: stop, done: make(chan struct{}),
+	s := &server{cfg: cfg, hook: hook, queue: queue, closeQ: closeQ, worker: worker, listener: ln, ready: ready, stop: stop, done: make(chan struct{}),
 		http: &http.Server{Handler: hook, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 60 * time.Second, WriteTimeout: 60 * time.Second,
 			IdleTimeout: 120 * time.Second, ErrorLog: slog.NewLogLogger(cfg.Logger.Handler(), slog.LevelWarn)}}
 	go func() {
@@ -189,6 +190,7 @@ func (s *server) shutdown(ctx context.Context) error {
 	case <-s.done:
 	case <-ctx.Done():
 	}
+	s.closeQ()
 	return errors.Join(errHook, errHTTP)
 }
 
@@ -204,6 +206,7 @@ func runServe(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	queueSize := fs.Int("queue-size", envInt("SHIPGATE_QUEUE_SIZE", 1000), "pending pull requests before deliveries get 503 (SHIPGATE_QUEUE_SIZE)")
 	jobTimeout := fs.Duration("job-timeout", envDuration("SHIPGATE_JOB_TIMEOUT", 2*time.Minute), "time limit of one evaluation attempt (SHIPGATE_JOB_TIMEOUT)")
 	grace := fs.Duration("shutdown-grace", envDuration("SHIPGATE_SHUTDOWN_GRACE", 25*time.Second), "time to finish accepted jobs on SIGTERM (SHIPGATE_SHUTDOWN_GRACE)")
+	redisFlags := addRedisFlags(fs)
 	logFormat := fs.String("log-format", envOr("SHIPGATE_LOG_FORMAT", "json"), "log format: json or text (SHIPGATE_LOG_FORMAT)")
 	logLevel := fs.String("log-level", envOr("SHIPGATE_LOG_LEVEL", "info"), "log level: debug, info, warn, error (SHIPGATE_LOG_LEVEL)")
 	redeliver := fs.Bool("redeliver-failed", envBool("SHIPGATE_REDELIVER_FAILED", true), "accept a redelivery of a delivery whose job failed (SHIPGATE_REDELIVER_FAILED)")
@@ -216,6 +219,9 @@ func runServe(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	}
 	cfg := serveConfig{Listen: *listen, AppSlug: *appSlug, GitHubURL: *ghURL, Workers: *workers, QueueSize: *queueSize,
 		JobTimeout: *jobTimeout, ShutdownGrace: *grace, Logger: logger, RedeliverFailed: *redeliver}
+	if cfg.Redis, err = redisFlags(); err != nil {
+		return usageError(stderr, "serve", "%v", err)
+	}
 	if cfg.AppID, err = strconv.ParseInt(strings.TrimSpace(*appID), 10, 64); err != nil || cfg.AppID <= 0 {
 		return usageError(stderr, "serve", "--app-id %q: give the GitHub App's numeric ID (SHIPGATE_APP_ID)", *appID)
 	}

@@ -1,0 +1,144 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"net/url"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/shipgate-app/shipgate/internal/redisqueue"
+	"github.com/shipgate-app/shipgate/webhook"
+)
+
+// redisConfig selects the job queue of `shipgate serve`: empty URL, the
+// in-process queue (one replica); a Redis URL, the shared queue that lets
+// several replicas split the work without losing a delivery.
+type redisConfig struct {
+	// URL is redis://[user:password@]host:port/db, rediss:// for TLS, or
+	// unix:///path/to/socket. Never logged with its password.
+	URL string
+	// Prefix starts every key (default "shipgate:{queue}:").
+	Prefix string
+	// LeaseTTL is how long a running job stays owned without a heartbeat:
+	// a killed replica's jobs run again elsewhere after about this long.
+	LeaseTTL time.Duration
+	// DedupTTL is how long delivery IDs are remembered.
+	DedupTTL time.Duration
+}
+
+// addRedisFlags registers the shared-queue flags of `shipgate serve` and
+// returns a function that reads them once the flags are parsed. Each flag
+// has an environment variable; flags win.
+func addRedisFlags(fs *flag.FlagSet) func() (redisConfig, error) {
+	u := fs.String("redis-url", os.Getenv("SHIPGATE_REDIS_URL"), "Redis URL of the shared job queue for several replicas: redis://[:PASSWORD@]HOST:6379/0, rediss:// for TLS; empty: the in-process queue (SHIPGATE_REDIS_URL)")
+	uFile := fs.String("redis-url-file", os.Getenv("SHIPGATE_REDIS_URL_FILE"), "file holding the Redis URL (a mounted secret, as the password is in it); wins over --redis-url (SHIPGATE_REDIS_URL_FILE)")
+	prefix := fs.String("redis-prefix", envOr("SHIPGATE_REDIS_PREFIX", redisqueue.DefaultPrefix), "prefix of the queue's Redis keys; keep one {hash tag} for Redis Cluster (SHIPGATE_REDIS_PREFIX)")
+	lease := fs.Duration("redis-lease", envDuration("SHIPGATE_REDIS_LEASE", redisqueue.DefaultLeaseTTL), "how long a running job stays owned without a heartbeat; a killed replica's jobs are taken over after about this long (SHIPGATE_REDIS_LEASE)")
+	dedup := fs.Duration("redis-dedup-ttl", envDuration("SHIPGATE_REDIS_DEDUP_TTL", redisqueue.DefaultDedupTTL), "how long delivery IDs are remembered across replicas (SHIPGATE_REDIS_DEDUP_TTL)")
+	return func() (redisConfig, error) {
+		rc := redisConfig{URL: strings.TrimSpace(*u), Prefix: *prefix, LeaseTTL: *lease, DedupTTL: *dedup}
+		if *uFile != "" {
+			b, err := os.ReadFile(*uFile)
+			if err != nil {
+				return rc, fmt.Errorf("--redis-url-file: %w", err)
+			}
+			rc.URL = strings.TrimSpace(string(b))
+		}
+		if rc.URL == "" {
+			return rc, nil
+		}
+		if _, err := redis.ParseURL(rc.URL); err != nil {
+			return rc, fmt.Errorf("--redis-url %s: %w", redactURL(rc.URL), redactErr(err, rc.URL))
+		}
+		if rc.LeaseTTL < time.Second {
+			return rc, fmt.Errorf("--redis-lease %s: use at least 1s", rc.LeaseTTL)
+		}
+		if rc.DedupTTL <= 0 {
+			return rc, fmt.Errorf("--redis-dedup-ttl %s: must be positive", rc.DedupTTL)
+		}
+		return rc, nil
+	}
+}
+
+// newQueueAndDedup builds the job queue and the delivery de-duplication of
+// `shipgate serve`. Without a Redis URL: a webhook.MemoryQueue and a
+// webhook.DeliveryCache (failed deliveries forgotten when redeliverFailed),
+// wired together. With one: the Redis queue, which de-duplicates itself,
+// atomically with storing the jobs (webhook.DeliveryQueue), so the returned
+// Deduplicator is nil and the Server does not need one. Redis must answer
+// within 10 s: a wrong URL fails the start instead of every delivery.
+// qo.OnDropped is set here. The returned function releases the Redis
+// connections; call it after the queue has stopped.
+func newQueueAndDedup(ctx context.Context, rc redisConfig, qo webhook.QueueOptions, redeliverFailed bool) (webhook.Queue, webhook.Deduplicator, func(), error) {
+	if rc.URL == "" {
+		seen, err := webhook.NewDeliveryCache(webhook.DeliveryCacheOptions{RedeliverFailed: redeliverFailed})
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		qo.OnDropped = seen.JobFailed
+		q, err := webhook.NewMemoryQueue(qo)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		return q, seen, func() {}, nil
+	}
+	opts, err := redis.ParseURL(rc.URL)
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("redis URL %s: %w", redactURL(rc.URL), redactErr(err, rc.URL))
+	}
+	if opts.ClientName == "" {
+		opts.ClientName = "shipgate"
+	}
+	client := redis.NewClient(opts)
+	pctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	if err := client.Ping(pctx).Err(); err != nil {
+		client.Close()
+		return nil, nil, nil, fmt.Errorf("the Redis job queue at %s does not answer: %w", redactURL(rc.URL), redactErr(err, rc.URL))
+	}
+	q, err := redisqueue.New(redisqueue.Options{
+		Client: client, Prefix: rc.Prefix, Capacity: qo.Capacity, Workers: qo.Workers, JobTimeout: qo.JobTimeout,
+		MaxAttempts: qo.MaxAttempts, Backoff: qo.Backoff, LeaseTTL: rc.LeaseTTL, DedupTTL: rc.DedupTTL,
+		RedeliverFailed: redeliverFailed, Metrics: qo.Metrics, Logger: qo.Logger,
+	})
+	if err != nil {
+		client.Close()
+		return nil, nil, nil, err
+	}
+	if qo.Logger != nil {
+		qo.Logger.Info("job queue: Redis (shared by every replica)", "redis", redactURL(rc.URL),
+			"prefix", rc.Prefix, "lease", rc.LeaseTTL, "replica", q.Replica())
+	}
+	return q, nil, func() {
+		if err := client.Close(); err != nil && !errors.Is(err, redis.ErrClosed) && qo.Logger != nil {
+			qo.Logger.Warn("closing the Redis connections", "error", err)
+		}
+	}, nil
+}
+
+// redactURL hides a URL's user name and password, for logs and errors.
+func redactURL(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "(unparsable URL)"
+	}
+	if u.User != nil {
+		u.User = url.User("xxxxx")
+	}
+	return u.String()
+}
+
+// redactErr is err's message with the URL (which may hold a password)
+// replaced by its redacted form: URL parsers quote their input in errors.
+func redactErr(err error, raw string) error {
+	if err == nil || raw == "" {
+		return err
+	}
+	return errors.New(strings.ReplaceAll(err.Error(), raw, redactURL(raw)))
+}

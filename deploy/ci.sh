@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# CI for deploy/: the image's binary, the Helm chart, the Kubernetes manifests.
+#
+#   1. deploy/build.sh builds the binary exactly as deploy/Dockerfile does
+#      (no Docker engine here); deploy/validate checks it is static and
+#      stamped, lints the Dockerfile, and rebuilds from the files the Docker
+#      build context holds (the repository minus .dockerignore).
+#   2. Helm v3.22.0 (go install from the module proxy; cached afterwards):
+#      helm lint and helm template with the minimum values and with every
+#      option on; an install without the required values must be refused.
+#   3. deploy/validate decodes every rendered object, and the plain
+#      manifests, strictly into the Kubernetes API types and checks the
+#      Deployment's probes, resources and security context.
+#   4. deploy/kubernetes is re-rendered from the chart: any drift fails.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+t0=$(date +%s)
+step() { echo "== deploy: $* ($(( $(date +%s) - t0 ))s)"; }
+
+HELM_VERSION=v3.22.0
+KUBE_VERSION=1.31.0
+HELM="$(go env GOPATH)/bin/helm"
+if ! "$HELM" version --template '{{.Version}}' 2>/dev/null | grep -q '^v3\.22'; then
+  step "installing helm $HELM_VERSION (go install)"
+  GOFLAGS= go install "helm.sh/helm/v3/cmd/helm@$HELM_VERSION"
+fi
+
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+step "binary as the image builds it (deploy/build.sh)"
+version="ci-$(git rev-parse --short HEAD 2>/dev/null || echo dev)"
+VERSION="$version" OUT="$work/shipgate" deploy/build.sh
+"$work/shipgate" version
+
+step "helm lint"
+"$HELM" lint deploy/helm/shipgate -f deploy/helm/ci/values-minimal.yaml --kube-version "$KUBE_VERSION" --strict
+"$HELM" lint deploy/helm/shipgate -f deploy/helm/ci/values-all.yaml --kube-version "$KUBE_VERSION" --strict
+
+step "helm template: minimum values, every option on"
+"$HELM" template shipgate deploy/helm/shipgate -f deploy/helm/ci/values-minimal.yaml --kube-version "$KUBE_VERSION" > "$work/minimal.yaml"
+"$HELM" template shipgate deploy/helm/shipgate -f deploy/helm/ci/values-all.yaml --kube-version "$KUBE_VERSION" > "$work/all.yaml"
+for bad in "" "--set github.appId=1" "--set github.appId=1 --set credentials.existingSecret=s --set replicaCount=2"; do
+  # shellcheck disable=SC2086
+  if "$HELM" template shipgate deploy/helm/shipgate $bad --kube-version "$KUBE_VERSION" > /dev/null 2> "$work/err"; then
+    echo "helm template accepted an unusable install: [$bad]"; exit 1
+  fi
+  grep -q "Error: execution error" "$work/err" || { cat "$work/err"; exit 1; }
+done
+
+step "plain manifests are the chart's rendering"
+cp -r deploy/kubernetes "$work/kubernetes"
+deploy/kubernetes/render.sh "$HELM"
+if ! diff -ru "$work/kubernetes" deploy/kubernetes; then
+  echo "deploy/kubernetes is out of date: run deploy/kubernetes/render.sh and commit"; exit 1
+fi
+
+step "Kubernetes API validation (deploy/validate)"
+(cd deploy/validate && go run . "$work/minimal.yaml" "$work/all.yaml" ../kubernetes/shipgate.yaml ../kubernetes/shipgate-ha.yaml)
+
+step "deploy/validate tests (Dockerfile rules, static binary, Docker context build, values documented)"
+(cd deploy/validate && go vet ./... && SHIPGATE_BINARY="$work/shipgate" SHIPGATE_VERSION="$version" SHIPGATE_CONTEXT_CHECK=1 go test -count=1 ./...)
+
+step "done"

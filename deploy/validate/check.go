@@ -1,0 +1,185 @@
+package main
+
+import (
+	"fmt"
+	"path"
+	"strings"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
+	policyv1 "k8s.io/api/policy/v1"
+)
+
+// secretEnv are Shipgate's environment variables that hold secrets: they
+// must come from a Secret (valueFrom), never be written in a manifest.
+var secretEnv = map[string]bool{"SHIPGATE_PRIVATE_KEY": true, "SHIPGATE_WEBHOOK_SECRET": true, "SHIPGATE_REDIS_URL": true}
+
+// check applies the project's operational rules to a decoded object.
+func check(obj any) []error {
+	switch o := obj.(type) {
+	case *appsv1.Deployment:
+		return checkDeployment(o)
+	case *networkingv1.Ingress:
+		return checkIngress(o)
+	case *policyv1.PodDisruptionBudget:
+		if o.Spec.Selector == nil || len(o.Spec.Selector.MatchLabels) == 0 {
+			return []error{fmt.Errorf("PodDisruptionBudget without a selector")}
+		}
+		if o.Spec.MinAvailable == nil && o.Spec.MaxUnavailable == nil {
+			return []error{fmt.Errorf("PodDisruptionBudget sets neither minAvailable nor maxUnavailable")}
+		}
+	case *ServiceMonitor:
+		if len(o.Spec.Endpoints) == 0 || o.Spec.Endpoints[0].Path != "/metrics" {
+			return []error{fmt.Errorf("ServiceMonitor must scrape /metrics")}
+		}
+	}
+	return nil
+}
+
+func checkDeployment(d *appsv1.Deployment) []error {
+	var errs []error
+	bad := func(format string, a ...any) { errs = append(errs, fmt.Errorf(format, a...)) }
+	pod := d.Spec.Template.Spec
+	if sel := d.Spec.Selector; sel == nil || len(sel.MatchLabels) == 0 {
+		bad("Deployment without a selector")
+	} else {
+		for k, v := range sel.MatchLabels {
+			if d.Spec.Template.Labels[k] != v {
+				bad("the pod template lacks the selector label %s=%s", k, v)
+			}
+		}
+	}
+	if pod.AutomountServiceAccountToken == nil || *pod.AutomountServiceAccountToken {
+		bad("automountServiceAccountToken must be false: Shipgate does not use the Kubernetes API")
+	}
+	psc := pod.SecurityContext
+	if psc == nil {
+		psc = &corev1.PodSecurityContext{}
+	}
+	if len(pod.Containers) != 1 {
+		bad("want exactly one container, got %d", len(pod.Containers))
+		return errs
+	}
+	c := pod.Containers[0]
+	if strings.HasSuffix(c.Image, ":latest") || !strings.ContainsAny(c.Image, ":@") {
+		bad("image %q is not pinned to a tag or digest", c.Image)
+	}
+	probe := func(name string, p *corev1.Probe, want string) {
+		if p == nil || p.HTTPGet == nil {
+			bad("%s probe missing (want GET %s)", name, want)
+			return
+		}
+		if p.HTTPGet.Path != want {
+			bad("%s probe path %q, want %s", name, p.HTTPGet.Path, want)
+		}
+	}
+	probe("liveness", c.LivenessProbe, "/healthz")
+	probe("readiness", c.ReadinessProbe, "/readyz")
+	if c.StartupProbe != nil {
+		probe("startup", c.StartupProbe, "/healthz")
+	}
+	for _, r := range []corev1.ResourceName{corev1.ResourceCPU, corev1.ResourceMemory} {
+		if q, ok := c.Resources.Requests[r]; !ok || q.IsZero() {
+			bad("no %s request", r)
+		}
+	}
+	if q, ok := c.Resources.Limits[corev1.ResourceMemory]; !ok || q.IsZero() {
+		bad("no memory limit")
+	}
+	sc := c.SecurityContext
+	if sc == nil {
+		sc = &corev1.SecurityContext{}
+	}
+	nonRoot := (sc.RunAsNonRoot != nil && *sc.RunAsNonRoot) || (sc.RunAsNonRoot == nil && psc.RunAsNonRoot != nil && *psc.RunAsNonRoot)
+	if !nonRoot {
+		bad("runAsNonRoot must be true")
+	}
+	if uid := sc.RunAsUser; uid != nil && *uid == 0 {
+		bad("runAsUser 0")
+	}
+	if sc.ReadOnlyRootFilesystem == nil || !*sc.ReadOnlyRootFilesystem {
+		bad("readOnlyRootFilesystem must be true")
+	}
+	if sc.AllowPrivilegeEscalation == nil || *sc.AllowPrivilegeEscalation {
+		bad("allowPrivilegeEscalation must be false")
+	}
+	if sc.Privileged != nil && *sc.Privileged {
+		bad("privileged container")
+	}
+	dropAll := false
+	if sc.Capabilities != nil {
+		for _, cp := range sc.Capabilities.Drop {
+			dropAll = dropAll || cp == "ALL"
+		}
+		if len(sc.Capabilities.Add) > 0 {
+			bad("capabilities added: %v", sc.Capabilities.Add)
+		}
+	}
+	if !dropAll {
+		bad("capabilities must drop ALL")
+	}
+	seccomp := sc.SeccompProfile
+	if seccomp == nil {
+		seccomp = psc.SeccompProfile
+	}
+	if seccomp == nil || seccomp.Type != corev1.SeccompProfileTypeRuntimeDefault {
+		bad("seccompProfile must be RuntimeDefault")
+	}
+
+	// Credentials: files from a Secret, mounted read-only; no secret in env.
+	env := map[string]corev1.EnvVar{}
+	for _, e := range c.Env {
+		env[e.Name] = e
+		if secretEnv[e.Name] && e.Value != "" {
+			bad("%s is written in the manifest: take it from a Secret", e.Name)
+		}
+		if secretEnv[e.Name] && e.ValueFrom != nil && e.ValueFrom.SecretKeyRef == nil {
+			bad("%s must come from a Secret (secretKeyRef)", e.Name)
+		}
+	}
+	if env["SHIPGATE_APP_ID"].Value == "" {
+		bad("SHIPGATE_APP_ID is not set")
+	}
+	secretMounts := map[string]bool{}
+	for _, v := range pod.Volumes {
+		if v.Secret != nil {
+			secretMounts[v.Name] = true
+		}
+	}
+	for _, name := range []string{"SHIPGATE_PRIVATE_KEY_FILE", "SHIPGATE_WEBHOOK_SECRET_FILE"} {
+		file := env[name].Value
+		if file == "" {
+			bad("%s is not set: mount the credentials as files", name)
+			continue
+		}
+		ok := false
+		for _, m := range c.VolumeMounts {
+			if secretMounts[m.Name] && m.ReadOnly && strings.HasPrefix(file, path.Clean(m.MountPath)+"/") {
+				ok = true
+			}
+		}
+		if !ok {
+			bad("%s (%s) is not in a read-only mount of a Secret volume", name, file)
+		}
+	}
+	if g := pod.TerminationGracePeriodSeconds; g == nil || *g < 10 {
+		bad("terminationGracePeriodSeconds must leave time to drain (>= 10)")
+	}
+	return errs
+}
+
+func checkIngress(in *networkingv1.Ingress) []error {
+	var errs []error
+	for _, r := range in.Spec.Rules {
+		if r.HTTP == nil {
+			continue
+		}
+		for _, p := range r.HTTP.Paths {
+			if p.Path != "/webhook" {
+				errs = append(errs, fmt.Errorf("ingress path %q: expose only /webhook (metrics and probes stay inside the cluster)", p.Path))
+			}
+		}
+	}
+	return errs
+}
