@@ -44,6 +44,12 @@ func (c *contentCache) add(key string, v diff.Version) {
 	if len(v.Data) > c.limit/4 {
 		return
 	}
+	// Two workers can fetch the same blob at once; the content behind a key
+	// is immutable, so the second copy is dropped rather than counted twice
+	// (the LRU's eviction callback does not run on a replacement).
+	if c.lru.Contains(key) {
+		return
+	}
 	c.lru.Add(key, v)
 	c.bytes += len(v.Data)
 	for c.bytes > c.limit {
