@@ -60,6 +60,41 @@ func (j Job) Key() string {
 	}
 }
 
+// LogAttrs are the structured-log attributes that identify a job, the same
+// in every queue so one grep follows a delivery from webhook to check run.
+func (j Job) LogAttrs() []any {
+	a := []any{
+		"kind", string(j.Kind), "key", j.Key(),
+		"delivery_id", j.DeliveryID, "event", j.Event, "action", j.Action,
+		"installation_id", j.InstallationID, "repo", j.Owner + "/" + j.Repo,
+	}
+	if j.PRNumber != 0 {
+		a = append(a, "pr", j.PRNumber)
+	}
+	if j.HeadSHA != "" {
+		a = append(a, "head_sha", j.HeadSHA)
+	}
+	return a
+}
+
+// Inherit gives follow-up jobs their parent's delivery fields where the
+// processor left them empty, so logs and end-to-end durations of a
+// re-evaluation stay traceable to the delivery that caused it.
+func Inherit(parent Job, followUps []Job) {
+	for i := range followUps {
+		f := &followUps[i]
+		if f.DeliveryID == "" {
+			f.DeliveryID = parent.DeliveryID
+		}
+		if f.Event == "" {
+			f.Event = parent.Event
+		}
+		if f.ReceivedAt.IsZero() {
+			f.ReceivedAt = parent.ReceivedAt
+		}
+	}
+}
+
 // Processor runs jobs. Process returns follow-up jobs (for example one
 // KindEvaluatePR per open pull request of a re-evaluated repository) that the
 // caller enqueues, and an error when the job should be retried.

@@ -398,3 +398,17 @@ func TestIsSHA(t *testing.T) {
 		}
 	}
 }
+
+func TestInherit(t *testing.T) {
+	at := time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
+	parent := Job{DeliveryID: "d-1", Event: "push", ReceivedAt: at}
+	own := Job{DeliveryID: "d-2", Event: "pull_request", ReceivedAt: at.Add(time.Hour)}
+	fs := []Job{{Kind: KindEvaluatePR}, own}
+	Inherit(parent, fs)
+	if fs[0].DeliveryID != "d-1" || fs[0].Event != "push" || !fs[0].ReceivedAt.Equal(at) {
+		t.Errorf("an empty follow-up did not inherit: %+v", fs[0])
+	}
+	if fs[1] != own {
+		t.Errorf("a follow-up's own fields were overwritten: %+v", fs[1])
+	}
+}

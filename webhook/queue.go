@@ -330,7 +330,7 @@ func (q *MemoryQueue) Shutdown(ctx context.Context) error {
 	sort.Strings(keys)
 	for _, k := range keys {
 		q.log.Warn("job abandoned at shutdown: still running, its context is cancelled",
-			append(jobAttrs(q.running[k]), "reason", "shutdown deadline reached")...)
+			append(q.running[k].LogAttrs(), "reason", "shutdown deadline reached")...)
 	}
 	q.closeDoneLocked()
 	q.changedLocked()
@@ -366,7 +366,7 @@ func (q *MemoryQueue) addLocked(jobs []app.Job) error {
 			old := el.Value.(*item).job
 			q.m.jobs.WithLabelValues(kindLabel(old), "superseded").Inc()
 			q.log.Debug("pending job replaced by a newer one for the same key",
-				append(jobAttrs(old), "new_delivery_id", j.DeliveryID, "new_head_sha", j.HeadSHA)...)
+				append(old.LogAttrs(), "new_delivery_id", j.DeliveryID, "new_head_sha", j.HeadSHA)...)
 			el.Value = &item{key: k, job: j}
 			continue
 		}
@@ -382,7 +382,7 @@ func (q *MemoryQueue) abandonPendingLocked(reason string) int {
 	for el := q.order.Front(); el != nil; el = el.Next() {
 		it := el.Value.(*item)
 		q.m.jobs.WithLabelValues(kindLabel(it.job), "abandoned").Inc()
-		q.log.Warn("job abandoned: it never ran", append(jobAttrs(it.job), "reason", reason, "attempts", it.attempts)...)
+		q.log.Warn("job abandoned: it never ran", append(it.job.LogAttrs(), "reason", reason, "attempts", it.attempts)...)
 		n++
 	}
 	q.order.Init()
@@ -484,7 +484,7 @@ func (q *MemoryQueue) pickLocked(now time.Time) (*item, time.Duration) {
 // execute runs one attempt and settles its outcome.
 func (q *MemoryQueue) execute(ctx context.Context, p app.Processor, it *item) {
 	attempt := it.attempts + 1
-	log := q.log.With(append(jobAttrs(it.job), "attempt", attempt)...)
+	log := q.log.With(append(it.job.LogAttrs(), "attempt", attempt)...)
 	followUps, err := q.attempt(ctx, p, it.job, log)
 	q.settle(ctx, p, it, attempt, followUps, err, log)
 }
@@ -531,7 +531,7 @@ func (q *MemoryQueue) settle(ctx context.Context, p app.Processor, it *item, att
 		return
 	}
 	if err == nil && len(followUps) > 0 {
-		inherit(job, followUps)
+		app.Inherit(job, followUps)
 		if ferr := q.addLocked(followUps); ferr != nil {
 			if errors.Is(ferr, ErrQueueFull) {
 				q.m.queueFull.Inc()
@@ -605,23 +605,6 @@ func (q *MemoryQueue) reportFailure(ctx context.Context, p app.Processor, job ap
 	}
 }
 
-// inherit gives follow-up jobs their parent's delivery fields when the
-// processor left them empty, so logs and end-to-end durations stay traceable.
-func inherit(parent app.Job, followUps []app.Job) {
-	for i := range followUps {
-		f := &followUps[i]
-		if f.DeliveryID == "" {
-			f.DeliveryID = parent.DeliveryID
-		}
-		if f.Event == "" {
-			f.Event = parent.Event
-		}
-		if f.ReceivedAt.IsZero() {
-			f.ReceivedAt = parent.ReceivedAt
-		}
-	}
-}
-
 func kindLabel(j app.Job) string {
 	if j.Kind == "" {
 		return "unknown"
@@ -635,20 +618,4 @@ func jobKeys(jobs []app.Job) []string {
 		keys[i] = j.Key()
 	}
 	return keys
-}
-
-// jobAttrs are the structured-log attributes identifying a job.
-func jobAttrs(j app.Job) []any {
-	a := []any{
-		"kind", string(j.Kind), "key", j.Key(),
-		"delivery_id", j.DeliveryID, "event", j.Event, "action", j.Action,
-		"installation_id", j.InstallationID, "repo", j.Owner + "/" + j.Repo,
-	}
-	if j.PRNumber != 0 {
-		a = append(a, "pr", j.PRNumber)
-	}
-	if j.HeadSHA != "" {
-		a = append(a, "head_sha", j.HeadSHA)
-	}
-	return a
 }

@@ -577,7 +577,7 @@ func (q *Queue) execute(runCtx context.Context, p app.Processor, d *dequeued) {
 		q.m.CountJob(app.Job{}, "failed")
 		return
 	}
-	log := q.log.With(append(jobAttrs(job), "attempt", d.attempt)...)
+	log := q.log.With(append(job.LogAttrs(), "attempt", d.attempt)...)
 	jctx, cancel := context.WithCancelCause(runCtx)
 	defer cancel(nil)
 	a := &activeJob{key: d.key, token: d.token, job: job, cancel: cancel}
@@ -613,7 +613,7 @@ func (q *Queue) execute(runCtx context.Context, p app.Processor, d *dequeued) {
 		return
 	}
 	if err == nil {
-		inherit(job, followUps)
+		app.Inherit(job, followUps)
 		switch q.finish(d, job, followUps, false) {
 		case "ok":
 			q.m.CountJob(job, "succeeded")
@@ -916,39 +916,6 @@ func (q *Queue) depthPoller(ctx context.Context) {
 		case <-tick.C:
 		}
 	}
-}
-
-// inherit gives follow-up jobs their parent's delivery fields when the
-// processor left them empty, so logs and durations stay traceable.
-func inherit(parent app.Job, followUps []app.Job) {
-	for i := range followUps {
-		f := &followUps[i]
-		if f.DeliveryID == "" {
-			f.DeliveryID = parent.DeliveryID
-		}
-		if f.Event == "" {
-			f.Event = parent.Event
-		}
-		if f.ReceivedAt.IsZero() {
-			f.ReceivedAt = parent.ReceivedAt
-		}
-	}
-}
-
-// jobAttrs are the structured-log attributes identifying a job.
-func jobAttrs(j app.Job) []any {
-	a := []any{
-		"kind", string(j.Kind), "key", j.Key(),
-		"delivery_id", j.DeliveryID, "event", j.Event, "action", j.Action,
-		"installation_id", j.InstallationID, "repo", j.Owner + "/" + j.Repo,
-	}
-	if j.PRNumber != 0 {
-		a = append(a, "pr", j.PRNumber)
-	}
-	if j.HeadSHA != "" {
-		a = append(a, "head_sha", j.HeadSHA)
-	}
-	return a
 }
 
 // status is a script reply's first element.
