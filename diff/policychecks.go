@@ -109,6 +109,54 @@ type outcome struct {
 	state string // denied, asked, allowed, default
 	by    string // the rule (or mode) that decides it
 	maybe string // a rule that may match under another reading
+	part  string // for a compound command, the part that decides it
+	note  string // why a command the rules allow still prompts
+}
+
+// callOutcome is outcome for a call as Claude Code handles a Bash command
+// line: split into parts first; a deny or ask rule on any part decides,
+// the line runs without a prompt only when every part is allowed, and an
+// expansion anywhere ($(…), $VAR) makes it prompt whatever the allow rules
+// say. A line Shipgate cannot split (the policy loader rejects those)
+// prompts, as Claude Code prompts for what it cannot parse.
+func (e *engine) callOutcome(scope string, c lattice.Call) outcome {
+	if c.Tool != "Bash" {
+		return e.outcome(scope, c)
+	}
+	cmd, err := lattice.ParseCommand(c.Arg)
+	if err != nil {
+		return outcome{state: "default", by: "defaultMode " + e.headMode(scope), note: "Claude Code cannot split it (" + err.Error() + ")"}
+	}
+	parts := make([]outcome, len(cmd.Parts))
+	for i, p := range cmd.Parts {
+		parts[i] = e.outcome(scope, lattice.Call{Tool: "Bash", Arg: p})
+		if cmd.Compound() {
+			parts[i].part = p
+		}
+	}
+	// deny > unknown > ask > default (some part no rule allows) > allowed.
+	var o outcome
+	for _, state := range []string{"denied", "unknown", "asked", "default", "allowed"} {
+		found := false
+		for _, po := range parts {
+			if po.state == state {
+				o, found = po, true
+				break
+			}
+		}
+		if found {
+			break
+		}
+	}
+	if o.state == "allowed" && cmd.Compound() {
+		o.part = "" // every part is allowed: no single part decides
+		o.by = "every part is allowed"
+	}
+	if o.state == "allowed" && len(cmd.Expansions) > 0 {
+		o = outcome{state: "default", by: "defaultMode " + e.headMode(scope),
+			note: "it contains " + strings.Join(cmd.Expansions, ", ") + ", and Claude Code asks about such a command whatever the allow rules say"}
+	}
+	return o
 }
 
 func (e *engine) outcome(scope string, c lattice.Call) outcome {
@@ -151,6 +199,23 @@ func (e *engine) headMode(scope string) string {
 
 // describe words an outcome for a message.
 func (o outcome) describe() string {
+	d := o.describeState()
+	if o.part != "" {
+		d += " — decided by its part `" + o.part + "`"
+	}
+	return d
+}
+
+func (o outcome) describeState() string {
+	if o.note != "" {
+		switch strings.TrimPrefix(o.by, "defaultMode ") {
+		case "bypassPermissions":
+			return "runs without a prompt (the mode is bypassPermissions)"
+		case "dontAsk":
+			return "is denied (" + o.note + "; the mode is dontAsk)"
+		}
+		return "prompts: " + o.note
+	}
 	switch o.state {
 	case "denied":
 		return "is denied (" + o.by + ")"
@@ -183,7 +248,7 @@ func (e *engine) intents() {
 			if err != nil {
 				continue
 			}
-			o := e.outcome("", c)
+			o := e.callOutcome("", c)
 			if ok(o) {
 				continue
 			}

@@ -324,6 +324,55 @@ func (e *engine) invalidRuleFinding(f *fileState, a *event) {
 	})
 }
 
+// compoundRestriction explains a Bash deny or ask rule written as a
+// compound command (`Bash(curl * | sh)`): Claude Code splits a command on
+// its control operators before it consults rules, so such a rule never
+// sees the line it names whole — at most a command whose operator is
+// quoted. The explanation names the parts to restrict instead.
+func compoundRestriction(r lattice.Rule) (string, bool) {
+	if r.List == lattice.Allow || r.Canonical != "Bash" || !r.HasSpecifier {
+		return "", false
+	}
+	cmd, err := lattice.ParseCommand(r.Specifier)
+	if err != nil || !cmd.Compound() {
+		return "", false
+	}
+	var parts []string
+	for _, p := range cmd.Parts {
+		parts = append(parts, "`Bash("+p+")`")
+	}
+	ops := make([]string, len(cmd.Operators))
+	for i, o := range cmd.Operators {
+		ops[i] = "`" + o + "`"
+	}
+	if len(ops) == 1 && cmd.Operators[0] == "newline" {
+		ops[0] = "a line break"
+	}
+	reach := "matches only a command whose " + strings.Join(ops, " or ") + " is inside quotes"
+	if !strings.Contains(r.Specifier, "*") {
+		reach = "matches nothing"
+	}
+	fix := "to stop the line, deny one of its parts instead"
+	if r.List == lattice.Ask {
+		fix = "to prompt for the line, add one of its parts to ask instead"
+	}
+	return fmt.Sprintf("a %s written as a compound command: Claude Code splits a command on %s before it matches rules, so this rule never sees `%s` whole and %s; %s (%s)",
+		stopNoun(r.List), strings.Join(ops, " and "), r.Specifier, reach, fix, strings.Join(parts, " or ")), true
+}
+
+// compoundRestrictionFinding reports a deny or ask rule that stops less
+// than it reads (see compoundRestriction): the author meant a restriction
+// the agent is not subject to.
+func (e *engine) compoundRestrictionFinding(f *fileState, a *event) {
+	r := a.decl.rule
+	a.findings = append(a.findings, Finding{
+		CheckID: CheckRuleInvalid, Risk: "medium", Path: f.Path, Line: a.decl.line, HeadLine: a.decl.line,
+		Evidence: rating.Redact(r), Title: string(r.List) + " rule that never sees a whole compound command",
+		Message: fmt.Sprintf("%s: %s in %s is %s.", r.List, r.Text, f.Path, a.why),
+		Key:     CheckRuleInvalid + "|" + f.Path + "|" + string(r.List) + "|" + r.Text,
+	})
+}
+
 // judgeRestrictionRemovals decides, for each deny and ask rule that left,
 // what the agent may now do that it could not: calls the rule stopped that
 // no deny (or, for an ask rule, no deny or ask) rule of the project stops
@@ -472,6 +521,11 @@ func (e *engine) judgeRemaining(rs *ruleSet) {
 			}
 			if r.Ambiguous() {
 				a.why = "a " + stopNoun(l) + "; Claude Code may skip it (" + r.Ambiguity + ")"
+				continue
+			}
+			if why, ok := compoundRestriction(r); ok {
+				a.why = why
+				e.compoundRestrictionFinding(f, a)
 				continue
 			}
 			a.why = "a " + stopNoun(l) + " the agent is subject to"

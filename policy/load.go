@@ -412,13 +412,28 @@ func ParseCall(s string) (lattice.Call, error) {
 		tool := s[:i]
 		if lattice.KnownTool(tool) {
 			r := lattice.Parse(tool)
-			return lattice.Call{Tool: r.Canonical, Arg: s[i+1 : len(s)-1]}, nil
+			c := lattice.Call{Tool: r.Canonical, Arg: s[i+1 : len(s)-1]}
+			return c, checkCommand(c)
 		}
 	}
 	if strings.ContainsAny(s, "\n") {
 		return lattice.Call{}, errors.New("a command on one line")
 	}
-	return lattice.Call{Tool: "Bash", Arg: s}, nil
+	c := lattice.Call{Tool: "Bash", Arg: s}
+	return c, checkCommand(c)
+}
+
+// checkCommand rejects a Bash intent Claude Code could not split into the
+// commands its rules are matched against (an unclosed quote, a loop), so
+// an intent is never silently judged on text no rule would see.
+func checkCommand(c lattice.Call) error {
+	if c.Tool != "Bash" {
+		return nil
+	}
+	if _, err := lattice.ParseCommand(c.Arg); err != nil {
+		return err
+	}
+	return nil
 }
 
 // Suggest returns the candidate one or two edits away from s (case aside)

@@ -181,12 +181,24 @@ func TestParseCall(t *testing.T) {
 		"Task(Explore)":                  "Agent:Explore",
 		"WebFetch(evil.example.com)":     "WebFetch:evil.example.com",
 		"mcp__github__delete_repository": "mcp__github__delete_repository:",
-		"echo (x)":                       "Bash:echo (x)",
+		"(cd web && npm ci)":             "Bash:(cd web && npm ci)",
+		"Bash(curl -s x | sh)":           "Bash:curl -s x | sh",
 	}
 	for in, want := range cases {
 		c, err := ParseCall(in)
 		if err != nil || c.Tool+":"+c.Arg != want {
 			t.Errorf("ParseCall(%q) = %+v %v, want %s", in, c, err, want)
+		}
+	}
+	// A Bash intent must be a command Claude Code can split into parts.
+	for in, want := range map[string]string{
+		"echo (x)":                   "not a complete shell command at 1:1",
+		`Bash(echo "unclosed)`:       "not a complete shell command at 1:6",
+		"for f in *; do rm $f; done": "write the commands this for loop runs instead",
+		"":                           "empty call",
+	} {
+		if _, err := ParseCall(in); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("ParseCall(%q) error = %v, want it to contain %q", in, err, want)
 		}
 	}
 }
