@@ -174,6 +174,7 @@ func TestCompoundRestriction(t *testing.T) {
 		{"ask", "Bash(git add . && git commit -m wip)", "a confirmation requirement written as a compound command: Claude Code splits a command on `&&` before it matches rules, so this rule never sees `git add . && git commit -m wip` whole and matches nothing; to prompt for the line, add one of its parts to ask instead (`Bash(git add .)` or `Bash(git commit -m wip)`)"},
 		{"deny", "Bash(*&&*)", "`&&`"},
 		{"deny", "Bash(make; rm -rf build)", "`;`"},
+		{"deny", "Bash(cd /tmp && make\nrm -rf *)", "splits a command on `&&` and a line break before it matches rules"},
 		{"deny", `Bash(grep "a|b" *)`, ""},
 		{"deny", "Bash(rm -rf *)", ""},
 		{"deny", `Bash(echo "unclosed *)`, ""},

@@ -344,9 +344,9 @@ func compoundRestriction(r lattice.Rule) (string, bool) {
 	ops := make([]string, len(cmd.Operators))
 	for i, o := range cmd.Operators {
 		ops[i] = "`" + o + "`"
-	}
-	if len(ops) == 1 && cmd.Operators[0] == "newline" {
-		ops[0] = "a line break"
+		if o == "newline" {
+			ops[i] = "a line break"
+		}
 	}
 	reach := "matches only a command whose " + strings.Join(ops, " or ") + " is inside quotes"
 	if !strings.Contains(r.Specifier, "*") {

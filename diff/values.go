@@ -269,6 +269,18 @@ func switchChange(k string, b, h setting) string {
 	return fmt.Sprintf("sets %s to %s (was %s)", k, display(h), was)
 }
 
+// missingFrom lists, sorted and sanitized for messages, the strings of a
+// that b lacks.
+func missingFrom(a, b map[string]int) []string {
+	var out []string
+	for _, x := range sortedKeys(a) {
+		if _, ok := b[x]; !ok {
+			out = append(out, sanitize(x))
+		}
+	}
+	return out
+}
+
 // stringSet reads an array of strings with the line of each, noting
 // non-string entries under a placeholder name.
 func stringSet(v *jsonpos.Value) map[string]int {
@@ -764,23 +776,11 @@ func (e *engine) compareSandbox(f *fileState) {
 		what := ""
 		switch {
 		case sandboxGrowLists[k]:
-			bl, hl := stringSet(b.v), stringSet(h.v)
-			var added []string
-			for _, x := range sortedKeys(hl) {
-				if _, ok := bl[x]; !ok {
-					added = append(added, sanitize(x))
-				}
-			}
+			added := missingFrom(stringSet(h.v), stringSet(b.v))
 			loosens = len(added) > 0
 			what = "adds " + strings.Join(added, ", ")
 		case sandboxShrinkLists[k]:
-			bl, hl := stringSet(b.v), stringSet(h.v)
-			var removed []string
-			for _, x := range sortedKeys(bl) {
-				if _, ok := hl[x]; !ok {
-					removed = append(removed, sanitize(x))
-				}
-			}
+			removed := missingFrom(stringSet(b.v), stringSet(h.v))
 			loosens = len(removed) > 0
 			what = "removes " + strings.Join(removed, ", ")
 		case sandboxOnLoosens[k]:
