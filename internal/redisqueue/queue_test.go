@@ -334,9 +334,9 @@ func TestKilledReplicasJobIsRecoveredByAnother(t *testing.T) {
 	if got := rec.all()[0]; got.PRNumber != 9 || got.HeadSHA != "abc" {
 		t.Errorf("recovered %+v", got)
 	}
-	if n := counter(alive.reg, "shipgate_jobs_recovered_total", nil); n != 1 {
-		t.Errorf("jobs_recovered_total %v, want 1", n)
-	}
+	// The reaper counts after its script has put the job back, so the job
+	// can run before the count: wait for it.
+	waitFor(t, "jobs_recovered_total 1", func() bool { return counter(alive.reg, "shipgate_jobs_recovered_total", nil) == 1 })
 	waitFor(t, "queue empty", func() bool { s := stats(t, alive.q); return s.Pending == 0 && s.Running == 0 })
 	// The dead replica's late settlement (it was only stalled) is refused.
 	if got := dead.q.finish(d, prJob(9, "abc"), nil, false); got != "lost" {
@@ -437,9 +437,9 @@ func TestFinalFailureIsReportedAndForgetsTheDelivery(t *testing.T) {
 	if calls.Load() != 2 || dropped.Load() != 1 {
 		t.Errorf("calls %d, dropped %d; want 2 and 1", calls.Load(), dropped.Load())
 	}
-	if n := jobsTotal(r, "evaluate_pr", "failed"); n != 1 {
-		t.Errorf("failed %v, want 1", n)
-	}
+	// The job leaves Redis before the worker counts it; wait for the count
+	// rather than read it at the instant the queue empties.
+	waitFor(t, "failure counted", func() bool { return jobsTotal(r, "evaluate_pr", "failed") == 1 })
 	// RedeliverFailed: the manual redelivery (same GUID) is accepted.
 	if err := r.q.EnqueueDelivery(ctx, "g-fail", []app.Job{j}); err != nil {
 		t.Errorf("redelivery after a failure: %v, want accepted", err)
