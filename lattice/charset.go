@@ -110,6 +110,21 @@ const witnessPreference = "xabcdefghijklmnopqrstuvwyz0123456789-._/ ~:=@+,"
 
 var (
 	preferred = []rune(witnessPreference)
+	// bestASCII[lo][hi] is the first rune of witnessPreference within
+	// [lo, hi], or 0 when none is.
+	bestASCII = func() (t [128][128]uint8) {
+		for lo := 0; lo < 128; lo++ {
+			for hi := lo; hi < 128; hi++ {
+				for _, r := range witnessPreference {
+					if int(r) >= lo && int(r) <= hi {
+						t[lo][hi] = uint8(r)
+						break
+					}
+				}
+			}
+		}
+		return t
+	}()
 	asciiRank = func() (t [128]int8) {
 		for i, r := range preferred {
 			t[r] = int8(i + 1)
@@ -123,13 +138,12 @@ func representative(lo, hi rune) rune {
 	if lo == hi {
 		return lo
 	}
-	for _, r := range preferred {
-		if r >= lo && r <= hi {
-			return r
+	if lo < 128 {
+		// Every preferred rune is ASCII: the table answers for the ASCII
+		// part of the interval.
+		if r := bestASCII[lo][min(hi, 127)]; r != 0 {
+			return rune(r)
 		}
-	}
-	if lo == hi {
-		return lo
 	}
 	for r := lo; r <= hi && r < lo+256; r++ {
 		if unicode.IsPrint(r) && !unicode.IsSpace(r) {

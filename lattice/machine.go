@@ -36,6 +36,13 @@ type machine struct {
 	// oneShot is set when no epsilon edge lands on a position that has an
 	// epsilon edge itself: one pass over the rules then closes any set.
 	oneShot bool
+	// For machines of one word: epsFrom holds the positions with an
+	// epsilon edge, and clos1[p] the epsilon closure of position p, so that
+	// closing a state set costs one OR per set bit that has an edge instead
+	// of passes over the edges until nothing changes (the hot loop of every
+	// search).
+	epsFrom uint64
+	clos1   []uint64
 }
 
 // epsRule is every epsilon edge of one shift amount: positions in mask move
@@ -184,6 +191,19 @@ func (b *builder) build() *machine {
 			}
 		}
 	}
+	if w == 1 && len(m.eps) > 0 {
+		// Computed with the general closure, before clos1 is set.
+		clos := make([]uint64, n)
+		for i := 0; i < n; i++ {
+			v := []uint64{1 << uint(i)}
+			m.closure(v)
+			clos[i] = v[0]
+			if v[0] != 1<<uint(i) {
+				m.epsFrom |= 1 << uint(i)
+			}
+		}
+		m.clos1 = clos
+	}
 	setBit(m.start, 0)
 	m.closure(m.start)
 	// A sink loops on every rune and reaches acceptance by epsilon edges:
@@ -295,6 +315,12 @@ func (m *machine) closure(v []uint64) {
 	if len(m.eps) == 0 {
 		return
 	}
+	if m.clos1 != nil {
+		for x := v[0] & m.epsFrom; x != 0; x &= x - 1 {
+			v[0] |= m.clos1[bits.TrailingZeros64(x)]
+		}
+		return
+	}
 	if m.words == 1 {
 		for {
 			v0 := v[0]
@@ -328,25 +354,10 @@ func (m *machine) closure(v []uint64) {
 // step1 is stepRaw for a machine whose states fit one word.
 func (m *machine) step1(c, adv, loop uint64) uint64 {
 	v := (c&adv)<<1 | c&loop
-	if len(m.eps) == 0 {
-		return v
+	for x := v & m.epsFrom; x != 0; x &= x - 1 {
+		v |= m.clos1[bits.TrailingZeros64(x)]
 	}
-	for {
-		add := uint64(0)
-		for i := range m.eps {
-			e := &m.eps[i]
-			if e.shift > 0 {
-				add |= (v & e.mask[0]) << uint(e.shift)
-			} else {
-				add |= (v & e.mask[0]) >> uint(-e.shift)
-			}
-		}
-		nv := v | add
-		if m.oneShot || nv == v {
-			return nv
-		}
-		v = nv
-	}
+	return v
 }
 
 // stepRaw computes into dst the states reached from cur, given the masks

@@ -29,10 +29,13 @@ const (
 type searcher struct {
 	machines []*machine
 	offs     []int
-	cursor   []int   // per machine: current interval while merging
-	classes  []int32 // per symbol, per machine: interval index
-	reps     []rune  // per symbol: the rune a witness uses
+	cursor   []int    // per machine: current interval while merging
+	classes  []int32  // per symbol, per machine: interval index
+	packs    []uint64 // per symbol: its interval indexes packed (see packCursor)
+	cur32    []int32
+	reps     []rune // per symbol: the rune a witness uses
 	ranks    []int
+	sortKeys []int64
 	order    []int
 	arena    []uint64
 	parents  []int32
@@ -63,6 +66,7 @@ func (s *searcher) alphabet() {
 	nm := len(s.machines)
 	s.cursor = append(s.cursor[:0], make([]int, nm)...)
 	s.classes = s.classes[:0]
+	s.packs = s.packs[:0]
 	s.reps = s.reps[:0]
 	s.ranks = s.ranks[:0]
 	lo := rune(0)
@@ -77,25 +81,26 @@ func (s *searcher) alphabet() {
 		}
 		r := representative(lo, hi)
 		rank := runeRank(r)
-		// Find the symbol with the same behaviour, if any.
+		// Find the symbol with the same behaviour, if any: compare packed
+		// keys when the interval indexes fit, the vectors otherwise.
 		sym := -1
+		key, packed := packCursor(s.cursor)
 		for k := 0; k < len(s.reps); k++ {
-			same := true
-			for i := 0; i < nm; i++ {
-				if s.classes[k*nm+i] != int32(s.cursor[i]) {
-					same = false
+			if packed {
+				if s.packs[k] == key {
+					sym = k
 					break
 				}
+				continue
 			}
-			if same {
+			if slices.Equal(s.classes[k*nm:(k+1)*nm], s.cursor32()) {
 				sym = k
 				break
 			}
 		}
 		if sym < 0 {
-			for i := 0; i < nm; i++ {
-				s.classes = append(s.classes, int32(s.cursor[i]))
-			}
+			s.classes = append(s.classes, s.cursor32()...)
+			s.packs = append(s.packs, key)
 			s.reps = append(s.reps, r)
 			s.ranks = append(s.ranks, rank)
 		} else if rank < s.ranks[sym] {
@@ -111,11 +116,43 @@ func (s *searcher) alphabet() {
 			}
 		}
 	}
-	s.order = s.order[:0]
-	for k := range s.reps {
-		s.order = append(s.order, k)
+	// Order the symbols by rank, ties by index (a stable order): sort
+	// rank<<32|index keys, which needs no comparison closure.
+	s.sortKeys = s.sortKeys[:0]
+	for k, rank := range s.ranks {
+		s.sortKeys = append(s.sortKeys, int64(rank)<<32|int64(k))
 	}
-	slices.SortStableFunc(s.order, func(x, y int) int { return s.ranks[x] - s.ranks[y] })
+	slices.Sort(s.sortKeys)
+	s.order = s.order[:0]
+	for _, key := range s.sortKeys {
+		s.order = append(s.order, int(key&(1<<32-1)))
+	}
+}
+
+// packCursor packs the per-machine interval indexes into one key when
+// there are at most four machines of fewer than 65,536 intervals each (the
+// common case), so that finding a symbol's twin is one comparison.
+func packCursor(cursor []int) (uint64, bool) {
+	if len(cursor) > 4 {
+		return 0, false
+	}
+	var key uint64
+	for _, c := range cursor {
+		if c >= 1<<16 {
+			return 0, false
+		}
+		key = key<<16 | uint64(c)
+	}
+	return key, true
+}
+
+// cursor32 returns the cursor as interval indexes in a reused buffer.
+func (s *searcher) cursor32() []int32 {
+	s.cur32 = s.cur32[:0]
+	for _, c := range s.cursor {
+		s.cur32 = append(s.cur32, int32(c))
+	}
+	return s.cur32
 }
 
 func (s *searcher) find(must, mustNot []*machine) (string, searchResult) {
@@ -200,19 +237,32 @@ func (s *searcher) find(must, mustNot []*machine) (string, searchResult) {
 		if head > 0 && accepts(s.arena[head*total:(head+1)*total]) {
 			return s.spell(head), found
 		}
+	symbols:
 		for _, k := range s.order {
 			cur := s.arena[head*total : (head+1)*total]
+			// Step each machine in turn and drop the symbol as soon as one
+			// of them makes the state dead (a must machine rejects every
+			// continuation, a mustNot machine accepts every one): most
+			// symbols die at the first machine.
 			for i, m := range s.machines {
 				w := m.words
 				iv := int(s.classes[k*nm+i])
+				o := s.offs[i]
 				if w == 1 {
-					next[s.offs[i]] = m.step1(cur[s.offs[i]], m.ivAdv[iv], m.ivLoop[iv])
+					v := m.step1(cur[o], m.ivAdv[iv], m.ivLoop[iv])
+					if (i < nmust && v == 0) || (i >= nmust && v&m.univ[0] != 0) {
+						continue symbols
+					}
+					next[o] = v
 					continue
 				}
-				m.stepRaw(next[s.offs[i]:s.offs[i+1]], cur[s.offs[i]:s.offs[i+1]],
+				m.stepRaw(next[o:s.offs[i+1]], cur[o:s.offs[i+1]],
 					m.ivAdv[iv*w:(iv+1)*w], m.ivLoop[iv*w:(iv+1)*w])
+				if (i < nmust && isZero(next[o:s.offs[i+1]])) || (i >= nmust && intersects(next[o:s.offs[i+1]], m.univ)) {
+					continue symbols
+				}
 			}
-			if !live(next) || (head > 0 && slices.Equal(next, cur)) {
+			if head > 0 && slices.Equal(next, cur) {
 				continue
 			}
 			id := int32(len(s.parents))
