@@ -51,8 +51,8 @@ func Find(all, none []Rule) (Call, Answer) {
 				return false
 			}
 		}
-		for _, r := range none {
-			if mayMatch(r, c) && Match(r, c) != No {
+		for i := range none {
+			if mayMatch(&none[i], c) && Match(none[i], c) != No {
 				return false
 			}
 		}
@@ -285,7 +285,7 @@ func FindN(all, none []Rule, n int) ([]Call, Answer) {
 			}
 		}
 		for i := 0; ok && i < len(none); i++ {
-			if !mayMatch(none[i], e) {
+			if !mayMatch(&none[i], e) {
 				continue
 			}
 			if Match(none[i], e) != No {
@@ -306,9 +306,12 @@ func FindN(all, none []Rule, n int) ([]Call, Answer) {
 
 // mayMatch is a cheap test that rules out a rule matching a call: a rule
 // of another tool, or whose every argument starts with other text.
-func mayMatch(r Rule, c Call) bool {
-	r = parsed(r)
-	for _, rd := range r.readings {
+func mayMatch(r *Rule, c Call) bool {
+	rs := r.readings
+	if len(rs) == 0 {
+		rs = parsed(*r).readings
+	}
+	for _, rd := range rs {
 		switch rd.kind {
 		case readNames:
 			return true
