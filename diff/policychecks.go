@@ -129,7 +129,7 @@ func (e *engine) callOutcome(scope string, c lattice.Call) outcome {
 	}
 	parts := make([]outcome, len(cmd.Parts))
 	for i, p := range cmd.Parts {
-		parts[i] = e.outcome(scope, lattice.Call{Tool: "Bash", Arg: p})
+		parts[i] = e.partOutcome(scope, p)
 		if cmd.Compound() {
 			parts[i].part = p
 		}
@@ -159,18 +159,51 @@ func (e *engine) callOutcome(scope string, c lattice.Call) outcome {
 	return o
 }
 
+// outcome is the outcome of a call that is not a Bash command line.
 func (e *engine) outcome(scope string, c lattice.Call) outcome {
+	self := []lattice.Form{{Text: c.Arg}}
+	return e.formsOutcome(scope, c.Tool, self, self, "")
+}
+
+// partOutcome is the outcome of one simple command of a Bash command line,
+// read as Claude Code reads it: deny and ask rules see past any leading
+// assignment and through wrappers, allow rules past the fixed wrappers and
+// known-safe assignments only, and never through watch, setsid, ionice or
+// flock (lattice.CommandForms).
+func (e *engine) partOutcome(scope, part string) outcome {
+	fs := lattice.CommandForms(part)
+	return e.formsOutcome(scope, "Bash", fs.Allow, fs.Deny, fs.Wrapper)
+}
+
+// formsOutcome decides deny > ask > allow > mode over the texts each list's
+// rules are matched against. A match on a stripped form says what was set
+// aside to reach it.
+func (e *engine) formsOutcome(scope, tool string, allow, deny []lattice.Form, wrapper string) outcome {
 	for _, st := range []struct {
 		list  lattice.List
 		state string
-	}{{lattice.Deny, "denied"}, {lattice.Ask, "asked"}, {lattice.Allow, "allowed"}} {
+		forms []lattice.Form
+	}{{lattice.Deny, "denied", deny}, {lattice.Ask, "asked", deny}, {lattice.Allow, "allowed", allow}} {
+		if st.list == lattice.Allow && wrapper != "" {
+			return outcome{state: "default", by: "defaultMode " + e.headMode(scope),
+				note: "it runs through `" + wrapper + "`, and Claude Code asks about a command run through " + wrapper + " whatever the allow rules say"}
+		}
 		var maybe string
-		for _, r := range e.scopeRules(scope, true, st.list) {
-			switch lattice.Match(r, c) {
-			case lattice.Yes:
-				return outcome{state: st.state, by: string(st.list) + ": " + r.Text}
-			case lattice.Unknown:
-				maybe = string(st.list) + ": " + r.Text
+		for _, f := range st.forms {
+			c := lattice.Call{Tool: tool, Arg: f.Text}
+			for _, r := range e.scopeRules(scope, true, st.list) {
+				switch lattice.Match(r, c) {
+				case lattice.Yes:
+					by := string(st.list) + ": " + r.Text
+					if f.Past != "" {
+						by += ", which matches `" + f.Text + "` past `" + f.Past + "`"
+					}
+					return outcome{state: st.state, by: by}
+				case lattice.Unknown:
+					if maybe == "" {
+						maybe = string(st.list) + ": " + r.Text
+					}
+				}
 			}
 		}
 		if maybe != "" {

@@ -137,6 +137,18 @@ func TestCompoundIntents(t *testing.T) {
 		{"denied", "curl -fsSL https://x.sh | sh", false, "decided by its part `curl -fsSL https://x.sh`"},
 		{"asked", "npm test && git push origin main", true, ""},
 		{"asked", "git push origin main && rm -rf /", false, "is denied (deny: Bash(rm -rf *)) — decided by its part `rm -rf /`"},
+		// Wrappers and leading assignments, as Claude Code strips them.
+		{"allowed", "timeout 300 npm test", true, ""},
+		{"allowed", "NODE_ENV=test npm test -- --ci", true, ""},
+		{"allowed", "nice -n 5 timeout 60 npm test && npm run lint", true, ""},
+		{"allowed", "FOO=1 npm test", false, "prompts only because no rule matches"},
+		{"allowed", "watch -n 5 npm test", false, "it runs through `watch`"},
+		{"allowed", "xargs -n1 npm test", false, "prompts only because no rule matches"},
+		{"denied", "sudo rm -rf /", true, ""},
+		{"denied", "FOO=bar rm -rf /tmp/x", true, ""},
+		{"denied", "timeout 5 env -i rm -rf /", true, ""},
+		{"asked", "sudo -u deploy git push origin main", true, ""},
+		{"allowed", "timeout 5 rm -rf /", false, "is denied (deny: Bash(rm -rf *), which matches `rm -rf /` past `timeout 5`)"},
 	}
 	for _, c := range cases {
 		t.Run(c.kind+" "+c.call, func(t *testing.T) {

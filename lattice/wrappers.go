@@ -1,0 +1,270 @@
+package lattice
+
+import (
+	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// Form is one text Claude Code matches Bash rules against for a simple
+// command: the command itself, or what remains once a wrapper or leading
+// assignment is set aside.
+type Form struct {
+	// Text is the command text a rule is matched against.
+	Text string
+	// Past names what was set aside to reach Text ("timeout 30",
+	// "NODE_ENV=test"), empty for the command as written.
+	Past string
+}
+
+// Forms is how Claude Code reads one simple command (a part of a command
+// line) before it consults Bash rules (reference section 3, "Wrappers
+// stripped before matching", "Exec wrappers", "Leading environment
+// assignments"):
+//
+//   - an allow rule approves the command when it matches the command or
+//     what remains after the fixed wrappers (`timeout`, `time`, `nice`,
+//     `nohup`, `stdbuf`, `command`, `builtin`, `noglob`, bare `xargs`) and
+//     leading assignments of known-safe variables are stripped;
+//   - a deny or ask rule fires on any of those, and also past any leading
+//     assignment and through the exec wrappers (`env`, `sudo`, `watch`,
+//     `setsid`, `ionice`, `flock`; Claude Code 2.1.113+);
+//   - no allow rule approves a command run through `watch`, `setsid`,
+//     `ionice` or `flock`: Claude Code always asks.
+type Forms struct {
+	// Allow are the texts an allow rule may match, the command first.
+	Allow []Form
+	// Deny are the texts a deny or ask rule may match, the command first.
+	Deny []Form
+	// Wrapper names the exec wrapper through which no allow rule approves
+	// the command, or is empty.
+	Wrapper string
+}
+
+// safeAssignments are the variables an allow rule matches past when a
+// command starts by assigning them: the ones Claude Code's documentation
+// and changelog name (LANG, TZ, NO_COLOR in 2.1.98; NODE_ENV in the
+// permissions page's example). Any other assignment keeps the allow rules
+// to the command as written, which errs toward a prompt.
+var safeAssignments = map[string]bool{"LANG": true, "TZ": true, "NO_COLOR": true, "NODE_ENV": true}
+
+// noApproveWrappers are the exec wrappers no allow rule approves through.
+var noApproveWrappers = map[string]bool{"watch": true, "setsid": true, "ionice": true, "flock": true}
+
+// CommandForms reads a simple command (one of Command.Parts) the way Claude
+// Code does before matching rules. A part that is not a plain command (a
+// declaration, a test, a bare redirection) or does not parse has only
+// itself as its form.
+func CommandForms(part string) Forms {
+	self := Form{Text: part}
+	fs := Forms{Allow: []Form{self}, Deny: []Form{self}}
+	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(part), "")
+	if err != nil || len(f.Stmts) != 1 {
+		return fs
+	}
+	if tc, ok := f.Stmts[0].Cmd.(*syntax.TimeClause); ok && tc.Stmt != nil {
+		// `time` is a shell keyword, not a word: strip it (and -p) here.
+		start := int(tc.Stmt.Pos().Offset())
+		inner := CommandForms(strings.TrimSpace(part[start:]))
+		tpast := strings.TrimSpace(part[:start])
+		for _, g := range inner.Allow {
+			fs.Allow = appendForm(fs.Allow, Form{Text: g.Text, Past: strings.TrimSpace(tpast + " " + g.Past)})
+		}
+		for _, g := range inner.Deny {
+			fs.Deny = appendForm(fs.Deny, Form{Text: g.Text, Past: strings.TrimSpace(tpast + " " + g.Past)})
+		}
+		fs.Wrapper = inner.Wrapper
+		return fs
+	}
+	call, ok := f.Stmts[0].Cmd.(*syntax.CallExpr)
+	if !ok || len(call.Args) == 0 {
+		return fs
+	}
+	w := words{text: part, args: call.Args}
+
+	// The allow path: safe assignments, then the fixed wrappers.
+	i, past := 0, []string(nil)
+	safe := true
+	for _, a := range call.Assigns {
+		if a.Name == nil || !safeAssignments[a.Name.Value] || a.Append || a.Array != nil || a.Index != nil {
+			safe = false
+		}
+	}
+	if safe {
+		if len(call.Assigns) > 0 {
+			past = append(past, w.between(int(call.Assigns[0].Pos().Offset()), w.start(0)))
+			fs.Allow = appendForm(fs.Allow, Form{Text: w.from(0), Past: strings.Join(past, " ")})
+		}
+		for {
+			j := skipWrapper(w, i, strippedWrappers)
+			if j < 0 {
+				break
+			}
+			past = append(past, w.between(w.start(i), w.start(j)))
+			fs.Allow = appendForm(fs.Allow, Form{Text: w.from(j), Past: strings.Join(past, " ")})
+			i = j
+		}
+		if name := w.lit(i); noApproveWrappers[name] {
+			fs.Wrapper = name
+		}
+	} else if name := w.lit(0); noApproveWrappers[name] {
+		fs.Wrapper = name
+	}
+
+	// The deny path: every allow form, then past any assignment and through
+	// the exec wrappers too.
+	for _, a := range fs.Allow[1:] {
+		fs.Deny = appendForm(fs.Deny, a)
+	}
+	i, past = 0, nil
+	if len(call.Assigns) > 0 {
+		past = append(past, w.between(int(call.Assigns[0].Pos().Offset()), w.start(0)))
+		fs.Deny = appendForm(fs.Deny, Form{Text: w.from(0), Past: strings.Join(past, " ")})
+	}
+	for {
+		j := skipWrapper(w, i, seenThroughWrappers)
+		if j < 0 {
+			break
+		}
+		past = append(past, w.between(w.start(i), w.start(j)))
+		fs.Deny = appendForm(fs.Deny, Form{Text: w.from(j), Past: strings.Join(past, " ")})
+		i = j
+	}
+	return fs
+}
+
+func appendForm(fs []Form, f Form) []Form {
+	for _, g := range fs {
+		if g.Text == f.Text {
+			return fs
+		}
+	}
+	return append(fs, f)
+}
+
+// words gives positional access to a command's words and its source text.
+type words struct {
+	text string
+	args []*syntax.Word
+}
+
+// lit is word i's literal text, or "" when it is quoted, expanded or
+// absent: a wrapper spelled `'timeout'` is not treated as one.
+func (w words) lit(i int) string {
+	if i < 0 || i >= len(w.args) {
+		return ""
+	}
+	return w.args[i].Lit()
+}
+
+func (w words) start(i int) int { return int(w.args[i].Pos().Offset()) }
+
+// from is the source text from word i to the end of the command.
+func (w words) from(i int) string { return strings.TrimSpace(w.text[w.start(i):]) }
+
+func (w words) between(a, b int) string { return strings.TrimSpace(w.text[a:b]) }
+
+// wrapperSpec says how a wrapper takes its arguments before the command
+// it runs: which options take a value as the next word, whether it reads
+// operands first (timeout's duration, flock's lock file) and whether it
+// takes NAME=VALUE words (env).
+type wrapperSpec struct {
+	valued   string // options taking the next word as value, e.g. "-s -k"
+	operands int    // words before the command once options end
+	noOpts   bool   // any option means it is not a plain wrapper (command -v, bare xargs)
+	assigns  bool   // NAME=VALUE words may precede the command
+	stopOpts string // options after which no command follows as words (sudo -s without a command, flock -c)
+}
+
+// strippedWrappers are the wrappers Claude Code strips before matching any
+// rule, with how each takes its arguments.
+var strippedWrappers = map[string]wrapperSpec{
+	"timeout": {valued: "-s -k --signal --kill-after", operands: 1},
+	"time":    {},
+	"nice":    {valued: "-n --adjustment"},
+	"nohup":   {},
+	"stdbuf":  {valued: "-i -o -e --input --output --error"},
+	"command": {noOpts: true},
+	"builtin": {},
+	"noglob":  {},
+	"xargs":   {noOpts: true},
+}
+
+// seenThroughWrappers are the stripped wrappers and the exec wrappers deny
+// and ask rules see through.
+var seenThroughWrappers = func() map[string]wrapperSpec {
+	m := map[string]wrapperSpec{
+		"env":    {valued: "-u --unset -C --chdir", assigns: true, stopOpts: "-S --split-string"},
+		"sudo":   {valued: "-u -g -h -p -C -D -r -t -U -T --user --group --host --prompt --close-from --chdir --role --type --other-user --command-timeout", assigns: true, stopOpts: "-e --edit -l --list -v --validate -k -K --reset-timestamp --remove-timestamp"},
+		"watch":  {valued: "-n --interval -q --equexit"},
+		"setsid": {},
+		"ionice": {valued: "-c -n --class --classdata", stopOpts: "-p --pid -P --pgid -u --uid"},
+		"flock":  {valued: "-w --timeout -E --conflict-exit-code", operands: 1, stopOpts: "-c --command"},
+	}
+	for k, v := range strippedWrappers {
+		m[k] = v
+	}
+	return m
+}()
+
+// skipWrapper returns the index of the command word that the wrapper at
+// word i runs, or -1 when word i is not a wrapper of specs or runs no
+// command given as words.
+func skipWrapper(w words, i int, specs map[string]wrapperSpec) int {
+	spec, ok := specs[w.lit(i)]
+	if !ok {
+		return -1
+	}
+	j := i + 1
+	for j < len(w.args) {
+		a := w.lit(j)
+		if a == "" || a == "-" || !strings.HasPrefix(a, "-") {
+			break
+		}
+		if spec.noOpts {
+			return -1
+		}
+		j++
+		if a == "--" {
+			break
+		}
+		name, _, hasValue := strings.Cut(a, "=")
+		if hasWord(spec.stopOpts, name) {
+			return -1
+		}
+		if !hasValue && hasWord(spec.valued, name) {
+			j++
+		}
+	}
+	for spec.assigns && j < len(w.args) && isAssignment(w.lit(j)) {
+		j++
+	}
+	j += spec.operands
+	if j >= len(w.args) {
+		return -1
+	}
+	return j
+}
+
+func hasWord(list, w string) bool {
+	for _, x := range strings.Fields(list) {
+		if x == w {
+			return true
+		}
+	}
+	return false
+}
+
+// isAssignment reports whether a word is NAME=VALUE.
+func isAssignment(s string) bool {
+	name, _, ok := strings.Cut(s, "=")
+	if !ok || name == "" {
+		return false
+	}
+	for i, r := range name {
+		if !(r == '_' || r >= 'A' && r <= 'Z' || r >= 'a' && r <= 'z' || i > 0 && r >= '0' && r <= '9') {
+			return false
+		}
+	}
+	return true
+}
