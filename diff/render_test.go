@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -253,15 +252,29 @@ func cells(row string) []string {
 // codeSpansClosed reports whether every backtick run of a line is closed
 // by a run of the same length (a cut code span would leave one open).
 func codeSpansClosed(line string) bool {
-	runs := regexp.MustCompile("`+").FindAllString(line, -1)
+	// Outside a code span a backslash-escaped backtick is text (CommonMark);
+	// inside one a backslash is literal, so the backtick may close it.
 	open := ""
-	for _, r := range runs {
-		switch {
+	for i := 0; i < len(line); {
+		if open == "" && line[i] == '\\' && i+1 < len(line) {
+			i += 2
+			continue
+		}
+		if line[i] != '`' {
+			i++
+			continue
+		}
+		j := i
+		for j < len(line) && line[j] == '`' {
+			j++
+		}
+		switch r := line[i:j]; {
 		case open == "":
 			open = r
 		case r == open:
 			open = ""
 		}
+		i = j
 	}
 	return open == ""
 }

@@ -296,6 +296,9 @@ func (e *engine) allowFinding(f *fileState, a *event, rt rating.Rating, replaced
 	if a.why != "" && a.why != what {
 		msg.WriteString(" " + upperFirst(a.why) + ".")
 	}
+	if note, ok := compoundAllowNote(r); ok {
+		msg.WriteString(" " + note)
+	}
 	suggestion := ""
 	if len(replaced) == 1 {
 		suggestion = replaced[0].text()
@@ -330,34 +333,70 @@ func (e *engine) invalidRuleFinding(f *fileState, a *event) {
 // sees the line it names whole — at most a command whose operator is
 // quoted. The explanation names the parts to restrict instead.
 func compoundRestriction(r lattice.Rule) (string, bool) {
-	if r.List == lattice.Allow || r.Canonical != "Bash" || !r.HasSpecifier {
+	if r.List == lattice.Allow {
 		return "", false
 	}
-	cmd, err := lattice.ParseCommand(r.Specifier)
-	if err != nil || !cmd.Compound() {
+	parts, ops, ok := compoundShape(r)
+	if !ok {
 		return "", false
-	}
-	var parts []string
-	for _, p := range cmd.Parts {
-		parts = append(parts, "`Bash("+p+")`")
-	}
-	ops := make([]string, len(cmd.Operators))
-	for i, o := range cmd.Operators {
-		ops[i] = "`" + o + "`"
-		if o == "newline" {
-			ops[i] = "a line break"
-		}
-	}
-	reach := "matches only a command whose " + strings.Join(ops, " or ") + " is inside quotes"
-	if !strings.Contains(r.Specifier, "*") {
-		reach = "matches nothing"
 	}
 	fix := "to stop the line, deny one of its parts instead"
 	if r.List == lattice.Ask {
 		fix = "to prompt for the line, add one of its parts to ask instead"
 	}
 	return fmt.Sprintf("a %s written as a compound command: Claude Code splits a command on %s before it matches rules, so this rule never sees `%s` whole and %s; %s (%s)",
-		stopNoun(r.List), strings.Join(ops, " and "), r.Specifier, reach, fix, strings.Join(parts, " or ")), true
+		stopNoun(r.List), strings.Join(ops, " and "), r.Specifier, compoundReach(r, ops), fix, strings.Join(parts, " or ")), true
+}
+
+// compoundAllowNote explains an allow rule written as a compound command
+// (`Bash(cd web && npm ci)`). Claude Code (2.1.7+) approves a command line
+// only when every part is allowed, so in a session the rule approves at
+// most a command whose operator is quoted; `claude -p --allowedTools` was
+// reported to still match such a rule whole (#94314, open), so the rule is
+// rated as the grant its text reads as, and the note says both.
+func compoundAllowNote(r lattice.Rule) (string, bool) {
+	if r.List != lattice.Allow {
+		return "", false
+	}
+	parts, ops, ok := compoundShape(r)
+	if !ok {
+		return "", false
+	}
+	return fmt.Sprintf("It is written as a compound command: Claude Code 2.1.7+ splits a command on %s and runs it without a prompt only when every part is allowed, so in a session this rule %s. `claude -p --allowedTools` has been reported to match such a rule whole (anthropics/claude-code#94314, open), so it is rated as written. To allow the line, allow its parts: %s.",
+		strings.Join(ops, " and "), compoundReach(r, ops), strings.Join(parts, " and ")), true
+}
+
+// compoundShape splits a Bash rule's specifier as Claude Code splits a
+// command: the parts as rules and the operators in words, when there is
+// more than one part.
+func compoundShape(r lattice.Rule) (parts, ops []string, ok bool) {
+	if r.Canonical != "Bash" || !r.HasSpecifier {
+		return nil, nil, false
+	}
+	cmd, err := lattice.ParseCommand(r.Specifier)
+	if err != nil || !cmd.Compound() {
+		return nil, nil, false
+	}
+	for _, p := range cmd.Parts {
+		parts = append(parts, "`Bash("+p+")`")
+	}
+	ops = make([]string, len(cmd.Operators))
+	for i, o := range cmd.Operators {
+		ops[i] = "`" + o + "`"
+		if o == "newline" {
+			ops[i] = "a line break"
+		}
+	}
+	return parts, ops, true
+}
+
+// compoundReach says what a compound rule still matches once commands are
+// split: a command whose operator is quoted, if the rule has a wildcard.
+func compoundReach(r lattice.Rule, ops []string) string {
+	if !strings.Contains(r.Specifier, "*") {
+		return "matches nothing"
+	}
+	return "matches only a command whose " + strings.Join(ops, " or ") + " is inside quotes"
 }
 
 // compoundRestrictionFinding reports a deny or ask rule that stops less
