@@ -106,8 +106,8 @@ func (c *Clients) Installation(id int64) (*github.Client, error) {
 // Transport is the HTTP middleware under every GitHub request (the token
 // requests included): it counts calls and errors by endpoint, records the
 // rate limit left, and retries what GitHub rejected without processing —
-// 5xx on idempotent requests, 429 and secondary rate limits on any — with
-// backoff that honours Retry-After.
+// 5xx on idempotent requests (not POSTs, not annotation appends), 429 and
+// secondary rate limits on any — with backoff that honours Retry-After.
 type Transport struct {
 	Base     http.RoundTripper
 	Metrics  *APIMetrics
@@ -227,9 +227,19 @@ func (t *Transport) observe(req *http.Request, endpoint string, resp *http.Respo
 
 var secondaryLimit = regexp.MustCompile(`(?i)secondary rate limit|abuse detection`)
 
+// appendKey marks a request's context as not idempotent whatever its
+// method: a check-run PATCH carrying annotations appends them, so a retry
+// after a 5xx or a lost connection (which GitHub may have applied) would
+// post them twice.
+type appendKey struct{}
+
+// appending marks ctx's requests as appending (see appendKey); the caller
+// learns what landed before it sends them again.
+func appending(ctx context.Context) context.Context { return context.WithValue(ctx, appendKey{}, true) }
+
 // retryable decides whether to retry, how long to wait, and why.
 func (t *Transport) retryable(req *http.Request, resp *http.Response, err error, attempt int) (time.Duration, string) {
-	idempotent := req.Method != http.MethodPost
+	idempotent := req.Method != http.MethodPost && req.Context().Value(appendKey{}) == nil
 	backoff := func() time.Duration {
 		d := time.Duration(250<<uint(attempt-1)) * time.Millisecond
 		return d/2 + time.Duration(rand.Int64N(int64(d/2)+1))

@@ -103,6 +103,11 @@ type Worker struct {
 type openRun struct {
 	id     int64
 	posted int // annotations already appended (a retry must not append them again)
+	// recount is set when posted may be wrong: an append failed in a way
+	// GitHub may have applied (5xx, lost connection), or the run was
+	// adopted from another replica. The next publish counts the run's
+	// annotations on GitHub first.
+	recount bool
 }
 
 // NewWorker builds the worker.

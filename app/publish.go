@@ -46,7 +46,7 @@ func (p *Worker) startRun(ctx context.Context, cl *github.Client, ev *evaluation
 		} else if found {
 			ev.runID = id
 			p.runsMu.Lock()
-			p.runs[p.runKey(ev)] = &openRun{id: id}
+			p.runs[p.runKey(ev)] = &openRun{id: id, recount: true}
 			p.runsMu.Unlock()
 			return nil
 		}
@@ -135,21 +135,50 @@ func (p *Worker) forgetRuns(owner, repo string, n int, heads ...string) {
 }
 
 // postedAnnotations is how many annotations earlier attempts appended to
-// the evaluation's run; markPosted adds to it.
-func (p *Worker) postedAnnotations(ev *evaluation) int {
+// the evaluation's run. When an earlier append may have landed without our
+// knowing (see openRun.recount), it asks GitHub: annotations are appended
+// in order, so the count says which of ours are there.
+func (p *Worker) postedAnnotations(ctx context.Context, cl *github.Client, ev *evaluation) (int, error) {
 	p.runsMu.Lock()
-	defer p.runsMu.Unlock()
-	if r := p.runs[p.runKey(ev)]; r != nil && r.id == ev.runID {
-		return r.posted
+	r := p.runs[p.runKey(ev)]
+	if r == nil || r.id != ev.runID {
+		p.runsMu.Unlock()
+		return 0, nil
 	}
-	return 0
+	posted, recount := r.posted, r.recount
+	p.runsMu.Unlock()
+	if !recount {
+		return posted, nil
+	}
+	n := 0
+	opts := &github.ListOptions{PerPage: 100}
+	for {
+		page, resp, err := cl.Checks.ListCheckRunAnnotations(ctx, ev.owner, ev.repo, ev.runID, opts)
+		if err != nil {
+			return 0, fmt.Errorf("counting the annotations of check run %d: %w", ev.runID, err)
+		}
+		n += len(page)
+		if resp.NextPage == 0 {
+			break
+		}
+		opts.Page = resp.NextPage
+	}
+	p.runsMu.Lock()
+	if r := p.runs[p.runKey(ev)]; r != nil && r.id == ev.runID {
+		r.posted, r.recount = n, false
+	}
+	p.runsMu.Unlock()
+	return n, nil
 }
 
-func (p *Worker) markPosted(ev *evaluation, n int) {
+// markPosted records n more annotations appended, or, when an append
+// failed, that the count must be taken from GitHub before the next one.
+func (p *Worker) markPosted(ev *evaluation, n int, failed bool) {
 	p.runsMu.Lock()
 	defer p.runsMu.Unlock()
 	if r := p.runs[p.runKey(ev)]; r != nil && r.id == ev.runID {
 		r.posted += n
+		r.recount = r.recount || failed
 	}
 }
 
@@ -291,21 +320,32 @@ func (p *Worker) publish(ctx context.Context, cl *github.Client, ev *evaluation,
 	out := func(batch []*github.CheckRunAnnotation) *github.CheckRunOutput {
 		return &github.CheckRunOutput{Title: github.String(t), Summary: github.String(summary), Annotations: batch}
 	}
-	// Each request appends: skip what a failed earlier attempt already
-	// posted to this run.
-	anns = anns[min(p.postedAnnotations(ev), len(anns)):]
+	// Each request appends: skip what an earlier attempt already posted to
+	// this run. An append is never retried in place (appending marks it):
+	// the job's retry counts what landed first.
+	posted, err := p.postedAnnotations(ctx, cl, ev)
+	if err != nil {
+		return err
+	}
+	anns = anns[min(posted, len(anns)):]
 	for len(anns) > maxAnnotationsPerRequest {
-		if _, _, err := cl.Checks.UpdateCheckRun(ctx, ev.owner, ev.repo, ev.runID, github.UpdateCheckRunOptions{
+		if _, _, err := cl.Checks.UpdateCheckRun(appending(ctx), ev.owner, ev.repo, ev.runID, github.UpdateCheckRunOptions{
 			Name: p.cfg.CheckName, Output: out(anns[:maxAnnotationsPerRequest])}); err != nil {
+			p.markPosted(ev, 0, true)
 			return fmt.Errorf("adding annotations to check run %d: %w", ev.runID, err)
 		}
-		p.markPosted(ev, maxAnnotationsPerRequest)
+		p.markPosted(ev, maxAnnotationsPerRequest, false)
 		anns = anns[maxAnnotationsPerRequest:]
 	}
-	_, _, err := cl.Checks.UpdateCheckRun(ctx, ev.owner, ev.repo, ev.runID, github.UpdateCheckRunOptions{
+	last := ctx
+	if len(anns) > 0 {
+		last = appending(ctx)
+	}
+	_, _, err = cl.Checks.UpdateCheckRun(last, ev.owner, ev.repo, ev.runID, github.UpdateCheckRunOptions{
 		Name: p.cfg.CheckName, Status: github.String("completed"), Conclusion: github.String(concl),
 		CompletedAt: &github.Timestamp{Time: p.cfg.Now()}, Output: out(anns), DetailsURL: detailsURL(ev)})
 	if err != nil {
+		p.markPosted(ev, 0, len(anns) > 0)
 		return fmt.Errorf("completing check run %d: %w", ev.runID, err)
 	}
 	p.runsMu.Lock()

@@ -91,7 +91,23 @@ func TestTransportRetries(t *testing.T) {
 		wantWaits []time.Duration
 		// waitRange checks backoff waits, which are jittered.
 		waitRange [2]time.Duration
+		appending bool // the request appends annotations
 	}{
+		{
+			name: "an appending PATCH 502 is not retried (GitHub may have applied it)", method: http.MethodPatch, appending: true,
+			answers:   []func(*http.Request) (*http.Response, error){status(502, nil, ""), status(200, nil, "{}")},
+			wantCalls: 1, wantCode: 502,
+		},
+		{
+			name: "an appending PATCH is not retried after a network error", method: http.MethodPatch, appending: true,
+			answers:   []func(*http.Request) (*http.Response, error){netErr, status(200, nil, "{}")},
+			wantCalls: 1, wantCode: 0,
+		},
+		{
+			name: "an appending PATCH is retried after a secondary limit (never processed)", method: http.MethodPatch, appending: true,
+			answers:   []func(*http.Request) (*http.Response, error){status(403, map[string]string{"Retry-After": "3"}, `{"message":"You have exceeded a secondary rate limit"}`), status(200, nil, "{}")},
+			wantCalls: 2, wantCode: 200, wantWaits: []time.Duration{3 * time.Second},
+		},
 		{
 			name: "GET 502 then 200 is retried", method: http.MethodGet,
 			answers:   []func(*http.Request) (*http.Response, error){status(502, nil, ""), status(200, nil, "{}")},
@@ -165,7 +181,11 @@ func TestTransportRetries(t *testing.T) {
 			tr := &Transport{Base: base, Attempts: 3, MaxWait: 10 * time.Second,
 				Sleep: func(_ context.Context, d time.Duration) error { waits = append(waits, d); return nil }}
 			const payload = `{"output":{"title":"t"}}`
-			req, err := http.NewRequest(tt.method, "https://api.github.com/repos/o/r/check-runs/1", bytes.NewBufferString(payload))
+			ctx := context.Background()
+			if tt.appending {
+				ctx = appending(ctx)
+			}
+			req, err := http.NewRequestWithContext(ctx, tt.method, "https://api.github.com/repos/o/r/check-runs/1", bytes.NewBufferString(payload))
 			if err != nil {
 				t.Fatal(err)
 			}

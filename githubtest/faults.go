@@ -35,6 +35,12 @@ type Fault struct {
 	Latency time.Duration
 	// Message overrides the error message.
 	Message string
+	// AfterApply serves the request first and then answers with the fault's
+	// status instead of the result: the change landed but the client was
+	// told it failed, as when a gateway times out after GitHub wrote it.
+	// A client that blindly retries a non-idempotent request (appending
+	// check-run annotations) then applies it twice.
+	AfterApply bool
 }
 
 type faultState struct {

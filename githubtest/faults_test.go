@@ -201,3 +201,31 @@ func TestRequestCounting(t *testing.T) {
 		t.Error("ResetCounts left counters")
 	}
 }
+
+// TestFaultAfterApply: the request is served, then answered with the
+// fault's status; a blind retry of an append applies it twice.
+func TestFaultAfterApply(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	c := f.instClient(f.inst.ID, false)
+	head, _ := f.srv.PushCommit("acme", "widgets", "feature", map[string]string{"x.txt": "x\n"}, "x")
+	run, _, err := c.Checks.CreateCheckRun(ctx, "acme", "widgets", github.CreateCheckRunOptions{Name: "shipgate", HeadSHA: head})
+	must(t, err)
+	f.srv.Inject(Fault{Method: "PATCH", PathPattern: "/repos/{owner}/{repo}/check-runs/{id}", Status: 502, AfterApply: true})
+	tok := "token " + f.token()
+	path := fmt.Sprintf("/repos/acme/widgets/check-runs/%d", run.GetID())
+	body := map[string]any{"output": map[string]any{"title": "t", "summary": "s", "annotations": annotations(3, ".claude/settings.json")}}
+	for i, want := range []int{502, 200} {
+		if resp, b := f.do("PATCH", path, tok, body, nil); resp.StatusCode != want {
+			t.Fatalf("PATCH %d: %d, want %d: %s", i, resp.StatusCode, want, b)
+		}
+	}
+	anns, _, err := c.Checks.ListCheckRunAnnotations(ctx, "acme", "widgets", run.GetID(), &github.ListOptions{PerPage: 100})
+	must(t, err)
+	if len(anns) != 6 {
+		t.Errorf("%d annotations, want 6: the faulted PATCH was applied too", len(anns))
+	}
+	if log := f.srv.RequestLog(); !log[len(log)-3].Faulted {
+		t.Errorf("the applied-then-failed request is not logged as faulted: %+v", log[len(log)-3])
+	}
+}

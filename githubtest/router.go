@@ -201,6 +201,7 @@ func (s *Server) serve(rt *route, w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
+	var after *apiError // a fault answered once the request is served
 	if f, ok := s.takeFault(r.Method, rt.pattern); ok {
 		if f.Latency > 0 {
 			t := time.NewTimer(f.Latency)
@@ -212,9 +213,13 @@ func (s *Server) serve(rt *route, w http.ResponseWriter, r *http.Request) {
 			t.Stop()
 		}
 		if e := s.faultError(f, who, c.reqID); e != nil {
-			c.faulted = true
-			c.writeError(e)
-			return
+			if f.AfterApply {
+				after = e
+			} else {
+				c.faulted = true
+				c.writeError(e)
+				return
+			}
 		}
 	}
 	var (
@@ -228,6 +233,10 @@ func (s *Server) serve(rt *route, w http.ResponseWriter, r *http.Request) {
 		s.mu.Lock()
 		status, out, e = rt.handle(c)
 		s.mu.Unlock()
+	}
+	if e == nil && after != nil {
+		c.faulted = true
+		e = after
 	}
 	if e != nil {
 		c.writeError(e)
