@@ -53,14 +53,17 @@ func Covers(a, b Rule) Verdict {
 	}
 	if len(a.readings) == 1 && len(b.readings) == 1 && len(candidates) == 1 {
 		// One reading each: the pairwise counter-example is the witness.
-		return Verdict{Answer: No, Witness: candidates[0], Reason: noReason(a, b, candidates[0])}
+		w := recased(b, candidates[0])
+		return Verdict{Answer: No, Witness: w, Reason: noReason(a, b, w)}
 	}
 	for _, w := range candidates {
 		if Match(b, w) == Yes && Match(a, w) == No {
+			w = recased(b, w)
 			return Verdict{Answer: No, Witness: w, Reason: noReason(a, b, w)}
 		}
 	}
 	if w, ok := productWitness(a, b); ok {
+		w = recased(b, w)
 		return Verdict{Answer: No, Witness: w, Reason: noReason(a, b, w)}
 	}
 	reason := ambiguityOf(a, b)
@@ -434,4 +437,51 @@ func knownName(b *reading, excluded func(string) bool) (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// recased spells a witness of a case-insensitive rule (PowerShell) in the
+// rule's own case: each literal run of the rule found, folded, in the
+// witness (left to right) takes the rule's spelling. The search works on
+// folded text, and a reviewer reads `Remove-Item x`, not `remove-item x`;
+// the rule matches either spelling, so the verdict is the same.
+func recased(r Rule, c Call) Call {
+	if len(r.readings) == 0 || !r.readings[0].fold || c.Arg == "" {
+		return c
+	}
+	w := c.Arg
+	var out strings.Builder
+	at := 0
+	for _, seg := range literalRuns(r.Specifier) {
+		low := strings.ToLower(seg)
+		i := strings.Index(w[at:], low)
+		if low == "" || i < 0 || len(low) != len(seg) {
+			continue
+		}
+		out.WriteString(w[at : at+i])
+		out.WriteString(seg)
+		at += i + len(seg)
+	}
+	out.WriteString(w[at:])
+	c.Arg = out.String()
+	return c
+}
+
+// literalRuns splits a glob specifier into its literal texts: the runs
+// between unescaped stars, with `\*` and `\\` unescaped.
+func literalRuns(spec string) []string {
+	var runs []string
+	var cur strings.Builder
+	for i := 0; i < len(spec); i++ {
+		switch {
+		case spec[i] == '\\' && i+1 < len(spec) && (spec[i+1] == '*' || spec[i+1] == '\\'):
+			i++
+			cur.WriteByte(spec[i])
+		case spec[i] == '*':
+			runs = append(runs, cur.String())
+			cur.Reset()
+		default:
+			cur.WriteByte(spec[i])
+		}
+	}
+	return append(runs, cur.String())
 }

@@ -280,7 +280,11 @@ func TestCoversOwnCases(t *testing.T) {
 		{a: "Read(x)", b: "mcp__db(query:*)", want: Yes, why: "MCP rules with parentheses are skipped"},
 		// PowerShell: case-insensitive.
 		{a: "PowerShell(Get-ChildItem *)", b: "PowerShell(get-childitem -Recurse)", want: Yes},
-		{a: "PowerShell(get-content *)", b: "PowerShell(Set-Content x)", want: No, witness: "set-content x"},
+		// Witnesses are spelled in the covered rule's case (the search folds).
+		{a: "PowerShell(get-content *)", b: "PowerShell(Set-Content x)", want: No, witness: "Set-Content x"},
+		{a: "PowerShell(Get-ChildItem *)", b: "PowerShell(Remove-Item *.TXT)", want: No, witness: "Remove-Item .TXT"},
+		{a: "PowerShell(Get-ChildItem *)", b: "PowerShell(Get-*)", want: No, witness: "Get-"},
+		{a: "PowerShell(Get-Item \\*)", b: "PowerShell(Remove-Item \\* -Force)", want: No, witness: "Remove-Item * -Force"},
 		{a: "PowerShell", b: "PowerShell(Remove-Item *)", want: Yes},
 		{a: "PowerShell(Remove-Item:*)", b: "PowerShell(remove-item -Recurse C:\\)", want: Yes},
 		// Read / Edit paths.

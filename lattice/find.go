@@ -15,6 +15,14 @@ import "strings"
 // what the all rules surely match; callers claiming full coverage of an
 // ambiguous rule must check Ambiguous themselves.
 func Find(all, none []Rule) (Call, Answer) {
+	c, ans := find(all, none)
+	if ans == Yes {
+		c = recased(parsed(all[0]), c)
+	}
+	return c, ans
+}
+
+func find(all, none []Rule) (Call, Answer) {
 	if len(all) == 0 {
 		return Call{}, No
 	}
