@@ -260,7 +260,7 @@ func (p *Worker) evaluatePR(ctx context.Context, cl *github.Client, job Job, n i
 		log.Info("stale job skipped: the pull request moved on, and the delivery for its new head checks it",
 			"job_head", shortSHA(job.HeadSHA), "head", shortSHA(ev.head))
 		if p.cfg.SharedQueue {
-			p.cancelStaleOnGitHub(ctx, cl, job.Owner, job.Repo, job.HeadSHA, ev.head, n)
+			p.cancelStaleOnGitHub(ctx, cl, job.Owner, job.Repo, job.HeadSHA, ev.head, n, true)
 		}
 		return nil
 	}

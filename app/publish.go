@@ -447,14 +447,47 @@ func (p *Worker) openRunOnGitHub(ctx context.Context, cl *github.Client, owner, 
 	return 0, false, nil
 }
 
+// JobSuperseded closes what a replaced attempt left open (the queue calls
+// it when a job that had started is superseded by a newer one for the same
+// pull request, on whichever replica). If the pull request has moved past
+// the job's head, or is closed, a run of ours left in progress there ends
+// "cancelled"; when the head is unchanged the newer job adopts the run.
+func (p *Worker) JobSuperseded(ctx context.Context, job Job) {
+	if job.Kind != KindEvaluatePR || job.HeadSHA == "" {
+		return
+	}
+	log := p.cfg.Logger.With(job.LogAttrs()...)
+	log.Info("superseded job: closing what its attempt left open")
+	defer log.Info("superseded job: done")
+	cl, err := p.clients.Installation(job.InstallationID)
+	if err != nil {
+		log.Warn("could not close the runs of a superseded job", "error", err)
+		return
+	}
+	pr, _, err := cl.PullRequests.Get(ctx, job.Owner, job.Repo, job.PRNumber)
+	if err != nil {
+		log.Warn("could not close the runs of a superseded job", "error", err)
+		return
+	}
+	head := pr.GetHead().GetSHA()
+	if pr.GetState() == "open" && head == job.HeadSHA {
+		return
+	}
+	p.forgetRuns(job.Owner, job.Repo, job.PRNumber, job.HeadSHA)
+	p.cancelStaleOnGitHub(ctx, cl, job.Owner, job.Repo, job.HeadSHA, head, job.PRNumber, pr.GetState() == "open")
+}
+
 // cancelStaleOnGitHub closes, as cancelled, runs of ours left in progress
 // on a commit the pull request has moved past (a replica died mid-job).
-func (p *Worker) cancelStaleOnGitHub(ctx context.Context, cl *github.Client, owner, repo, sha, head string, n int) {
+func (p *Worker) cancelStaleOnGitHub(ctx context.Context, cl *github.Client, owner, repo, sha, head string, n int, open bool) {
 	id, found, err := p.openRunOnGitHub(ctx, cl, owner, repo, sha, n)
 	if err != nil || !found {
 		return
 	}
 	summary := fmt.Sprintf("The pull request moved on to `%s` before this check finished; the check on that commit is the one that counts.", shortSHA(head))
+	if !open {
+		summary = "The pull request was closed before this check finished."
+	}
 	if _, _, err := cl.Checks.UpdateCheckRun(ctx, owner, repo, id, github.UpdateCheckRunOptions{
 		Name: p.cfg.CheckName, Status: github.String("completed"), Conclusion: github.String("cancelled"),
 		CompletedAt: &github.Timestamp{Time: p.cfg.Now()},

@@ -84,6 +84,17 @@ type FailureReporter interface {
 	JobFailed(ctx context.Context, job app.Job, err error)
 }
 
+// SupersededReporter is an optional interface of an app.Processor for a
+// queue shared by replicas. When a job that had started (and may have
+// left a check run in progress) is replaced by a newer job for the same key
+// instead of being retried — its attempt failed, or its replica died — the
+// queue calls JobSuperseded once, with a fresh bounded context, so the App
+// can close what that attempt left open. The replica running the newer job
+// may not be the one that started the old run.
+type SupersededReporter interface {
+	JobSuperseded(ctx context.Context, job app.Job)
+}
+
 // Defaults for QueueOptions.
 const (
 	DefaultQueueCapacity = 1000

@@ -147,8 +147,11 @@ type Queue struct {
 	wake    chan struct{} // poked when work may be available
 	stopped chan struct{} // closed by Shutdown: take no new jobs
 
+	hooks sync.WaitGroup // JobSuperseded calls in flight
+
 	mu        sync.Mutex
 	active    map[string]*activeJob // key → job this replica runs
+	proc      app.Processor         // the processor Run was given
 	started   bool
 	stopOnce  sync.Once
 	idle      chan struct{} // closed when Run's workers have all returned
@@ -360,6 +363,7 @@ func (q *Queue) enqueue(ctx context.Context, deliveryID string, jobs []app.Job) 
 			}
 			q.log.Debug("pending jobs replaced by newer ones for the same key", "replaced", n, "delivery_id", deliveryID)
 		}
+		q.startedSuperseded(res[min(2, len(res)):])
 		q.depth.Add(int64(len(jobs)))
 		q.poke()
 		return nil
@@ -402,6 +406,7 @@ func (q *Queue) Run(ctx context.Context, p app.Processor) error {
 		return errors.New("redisqueue: run: already running")
 	}
 	q.started = true
+	q.proc = p
 	runCtx, cancel := context.WithCancel(ctx)
 	q.cancelRun = cancel
 	q.mu.Unlock()
@@ -420,6 +425,7 @@ func (q *Queue) Run(ctx context.Context, p app.Processor) error {
 	close(q.idle)
 	stopBG()
 	bg.Wait()
+	q.hooks.Wait()
 	if err := ctx.Err(); err != nil {
 		return fmt.Errorf("redisqueue: run stopped, running jobs handed back: %w", err)
 	}
@@ -698,6 +704,9 @@ func (q *Queue) finish(d *dequeued, job app.Job, followUps []app.Job, forget boo
 		q.m.CountJob(job, "abandoned")
 		q.log.Warn("job finished after its lease expired; another replica may have run it too", "key", d.key)
 	}
+	if st == "ok" {
+		q.startedSuperseded(res[1:])
+	}
 	q.poke()
 	return st
 }
@@ -718,6 +727,7 @@ func (q *Queue) settleFailure(d *dequeued, job app.Job, cause error, mode string
 	case "superseded":
 		q.m.CountJob(job, "superseded")
 		log.Warn("job failed or was interrupted; a newer pending job for the same key replaces it", "error", cause)
+		q.reportSuperseded(context.Background(), job, log)
 	case "lost":
 		q.m.CountJob(job, "abandoned")
 		log.Warn("job's lease expired before its outcome was recorded; another replica runs it", "error", cause)
@@ -748,6 +758,47 @@ func (q *Queue) settle(op string, run func(ctx context.Context) ([]any, error)) 
 		}
 	}
 	return nil, err
+}
+
+// startedSuperseded reports the replaced pending jobs a script returned
+// that had started before (see reportSuperseded).
+func (q *Queue) startedSuperseded(raw []any) {
+	for _, r := range raw {
+		s, ok := r.(string)
+		if !ok {
+			continue
+		}
+		var old app.Job
+		if err := json.Unmarshal([]byte(s), &old); err == nil {
+			q.reportSuperseded(context.Background(), old, q.log)
+		}
+	}
+}
+
+// reportSuperseded tells the processor (when it is a SupersededReporter)
+// that a job which had started was replaced by a newer one, so it can
+// close what the attempt left open. It runs in the background, bounded by
+// the job timeout and guarded against panics: the caller is a worker
+// settling a job or the reaper.
+func (q *Queue) reportSuperseded(ctx context.Context, job app.Job, log *slog.Logger) {
+	q.mu.Lock()
+	p := q.proc
+	q.mu.Unlock()
+	sr, ok := p.(webhook.SupersededReporter)
+	if !ok {
+		return
+	}
+	q.hooks.Go(func() {
+		defer func() {
+			if v := recover(); v != nil {
+				q.m.CountPanic()
+				log.Error("superseded hook panicked", "panic", fmt.Sprint(v), "stack", string(debug.Stack()))
+			}
+		}()
+		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), q.timeout)
+		defer cancel()
+		sr.JobSuperseded(rctx, job)
+	})
 }
 
 // reportFailure calls OnDropped and the processor's FailureReporter, each
@@ -883,7 +934,7 @@ func (q *Queue) Reclaim(ctx context.Context) (int, error) {
 	n := 0
 	for _, r := range res {
 		row, ok := r.([]any)
-		if !ok || len(row) != 4 {
+		if !ok || len(row) < 4 {
 			continue
 		}
 		key, token, attempt, what := toString(row, 0), toString(row, 1), toString(row, 2), toString(row, 3)
@@ -895,6 +946,12 @@ func (q *Queue) Reclaim(ctx context.Context) (int, error) {
 		n++
 		q.log.Warn("job recovered from an expired lease: its replica stopped or stalled mid-run",
 			"key", key, "previous_owner", owner, "attempt", attempt, "outcome", what)
+		if what == "superseded" && len(row) > 4 {
+			var old app.Job
+			if err := json.Unmarshal([]byte(toString(row, 4)), &old); err == nil {
+				q.reportSuperseded(ctx, old, q.log)
+			}
+		}
 	}
 	if n > 0 {
 		q.poke()

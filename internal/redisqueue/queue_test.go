@@ -676,3 +676,138 @@ func TestReadyAndOptions(t *testing.T) {
 		t.Errorf("Enqueue with Redis down: %v, want a store error", err)
 	}
 }
+
+// superseder records the jobs the queue reports superseded after they had
+// started.
+type superseder struct {
+	procFunc
+	mu   sync.Mutex
+	jobs []app.Job
+}
+
+func (s *superseder) JobSuperseded(_ context.Context, j app.Job) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.jobs = append(s.jobs, j)
+}
+
+func (s *superseder) superseded() []app.Job {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]app.Job(nil), s.jobs...)
+}
+
+// TestSupersededAfterStartIsReported: a job that had started (and may have
+// left a check run open) and is replaced by a newer one for its key is
+// reported once, whichever way it was replaced; a job replaced before it
+// ever ran is not.
+func TestSupersededAfterStartIsReported(t *testing.T) {
+	ctx := context.Background()
+	heads := func(js []app.Job) []string {
+		var out []string
+		for _, j := range js {
+			out = append(out, j.HeadSHA)
+		}
+		return out
+	}
+
+	t.Run("its attempt failed while a newer push waited", func(t *testing.T) {
+		e := newEnv(t)
+		r := e.queue(nil)
+		release := make(chan struct{})
+		s := &superseder{}
+		s.procFunc = func(_ context.Context, j app.Job) ([]app.Job, error) {
+			if j.HeadSHA == "h1" {
+				<-release
+				return nil, errors.New("GitHub 502")
+			}
+			return nil, nil
+		}
+		r.run(t, s)
+		if err := r.q.Enqueue(ctx, []app.Job{prJob(1, "h1")}); err != nil {
+			t.Fatal(err)
+		}
+		waitFor(t, "h1 running", func() bool { return stats(t, r.q).Running == 1 })
+		if err := r.q.Enqueue(ctx, []app.Job{prJob(1, "h2")}); err != nil {
+			t.Fatal(err)
+		}
+		close(release)
+		waitFor(t, "h1 reported", func() bool { return len(s.superseded()) == 1 })
+		if got := heads(s.superseded()); got[0] != "h1" {
+			t.Errorf("reported %v, want h1", got)
+		}
+	})
+
+	t.Run("its replica died while a newer push waited", func(t *testing.T) {
+		e := newEnv(t)
+		dead := e.queue(func(o *Options) { o.ReplicaID = "dead" })
+		if err := dead.q.Enqueue(ctx, []app.Job{prJob(2, "h1")}); err != nil {
+			t.Fatal(err)
+		}
+		if d, _, err := dead.q.dequeue(ctx); err != nil || d == nil {
+			t.Fatalf("dequeue: %v %v", d, err)
+		}
+		if err := dead.q.Enqueue(ctx, []app.Job{prJob(2, "h2")}); err != nil {
+			t.Fatal(err)
+		}
+		alive := e.queue(func(o *Options) { o.ReplicaID = "alive" })
+		s := &superseder{}
+		rec := &recorder{}
+		s.procFunc = func(_ context.Context, j app.Job) ([]app.Job, error) { rec.add(j); return nil, nil }
+		alive.run(t, s)
+		waitFor(t, "h1 reported", func() bool { return len(s.superseded()) == 1 })
+		waitFor(t, "h2 ran", func() bool { return len(rec.all()) == 1 })
+		if got := heads(s.superseded()); got[0] != "h1" || rec.all()[0].HeadSHA != "h2" {
+			t.Errorf("reported %v and ran %v, want h1 reported and h2 run", got, heads(rec.all()))
+		}
+	})
+
+	t.Run("it was recovered, then replaced before it ran again", func(t *testing.T) {
+		e := newEnv(t)
+		dead := e.queue(func(o *Options) { o.ReplicaID = "dead" })
+		if err := dead.q.Enqueue(ctx, []app.Job{prJob(3, "h1")}); err != nil {
+			t.Fatal(err)
+		}
+		if d, _, err := dead.q.dequeue(ctx); err != nil || d == nil {
+			t.Fatalf("dequeue: %v %v", d, err)
+		}
+		other := e.queue(func(o *Options) { o.ReplicaID = "other" })
+		s := &superseder{procFunc: func(context.Context, app.Job) ([]app.Job, error) { return nil, nil }}
+		other.q.mu.Lock()
+		other.q.proc = s // as Run sets it, without running jobs
+		other.q.mu.Unlock()
+		// The lease (1 s) expires; the job goes back to pending, started once.
+		waitFor(t, "the expired lease reclaimed", func() bool {
+			n, err := other.q.Reclaim(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return n == 1
+		})
+		if err := other.q.Enqueue(ctx, []app.Job{prJob(3, "h2")}); err != nil {
+			t.Fatal(err)
+		}
+		waitFor(t, "h1 reported", func() bool { return len(s.superseded()) == 1 })
+		if got := heads(s.superseded()); got[0] != "h1" {
+			t.Errorf("reported %v, want h1", got)
+		}
+	})
+
+	t.Run("a job replaced before it ran is not reported", func(t *testing.T) {
+		e := newEnv(t)
+		r := e.queue(func(o *Options) { o.Workers = 1 })
+		s := &superseder{procFunc: func(context.Context, app.Job) ([]app.Job, error) { return nil, nil }}
+		r.q.mu.Lock()
+		r.q.proc = s
+		r.q.mu.Unlock()
+		for _, h := range []string{"h1", "h2", "h3"} {
+			if err := r.q.Enqueue(ctx, []app.Job{prJob(4, h)}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		r.q.hooks.Wait()
+		if got := s.superseded(); len(got) != 0 {
+			t.Errorf("reported %v, want none", heads(got))
+		}
+	})
+}

@@ -32,7 +32,9 @@ local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 // stores them: a pending job of the same key is replaced (the newest wins,
 // keeps its place in line and cancels a pending retry's backoff), a new key
 // becomes ready unless it is running. add returns how many pending jobs it
-// replaced. Callers define pending, ready, running (key names) and cap.
+// replaced, and the JSON of those that had started before (a retry, or a
+// job recovered from a dead replica: each may have left a check run open).
+// Callers define pending, ready, running (key names) and cap.
 const luaAdd = `
 local function fits(first)
   if cap <= 0 then return true end
@@ -47,11 +49,16 @@ local function fits(first)
   return redis.call('HLEN', pending) + new <= cap
 end
 local function add(first)
-  local replaced = 0
+  local replaced, started = 0, {}
   for i = first, #ARGV, 2 do
     local k, j = ARGV[i], ARGV[i + 1]
-    if redis.call('HEXISTS', pending, k) == 1 then
+    local old = redis.call('HGET', pending, k)
+    if old then
       replaced = replaced + 1
+      local bar = string.find(old, '|', 1, true)
+      if tonumber(string.sub(old, 1, bar - 1)) > 0 then
+        table.insert(started, string.sub(old, bar + 1))
+      end
       local s = redis.call('ZSCORE', ready, k)
       if s and tonumber(s) > now then redis.call('ZADD', ready, now, k) end
     elseif redis.call('HEXISTS', running, k) == 0 then
@@ -59,24 +66,27 @@ local function add(first)
     end
     redis.call('HSET', pending, k, '0|' .. j)
   end
-  return replaced
+  return replaced, started
 end
 `
 
 // enqueueScript stores a delivery's jobs. KEYS: pending, ready, running,
 // seen. ARGV: capacity (0 = unbounded), dedup ("1": refuse and record the
 // seen key), seen TTL in ms, wake channel, then key, job JSON pairs.
-// Returns {"ok", replaced}, {"dup", 0} or {"full", 0}.
+// Returns {"ok", replaced, JSON of each replaced job that had started...},
+// {"dup", 0} or {"full", 0}.
 var enqueueScript = redis.NewScript(luaPrelude + `
 local pending, ready, running = KEYS[1], KEYS[2], KEYS[3]
 local cap = tonumber(ARGV[1])
 ` + luaAdd + `
 if ARGV[2] == '1' and redis.call('EXISTS', KEYS[4]) == 1 then return {'dup', 0} end
 if not fits(5) then return {'full', 0} end
-local r = add(5)
+local r, started = add(5)
 if ARGV[2] == '1' then redis.call('SET', KEYS[4], '1', 'PX', ARGV[3]) end
 redis.call('PUBLISH', ARGV[4], '1')
-return {'ok', r}
+local out = {'ok', r}
+for _, j in ipairs(started) do table.insert(out, j) end
+return out
 `)
 
 // dequeueScript leases the first runnable job. KEYS: pending, ready,
@@ -125,8 +135,9 @@ end
 // ready, running, leases, seen (of the job's delivery). ARGV: key, token,
 // capacity, wake channel, forget ("1": delete the seen key so a manual
 // redelivery runs again), then follow-up key, job JSON pairs. Returns
-// {"ok"}, {"lost"} (the lease expired and another replica took the job) or
-// {"full"} (the follow-ups do not fit; nothing changed).
+// {"ok", JSON of each replaced pending job that had started...}, {"lost"}
+// (the lease expired and another replica took the job) or {"full"} (the
+// follow-ups do not fit; nothing changed).
 var finishScript = redis.NewScript(luaPrelude + luaOwned + `
 local pending, ready, running = KEYS[1], KEYS[2], KEYS[3]
 local cap = tonumber(ARGV[3])
@@ -135,13 +146,15 @@ if not owned(running, ARGV[1], ARGV[2]) then return {'lost'} end
 if not fits(6) then return {'full'} end
 redis.call('HDEL', running, ARGV[1])
 redis.call('ZREM', KEYS[4], ARGV[1])
-add(6)
+local _, started = add(6)
 if redis.call('HEXISTS', pending, ARGV[1]) == 1 and redis.call('ZSCORE', ready, ARGV[1]) == false then
   redis.call('ZADD', ready, now, ARGV[1])
 end
 if ARGV[5] == '1' then redis.call('DEL', KEYS[5]) end
 redis.call('PUBLISH', ARGV[4], '1')
-return {'ok'}
+local out = {'ok'}
+for _, j in ipairs(started) do table.insert(out, j) end
+return out
 `)
 
 // retryScript settles a failed or interrupted attempt. KEYS: pending,
@@ -208,7 +221,7 @@ for _, k in ipairs(expired) do
     local attempt, j = string.sub(rest, 1, b2 - 1), string.sub(rest, b2 + 1)
     if redis.call('HEXISTS', KEYS[1], k) == 1 then
       redis.call('ZADD', KEYS[2], now, k)
-      table.insert(out, {k, token, attempt, 'superseded'})
+      table.insert(out, {k, token, attempt, 'superseded', j})
     elseif j ~= '' then
       redis.call('HSET', KEYS[1], k, attempt .. '|' .. j)
       redis.call('ZADD', KEYS[2], now, k)
