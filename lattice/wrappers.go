@@ -83,31 +83,17 @@ func CommandForms(part string) Forms {
 	w := words{text: part, args: call.Args}
 
 	// The allow path: safe assignments, then the fixed wrappers.
-	i, past := 0, []string(nil)
 	safe := true
 	for _, a := range call.Assigns {
 		if a.Name == nil || !safeAssignments[a.Name.Value] || a.Append || a.Array != nil || a.Index != nil {
 			safe = false
 		}
 	}
+	last := 0
 	if safe {
-		if len(call.Assigns) > 0 {
-			past = append(past, w.between(int(call.Assigns[0].Pos().Offset()), w.start(0)))
-			fs.Allow = appendForm(fs.Allow, Form{Text: w.from(0), Past: strings.Join(past, " ")})
-		}
-		for {
-			j := skipWrapper(w, i, strippedWrappers)
-			if j < 0 {
-				break
-			}
-			past = append(past, w.between(w.start(i), w.start(j)))
-			fs.Allow = appendForm(fs.Allow, Form{Text: w.from(j), Past: strings.Join(past, " ")})
-			i = j
-		}
-		if name := w.lit(i); noApproveWrappers[name] {
-			fs.Wrapper = name
-		}
-	} else if name := w.lit(0); noApproveWrappers[name] {
+		fs.Allow, last = w.strip(fs.Allow, call.Assigns, strippedWrappers)
+	}
+	if name := w.lit(last); noApproveWrappers[name] {
 		fs.Wrapper = name
 	}
 
@@ -116,21 +102,29 @@ func CommandForms(part string) Forms {
 	for _, a := range fs.Allow[1:] {
 		fs.Deny = appendForm(fs.Deny, a)
 	}
-	i, past = 0, nil
-	if len(call.Assigns) > 0 {
-		past = append(past, w.between(int(call.Assigns[0].Pos().Offset()), w.start(0)))
-		fs.Deny = appendForm(fs.Deny, Form{Text: w.from(0), Past: strings.Join(past, " ")})
+	fs.Deny, _ = w.strip(fs.Deny, call.Assigns, seenThroughWrappers)
+	return fs
+}
+
+// strip appends to forms what remains past the leading assignments and
+// then past each wrapper of specs in turn, and returns the index of the
+// word the last form starts at.
+func (w words) strip(forms []Form, assigns []*syntax.Assign, specs map[string]wrapperSpec) ([]Form, int) {
+	var past []string
+	if len(assigns) > 0 {
+		past = append(past, w.between(int(assigns[0].Pos().Offset()), w.start(0)))
+		forms = appendForm(forms, Form{Text: w.from(0), Past: strings.Join(past, " ")})
 	}
+	i := 0
 	for {
-		j := skipWrapper(w, i, seenThroughWrappers)
+		j := skipWrapper(w, i, specs)
 		if j < 0 {
-			break
+			return forms, i
 		}
 		past = append(past, w.between(w.start(i), w.start(j)))
-		fs.Deny = appendForm(fs.Deny, Form{Text: w.from(j), Past: strings.Join(past, " ")})
+		forms = appendForm(forms, Form{Text: w.from(j), Past: strings.Join(past, " ")})
 		i = j
 	}
-	return fs
 }
 
 func appendForm(fs []Form, f Form) []Form {

@@ -950,86 +950,60 @@ func TestE2EManyAnnotations(t *testing.T) {
 	env.noneInProgress("big")
 }
 
-// TestE2EAnnotationRetryNoDuplicates fails the second annotation batch
-// (GitHub did not apply it). An append is not retried in place, so the job
-// retries and must not append the first batch again.
-func TestE2EAnnotationRetryNoDuplicates(t *testing.T) {
+// TestE2EAnnotationBatchFails fails the second annotation batch of a run
+// with 120 annotations, once: GitHub either did not apply it, or applied it
+// and then answered 502 (a gateway timeout after the write). An append is
+// never retried in place; the job's retry must post every annotation
+// exactly once — after counting, on GitHub, what an attempt that failed
+// may have appended.
+func TestE2EAnnotationBatchFails(t *testing.T) {
 	t.Parallel()
-	var patches atomic.Int32
-	var env *e2eEnv
-	env = newE2E(t, func(s *e2eSetup) {
-		// Just before the second PATCH (the second batch) reaches the fake,
-		// make it fail.
-		s.cfg.HTTPTransport = roundTripFunc(func(req *http.Request) (*http.Response, error) {
-			if req.Method == http.MethodPatch && strings.Contains(req.URL.Path, "/check-runs/") && patches.Add(1) == 2 {
-				env.gh.Inject(githubtest.Fault{Method: "PATCH", PathPattern: routeCheckRun, Status: http.StatusBadGateway})
+	for _, applied := range []bool{false, true} {
+		t.Run(fmt.Sprintf("applied=%v", applied), func(t *testing.T) {
+			t.Parallel()
+			var patches atomic.Int32
+			var env *e2eEnv
+			env = newE2E(t, func(s *e2eSetup) {
+				// Just before the second PATCH (the second batch) reaches
+				// the fake, make it fail.
+				s.cfg.HTTPTransport = roundTripFunc(func(req *http.Request) (*http.Response, error) {
+					if req.Method == http.MethodPatch && strings.Contains(req.URL.Path, "/check-runs/") && patches.Add(1) == 2 {
+						env.gh.Inject(githubtest.Fault{Method: "PATCH", PathPattern: routeCheckRun, Status: http.StatusBadGateway, AfterApply: applied})
+					}
+					return http.DefaultTransport.RoundTrip(req)
+				})
+			})
+			const path = ".claude/settings.json"
+			env.repo("batch", map[string]string{path: baseSettings})
+			allow := append([]string(nil), baseAllow...)
+			for i := range 120 {
+				allow = append(allow, fmt.Sprintf("Bash(tool%d *)", i))
 			}
-			return http.DefaultTransport.RoundTrip(req)
-		})
-	})
-	const path = ".claude/settings.json"
-	env.repo("retry", map[string]string{path: baseSettings})
-	allow := append([]string(nil), baseAllow...)
-	for i := range 120 {
-		allow = append(allow, fmt.Sprintf("Bash(tool%d *)", i))
-	}
-	pr := env.openPR("retry", "many", map[string]string{path: settingsJSON(allow, baseDeny)})
-	r := env.waitCompleted("retry", pr.HeadSHA, 1)
-	env.waitJobs(1)
-	if len(r.Annotations) != 120 {
-		t.Errorf("%d annotations after a retried batch, want 120 (none twice)", len(r.Annotations))
-	}
-	if got := env.metric("shipgate_job_retries_total", ""); got != 1 {
-		t.Errorf("job retries = %v, want 1 (the fault must have failed the first attempt)", got)
-	}
-	env.noneInProgress("retry")
-}
-
-// TestE2EAnnotationAppliedThenFailed: GitHub appends the second batch and
-// then answers 502 (a gateway timeout after the write). The transport must
-// not send the batch again, and the job's retry must count what landed
-// before it appends the rest: every annotation exactly once.
-func TestE2EAnnotationAppliedThenFailed(t *testing.T) {
-	t.Parallel()
-	var patches atomic.Int32
-	var env *e2eEnv
-	env = newE2E(t, func(s *e2eSetup) {
-		s.cfg.HTTPTransport = roundTripFunc(func(req *http.Request) (*http.Response, error) {
-			if req.Method == http.MethodPatch && strings.Contains(req.URL.Path, "/check-runs/") && patches.Add(1) == 2 {
-				env.gh.Inject(githubtest.Fault{Method: "PATCH", PathPattern: routeCheckRun, Status: http.StatusBadGateway, AfterApply: true})
+			pr := env.openPR("batch", "many", map[string]string{path: settingsJSON(allow, baseDeny)})
+			r := env.waitCompleted("batch", pr.HeadSHA, 1)
+			env.waitJobs(1)
+			seen := map[string]int{}
+			for _, a := range r.Annotations {
+				seen[fmt.Sprintf("%s:%d:%s", a.Path, a.StartLine, a.Title)]++
 			}
-			return http.DefaultTransport.RoundTrip(req)
+			if len(r.Annotations) != 120 || len(seen) != 120 {
+				t.Errorf("%d annotations (%d distinct) after a failed batch, want 120 once each", len(r.Annotations), len(seen))
+			}
+			if got := env.metric("shipgate_job_retries_total", ""); got != 1 {
+				t.Errorf("job retries = %v, want 1 (the 502 must have failed the first attempt)", got)
+			}
+			lists := 0
+			for _, rec := range env.gh.RequestLog() {
+				if rec.Method == http.MethodGet && strings.HasSuffix(rec.Path, "/annotations") {
+					lists++
+				}
+			}
+			if lists == 0 {
+				t.Error("the retry did not count the run's annotations on GitHub before appending")
+			}
+			env.noneInProgress("batch")
 		})
-	})
-	const path = ".claude/settings.json"
-	env.repo("applied", map[string]string{path: baseSettings})
-	allow := append([]string(nil), baseAllow...)
-	for i := range 120 {
-		allow = append(allow, fmt.Sprintf("Bash(tool%d *)", i))
 	}
-	pr := env.openPR("applied", "many", map[string]string{path: settingsJSON(allow, baseDeny)})
-	r := env.waitCompleted("applied", pr.HeadSHA, 1)
-	env.waitJobs(1)
-	seen := map[string]int{}
-	for _, a := range r.Annotations {
-		seen[fmt.Sprintf("%s:%d:%s", a.Path, a.StartLine, a.Title)]++
-	}
-	if len(r.Annotations) != 120 || len(seen) != 120 {
-		t.Errorf("%d annotations (%d distinct) after a batch applied and then failed, want 120 once each", len(r.Annotations), len(seen))
-	}
-	if got := env.metric("shipgate_job_retries_total", ""); got != 1 {
-		t.Errorf("job retries = %v, want 1 (the 502 must have failed the first attempt)", got)
-	}
-	lists := 0
-	for _, rec := range env.gh.RequestLog() {
-		if rec.Method == http.MethodGet && strings.HasSuffix(rec.Path, "/annotations") {
-			lists++
-		}
-	}
-	if lists == 0 {
-		t.Error("the retry did not count the run's annotations on GitHub before appending")
-	}
-	env.noneInProgress("applied")
 }
 
 // roundTripFunc adapts a function to http.RoundTripper.
