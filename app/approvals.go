@@ -114,7 +114,10 @@ func (p *Worker) applyApprovals(ctx context.Context, cl *github.Client, ev *eval
 			if err != nil {
 				return res, err
 			}
-			if d != res.digest {
+			switch {
+			case d == "":
+				a.void = fmt.Sprintf("no completed Shipgate check at %s records which permission changes were approved (the approval came before the check finished there, or its summary was cut)", shortSHA(a.commit))
+			case d != res.digest:
 				a.void = fmt.Sprintf("the permission changes differ from those approved at %s", shortSHA(a.commit))
 			}
 		}

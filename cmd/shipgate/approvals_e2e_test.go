@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -190,4 +191,50 @@ func TestE2EOrgPolicy(t *testing.T) {
 			t.Errorf("%s after the org raised ALLOW-EXPANDED to block: %s %q\n%s", p.repo, run.Conclusion, run.Title, run.Summary)
 		}
 	}
+}
+
+// TestE2EApprovalWithoutRecord: an approval given at a commit where no
+// completed Shipgate check records the delta (the check there failed)
+// cannot be bound to what the reviewer saw, so it does not carry over to a
+// later head, and the summary says why.
+func TestE2EApprovalWithoutRecord(t *testing.T) {
+	t.Parallel()
+	const repo = "approval-norecord"
+	env := approvalsEnv(t, repo)
+	const path = ".claude/settings.json"
+	widen := settingsJSON(replaced(baseAllow, "Bash(npm test:*)", "Bash(npm *)"), baseDeny)
+	pr := env.openPR(repo, "widen", map[string]string{path: widen})
+	env.waitCompleted(repo, pr.HeadSHA, 1)
+
+	// The check at the next commit fails for good: every read of the new
+	// settings file fails.
+	env.gh.Inject(githubtest.Fault{Method: "GET", PathPattern: routeContents, Status: 500, Times: 1000})
+	sha1, _, err := env.gh.Synchronize(e2eOwner, repo, pr.Number, map[string]string{path: widen + " "}, "one")
+	if err != nil {
+		t.Fatal(err)
+	}
+	env.eventually("the failed check at the first push", func() (bool, string) {
+		runs := env.runs(repo, sha1)
+		return len(runs) == 1 && runs[0].Status == "completed", fmt.Sprintf("%d runs", len(runs))
+	})
+	env.gh.ClearFaults()
+	if r := env.runs(repo, sha1)[0]; r.Conclusion != "failure" {
+		t.Fatalf("the check at the first push: %s %q", r.Conclusion, r.Title)
+	}
+	sha2, _, err := env.gh.Synchronize(e2eOwner, repo, pr.Number, map[string]string{path: widen + "  "}, "two")
+	if err != nil {
+		t.Fatal(err)
+	}
+	env.waitCompleted(repo, sha2, 1)
+
+	// alice approves the commit whose check failed.
+	env.review(repo, pr.Number, "alice", "APPROVED", sha1)
+	run := env.waitCompleted(repo, sha2, 2)
+	if run.Conclusion != "action_required" {
+		t.Fatalf("an approval at a commit without a completed check cleared the head: %s %q", run.Conclusion, run.Title)
+	}
+	if want := "**no longer counts**: no completed Shipgate check at " + sha1[:8]; !strings.Contains(run.Summary, want) {
+		t.Errorf("summary lacks %q:\n%s", want, run.Summary)
+	}
+	env.noneInProgress(repo)
 }
