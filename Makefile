@@ -2,6 +2,9 @@
 GO        ?= go
 PKGS      := ./...
 FUZZTIME  ?= 20s
+# New inputs are minimised for at most this long (Go's default, 60 s, can
+# spend a short run's whole budget minimising one input).
+FUZZMINIMIZE ?= 2s
 BENCHTIME ?= 1s
 
 .PHONY: all build test lint bench fuzz cover clean
@@ -27,7 +30,7 @@ fuzz:
 	@set -e; for pkg in $$($(GO) list $(PKGS)); do \
 	  dir=$$($(GO) list -f '{{.Dir}}' $$pkg); \
 	  for t in $$(grep -ho '^func Fuzz[A-Za-z0-9_]*' $$dir/*_test.go 2>/dev/null | sed 's/func //'); do \
-	    echo "fuzz $$pkg $$t"; $(GO) test -run='^$$' -fuzz="^$$t\$$" -fuzztime=$(FUZZTIME) $$pkg; \
+	    echo "fuzz $$pkg $$t"; $(GO) test -run='^$$' -fuzz="^$$t\$$" -fuzztime=$(FUZZTIME) -fuzzminimizetime=$(FUZZMINIMIZE) $$pkg; \
 	  done; \
 	done
 

@@ -1,9 +1,11 @@
 package lattice
 
 import (
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestParseCommand(t *testing.T) {
@@ -92,7 +94,11 @@ func FuzzParseCommand(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
+		// A hang in the shell parser would only show as a stalled fuzzer:
+		// turn it into a crash, which records the input.
+		wd := time.AfterFunc(3*time.Second, func() { panic(fmt.Sprintf("ParseCommand hung on %q", s)) })
 		c, err := ParseCommand(s)
+		wd.Stop()
 		if err != nil {
 			return
 		}
