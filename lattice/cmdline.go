@@ -175,7 +175,7 @@ func (r *cmdReader) part(s *syntax.Stmt) {
 		end = max(end, rd.End().Offset())
 	}
 	end = min(end, uint(len(r.text)))
-	if p := strings.TrimSpace(r.text[start:end]); p != "" {
+	if p := trimBlanks(r.text[start:end]); p != "" {
 		r.c.Parts = append(r.c.Parts, p)
 	}
 }
@@ -198,3 +198,8 @@ func construct(c syntax.Command) string {
 	}
 	return "construct"
 }
+
+// trimBlanks trims the shell's blanks and newlines, and nothing else: a
+// vertical tab or a no-break space is a word character to Bash, so it is
+// part of the command.
+func trimBlanks(s string) string { return strings.Trim(s, " \t\n") }

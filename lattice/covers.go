@@ -162,16 +162,18 @@ func include(a, b *reading) (Answer, Call) {
 	if a.kind == readEmpty {
 		return No, bm
 	}
+	if a.kind == readNames && b.kind == readArgs {
+		// b's calls are all of one tool: a covers them iff it names it
+		// (whatever a matches among plausible tool names).
+		if a.names.run(b.tool) {
+			return Yes, Call{}
+		}
+		return No, bm
+	}
 	if _, ok := a.shortest(); !ok {
 		return No, bm
 	}
 	if a.kind == readNames {
-		if b.kind == readArgs {
-			if a.names.run(b.tool) {
-				return Yes, Call{}
-			}
-			return No, bm
-		}
 		if w, ok := knownName(b, func(t string) bool { return a.names.run(t) }); ok {
 			return No, Call{Tool: w}
 		}

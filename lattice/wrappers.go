@@ -65,13 +65,13 @@ func CommandForms(part string) Forms {
 	if tc, ok := f.Stmts[0].Cmd.(*syntax.TimeClause); ok && tc.Stmt != nil {
 		// `time` is a shell keyword, not a word: strip it (and -p) here.
 		start := int(tc.Stmt.Pos().Offset())
-		inner := CommandForms(strings.TrimSpace(part[start:]))
-		tpast := strings.TrimSpace(part[:start])
+		inner := CommandForms(trimBlanks(part[start:]))
+		tpast := trimBlanks(part[:start])
 		for _, g := range inner.Allow {
-			fs.Allow = appendForm(fs.Allow, Form{Text: g.Text, Past: strings.TrimSpace(tpast + " " + g.Past)})
+			fs.Allow = appendForm(fs.Allow, Form{Text: g.Text, Past: trimBlanks(tpast + " " + g.Past)})
 		}
 		for _, g := range inner.Deny {
-			fs.Deny = appendForm(fs.Deny, Form{Text: g.Text, Past: strings.TrimSpace(tpast + " " + g.Past)})
+			fs.Deny = appendForm(fs.Deny, Form{Text: g.Text, Past: trimBlanks(tpast + " " + g.Past)})
 		}
 		fs.Wrapper = inner.Wrapper
 		return fs
@@ -154,9 +154,9 @@ func (w words) lit(i int) string {
 func (w words) start(i int) int { return int(w.args[i].Pos().Offset()) }
 
 // from is the source text from word i to the end of the command.
-func (w words) from(i int) string { return strings.TrimSpace(w.text[w.start(i):]) }
+func (w words) from(i int) string { return trimBlanks(w.text[w.start(i):]) }
 
-func (w words) between(a, b int) string { return strings.TrimSpace(w.text[a:b]) }
+func (w words) between(a, b int) string { return trimBlanks(w.text[a:b]) }
 
 // wrapperSpec says how a wrapper takes its arguments before the command
 // it runs: which options take a value as the next word, whether it reads
