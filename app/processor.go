@@ -95,6 +95,11 @@ type Worker struct {
 	org      map[string]ttlEntry
 	runsMu   sync.Mutex
 	runs     map[string]*openRun // owner/repo#n@head → the in-progress run a retry reuses
+	// unsure holds the keys (as runs) whose run creation failed in a way
+	// GitHub may have applied (a 5xx or a lost connection after the POST):
+	// the retry looks the run up on GitHub before it creates one, so the
+	// head never gets a second run with the first left in progress.
+	unsure   map[string]bool
 	memberMu sync.Mutex
 	members  map[string]memberEntry // team|user → membership, briefly cached
 }
@@ -114,7 +119,7 @@ type openRun struct {
 func NewWorker(clients *Clients, cfg Config) *Worker {
 	cfg.defaults()
 	return &Worker{clients: clients, cfg: cfg, contents: newContentCache(cfg.ContentCacheBytes),
-		org: map[string]ttlEntry{}, runs: map[string]*openRun{}, members: map[string]memberEntry{}}
+		org: map[string]ttlEntry{}, runs: map[string]*openRun{}, unsure: map[string]bool{}, members: map[string]memberEntry{}}
 }
 
 // Process runs one job.

@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"unicode/utf8"
@@ -31,22 +32,26 @@ func (p *Worker) runKey(ev *evaluation) string {
 // startRun creates the check run in progress (or reuses the one a failed
 // attempt of this job created), so the check shows at once.
 func (p *Worker) startRun(ctx context.Context, cl *github.Client, ev *evaluation) error {
+	key := p.runKey(ev)
 	p.runsMu.Lock()
-	r, ok := p.runs[p.runKey(ev)]
+	r, ok := p.runs[key]
+	unsure := p.unsure[key]
 	p.runsMu.Unlock()
 	if ok {
 		ev.runID = r.id
 		return nil
 	}
-	if p.cfg.SharedQueue {
-		// Another replica may have started this run and died: adopt it
-		// rather than leave it in progress next to a new one.
+	if p.cfg.SharedQueue || unsure {
+		// Another replica may have started this run and died, or our own
+		// create failed after GitHub made the run: adopt it rather than
+		// leave it in progress next to a new one.
 		if id, found, err := p.openRunOnGitHub(ctx, cl, ev.owner, ev.repo, ev.head, ev.pr.GetNumber()); err != nil {
 			return err
 		} else if found {
 			ev.runID = id
 			p.runsMu.Lock()
-			p.runs[p.runKey(ev)] = &openRun{id: id, recount: true}
+			p.runs[key] = &openRun{id: id, recount: true}
+			delete(p.unsure, key)
 			p.runsMu.Unlock()
 			return nil
 		}
@@ -59,13 +64,32 @@ func (p *Worker) startRun(ctx context.Context, cl *github.Client, ev *evaluation
 			Summary: github.String("Shipgate is reading the agent-config files this pull request changes.")},
 	})
 	if err != nil {
+		if mayHaveApplied(err) {
+			p.runsMu.Lock()
+			p.unsure[key] = true
+			p.runsMu.Unlock()
+		}
 		return fmt.Errorf("creating the check run: %w", err)
 	}
 	ev.runID = run.GetID()
 	p.runsMu.Lock()
-	p.runs[p.runKey(ev)] = &openRun{id: ev.runID}
+	p.runs[key] = &openRun{id: ev.runID}
+	delete(p.unsure, key)
 	p.runsMu.Unlock()
 	return nil
+}
+
+// mayHaveApplied reports whether a failed write may still have landed on
+// GitHub: a server error or no answer at all. A 4xx (validation,
+// permission, rate limit) was refused before anything was written.
+func mayHaveApplied(err error) bool {
+	var er *github.ErrorResponse
+	if errors.As(err, &er) && er.Response != nil {
+		return er.Response.StatusCode >= 500
+	}
+	var rl *github.RateLimitError
+	var abuse *github.AbuseRateLimitError
+	return !errors.As(err, &rl) && !errors.As(err, &abuse)
 }
 
 // closeSuperseded completes the runs this worker left in progress on other
@@ -80,6 +104,7 @@ func (p *Worker) closeSuperseded(ctx context.Context, cl *github.Client, owner, 
 		run *openRun
 	}
 	var list []stale
+	var unsureHeads []string
 	p.runsMu.Lock()
 	for k, r := range p.runs {
 		if strings.HasPrefix(k, prefix) && (!open || k != prefix+head) {
@@ -87,7 +112,17 @@ func (p *Worker) closeSuperseded(ctx context.Context, cl *github.Client, owner, 
 			delete(p.runs, k)
 		}
 	}
+	for k := range p.unsure {
+		if strings.HasPrefix(k, prefix) && (!open || k != prefix+head) {
+			unsureHeads = append(unsureHeads, strings.TrimPrefix(k, prefix))
+			delete(p.unsure, k)
+		}
+	}
 	p.runsMu.Unlock()
+	for _, h := range unsureHeads {
+		// A create that failed there may have made a run: find and close it.
+		p.cancelStaleOnGitHub(ctx, cl, owner, repo, h, head, n, open)
+	}
 	for _, st := range list {
 		summary := fmt.Sprintf("The pull request moved on to `%s` before this check finished; the check on that commit is the one that counts.", shortSHA(head))
 		if !open {
@@ -118,18 +153,26 @@ func (p *Worker) forgetRuns(owner, repo string, n int, heads ...string) {
 	if n > 0 {
 		prefix = runPrefix(owner, repo, n)
 	}
-	p.runsMu.Lock()
-	defer p.runsMu.Unlock()
-	for k := range p.runs {
+	matches := func(k string) bool {
 		if !strings.HasPrefix(k, prefix) {
-			continue
+			return false
 		}
 		match := len(heads) == 0
 		for _, h := range heads {
 			match = match || strings.HasSuffix(k, "@"+h)
 		}
-		if match {
+		return match
+	}
+	p.runsMu.Lock()
+	defer p.runsMu.Unlock()
+	for k := range p.runs {
+		if matches(k) {
 			delete(p.runs, k)
+		}
+	}
+	for k := range p.unsure {
+		if matches(k) {
+			delete(p.unsure, k)
 		}
 	}
 }

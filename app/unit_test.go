@@ -13,6 +13,8 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/google/go-github/v62/github"
+
 	"github.com/shipgate-app/shipgate/diff"
 	"github.com/shipgate-app/shipgate/policy"
 )
@@ -430,5 +432,27 @@ func TestInherit(t *testing.T) {
 	}
 	if fs[1] != own {
 		t.Errorf("a follow-up's own fields were overwritten: %+v", fs[1])
+	}
+}
+
+func TestMayHaveApplied(t *testing.T) {
+	resp := func(code int) *http.Response { return &http.Response{StatusCode: code, Request: &http.Request{}} }
+	tests := []struct {
+		name string
+		err  error
+		want bool
+	}{
+		{"502", &github.ErrorResponse{Response: resp(502)}, true},
+		{"500", &github.ErrorResponse{Response: resp(500)}, true},
+		{"422 validation", &github.ErrorResponse{Response: resp(422)}, false},
+		{"403 permission", &github.ErrorResponse{Response: resp(403)}, false},
+		{"rate limit", &github.RateLimitError{Response: resp(403)}, false},
+		{"secondary limit", &github.AbuseRateLimitError{Response: resp(403)}, false},
+		{"no answer", fmt.Errorf("POST: %w", errors.New("connection reset by peer")), true},
+	}
+	for _, tt := range tests {
+		if got := mayHaveApplied(tt.err); got != tt.want {
+			t.Errorf("%s: mayHaveApplied = %v, want %v", tt.name, got, tt.want)
+		}
 	}
 }

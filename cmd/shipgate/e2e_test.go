@@ -1006,6 +1006,31 @@ func TestE2EAnnotationBatchFails(t *testing.T) {
 	}
 }
 
+// TestE2ECreateAppliedThenFailed: GitHub creates the check run and then
+// answers 502. The retry must find that run and complete it, not create a
+// second one and leave the first in progress on the head.
+func TestE2ECreateAppliedThenFailed(t *testing.T) {
+	t.Parallel()
+	env := newE2E(t)
+	const path = ".claude/settings.json"
+	env.repo("create", map[string]string{path: baseSettings})
+	env.gh.Inject(githubtest.Fault{Method: "POST", PathPattern: routeCheckRuns, Status: http.StatusBadGateway, AfterApply: true})
+	widen := settingsJSON(replaced(baseAllow, "Bash(npm test:*)", "Bash(npm *)"), baseDeny)
+	pr := env.openPR("create", "widen", map[string]string{path: widen})
+	r := env.waitCompleted("create", pr.HeadSHA, 1)
+	env.waitJobs(1)
+	if runs := env.runs("create", pr.HeadSHA); len(runs) != 1 {
+		t.Errorf("%d runs on the head after a create that landed and failed, want 1", len(runs))
+	}
+	if r.Conclusion != "action_required" {
+		t.Errorf("conclusion %s, want action_required", r.Conclusion)
+	}
+	if got := env.metric("shipgate_job_retries_total", ""); got != 1 {
+		t.Errorf("job retries = %v, want 1 (the 502 must have failed the first attempt)", got)
+	}
+	env.noneInProgress("create")
+}
+
 // roundTripFunc adapts a function to http.RoundTripper.
 type roundTripFunc func(*http.Request) (*http.Response, error)
 
