@@ -232,8 +232,10 @@ var (
 	// tidyCommandDomain is commands of words separated by single spaces: the
 	// shape Claude Code's normalisation produces, preferred for witnesses.
 	tidyCommandDomain = buildRepeat(wordChar, wordChar, ' ')
-	// pathDomain is relative paths of non-empty segments.
-	pathDomain = buildRepeat(segChar, segChar, '/')
+	// pathDomain is normalised relative paths: non-empty segments, none of
+	// them "." or ".." (Matches cleans a path before matching, so a witness
+	// such as ./x would not be the path the rule matched).
+	pathDomain = buildPathDomain()
 	// hostDomain is host names of non-empty lowercase labels.
 	hostDomain = buildRepeat(labelChar, labelChar, '.')
 	// nameDomain is tool names.
@@ -242,6 +244,25 @@ var (
 
 // complementOf returns the complement of a positive charset.
 func (c charset) complementOf() charset { return charset{spans: c.spans, neg: !c.neg} }
+
+// buildPathDomain builds pathDomain. A segment is
+// ( N | "." ( N | "." S ) ) S*, with S a segment rune and N one that is not
+// a dot; segments are separated by "/". Laid out as positions:
+//
+//	0 -.-> 1 -.-> 2 -S-> 3 (loops on S, accepts) -/-> 4 ~> 0
+//	0 ~> 5 -N-> 6 ~> 3        1 ~> 7 -N-> 8 ~> 3
+//
+// where ~> is an epsilon edge.
+func buildPathDomain() *machine {
+	nonDot := segChar.minus(single('.'))
+	b := &builder{adv: make([]charset, 9), loop: make([]charset, 9)}
+	b.adv[0], b.adv[1], b.adv[2], b.adv[3] = single('.'), single('.'), segChar, single('/')
+	b.loop[3] = segChar
+	b.adv[5], b.adv[7] = nonDot, nonDot
+	b.eps = [][2]int{{4, 0}, {0, 5}, {6, 3}, {1, 7}, {8, 3}}
+	b.accept = []int{3}
+	return b.build()
+}
 
 // buildRepeat builds the language of items separated by sep (sep 0: one
 // item), where an item is one rune of first followed by runes of rest.
