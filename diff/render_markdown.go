@@ -217,7 +217,7 @@ func mdFindingRow(f Finding) string {
 	return "| " + action +
 		" | " + mdCell(strings.TrimPrefix(f.CheckID, mdCheckShort)) +
 		" | " + mdEscape(f.Risk) +
-		" | " + mdCell(pathLine(f.Path, f.Line)) +
+		" | " + mdCell(findingWhere(f)) +
 		" | " + mdProse(clip(f.Message, mdMaxText)) + " |\n"
 }
 

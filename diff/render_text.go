@@ -76,7 +76,7 @@ func (r Report) Text(o RenderOptions) string {
 			if f.Cleared != "" {
 				action += " (approved by " + plainText(f.Cleared) + ")"
 			}
-			fmt.Fprintf(&b, "  %s  %s  %s  %s\n", action, f.CheckID, orDash(f.Risk), plainText(pathLine(f.Path, f.Line)))
+			fmt.Fprintf(&b, "  %s  %s  %s  %s\n", action, f.CheckID, orDash(f.Risk), plainText(findingWhere(f)))
 			fmt.Fprintf(&b, "    %s\n", plainText(f.Message))
 		}
 		b.WriteString("\n")
@@ -309,6 +309,15 @@ func changeWhere(c Change) string {
 		return pathLine(c.Path, c.Line) + " (base)"
 	}
 	return pathLine(c.Path, c.Line)
+}
+
+// findingWhere is a finding's "path:line"; a line of the base version
+// (what the finding is about was removed) says so.
+func findingWhere(f Finding) string {
+	if f.Base && f.Line > 0 {
+		return pathLine(f.Path, f.Line) + " (base)"
+	}
+	return pathLine(f.Path, f.Line)
 }
 
 // pathLine is "path:line", or the path alone when the line is unknown.

@@ -120,6 +120,9 @@ type Finding struct {
 	// HeadLine is the head-file line to annotate (for a removal, the line
 	// of the list it left, or 1).
 	HeadLine int `json:"-"`
+	// Base says Line is a line of the base version (what the finding is
+	// about was removed); renderers say so next to the line.
+	Base bool `json:"-"`
 	// Title is a short one-line summary for annotations.
 	Title string `json:"-"`
 	// Witnesses are concrete calls the change lets through.

@@ -502,7 +502,7 @@ func (e *engine) restrictionFinding(f *fileState, d *event, calls []lattice.Call
 	}
 	msg.WriteString(".")
 	d.findings = append(d.findings, Finding{
-		CheckID: check, Path: f.Path, Line: d.decl.line, HeadLine: f.head.listLine(r.List),
+		CheckID: check, Path: f.Path, Line: d.decl.line, HeadLine: f.head.listLine(r.List), Base: true,
 		Evidence: rating.Redact(r), Message: msg.String(), Title: string(r.List) + " " + r.Text + " removed",
 		Witnesses: d.witnesses, Suggestion: r.Text, Key: check + "|" + f.Path + "|" + string(r.List) + "|" + r.Text,
 	})

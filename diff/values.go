@@ -195,7 +195,7 @@ func (e *engine) compareMode(f *fileState) {
 		if rt.Risk == rating.RiskCritical {
 			check = CheckWildcardAllow
 		}
-		e.finding(Finding{CheckID: check, Risk: string(rt.Risk), Path: f.Path, Line: line, HeadLine: headLine,
+		e.finding(Finding{CheckID: check, Risk: string(rt.Risk), Path: f.Path, Line: line, HeadLine: headLine, Base: !h.present(),
 			Evidence: "mode=" + sanitize(hm), Title: "defaultMode " + hm,
 			Message: fmt.Sprintf("%s sets defaultMode to %s (was %s): %s.", f.Path, display(h), bm, rt.Basis),
 			Key:     check + "|" + f.Path + "|defaultMode|" + hm})
@@ -248,7 +248,7 @@ func (e *engine) compareSwitches(f *fileState) {
 			if rt.Risk == rating.RiskCritical {
 				check = CheckWildcardAllow
 			}
-			e.finding(Finding{CheckID: check, Risk: string(rt.Risk), Path: f.Path, Line: line, HeadLine: headLine,
+			e.finding(Finding{CheckID: check, Risk: string(rt.Risk), Path: f.Path, Line: line, HeadLine: headLine, Base: !h.present(),
 				Evidence: "setting=" + k + " value=" + display(h), Title: k + " " + display(h),
 				Message: fmt.Sprintf("%s %s: %s.", f.Path, switchChange(k, b, h), why),
 				Key:     check + "|" + f.Path + "|" + k})
@@ -307,7 +307,7 @@ func (e *engine) compareNameLists(f *fileState) {
 			rt := rating.MCPServerApproval()
 			why := "the .mcp.json server " + name + " connects without asking for approval"
 			e.row(f, KindMCPApprove, dir, beforeIf(dir, k+": "+name), afterIf(dir, k+": "+name), true, rt, line, headLine, why)
-			e.finding(Finding{CheckID: CheckAllowExpanded, Risk: string(rt.Risk), Path: f.Path, Line: line, HeadLine: headLine,
+			e.finding(Finding{CheckID: CheckAllowExpanded, Risk: string(rt.Risk), Path: f.Path, Line: line, HeadLine: headLine, Base: dir == DirRemoved,
 				Evidence: "setting=" + k + " value=" + sanitize(name), Title: "MCP server " + name + " approved",
 				Message: fmt.Sprintf("%s: %s %s %s: %s.", f.Path, map[string]string{DirAdded: "adds", DirRemoved: "removes"}[dir], name, map[string]string{DirAdded: "to", DirRemoved: "from"}[dir]+" "+k, why),
 				Key:     CheckAllowExpanded + "|" + f.Path + "|" + k + "|" + name})
@@ -570,15 +570,16 @@ func (e *engine) compareHooks(f *fileState) {
 				line, headLine = h.line, h.line
 			}
 		}
+		base := false
 		for _, h := range removed {
 			label := ev + hookMatcher(h.matcher)
 			e.row(f, KindHook, DirRemoved, label+": "+h.summary, "", true, rt, h.line, 1, "removes a hook; if it was a guard, what it stopped now runs")
 			parts = append(parts, "removes "+h.summary+hookMatcher(h.matcher))
 			if line == 0 {
-				line = h.line
+				line, base = h.line, true
 			}
 		}
-		e.finding(Finding{CheckID: CheckHookChanged, Risk: string(rt.Risk), Path: f.Path, Line: line, HeadLine: headLine,
+		e.finding(Finding{CheckID: CheckHookChanged, Risk: string(rt.Risk), Path: f.Path, Line: line, HeadLine: headLine, Base: base,
 			Evidence: "events=" + ev, Title: ev + " hooks changed",
 			Message: fmt.Sprintf("%s: the %s hooks change (%s): %s.", f.Path, ev, strings.Join(parts, "; "), rt.Basis),
 			Key:     CheckHookChanged + "|" + f.Path + "|" + ev + "|" + strings.Join(parts, ";")})
@@ -703,7 +704,7 @@ func (e *engine) compareHelpers(f *fileState) {
 		expands := h.present() && rt.Risk != rating.RiskLow
 		e.row(f, KindHelper, direction(b, h), before, after, expands, rt, line, headLine, rt.Basis)
 		if expands {
-			e.finding(Finding{CheckID: CheckHelperChanged, Risk: string(rt.Risk), Path: f.Path, Line: line, HeadLine: headLine,
+			e.finding(Finding{CheckID: CheckHelperChanged, Risk: string(rt.Risk), Path: f.Path, Line: line, HeadLine: headLine, Base: !h.present(),
 				Evidence: "setting=" + k, Title: k + " changed",
 				Message: fmt.Sprintf("%s %s %s to run %s: %s.", f.Path, map[string]string{DirAdded: "sets", DirChanged: "changes"}[direction(b, h)], k, helperSummary(h.v), rt.Basis),
 				Key:     CheckHelperChanged + "|" + f.Path + "|" + k})
@@ -801,7 +802,7 @@ func (e *engine) compareSandbox(f *fileState) {
 		}
 		e.row(f, KindSandbox, direction(b, h), side("sandbox."+k, b), side("sandbox."+k, h), loosens, rt, line, headLine, why)
 		if loosens {
-			e.finding(Finding{CheckID: CheckSandboxLoosened, Risk: string(rt.Risk), Path: f.Path, Line: line, HeadLine: headLine,
+			e.finding(Finding{CheckID: CheckSandboxLoosened, Risk: string(rt.Risk), Path: f.Path, Line: line, HeadLine: headLine, Base: !h.present(),
 				Evidence: "setting=sandbox." + k, Title: "sandbox." + k,
 				Message: fmt.Sprintf("%s: sandbox.%s %s (was %s, now %s): %s.", f.Path, k, what, display(b), display(h), rt.Basis),
 				Key:     CheckSandboxLoosened + "|" + f.Path + "|" + k})
