@@ -5,6 +5,7 @@ import (
 	"path"
 	"strings"
 
+	monitoringv1 "github.com/prometheus-operator/prometheus-operator/pkg/apis/monitoring/v1"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
@@ -29,7 +30,7 @@ func check(obj any) []error {
 		if o.Spec.MinAvailable == nil && o.Spec.MaxUnavailable == nil {
 			return []error{fmt.Errorf("PodDisruptionBudget sets neither minAvailable nor maxUnavailable")}
 		}
-	case *ServiceMonitor:
+	case *monitoringv1.ServiceMonitor:
 		if len(o.Spec.Endpoints) == 0 || o.Spec.Endpoints[0].Path != "/metrics" {
 			return []error{fmt.Errorf("ServiceMonitor must scrape /metrics")}
 		}

@@ -23,6 +23,7 @@ import (
 	"os"
 	"strings"
 
+	monitoringv1 "github.com/prometheus-operator/prometheus-operator/pkg/apis/monitoring/v1"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
@@ -91,7 +92,9 @@ func newObject(apiVersion, kind string) (any, bool) {
 	case "policy/v1/PodDisruptionBudget":
 		return &policyv1.PodDisruptionBudget{}, true
 	case "monitoring.coreos.com/v1/ServiceMonitor":
-		return &ServiceMonitor{}, true
+		// The Prometheus Operator's own API types: a field the chart
+		// renders that the operator does not know fails validation.
+		return &monitoringv1.ServiceMonitor{}, true
 	}
 	return nil, false
 }

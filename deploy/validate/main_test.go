@@ -115,6 +115,41 @@ func TestValidatorCatchesMistakes(t *testing.T) {
 	}
 }
 
+// TestServiceMonitorSchema: the ServiceMonitor is decoded into the
+// Prometheus Operator's own API types, so a field the operator does not
+// know, or a value of the wrong type, fails.
+func TestServiceMonitorSchema(t *testing.T) {
+	const good = `apiVersion: monitoring.coreos.com/v1
+kind: ServiceMonitor
+metadata: {name: shipgate}
+spec:
+  selector: {matchLabels: {app.kubernetes.io/name: shipgate}}
+  endpoints:
+    - port: http
+      path: /metrics
+      interval: 30s
+      scrapeTimeout: 10s
+`
+	if _, errs := Validate([]byte(good)); len(errs) > 0 {
+		t.Fatalf("the good ServiceMonitor fails: %v", errs)
+	}
+	for _, c := range []struct{ name, from, to, want string }{
+		{"unknown field", "interval: 30s", "intervall: 30s", "unknown field"},
+		{"wrong type", "interval: 30s", "interval: [30s]", "cannot unmarshal"},
+		{"scrapes something else", "path: /metrics", "path: /", "must scrape /metrics"},
+	} {
+		doc := strings.Replace(good, c.from, c.to, 1)
+		_, errs := Validate([]byte(doc))
+		found := false
+		for _, e := range errs {
+			found = found || strings.Contains(e.Error(), c.want)
+		}
+		if !found {
+			t.Errorf("%s: errors %v, want one containing %q", c.name, errs, c.want)
+		}
+	}
+}
+
 // TestPlainManifests validates deploy/kubernetes: every file decodes
 // strictly and follows the rules.
 func TestPlainManifests(t *testing.T) {
