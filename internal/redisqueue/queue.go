@@ -152,6 +152,7 @@ type Queue struct {
 	mu        sync.Mutex
 	active    map[string]*activeJob // key → job this replica runs
 	proc      app.Processor         // the processor Run was given
+	hookCtx   context.Context       // JobSuperseded calls' parent; ends when Run stops
 	started   bool
 	stopOnce  sync.Once
 	idle      chan struct{} // closed when Run's workers have all returned
@@ -413,6 +414,9 @@ func (q *Queue) Run(ctx context.Context, p app.Processor) error {
 	defer cancel()
 
 	bgCtx, stopBG := context.WithCancel(context.Background())
+	q.mu.Lock()
+	q.hookCtx = bgCtx
+	q.mu.Unlock()
 	var bg sync.WaitGroup
 	bg.Go(func() { q.subscribe(bgCtx) })
 	bg.Go(func() { q.heartbeats(bgCtx) })
@@ -727,7 +731,7 @@ func (q *Queue) settleFailure(d *dequeued, job app.Job, cause error, mode string
 	case "superseded":
 		q.m.CountJob(job, "superseded")
 		log.Warn("job failed or was interrupted; a newer pending job for the same key replaces it", "error", cause)
-		q.reportSuperseded(context.Background(), job, log)
+		q.reportSuperseded(job, log)
 	case "lost":
 		q.m.CountJob(job, "abandoned")
 		log.Warn("job's lease expired before its outcome was recorded; another replica runs it", "error", cause)
@@ -770,7 +774,7 @@ func (q *Queue) startedSuperseded(raw []any) {
 		}
 		var old app.Job
 		if err := json.Unmarshal([]byte(s), &old); err == nil {
-			q.reportSuperseded(context.Background(), old, q.log)
+			q.reportSuperseded(old, q.log)
 		}
 	}
 }
@@ -780,12 +784,12 @@ func (q *Queue) startedSuperseded(raw []any) {
 // close what the attempt left open. It runs in the background, bounded by
 // the job timeout and guarded against panics: the caller is a worker
 // settling a job or the reaper.
-func (q *Queue) reportSuperseded(ctx context.Context, job app.Job, log *slog.Logger) {
+func (q *Queue) reportSuperseded(job app.Job, log *slog.Logger) {
 	q.mu.Lock()
-	p := q.proc
+	p, hctx := q.proc, q.hookCtx
 	q.mu.Unlock()
 	sr, ok := p.(webhook.SupersededReporter)
-	if !ok {
+	if !ok || hctx == nil {
 		return
 	}
 	q.hooks.Go(func() {
@@ -795,7 +799,9 @@ func (q *Queue) reportSuperseded(ctx context.Context, job app.Job, log *slog.Log
 				log.Error("superseded hook panicked", "panic", fmt.Sprint(v), "stack", string(debug.Stack()))
 			}
 		}()
-		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), q.timeout)
+		// Bounded by the job timeout, and cut short once Run has drained
+		// its jobs and is returning: the clean-up is best effort.
+		rctx, cancel := context.WithTimeout(hctx, q.timeout)
 		defer cancel()
 		sr.JobSuperseded(rctx, job)
 	})
@@ -949,7 +955,7 @@ func (q *Queue) Reclaim(ctx context.Context) (int, error) {
 		if what == "superseded" && len(row) > 4 {
 			var old app.Job
 			if err := json.Unmarshal([]byte(toString(row, 4)), &old); err == nil {
-				q.reportSuperseded(ctx, old, q.log)
+				q.reportSuperseded(old, q.log)
 			}
 		}
 	}

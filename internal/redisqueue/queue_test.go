@@ -774,7 +774,7 @@ func TestSupersededAfterStartIsReported(t *testing.T) {
 		other := e.queue(func(o *Options) { o.ReplicaID = "other" })
 		s := &superseder{procFunc: func(context.Context, app.Job) ([]app.Job, error) { return nil, nil }}
 		other.q.mu.Lock()
-		other.q.proc = s // as Run sets it, without running jobs
+		other.q.proc, other.q.hookCtx = s, ctx // as Run sets them, without running jobs
 		other.q.mu.Unlock()
 		// The lease (1 s) expires; the job goes back to pending, started once.
 		waitFor(t, "the expired lease reclaimed", func() bool {
@@ -798,7 +798,7 @@ func TestSupersededAfterStartIsReported(t *testing.T) {
 		r := e.queue(func(o *Options) { o.Workers = 1 })
 		s := &superseder{procFunc: func(context.Context, app.Job) ([]app.Job, error) { return nil, nil }}
 		r.q.mu.Lock()
-		r.q.proc = s
+		r.q.proc, r.q.hookCtx = s, ctx
 		r.q.mu.Unlock()
 		for _, h := range []string{"h1", "h2", "h3"} {
 			if err := r.q.Enqueue(ctx, []app.Job{prJob(4, h)}); err != nil {
