@@ -149,14 +149,17 @@ type Queue struct {
 
 	hooks sync.WaitGroup // JobSuperseded calls in flight
 
-	mu        sync.Mutex
-	active    map[string]*activeJob // key → job this replica runs
-	proc      app.Processor         // the processor Run was given
-	hookCtx   context.Context       // JobSuperseded calls' parent; ends when Run stops
-	started   bool
-	stopOnce  sync.Once
-	idle      chan struct{} // closed when Run's workers have all returned
-	cancelRun context.CancelFunc
+	mu      sync.Mutex
+	active  map[string]*activeJob // key → job this replica runs
+	proc    app.Processor         // the processor Run was given
+	hookCtx context.Context       // JobSuperseded calls' parent; ends when Run stops
+	// hooksClosed is set when Run waits for the JobSuperseded calls; no
+	// new one starts after.
+	hooksClosed bool
+	started     bool
+	stopOnce    sync.Once
+	idle        chan struct{} // closed when Run's workers have all returned
+	cancelRun   context.CancelFunc
 }
 
 // activeJob is a job this replica holds the lease of.
@@ -429,6 +432,9 @@ func (q *Queue) Run(ctx context.Context, p app.Processor) error {
 	close(q.idle)
 	stopBG()
 	bg.Wait()
+	q.mu.Lock()
+	q.hooksClosed = true
+	q.mu.Unlock()
 	q.hooks.Wait()
 	if err := ctx.Err(); err != nil {
 		return fmt.Errorf("redisqueue: run stopped, running jobs handed back: %w", err)
@@ -786,13 +792,16 @@ func (q *Queue) startedSuperseded(raw []any) {
 // settling a job or the reaper.
 func (q *Queue) reportSuperseded(job app.Job, log *slog.Logger) {
 	q.mu.Lock()
-	p, hctx := q.proc, q.hookCtx
-	q.mu.Unlock()
-	sr, ok := p.(webhook.SupersededReporter)
-	if !ok || hctx == nil {
+	sr, ok := q.proc.(webhook.SupersededReporter)
+	hctx := q.hookCtx
+	if !ok || hctx == nil || q.hooksClosed {
+		q.mu.Unlock()
 		return
 	}
-	q.hooks.Go(func() {
+	q.hooks.Add(1) // under q.mu: never after Run has begun to wait
+	q.mu.Unlock()
+	go func() {
+		defer q.hooks.Done()
 		defer func() {
 			if v := recover(); v != nil {
 				q.m.CountPanic()
@@ -804,7 +813,7 @@ func (q *Queue) reportSuperseded(job app.Job, log *slog.Logger) {
 		rctx, cancel := context.WithTimeout(hctx, q.timeout)
 		defer cancel()
 		sr.JobSuperseded(rctx, job)
-	})
+	}()
 }
 
 // reportFailure calls OnDropped and the processor's FailureReporter, each
