@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"strings"
+	"sync/atomic"
 
 	"github.com/google/go-github/v62/github"
 
@@ -45,7 +46,7 @@ var errBadPayload = errors.New("bad payload")
 // logging installation events, so it is tested with real payloads directly.
 type router struct {
 	appID          int64
-	botLogin       string // "<slug>[bot]"
+	botLogin       atomic.Pointer[string] // "<slug>[bot]"; see Server.SetAppSlug
 	repoPolicyPath string
 	orgPolicyRepo  string
 	orgPolicyPath  string
@@ -99,7 +100,7 @@ func (rt *router) admit(r routed, inst *github.Installation, sender *github.User
 			"event", event, "action", r.action, "repo", r.repo)
 		return ignored(r, "delivery carries no installation id"), false
 	}
-	if login := sender.GetLogin(); login != "" && strings.EqualFold(login, rt.botLogin) {
+	if login := sender.GetLogin(); login != "" && strings.EqualFold(login, *rt.botLogin.Load()) {
 		return ignored(r, "sender %s is this app", login), false
 	}
 	return r, true

@@ -90,6 +90,17 @@ type Server struct {
 	closing    atomic.Bool
 }
 
+// SetAppSlug replaces the App's slug, whose bot's own deliveries are
+// ignored. The serve command starts with a configured or fallback slug when
+// GitHub cannot be asked at startup, and sets the real one once it can.
+func (s *Server) SetAppSlug(slug string) {
+	if slug == "" {
+		return
+	}
+	login := slug + "[bot]"
+	s.router.botLogin.Store(&login)
+}
+
 // NewServer validates opts and builds a Server. It refuses to start without
 // at least one non-empty secret, without the App's id and slug, or without a
 // queue, because each would silently accept forged deliveries or drop work.
@@ -150,7 +161,6 @@ func NewServer(opts Options) (*Server, error) {
 		maxBody: opts.MaxBodyBytes,
 		router: &router{
 			appID:          opts.AppID,
-			botLogin:       opts.AppSlug + "[bot]",
 			repoPolicyPath: opts.RepoPolicyPath,
 			orgPolicyRepo:  opts.OrgPolicyRepo,
 			orgPolicyPath:  opts.OrgPolicyPath,
@@ -163,6 +173,7 @@ func NewServer(opts Options) (*Server, error) {
 		log:        opts.Logger,
 		now:        opts.Now,
 	}
+	s.SetAppSlug(opts.AppSlug)
 	r := chi.NewRouter()
 	r.Use(s.recoverer)
 	r.Post("/webhook", s.handleWebhook)

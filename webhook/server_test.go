@@ -565,3 +565,25 @@ func BenchmarkHandler(b *testing.B) {
 		}
 	}
 }
+
+// TestSetAppSlug: the slug learned after startup replaces the fallback, so
+// the App's own bot is recognised from then on.
+func TestSetAppSlug(t *testing.T) {
+	e := newTestEnv(t, func(o *Options) { o.AppSlug = "shipgate" }) // the fallback
+	m := fixture(t, "pull_request.synchronize")
+	set(t, m, "sender.login", "acme-shipgate[bot]")
+	body := mustJSON(t, m)
+	if w := serve(e.srv, request("pull_request", "d-1", body)); w.Code != http.StatusAccepted {
+		t.Fatalf("before the slug is known: %d %s, want 202 (another bot's delivery)", w.Code, w.Body)
+	}
+	e.srv.SetAppSlug("acme-shipgate")
+	w := serve(e.srv, request("pull_request", "d-2", body))
+	if resp := decodeResponse(t, w); w.Code != http.StatusOK || !strings.Contains(resp.Reason, "is this app") {
+		t.Fatalf("after SetAppSlug: %d %+v, want 200 ignored as this app's own", w.Code, resp)
+	}
+	e.srv.SetAppSlug("") // ignored
+	w = serve(e.srv, request("pull_request", "d-3", body))
+	if resp := decodeResponse(t, w); !strings.Contains(resp.Reason, "is this app") {
+		t.Fatalf("an empty slug replaced the known one: %+v", resp)
+	}
+}

@@ -80,6 +80,10 @@ type readiness struct {
 	at      time.Time
 	err     error
 	slug    string
+	// onSlug, when set, learns the App's slug each time GitHub answers:
+	// the webhook server starts with a fallback when GitHub could not be
+	// asked at startup.
+	onSlug func(string)
 }
 
 func (r *readiness) check(ctx context.Context) error {
@@ -95,6 +99,9 @@ func (r *readiness) check(ctx context.Context) error {
 		return r.err
 	}
 	r.err, r.slug = nil, a.GetSlug()
+	if r.onSlug != nil {
+		r.onSlug(r.slug)
+	}
 	return nil
 }
 
@@ -135,7 +142,7 @@ func startServer(ctx context.Context, cfg serveConfig) (*server, error) {
 		cancel()
 		slug = ready.slug
 		if slug == "" {
-			slug = "shipgate"
+			slug = "shipgate" // until the first readiness check that reaches GitHub
 		}
 	}
 	worker := app.NewWorker(clients, app.Config{Version: version, Logger: cfg.Logger, SharedQueue: cfg.Redis.URL != ""})
@@ -153,6 +160,13 @@ func startServer(ctx context.Context, cfg serveConfig) (*server, error) {
 	if err != nil {
 		closeQ()
 		return nil, err
+	}
+	if cfg.AppSlug == "" {
+		// Learned from GitHub: corrected by the next readiness check if
+		// GitHub could not be asked at startup.
+		ready.mu.Lock()
+		ready.onSlug = hook.SetAppSlug
+		ready.mu.Unlock()
 	}
 	ln, err := net.Listen("tcp", cfg.Listen)
 	if err != nil {
