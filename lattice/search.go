@@ -31,7 +31,7 @@ type searcher struct {
 	offs     []int
 	cursor   []int    // per machine: current interval while merging
 	classes  []int32  // per symbol, per machine: interval index
-	packs    []uint64 // per symbol: its interval indexes packed (see packCursor)
+	packs    []uint64 // per symbol: its interval indexes packed (see alphabet)
 	cur32    []int32
 	reps     []rune // per symbol: the rune a witness uses
 	ranks    []int
@@ -69,6 +69,13 @@ func (s *searcher) alphabet() {
 	s.packs = s.packs[:0]
 	s.reps = s.reps[:0]
 	s.ranks = s.ranks[:0]
+	// With at most four machines of fewer than 65,536 intervals each (the
+	// common case), a symbol's interval indexes pack into one key, so that
+	// finding its twin is one comparison.
+	packed := nm <= 4
+	for _, m := range s.machines {
+		packed = packed && len(m.bounds) < 1<<16
+	}
 	lo := rune(0)
 	for {
 		// The interval [lo, hi] lies inside one interval of every machine.
@@ -82,18 +89,17 @@ func (s *searcher) alphabet() {
 		r := representative(lo, hi)
 		rank := runeRank(r)
 		// Find the symbol with the same behaviour, if any: compare packed
-		// keys when the interval indexes fit, the vectors otherwise.
+		// keys when every search's interval indexes fit, the vectors
+		// otherwise.
 		sym := -1
-		key, packed := packCursor(s.cursor)
-		for k := 0; k < len(s.reps); k++ {
-			if packed {
-				if s.packs[k] == key {
-					sym = k
-					break
-				}
-				continue
+		var key uint64
+		if packed {
+			for _, c := range s.cursor {
+				key = key<<16 | uint64(c)
 			}
-			if slices.Equal(s.classes[k*nm:(k+1)*nm], s.cursor32()) {
+		}
+		for k := 0; k < len(s.reps); k++ {
+			if packed && s.packs[k] == key || !packed && slices.Equal(s.classes[k*nm:(k+1)*nm], s.cursor32()) {
 				sym = k
 				break
 			}
@@ -127,23 +133,6 @@ func (s *searcher) alphabet() {
 	for _, key := range s.sortKeys {
 		s.order = append(s.order, int(key&(1<<32-1)))
 	}
-}
-
-// packCursor packs the per-machine interval indexes into one key when
-// there are at most four machines of fewer than 65,536 intervals each (the
-// common case), so that finding a symbol's twin is one comparison.
-func packCursor(cursor []int) (uint64, bool) {
-	if len(cursor) > 4 {
-		return 0, false
-	}
-	var key uint64
-	for _, c := range cursor {
-		if c >= 1<<16 {
-			return 0, false
-		}
-		key = key<<16 | uint64(c)
-	}
-	return key, true
 }
 
 // cursor32 returns the cursor as interval indexes in a reused buffer.
