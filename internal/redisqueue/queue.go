@@ -770,8 +770,9 @@ func (q *Queue) settle(op string, run func(ctx context.Context) ([]any, error)) 
 	return nil, err
 }
 
-// startedSuperseded reports the replaced pending jobs a script returned
-// that had started before (see reportSuperseded).
+// startedSuperseded reports the jobs (as JSON) a script returned because
+// they had started before a newer job for their key replaced them (see
+// reportSuperseded).
 func (q *Queue) startedSuperseded(raw []any) {
 	for _, r := range raw {
 		s, ok := r.(string)
@@ -961,11 +962,8 @@ func (q *Queue) Reclaim(ctx context.Context) (int, error) {
 		n++
 		q.log.Warn("job recovered from an expired lease: its replica stopped or stalled mid-run",
 			"key", key, "previous_owner", owner, "attempt", attempt, "outcome", what)
-		if what == "superseded" && len(row) > 4 {
-			var old app.Job
-			if err := json.Unmarshal([]byte(toString(row, 4)), &old); err == nil {
-				q.reportSuperseded(old, q.log)
-			}
+		if what == "superseded" {
+			q.startedSuperseded(row[4:])
 		}
 	}
 	if n > 0 {
