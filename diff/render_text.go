@@ -304,20 +304,18 @@ func parseFinding(r Report, path string) (Finding, bool) {
 
 // changeWhere is a change's "path:line"; a removed row's line is in the
 // base version, and says so.
-func changeWhere(c Change) string {
-	if c.Direction == DirRemoved && c.Line > 0 {
-		return pathLine(c.Path, c.Line) + " (base)"
-	}
-	return pathLine(c.Path, c.Line)
-}
+func changeWhere(c Change) string { return where(c.Path, c.Line, c.Direction == DirRemoved) }
 
 // findingWhere is a finding's "path:line"; a line of the base version
 // (what the finding is about was removed) says so.
-func findingWhere(f Finding) string {
-	if f.Base && f.Line > 0 {
-		return pathLine(f.Path, f.Line) + " (base)"
+func findingWhere(f Finding) string { return where(f.Path, f.Line, f.Base) }
+
+// where is "path:line", marked "(base)" for a line of the base version.
+func where(path string, line int, base bool) string {
+	if base && line > 0 {
+		return pathLine(path, line) + " (base)"
 	}
-	return pathLine(f.Path, f.Line)
+	return pathLine(path, line)
 }
 
 // pathLine is "path:line", or the path alone when the line is unknown.
