@@ -97,11 +97,10 @@ func CommandForms(part string) Forms {
 		fs.Wrapper = name
 	}
 
-	// The deny path: every allow form, then past any assignment and through
-	// the exec wrappers too.
-	for _, a := range fs.Allow[1:] {
-		fs.Deny = appendForm(fs.Deny, a)
-	}
+	// The deny path: past any assignment, through the same wrappers and the
+	// exec wrappers too. It walks the allow path's steps first (the specs
+	// of the stripped wrappers are shared), so every allow form is a deny
+	// form.
 	fs.Deny, _ = w.strip(fs.Deny, call.Assigns, seenThroughWrappers)
 	return fs
 }
