@@ -215,13 +215,14 @@ func (p *Worker) postedAnnotations(ctx context.Context, cl *github.Client, ev *e
 }
 
 // markPosted records n more annotations appended, or, when an append
-// failed, that the count must be taken from GitHub before the next one.
-func (p *Worker) markPosted(ev *evaluation, n int, failed bool) {
+// failed in a way GitHub may have applied (mayHaveApplied), that the count
+// must be taken from GitHub before the next one.
+func (p *Worker) markPosted(ev *evaluation, n int, unsure bool) {
 	p.runsMu.Lock()
 	defer p.runsMu.Unlock()
 	if r := p.runs[p.runKey(ev)]; r != nil && r.id == ev.runID {
 		r.posted += n
-		r.recount = r.recount || failed
+		r.recount = r.recount || unsure
 	}
 }
 
@@ -374,7 +375,7 @@ func (p *Worker) publish(ctx context.Context, cl *github.Client, ev *evaluation,
 	for len(anns) > maxAnnotationsPerRequest {
 		if _, _, err := cl.Checks.UpdateCheckRun(appending(ctx), ev.owner, ev.repo, ev.runID, github.UpdateCheckRunOptions{
 			Name: p.cfg.CheckName, Output: out(anns[:maxAnnotationsPerRequest])}); err != nil {
-			p.markPosted(ev, 0, true)
+			p.markPosted(ev, 0, mayHaveApplied(err))
 			return fmt.Errorf("adding annotations to check run %d: %w", ev.runID, err)
 		}
 		p.markPosted(ev, maxAnnotationsPerRequest, false)
@@ -388,7 +389,7 @@ func (p *Worker) publish(ctx context.Context, cl *github.Client, ev *evaluation,
 		Name: p.cfg.CheckName, Status: github.String("completed"), Conclusion: github.String(concl),
 		CompletedAt: &github.Timestamp{Time: p.cfg.Now()}, Output: out(anns), DetailsURL: detailsURL(ev)})
 	if err != nil {
-		p.markPosted(ev, 0, len(anns) > 0)
+		p.markPosted(ev, 0, len(anns) > 0 && mayHaveApplied(err))
 		return fmt.Errorf("completing check run %d: %w", ev.runID, err)
 	}
 	p.runsMu.Lock()
