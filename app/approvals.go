@@ -24,7 +24,7 @@ func deltaDigest(r diff.Report) string {
 	var keys []string
 	for _, f := range r.Findings {
 		if f.Blocking() {
-			keys = append(keys, f.CheckID+"|"+f.Action+"|"+f.Key)
+			keys = append(keys, f.CheckID+"|"+string(f.Action)+"|"+f.Key)
 		}
 	}
 	sort.Strings(keys)
@@ -135,8 +135,8 @@ func (p *Worker) applyApprovals(ctx context.Context, cl *github.Client, ev *eval
 	}
 	for i, f := range r.Findings {
 		switch {
-		case f.Action == string(policy.Block) && clearAll, f.Action == string(policy.RequireReview) && (clearAll || clearReview):
-			r.Findings[i].Cleared = approvers(res.approvals, f.Action == string(policy.Block))
+		case f.Action == policy.Block && clearAll, f.Action == policy.RequireReview && (clearAll || clearReview):
+			r.Findings[i].Cleared = approvers(res.approvals, f.Action == policy.Block)
 			res.cleared++
 		}
 	}

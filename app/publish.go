@@ -276,7 +276,7 @@ func title(r diff.Report, policyNote string) string {
 	case diff.DecisionBlock:
 		first := ""
 		for _, f := range r.Findings {
-			if f.Action == string(policy.Block) {
+			if f.Action == policy.Block {
 				first = f.Title
 				break
 			}
@@ -416,9 +416,9 @@ func annotations(ev *evaluation, r diff.Report) []*github.CheckRunAnnotation {
 		line := max(f.HeadLine, 1)
 		level := "notice"
 		switch f.Action {
-		case string(policy.Block):
+		case policy.Block:
 			level = "failure"
-		case string(policy.RequireReview):
+		case policy.RequireReview:
 			level = "warning"
 		}
 		title, msg := strings.TrimPrefix(f.CheckID, "SHIP-HOST-BOUNDARY-")+": "+f.Title, f.Message

@@ -355,10 +355,12 @@ func TestSanitizeError(t *testing.T) {
 }
 
 func TestDeltaDigest(t *testing.T) {
-	f := func(id, action, key string) diff.Finding { return diff.Finding{CheckID: id, Action: action, Key: key} }
-	wide := f("SHIP-HOST-BOUNDARY-PERMISSION-WILDCARD-ALLOW", string(policy.Block), "allow|Bash(npm *)")
-	review := f("SHIP-HOST-BOUNDARY-PERMISSION-ALLOW-EXPANDED", string(policy.RequireReview), "allow|Bash(git push:*)")
-	advisory := f("SHIP-HOST-BOUNDARY-PERMISSION-DEAD-RULE", string(policy.Advisory), "allow|Bash(ls)")
+	f := func(id string, action policy.Action, key string) diff.Finding {
+		return diff.Finding{CheckID: id, Action: action, Key: key}
+	}
+	wide := f("SHIP-HOST-BOUNDARY-PERMISSION-WILDCARD-ALLOW", policy.Block, "allow|Bash(npm *)")
+	review := f("SHIP-HOST-BOUNDARY-PERMISSION-ALLOW-EXPANDED", policy.RequireReview, "allow|Bash(git push:*)")
+	advisory := f("SHIP-HOST-BOUNDARY-PERMISSION-DEAD-RULE", policy.Advisory, "allow|Bash(ls)")
 
 	base := deltaDigest(diff.Report{Findings: []diff.Finding{wide, review}})
 	if got := deltaDigest(diff.Report{Findings: []diff.Finding{review, wide}}); got != base {
@@ -369,7 +371,7 @@ func TestDeltaDigest(t *testing.T) {
 	if got := deltaDigest(diff.Report{Findings: []diff.Finding{wide, moved, advisory}}); got != base {
 		t.Error("the digest changed with a line number, a message or an advisory finding")
 	}
-	other := f("SHIP-HOST-BOUNDARY-PERMISSION-WILDCARD-ALLOW", string(policy.Block), "allow|Bash(npx *)")
+	other := f("SHIP-HOST-BOUNDARY-PERMISSION-WILDCARD-ALLOW", policy.Block, "allow|Bash(npx *)")
 	if got := deltaDigest(diff.Report{Findings: []diff.Finding{other, review}}); got == base {
 		t.Error("the digest did not change when a held finding changed")
 	}

@@ -1,6 +1,9 @@
 package diff
 
-import "github.com/shipgate-app/shipgate/policy"
+import (
+	"github.com/shipgate-app/shipgate/policy"
+	"github.com/shipgate-app/shipgate/rating"
+)
 
 // Check IDs. The first seven are the original tool's catalogue; the rest
 // cover what it leaves silent. docs/checks.md documents each.
@@ -32,7 +35,7 @@ const (
 type CheckInfo struct {
 	ID      string
 	Action  policy.Action
-	Risk    string
+	Risk    rating.Risk
 	Title   string
 	Summary string
 }

@@ -240,9 +240,9 @@ func (e *engine) problems(f *fileState) {
 			e.finding(Finding{CheckID: CheckDuplicateKey, Path: f.Path, Line: p.line, HeadLine: p.line, Evidence: p.kind + ": " + p.key,
 				Message: f.Path + ": " + p.message, Title: "read differently from how it looks", Key: "problem|" + f.Path + "|" + p.kind + "|" + p.key})
 		case "invalid_rule":
-			risk := "low"
+			risk := rating.RiskLow
 			if p.list == "deny" || p.list == "ask" {
-				risk = "medium"
+				risk = rating.RiskMedium
 			}
 			e.finding(Finding{CheckID: CheckRuleInvalid, Risk: risk, Path: f.Path, Line: p.line, HeadLine: p.line, Evidence: p.key,
 				Message: f.Path + ": " + sentence(p.message), Title: "entry Claude Code skips", Key: "problem|" + f.Path + "|" + p.key})
@@ -281,12 +281,12 @@ func (e *engine) finding(f Finding) {
 	if f.Risk == "" {
 		f.Risk = info.Risk
 	}
-	f.Risk = e.pol.RiskFor(f.CheckID, f.Risk)
+	f.Risk = rating.Risk(e.pol.RiskFor(f.CheckID, string(f.Risk)))
 	def := info.Action
-	if a, ok := policy.ParseAction(f.Action); ok {
-		def = a // a check whose policy sets its own action (ceiling, intent)
+	if f.Action.Rank() > 0 {
+		def = f.Action // a check whose policy sets its own action (ceiling, intent)
 	}
-	f.Action = string(e.pol.ActionFor(f.CheckID, def))
+	f.Action = e.pol.ActionFor(f.CheckID, def)
 	if f.Title == "" {
 		f.Title = info.Title
 	}
@@ -300,7 +300,7 @@ func (e *engine) finding(f Finding) {
 func (e *engine) report() Report {
 	sort.SliceStable(e.changes, func(i, j int) bool {
 		a, b := e.changes[i], e.changes[j]
-		if ra, rb := policy.RiskRank(a.Risk), policy.RiskRank(b.Risk); a.Expands != b.Expands || ra != rb {
+		if ra, rb := a.Risk.Rank(), b.Risk.Rank(); a.Expands != b.Expands || ra != rb {
 			if a.Expands != b.Expands {
 				return a.Expands
 			}
@@ -316,12 +316,10 @@ func (e *engine) report() Report {
 	})
 	sort.SliceStable(e.findings, func(i, j int) bool {
 		a, b := e.findings[i], e.findings[j]
-		pa, _ := policy.ParseAction(a.Action)
-		pb, _ := policy.ParseAction(b.Action)
-		if pa.Rank() != pb.Rank() {
-			return pa.Rank() > pb.Rank()
+		if pa, pb := a.Action.Rank(), b.Action.Rank(); pa != pb {
+			return pa > pb
 		}
-		if ra, rb := policy.RiskRank(a.Risk), policy.RiskRank(b.Risk); ra != rb {
+		if ra, rb := a.Risk.Rank(), b.Risk.Rank(); ra != rb {
 			return ra > rb
 		}
 		if a.Path != b.Path {

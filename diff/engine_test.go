@@ -241,7 +241,7 @@ func TestFileLevelFailures(t *testing.T) {
 			for _, f := range r.Findings {
 				if f.CheckID == c.check {
 					found = true
-					if f.Risk != c.risk {
+					if string(f.Risk) != c.risk {
 						t.Errorf("risk %s, want %s", f.Risk, c.risk)
 					}
 					if c.line > 0 && f.Line != c.line {

@@ -54,7 +54,7 @@ func (e *engine) compareMCP(f *fileState) {
 			sum := serverSummary(h.Value)
 			e.row(f, KindMCPServer, DirAdded, "", name+": "+sum, true, rt, line, line,
 				"an MCP tool surface the agent may call (claude -p connects project servers without asking)")
-			e.finding(Finding{CheckID: CheckMCPServerAdded, Risk: string(rt.Risk), Path: f.Path, Line: line, HeadLine: line,
+			e.finding(Finding{CheckID: CheckMCPServerAdded, Risk: rt.Risk, Path: f.Path, Line: line, HeadLine: line,
 				Evidence: "server=" + sanitize(name) + " " + sum, Title: "MCP server " + name + " added",
 				Message: fmt.Sprintf("%s adds the MCP server %s (%s): a tool surface the agent may call; claude -p connects it without asking.", f.Path, name, sum),
 				Key:     CheckMCPServerAdded + "|" + f.Path + "|" + name})
@@ -81,7 +81,7 @@ func (e *engine) compareMCP(f *fileState) {
 		}
 		e.row(f, KindMCPServer, DirChanged, name+": "+serverSummary(b.Value), name+": "+serverSummary(h.Value), true, rt, line, line,
 			"changes "+strings.Join(changed, ", ")+" of an MCP server; authority direction is unknown")
-		e.finding(Finding{CheckID: CheckMCPServerChange, Risk: string(rt.Risk), Path: f.Path, Line: line, HeadLine: line,
+		e.finding(Finding{CheckID: CheckMCPServerChange, Risk: rt.Risk, Path: f.Path, Line: line, HeadLine: line,
 			Evidence: "server=" + sanitize(name) + " changed_keys=" + strings.Join(changed, ","), Title: "MCP server " + name + " changed",
 			Message: fmt.Sprintf("%s changes the MCP server %s (%s): %s.", f.Path, name, strings.Join(changed, ", "), serverSummary(h.Value)),
 			Key:     CheckMCPServerChange + "|" + f.Path + "|" + name + "|" + strings.Join(changed, ",")})

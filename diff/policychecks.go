@@ -71,7 +71,7 @@ func (e *engine) ceiling(c policy.Ceiling, touched map[string]bool) {
 				case v.Answer == lattice.Unknown:
 					msg += ": it cannot be proven to fit (" + v.Reason + ")"
 				}
-				e.finding(Finding{CheckID: CheckCeiling, Action: string(action), Path: f.Path, Line: d.line, HeadLine: d.line,
+				e.finding(Finding{CheckID: CheckCeiling, Action: action, Path: f.Path, Line: d.line, HeadLine: d.line,
 					Evidence: "rule=" + r.Text, Title: "outside the ceiling: " + r.Text, Message: msg + ".", Witnesses: wit,
 					Key: CheckCeiling + "|" + f.Path + "|" + r.Text})
 			}
@@ -95,7 +95,7 @@ func (e *engine) ceiling(c policy.Ceiling, touched map[string]bool) {
 				wit = []string{v.Witness.String()}
 				msg += fmt.Sprintf(": `%s` is not denied", v.Witness)
 			}
-			e.finding(Finding{CheckID: CheckCeiling, Action: string(action), Path: it.Source, Line: it.Line, HeadLine: it.Line,
+			e.finding(Finding{CheckID: CheckCeiling, Action: action, Path: it.Source, Line: it.Line, HeadLine: it.Line,
 				Evidence: "must_deny=" + it.Value, Title: "must stay denied: " + it.Value, Message: msg + ".", Witnesses: wit,
 				Key: CheckCeiling + "|must_deny|" + scope + "|" + it.Value})
 		}
@@ -286,7 +286,7 @@ func (e *engine) intents() {
 				continue
 			}
 			msg := fmt.Sprintf("intent: `%s` must %s, but at the head it %s", it.Value, want, o.describe())
-			e.finding(Finding{CheckID: CheckIntent, Action: string(action), Path: it.Source, Line: it.Line, HeadLine: it.Line,
+			e.finding(Finding{CheckID: CheckIntent, Action: action, Path: it.Source, Line: it.Line, HeadLine: it.Line,
 				Evidence: "intent=" + want + " call=" + it.Value, Title: "intent: " + it.Value + " must " + want,
 				Message: msg + ".", Witnesses: []string{c.String()}, Key: CheckIntent + "|" + want + "|" + it.Value})
 		}

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/shipgate-app/shipgate/policy"
 )
 
 // Bounds on one table cell, so that no single row (a 50 kB rule, a long
@@ -137,7 +139,7 @@ func mdHeader(r Report, o RenderOptions) string {
 			counts["approved"]++
 			continue
 		}
-		counts[f.Action]++
+		counts[string(f.Action)]++
 	}
 	var parts []string
 	for _, a := range []string{"block", "require_review", "advisory", "approved"} {
@@ -212,11 +214,11 @@ func pluralNoun(n int, noun string) string {
 func mdFindingRow(f Finding) string {
 	action := mdAction(f.Action)
 	if f.Cleared != "" {
-		action = "✅ approved (" + mdEscape(f.Action) + ", by " + mdEscape(f.Cleared) + ")"
+		action = "✅ approved (" + mdEscape(string(f.Action)) + ", by " + mdEscape(f.Cleared) + ")"
 	}
 	return "| " + action +
 		" | " + mdCell(strings.TrimPrefix(f.CheckID, mdCheckShort)) +
-		" | " + mdEscape(f.Risk) +
+		" | " + mdEscape(string(f.Risk)) +
 		" | " + mdCell(findingWhere(f)) +
 		" | " + mdProse(clip(f.Message, mdMaxText)) + " |\n"
 }
@@ -246,7 +248,7 @@ func mdChangeRow(c Change) string {
 		ws = append(ws, mdCell(clip(w, mdMaxWitness)))
 	}
 	return "| " + marker +
-		" | " + mdEscape(c.Risk) +
+		" | " + mdEscape(string(c.Risk)) +
 		" | " + mdEscape(c.Direction) +
 		" | " + mdCell(changeWhere(c)) +
 		" | " + mdEscape(list) +
@@ -256,7 +258,7 @@ func mdChangeRow(c Change) string {
 }
 
 // mdAction is an action with its emoji.
-func mdAction(a string) string {
+func mdAction(a policy.Action) string {
 	switch a {
 	case "block":
 		return "⛔ block"
@@ -265,7 +267,7 @@ func mdAction(a string) string {
 	case "advisory":
 		return "ℹ️ advisory"
 	}
-	return mdEscape(a)
+	return mdEscape(string(a))
 }
 
 // mdFooter names the tool version and the limit of what it claims.

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/shipgate-app/shipgate/policy"
+	"github.com/shipgate-app/shipgate/rating"
 )
 
 // SARIF constants: the schema a log declares, the tool's home, and the key
@@ -43,10 +44,10 @@ func (r Report) SARIF(o RenderOptions) ([]byte, error) {
 			FullDescription:      sarifText{Text: firstNonEmpty(c.Summary, c.Title)},
 			Help:                 &sarifText{Text: firstNonEmpty(c.Summary, c.Title)},
 			HelpURI:              sarifHelpURI + strings.ToLower(c.ID),
-			DefaultConfiguration: sarifConfig{Level: sarifLevel(string(c.Action))},
+			DefaultConfiguration: sarifConfig{Level: sarifLevel(c.Action)},
 			Properties: sarifRuleProps{
 				DefaultAction:    string(c.Action),
-				DefaultRisk:      c.Risk,
+				DefaultRisk:      string(c.Risk),
 				SecuritySeverity: securitySeverity(c.Risk),
 				Tags:             []string{"security", "agent-permissions", "claude-code"},
 			},
@@ -61,7 +62,7 @@ func (r Report) SARIF(o RenderOptions) ([]byte, error) {
 			PartialFingerprints: map[string]string{
 				sarifFingerprintID: fingerprint(f),
 			},
-			Properties: sarifResultProps{Action: f.Action, Risk: f.Risk},
+			Properties: sarifResultProps{Action: string(f.Action), Risk: string(f.Risk)},
 		}
 		if i, ok := index[f.CheckID]; ok {
 			res.RuleIndex = &i
@@ -118,8 +119,7 @@ func fingerprint(f Finding) string {
 }
 
 // sarifLevel maps an action to a SARIF level.
-func sarifLevel(action string) string {
-	a, _ := policy.ParseAction(action)
+func sarifLevel(a policy.Action) string {
 	switch a {
 	case policy.Block:
 		return "error"
@@ -131,7 +131,7 @@ func sarifLevel(action string) string {
 
 // securitySeverity is GitHub's security-severity (0.0–10.0, as a string)
 // for a risk tier.
-func securitySeverity(risk string) string {
+func securitySeverity(risk rating.Risk) string {
 	switch risk {
 	case "critical":
 		return "9.5"

@@ -11,6 +11,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/shipgate-app/shipgate/policy"
+	"github.com/shipgate-app/shipgate/rating"
 )
 
 // sarifSchema is the official SARIF 2.1.0 schema, compiled once
@@ -193,16 +195,16 @@ func TestJSONContract(t *testing.T) {
 // as the engine would sort it (risk descending).
 func bigReport(n int) Report {
 	r := Report{Schema: Schema, Decision: DecisionBlock, Files: []FileStatus{{Path: ".claude/settings.json", Status: StatusCompared, Rows: n}}}
-	risks := []string{"critical", "high", "medium", "low"}
+	risks := []rating.Risk{"critical", "high", "medium", "low"}
 	for i := 0; i < n; i++ {
 		risk := risks[i*len(risks)/n]
 		rule := fmt.Sprintf("Bash(tool-%04d --flag | grep `x` *)", i)
 		r.Changes = append(r.Changes, Change{Path: ".claude/settings.json", Kind: KindRule, List: "allow", Direction: DirAdded,
 			After: rule, Expands: true, Access: "exec", Risk: risk, Line: i + 3, Witnesses: []string{fmt.Sprintf("tool-%04d --flag | grep `x` rm", i)},
 			Why: "runs without a prompt"})
-		action := "require_review"
+		action := policy.RequireReview
 		if risk == "critical" {
-			action = "block"
+			action = policy.Block
 		}
 		r.Findings = append(r.Findings, Finding{CheckID: CheckAllowExpanded, Action: action, Risk: risk, Path: ".claude/settings.json",
 			Line: i + 3, Evidence: rule, Message: "allow: " + rule + " runs without a prompt.", Key: "k" + rule})
@@ -476,7 +478,7 @@ func TestSARIF(t *testing.T) {
 				t.Fatalf("%d results for %d findings", len(run.Results), len(r.Findings))
 			}
 			for i, res := range run.Results {
-				want := map[string]string{"block": "error", "require_review": "warning", "advisory": "note"}[r.Findings[i].Action]
+				want := map[string]string{"block": "error", "require_review": "warning", "advisory": "note"}[string(r.Findings[i].Action)]
 				if res.Level != want || res.RuleID != r.Findings[i].CheckID || res.PartialFingerprints[sarifFingerprintID] == "" {
 					t.Errorf("result %d: %+v for %+v", i, res, r.Findings[i])
 				}

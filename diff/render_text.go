@@ -49,7 +49,7 @@ func (r Report) Text(o RenderOptions) string {
 		if c.Expands {
 			marker = "⚠"
 		}
-		fmt.Fprintf(&b, "%s %s  %s  %s", marker, orDash(c.Risk), c.Direction, plainText(changeWhere(c)))
+		fmt.Fprintf(&b, "%s %s  %s  %s", marker, orDash(string(c.Risk)), c.Direction, plainText(changeWhere(c)))
 		if c.Kind != KindRule && c.Kind != "" {
 			fmt.Fprintf(&b, "  (%s)", c.Kind)
 		}
@@ -72,11 +72,11 @@ func (r Report) Text(o RenderOptions) string {
 	if len(r.Findings) > 0 {
 		b.WriteString("Findings:\n")
 		for _, f := range r.Findings {
-			action := f.Action
+			action := string(f.Action)
 			if f.Cleared != "" {
 				action += " (approved by " + plainText(f.Cleared) + ")"
 			}
-			fmt.Fprintf(&b, "  %s  %s  %s  %s\n", action, f.CheckID, orDash(f.Risk), plainText(findingWhere(f)))
+			fmt.Fprintf(&b, "  %s  %s  %s  %s\n", action, f.CheckID, orDash(string(f.Risk)), plainText(findingWhere(f)))
 			fmt.Fprintf(&b, "    %s\n", plainText(f.Message))
 		}
 		b.WriteString("\n")

@@ -11,6 +11,7 @@ package diff
 
 import (
 	"github.com/shipgate-app/shipgate/policy"
+	"github.com/shipgate-app/shipgate/rating"
 )
 
 // Schema names the JSON contract of a Report.
@@ -88,18 +89,20 @@ const (
 // Change is one row: something that differs between base and head, with
 // the lattice's judgement of whether it widens what the agent may do.
 type Change struct {
-	Path      string   `json:"path"`
-	Kind      string   `json:"kind"`
-	List      string   `json:"list"`
-	Direction string   `json:"direction"`
-	Before    string   `json:"before"`
-	After     string   `json:"after"`
-	Expands   bool     `json:"expands"`
-	Access    string   `json:"access"`
-	Risk      string   `json:"risk"`
-	Line      int      `json:"line"`
-	Witnesses []string `json:"witnesses"`
-	Why       string   `json:"why"`
+	Path      string `json:"path"`
+	Kind      string `json:"kind"`
+	List      string `json:"list"`
+	Direction string `json:"direction"`
+	Before    string `json:"before"`
+	After     string `json:"after"`
+	Expands   bool   `json:"expands"`
+	// Access and Risk are the rating of what the row grants (rating.Rate):
+	// typed, so a front end never parses them back from strings.
+	Access    rating.Access `json:"access"`
+	Risk      rating.Risk   `json:"risk"`
+	Line      int           `json:"line"`
+	Witnesses []string      `json:"witnesses"`
+	Why       string        `json:"why"`
 
 	// HeadLine is the line of the head file a reviewer's annotation goes
 	// on (0 when the change has no place at head).
@@ -109,13 +112,15 @@ type Change struct {
 // Finding is one check that fired: what it is, how strongly it holds the
 // merge, where, and why.
 type Finding struct {
-	CheckID  string `json:"check_id"`
-	Action   string `json:"action"`
-	Risk     string `json:"risk"`
-	Path     string `json:"path"`
-	Line     int    `json:"line"`
-	Evidence string `json:"evidence"`
-	Message  string `json:"message"`
+	CheckID string `json:"check_id"`
+	// Action is how strongly the finding holds the merge (the catalogue's
+	// default, raised by the policy); Risk its severity.
+	Action   policy.Action `json:"action"`
+	Risk     rating.Risk   `json:"risk"`
+	Path     string        `json:"path"`
+	Line     int           `json:"line"`
+	Evidence string        `json:"evidence"`
+	Message  string        `json:"message"`
 
 	// HeadLine is the head-file line to annotate (for a removal, the line
 	// of the list it left, or 1).
@@ -141,8 +146,7 @@ type Finding struct {
 // Blocking reports whether the finding's action holds the merge (whether
 // or not an approval cleared it).
 func (f Finding) Blocking() bool {
-	a, _ := policy.ParseAction(f.Action)
-	return a.Rank() >= policy.RequireReview.Rank()
+	return f.Action.Rank() >= policy.RequireReview.Rank()
 }
 
 // Decide computes the decision from findings: the strongest action among
@@ -156,8 +160,7 @@ func decide(fs []Finding) Decision {
 		if f.Cleared != "" {
 			continue
 		}
-		a, _ := policy.ParseAction(f.Action)
-		if r := a.Rank(); r > best {
+		if r := f.Action.Rank(); r > best {
 			best = r
 		}
 	}

@@ -305,7 +305,7 @@ func (e *engine) allowFinding(f *fileState, a *event, rt rating.Rating, replaced
 		fmt.Fprintf(&msg, " It replaces %s, which it strictly covers; keep %s if the wider reach was not intended.", suggestion, suggestion)
 	}
 	a.findings = append(a.findings, Finding{
-		CheckID: check, Risk: string(rt.Risk), Path: f.Path, Line: a.decl.line, HeadLine: a.decl.line,
+		CheckID: check, Risk: rt.Risk, Path: f.Path, Line: a.decl.line, HeadLine: a.decl.line,
 		Evidence: rt.Evidence, Message: msg.String(), Title: "allow " + r.Text, Witnesses: a.witnesses,
 		Suggestion: suggestion, Key: check + "|" + f.Path + "|allow|" + r.Text,
 	})
@@ -314,10 +314,10 @@ func (e *engine) allowFinding(f *fileState, a *event, rt rating.Rating, replaced
 // invalidRuleFinding notes an added rule Claude Code does not use.
 func (e *engine) invalidRuleFinding(f *fileState, a *event) {
 	r := a.decl.rule
-	risk := "low"
+	risk := rating.RiskLow
 	effect := "it grants nothing"
 	if r.List != lattice.Allow {
-		risk, effect = "medium", "it restricts nothing"
+		risk, effect = rating.RiskMedium, "it restricts nothing"
 	}
 	a.findings = append(a.findings, Finding{
 		CheckID: CheckRuleInvalid, Risk: risk, Path: f.Path, Line: a.decl.line, HeadLine: a.decl.line,
@@ -586,7 +586,7 @@ func (e *engine) emitRuleRows(rs *ruleSet, moved map[*event]*event) {
 			row := Change{Path: f.Path, Kind: KindRule, List: string(l), Direction: DirAdded, After: a.text(),
 				Expands: a.expands, Line: a.decl.line, HeadLine: a.decl.line, Witnesses: a.witnesses, Why: a.why}
 			ra := rt(a.decl.rule)
-			row.Access, row.Risk = string(ra.Access), string(ra.Risk)
+			row.Access, row.Risk = ra.Access, ra.Risk
 			if m := moved[a]; m != nil {
 				emitted[m] = true
 				row.Direction, row.Before = DirMoved, m.text()
@@ -631,7 +631,7 @@ func (e *engine) emitRuleRows(rs *ruleSet, moved map[*event]*event) {
 			emitted[r] = true
 			ra := rt(r.decl.rule)
 			e.changes = append(e.changes, Change{Path: f.Path, Kind: KindRule, List: string(l), Direction: DirRemoved, Before: r.text(),
-				Expands: r.expands, Access: string(ra.Access), Risk: string(ra.Risk), Line: r.decl.line, HeadLine: f.head.listLine(l),
+				Expands: r.expands, Access: ra.Access, Risk: ra.Risk, Line: r.decl.line, HeadLine: f.head.listLine(l),
 				Witnesses: r.witnesses, Why: r.why})
 			e.record(r)
 		}

@@ -136,7 +136,7 @@ func (e *engine) compareValues(f *fileState) {
 // row appends a settings row.
 func (e *engine) row(f *fileState, kind, dir, before, after string, expands bool, rt rating.Rating, line, headLine int, why string) {
 	e.changes = append(e.changes, Change{Path: f.Path, Kind: kind, Direction: dir, Before: before, After: after, Expands: expands,
-		Access: string(rt.Access), Risk: string(rt.Risk), Line: line, HeadLine: headLine, Witnesses: []string{}, Why: why})
+		Access: rt.Access, Risk: rt.Risk, Line: line, HeadLine: headLine, Witnesses: []string{}, Why: why})
 }
 
 // side renders one side of a setting row: "" when absent.
@@ -195,7 +195,7 @@ func (e *engine) compareMode(f *fileState) {
 		if rt.Risk == rating.RiskCritical {
 			check = CheckWildcardAllow
 		}
-		e.finding(Finding{CheckID: check, Risk: string(rt.Risk), Path: f.Path, Line: line, HeadLine: headLine, Base: !h.present(),
+		e.finding(Finding{CheckID: check, Risk: rt.Risk, Path: f.Path, Line: line, HeadLine: headLine, Base: !h.present(),
 			Evidence: "mode=" + sanitize(hm), Title: "defaultMode " + hm,
 			Message: fmt.Sprintf("%s sets defaultMode to %s (was %s): %s.", f.Path, display(h), bm, rt.Basis),
 			Key:     check + "|" + f.Path + "|defaultMode|" + hm})
@@ -248,7 +248,7 @@ func (e *engine) compareSwitches(f *fileState) {
 			if rt.Risk == rating.RiskCritical {
 				check = CheckWildcardAllow
 			}
-			e.finding(Finding{CheckID: check, Risk: string(rt.Risk), Path: f.Path, Line: line, HeadLine: headLine, Base: !h.present(),
+			e.finding(Finding{CheckID: check, Risk: rt.Risk, Path: f.Path, Line: line, HeadLine: headLine, Base: !h.present(),
 				Evidence: "setting=" + k + " value=" + display(h), Title: k + " " + display(h),
 				Message: fmt.Sprintf("%s %s: %s.", f.Path, switchChange(k, b, h), why),
 				Key:     check + "|" + f.Path + "|" + k})
@@ -307,7 +307,7 @@ func (e *engine) compareNameLists(f *fileState) {
 			rt := rating.MCPServerApproval()
 			why := "the .mcp.json server " + name + " connects without asking for approval"
 			e.row(f, KindMCPApprove, dir, beforeIf(dir, k+": "+name), afterIf(dir, k+": "+name), true, rt, line, headLine, why)
-			e.finding(Finding{CheckID: CheckAllowExpanded, Risk: string(rt.Risk), Path: f.Path, Line: line, HeadLine: headLine, Base: dir == DirRemoved,
+			e.finding(Finding{CheckID: CheckAllowExpanded, Risk: rt.Risk, Path: f.Path, Line: line, HeadLine: headLine, Base: dir == DirRemoved,
 				Evidence: "setting=" + k + " value=" + sanitize(name), Title: "MCP server " + name + " approved",
 				Message: fmt.Sprintf("%s: %s %s %s: %s.", f.Path, map[string]string{DirAdded: "adds", DirRemoved: "removes"}[dir], name, map[string]string{DirAdded: "to", DirRemoved: "from"}[dir]+" "+k, why),
 				Key:     CheckAllowExpanded + "|" + f.Path + "|" + k + "|" + name})
@@ -369,7 +369,7 @@ func (e *engine) compareDirectories(f *fileState) {
 		}
 		rt := rating.AdditionalDirectory(dir)
 		e.row(f, KindDirectory, DirAdded, "", dir, true, rt, hs[dir], hs[dir], rt.Basis)
-		e.finding(Finding{CheckID: CheckDirectoryAdded, Risk: string(rt.Risk), Path: f.Path, Line: hs[dir], HeadLine: hs[dir],
+		e.finding(Finding{CheckID: CheckDirectoryAdded, Risk: rt.Risk, Path: f.Path, Line: hs[dir], HeadLine: hs[dir],
 			Evidence: "directory=" + sanitize(dir), Title: "additional directory " + dir,
 			Message: fmt.Sprintf("%s adds the additional directory %s: %s.", f.Path, dir, rt.Basis),
 			Key:     CheckDirectoryAdded + "|" + f.Path + "|" + dir})
@@ -579,7 +579,7 @@ func (e *engine) compareHooks(f *fileState) {
 				line, base = h.line, true
 			}
 		}
-		e.finding(Finding{CheckID: CheckHookChanged, Risk: string(rt.Risk), Path: f.Path, Line: line, HeadLine: headLine, Base: base,
+		e.finding(Finding{CheckID: CheckHookChanged, Risk: rt.Risk, Path: f.Path, Line: line, HeadLine: headLine, Base: base,
 			Evidence: "events=" + ev, Title: ev + " hooks changed",
 			Message: fmt.Sprintf("%s: the %s hooks change (%s): %s.", f.Path, ev, strings.Join(parts, "; "), rt.Basis),
 			Key:     CheckHookChanged + "|" + f.Path + "|" + ev + "|" + strings.Join(parts, ";")})
@@ -647,7 +647,7 @@ func (e *engine) compareEnv(f *fileState) {
 			why += ": " + rt.Basis
 		}
 		e.row(f, KindEnv, dir, envLabel(k, ok), envLabel(k, true), true, rt, h.line, h.line, why)
-		e.finding(Finding{CheckID: CheckEnvChanged, Risk: string(rt.Risk), Path: f.Path, Line: h.line, HeadLine: h.line,
+		e.finding(Finding{CheckID: CheckEnvChanged, Risk: rt.Risk, Path: f.Path, Line: h.line, HeadLine: h.line,
 			Evidence: "env=" + k, Title: "env " + k,
 			Message: fmt.Sprintf("%s %s the environment variable %s: %s.", f.Path, map[string]string{DirAdded: "sets", DirChanged: "changes"}[dir], k, rt.Basis),
 			Key:     CheckEnvChanged + "|" + f.Path + "|" + k})
@@ -704,7 +704,7 @@ func (e *engine) compareHelpers(f *fileState) {
 		expands := h.present() && rt.Risk != rating.RiskLow
 		e.row(f, KindHelper, direction(b, h), before, after, expands, rt, line, headLine, rt.Basis)
 		if expands {
-			e.finding(Finding{CheckID: CheckHelperChanged, Risk: string(rt.Risk), Path: f.Path, Line: line, HeadLine: headLine, Base: !h.present(),
+			e.finding(Finding{CheckID: CheckHelperChanged, Risk: rt.Risk, Path: f.Path, Line: line, HeadLine: headLine, Base: !h.present(),
 				Evidence: "setting=" + k, Title: k + " changed",
 				Message: fmt.Sprintf("%s %s %s to run %s: %s.", f.Path, map[string]string{DirAdded: "sets", DirChanged: "changes"}[direction(b, h)], k, helperSummary(h.v), rt.Basis),
 				Key:     CheckHelperChanged + "|" + f.Path + "|" + k})
@@ -802,7 +802,7 @@ func (e *engine) compareSandbox(f *fileState) {
 		}
 		e.row(f, KindSandbox, direction(b, h), side("sandbox."+k, b), side("sandbox."+k, h), loosens, rt, line, headLine, why)
 		if loosens {
-			e.finding(Finding{CheckID: CheckSandboxLoosened, Risk: string(rt.Risk), Path: f.Path, Line: line, HeadLine: headLine, Base: !h.present(),
+			e.finding(Finding{CheckID: CheckSandboxLoosened, Risk: rt.Risk, Path: f.Path, Line: line, HeadLine: headLine, Base: !h.present(),
 				Evidence: "setting=sandbox." + k, Title: "sandbox." + k,
 				Message: fmt.Sprintf("%s: sandbox.%s %s (was %s, now %s): %s.", f.Path, k, what, display(b), display(h), rt.Basis),
 				Key:     CheckSandboxLoosened + "|" + f.Path + "|" + k})
@@ -849,7 +849,7 @@ func (e *engine) comparePlugins(f *fileState) {
 			}
 			e.row(f, KindPlugin, dir, before, key+": "+name+" = "+display(h), enables, rt, h.line, h.line, basis)
 			if enables {
-				e.finding(Finding{CheckID: CheckPluginAdded, Risk: string(rt.Risk), Path: f.Path, Line: h.line, HeadLine: h.line,
+				e.finding(Finding{CheckID: CheckPluginAdded, Risk: rt.Risk, Path: f.Path, Line: h.line, HeadLine: h.line,
 					Evidence: key + "=" + sanitize(name), Title: key + " " + name,
 					Message: fmt.Sprintf("%s %s %s %s: %s.", f.Path, map[string]string{DirAdded: "adds", DirChanged: "changes"}[dir], key, name, basis),
 					Key:     CheckPluginAdded + "|" + f.Path + "|" + key + "|" + name})
