@@ -60,6 +60,23 @@ for (const [event, action, pred, name] of wanted) {
   console.log(`wrote testdata/${name}.json`);
 }
 
+// Every example of every event the router decodes, one file per event
+// (testdata/octokit/<event>.json: {"source", "examples": [...]}, compact),
+// so the router is tested against all of GitHub's published shapes, not
+// only the ones picked above.
+const routedEvents = [
+  "ping", "installation", "installation_repositories", "pull_request",
+  "pull_request_review", "check_run", "check_suite", "push",
+];
+mkdirSync(join(outDir, "octokit"), { recursive: true });
+for (const event of routedEvents) {
+  const def = index.find((e) => e.name === event);
+  if (!def) throw new Error(`event ${event} not in ${pkg.name}@${pkg.version}`);
+  const source = `npm ${pkg.name}@${pkg.version}, api.github.com/index.json, event ${event}`;
+  writeFileSync(join(outDir, "octokit", `${event}.json`), JSON.stringify({ source, examples: def.examples }) + "\n");
+  console.log(`wrote testdata/octokit/${event}.json (${def.examples.length} examples)`);
+}
+
 writeFileSync(
   join(outDir, "README.md"),
   `# Webhook payload fixtures
@@ -69,5 +86,9 @@ Real GitHub webhook payloads copied verbatim from the npm package
 \`webhook/scripts/extract-examples.mjs\`. Do not edit them by hand: tests adjust
 fields (app id, sender, changes.base, pushed file lists, installation) in memory
 where a case needs it. Regenerate with the command in the script's header.
+
+\`octokit/<event>.json\` holds every example the package publishes for each event
+the router decodes (\`{"source": ..., "examples": [...]}\`, compact JSON, the
+examples unchanged); \`TestOctokitExamples\` routes each one.
 `,
 );
