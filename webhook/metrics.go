@@ -25,7 +25,8 @@ const metricsNamespace = "shipgate"
 // Series (all prefixed "shipgate_"):
 //
 //	deliveries_total{event,outcome}   authenticated deliveries: queued, duplicate, ignored, logged, pong, queue_full, shutting_down, enqueue_error
-//	webhook_rejections_total{reason}  deliveries refused before routing (signature, headers, size, payload)
+//	webhook_rejections_total{reason}  deliveries refused before routing (signature, headers, size, body budget, payload)
+//	webhook_ack_seconds{code}         time from a delivery's headers being read to its answer, by status code
 //	queue_depth                       pending jobs (running ones excluded)
 //	queue_full_total                  enqueues refused for capacity (deliveries answered 503 and follow-ups)
 //	jobs_total{kind,outcome}          finished jobs: succeeded, failed, superseded, abandoned
@@ -41,6 +42,7 @@ type Metrics struct {
 
 	deliveries  *prometheus.CounterVec
 	rejections  *prometheus.CounterVec
+	ack         *prometheus.HistogramVec
 	queueDepth  prometheus.Gauge
 	queueFull   prometheus.Counter
 	jobs        *prometheus.CounterVec
@@ -66,6 +68,11 @@ func NewMetrics(reg *prometheus.Registry) (*Metrics, error) {
 			Namespace: metricsNamespace, Name: "webhook_rejections_total",
 			Help: "Webhook requests refused before routing, by reason.",
 		}, []string{"reason"}),
+		ack: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Namespace: metricsNamespace, Name: "webhook_ack_seconds",
+			Help:    "Time from a webhook request's headers being read to its answer being written, by status code.",
+			Buckets: []float64{0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10},
+		}, []string{"code"}),
 		queueDepth: prometheus.NewGauge(prometheus.GaugeOpts{
 			Namespace: metricsNamespace, Name: "queue_depth",
 			Help: "Jobs waiting in the queue (running jobs excluded).",
@@ -93,7 +100,7 @@ func NewMetrics(reg *prometheus.Registry) (*Metrics, error) {
 		}),
 	}
 	for _, c := range []prometheus.Collector{
-		m.deliveries, m.rejections, m.queueDepth, m.queueFull,
+		m.deliveries, m.rejections, m.ack, m.queueDepth, m.queueFull,
 		m.jobs, m.jobDuration, m.jobPanics, m.jobRetries,
 	} {
 		if err := reg.Register(c); err != nil {

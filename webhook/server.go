@@ -1,15 +1,16 @@
 package webhook
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"mime"
 	"net/http"
 	"runtime/debug"
+	"strconv"
 	"sync/atomic"
 	"time"
 
@@ -22,6 +23,12 @@ import (
 const (
 	// DefaultMaxBodyBytes is GitHub's own webhook payload cap (25 MiB).
 	DefaultMaxBodyBytes = 25 << 20
+	// DefaultMaxInFlightBytes bounds the request-body buffers of all
+	// deliveries being read at once (two full-size payloads and change).
+	DefaultMaxInFlightBytes = 32 << 20
+	// firstBodyChunk is the first buffer a body is read into; buffers grow
+	// by doubling as bytes arrive, never ahead of them.
+	firstBodyChunk = 4 << 10
 	// DefaultRepoPolicyPath is the per-repository policy file.
 	DefaultRepoPolicyPath = ".github/shipgate.yml"
 	// DefaultOrgPolicyRepo is the repository holding an organisation's default policy.
@@ -30,6 +37,11 @@ const (
 	DefaultOrgPolicyPath = "shipgate.yml"
 	// readyTimeout bounds one call of Options.Ready.
 	readyTimeout = 5 * time.Second
+	// MinSecretLength is the shortest webhook secret accepted. GitHub does
+	// not enforce one; a short secret can be guessed offline from a single
+	// captured delivery (its HMAC). 16 characters is the floor, 32 random
+	// hex digits (`openssl rand -hex 32` gives 64) is what to use.
+	MinSecretLength = 16
 	// maxLoggedHeader caps unauthenticated header values in logs.
 	maxLoggedHeader = 128
 )
@@ -62,6 +74,13 @@ type Options struct {
 	Ready func(ctx context.Context) error
 	// MaxBodyBytes caps request bodies (default 25 MiB); larger get 413.
 	MaxBodyBytes int64
+	// MaxInFlightBytes is the budget of body-buffer bytes held by all
+	// requests being read and routed at once (default 32 MiB, at least
+	// MaxBodyBytes). Buffers grow only as bytes arrive, whatever
+	// Content-Length claims; a request whose buffer would pass the budget
+	// gets 503 (GitHub records a failure that can be redelivered) and its
+	// connection is closed.
+	MaxInFlightBytes int64
 	// RepoPolicyPath, OrgPolicyRepo and OrgPolicyPath name the policy files
 	// whose change on a default branch triggers re-evaluation (defaults
 	// ".github/shipgate.yml", ".github", "shipgate.yml").
@@ -80,6 +99,7 @@ type Server struct {
 	handler    http.Handler
 	secrets    [][]byte
 	maxBody    int64
+	budget     bodyBudget
 	router     *router
 	queue      Queue
 	deliveries Deduplicator
@@ -113,6 +133,10 @@ func NewServer(opts Options) (*Server, error) {
 		if s == "" {
 			return nil, fmt.Errorf("webhook: webhook secret %d of %d is empty", i+1, len(opts.Secrets))
 		}
+		if len(s) < MinSecretLength {
+			return nil, fmt.Errorf("webhook: webhook secret %d of %d has %d characters; use at least %d (openssl rand -hex 32)",
+				i+1, len(opts.Secrets), len(s), MinSecretLength)
+		}
 		secrets[i] = []byte(s)
 	}
 	if opts.AppID <= 0 {
@@ -129,6 +153,16 @@ func NewServer(opts Options) (*Server, error) {
 	}
 	if opts.MaxBodyBytes == 0 {
 		opts.MaxBodyBytes = DefaultMaxBodyBytes
+	}
+	if opts.MaxInFlightBytes < 0 {
+		return nil, fmt.Errorf("webhook: negative in-flight body budget %d", opts.MaxInFlightBytes)
+	}
+	if opts.MaxInFlightBytes == 0 {
+		opts.MaxInFlightBytes = max(DefaultMaxInFlightBytes, opts.MaxBodyBytes+firstBodyChunk)
+	}
+	if opts.MaxInFlightBytes < opts.MaxBodyBytes {
+		return nil, fmt.Errorf("webhook: in-flight body budget %d is below the body limit %d: a full-size delivery could never be read",
+			opts.MaxInFlightBytes, opts.MaxBodyBytes)
 	}
 	if opts.RepoPolicyPath == "" {
 		opts.RepoPolicyPath = DefaultRepoPolicyPath
@@ -159,6 +193,7 @@ func NewServer(opts Options) (*Server, error) {
 	s := &Server{
 		secrets: secrets,
 		maxBody: opts.MaxBodyBytes,
+		budget:  bodyBudget{limit: opts.MaxInFlightBytes},
 		router: &router{
 			appID:          opts.AppID,
 			repoPolicyPath: opts.RepoPolicyPath,
@@ -176,7 +211,7 @@ func NewServer(opts Options) (*Server, error) {
 	s.SetAppSlug(opts.AppSlug)
 	r := chi.NewRouter()
 	r.Use(s.recoverer)
-	r.Post("/webhook", s.handleWebhook)
+	r.With(s.timeAck).Post("/webhook", s.handleWebhook)
 	r.Get("/healthz", s.handleHealthz)
 	r.Get("/readyz", s.handleReadyz)
 	r.Method(http.MethodGet, "/metrics", m.Handler())
@@ -259,11 +294,20 @@ func (s *Server) handleWebhook(w http.ResponseWriter, r *http.Request) {
 			fmt.Sprintf("body exceeds %d bytes", s.maxBody))
 		return
 	}
-	body, err := readBody(w, r, s.maxBody)
+	body, held, err := s.readBody(w, r)
+	defer s.budget.give(held)
 	if err != nil {
 		if _, tooLarge := errors.AsType[*http.MaxBytesError](err); tooLarge {
 			s.reject(w, r, http.StatusRequestEntityTooLarge, reasonBodyTooLarge,
 				fmt.Sprintf("body exceeds %d bytes", s.maxBody))
+			return
+		}
+		if errors.Is(err, errBodyBudget) {
+			// Stop reading: the rest of the body would only be drained.
+			w.Header().Set("Connection", "close")
+			w.Header().Set("Retry-After", "10")
+			s.reject(w, r, http.StatusServiceUnavailable, reasonBodyBudget,
+				"too many request bodies being read at once; redeliver later")
 			return
 		}
 		s.reject(w, r, http.StatusBadRequest, reasonReadError, "could not read request body")
@@ -364,17 +408,69 @@ func isDurable(q Queue) bool {
 	return ok && d.Durable()
 }
 
-// readBody reads at most limit bytes (an *http.MaxBytesError beyond), sizing
-// the buffer from Content-Length when GitHub declares it.
-func readBody(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, error) {
-	var buf bytes.Buffer
-	if n := r.ContentLength; n > 0 && n <= limit {
-		buf.Grow(int(n) + bytes.MinRead)
+// errBodyBudget is readBody's error when the in-flight body budget is spent.
+var errBodyBudget = errors.New("webhook: in-flight body budget exhausted")
+
+// bodyBudget counts the bytes of body buffers held by requests being read
+// and routed, across all connections.
+type bodyBudget struct {
+	limit int64
+	used  atomic.Int64
+}
+
+// take reserves n bytes, or reports false (reserving nothing) when that
+// would pass the limit.
+func (b *bodyBudget) take(n int64) bool {
+	if b.used.Add(n) > b.limit {
+		b.used.Add(-n)
+		return false
 	}
-	if _, err := buf.ReadFrom(http.MaxBytesReader(w, r.Body, limit)); err != nil {
-		return nil, err
+	return true
+}
+
+// give returns n reserved bytes.
+func (b *bodyBudget) give(n int64) { b.used.Add(-n) }
+
+// readBody reads the request body before anything in it is trusted. The
+// buffer starts small and doubles only when full, so memory follows the
+// bytes actually received, never the Content-Length a client claims (a
+// client that declares 25 MiB and sends nothing costs one small buffer).
+// With a declared length the buffer never outgrows it. Every byte of
+// capacity is reserved from the server's in-flight budget first; held is
+// what the caller must give back once it no longer needs the body. More
+// than maxBody bytes is an *http.MaxBytesError, a spent budget
+// errBodyBudget.
+func (s *Server) readBody(w http.ResponseWriter, r *http.Request) (body []byte, held int64, err error) {
+	limit := s.maxBody + 1 // one spare byte sees EOF (or the overrun) without growing again
+	if n := r.ContentLength; n >= 0 && n < s.maxBody {
+		limit = n + 1
 	}
-	return buf.Bytes(), nil
+	rd := http.MaxBytesReader(w, r.Body, s.maxBody)
+	var buf []byte
+	for {
+		if len(buf) == cap(buf) {
+			newCap := min(max(2*int64(cap(buf)), firstBodyChunk), limit)
+			if newCap <= int64(cap(buf)) {
+				newCap = int64(cap(buf)) + firstBodyChunk // a body longer than declared: MaxBytesReader still caps it
+			}
+			grow := newCap - int64(cap(buf))
+			if !s.budget.take(grow) {
+				return nil, held, errBodyBudget
+			}
+			held += grow
+			nb := make([]byte, len(buf), newCap)
+			copy(nb, buf)
+			buf = nb
+		}
+		n, rerr := rd.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		if rerr == io.EOF {
+			return buf, held, nil
+		}
+		if rerr != nil {
+			return nil, held, rerr
+		}
+	}
 }
 
 func (s *Server) handleHealthz(w http.ResponseWriter, _ *http.Request) {
@@ -402,6 +498,31 @@ func (s *Server) handleReadyz(w http.ResponseWriter, r *http.Request) {
 	}
 	writeJSON(w, http.StatusOK, response{Status: "ready"})
 }
+
+// timeAck records shipgate_webhook_ack_seconds: from the handler's start
+// (headers read) to the answer written, by status code.
+func (s *Server) timeAck(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		sw := &statusWriter{ResponseWriter: w, code: http.StatusOK}
+		next.ServeHTTP(sw, r)
+		s.m.ack.WithLabelValues(strconv.Itoa(sw.code)).Observe(time.Since(start).Seconds())
+	})
+}
+
+// statusWriter remembers the status code written through it.
+type statusWriter struct {
+	http.ResponseWriter
+	code int
+}
+
+func (w *statusWriter) WriteHeader(code int) {
+	w.code = code
+	w.ResponseWriter.WriteHeader(code)
+}
+
+// Unwrap lets http.ResponseController reach the connection.
+func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 // recoverer turns a handler panic into a logged 500, so a bug never crosses
 // into net/http (which would log without our context) or kills the process.

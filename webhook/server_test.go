@@ -25,7 +25,7 @@ import (
 func TestNewServerRefusesBadConfig(t *testing.T) {
 	q := &recordingQueue{}
 	base := func() Options {
-		return Options{Secrets: []string{"x"}, AppID: 1, AppSlug: "s", Queue: q}
+		return Options{Secrets: []string{testSecret}, AppID: 1, AppSlug: "s", Queue: q}
 	}
 	cases := []struct {
 		name string
@@ -34,7 +34,11 @@ func TestNewServerRefusesBadConfig(t *testing.T) {
 	}{
 		{"no secrets", func(o *Options) { o.Secrets = nil }, "no webhook secret"},
 		{"empty secret", func(o *Options) { o.Secrets = []string{""} }, "secret 1 of 1 is empty"},
-		{"empty rotated secret", func(o *Options) { o.Secrets = []string{"a", ""} }, "secret 2 of 2 is empty"},
+		{"empty rotated secret", func(o *Options) { o.Secrets = []string{testSecret, ""} }, "secret 2 of 2 is empty"},
+		{"short secret", func(o *Options) { o.Secrets = []string{"hunter2"} }, "secret 1 of 1 has 7 characters; use at least 16"},
+		{"short rotated secret", func(o *Options) { o.Secrets = []string{testSecret, "0123456789abcde"} }, "secret 2 of 2 has 15 characters"},
+		{"negative body budget", func(o *Options) { o.MaxInFlightBytes = -1 }, "in-flight body budget"},
+		{"body budget below body cap", func(o *Options) { o.MaxBodyBytes = 2 << 20; o.MaxInFlightBytes = 1 << 20 }, "below the body limit"},
 		{"no app id", func(o *Options) { o.AppID = 0 }, "app id"},
 		{"no slug", func(o *Options) { o.AppSlug = "" }, "slug"},
 		{"no queue", func(o *Options) { o.Queue = nil }, "queue"},
@@ -73,8 +77,8 @@ func TestSignature(t *testing.T) {
 	}{
 		{name: "valid", sig256: Sign([]byte(testSecret), body), wantStatus: 200},
 		{name: "valid with sha1 also present", sig256: Sign([]byte(testSecret), body), sig1: sha1Sig(testSecret), wantStatus: 200},
-		{name: "rotated: second secret signs", secrets: []string{"old-secret", testSecret}, sig256: Sign([]byte(testSecret), body), wantStatus: 200},
-		{name: "rotated: first secret signs", secrets: []string{testSecret, "new-secret"}, sig256: Sign([]byte(testSecret), body), wantStatus: 200},
+		{name: "rotated: second secret signs", secrets: []string{"old-secret-0123456789", testSecret}, sig256: Sign([]byte(testSecret), body), wantStatus: 200},
+		{name: "rotated: first secret signs", secrets: []string{testSecret, "new-secret-0123456789"}, sig256: Sign([]byte(testSecret), body), wantStatus: 200},
 		{name: "missing", sig256: "-", wantStatus: 401, wantReason: reasonMissingSignature},
 		{name: "sha1 only", sig256: "-", sig1: sha1Sig(testSecret), wantStatus: 401, wantReason: reasonSHA1Only},
 		{name: "wrong secret", sig256: Sign([]byte("not the secret"), body), wantStatus: 401, wantReason: reasonBadSignature},

@@ -23,6 +23,7 @@ const (
 	reasonMissingDelivery    = "missing_delivery"
 	reasonContentType        = "unsupported_content_type"
 	reasonBodyTooLarge       = "body_too_large"
+	reasonBodyBudget         = "body_budget"
 	reasonReadError          = "read_error"
 	reasonMissingSignature   = "missing_signature"
 	reasonSHA1Only           = "sha1_signature_only"

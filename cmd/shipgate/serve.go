@@ -55,6 +55,9 @@ type serveConfig struct {
 	// 5xx, 429 or secondary limit (nil: really wait, honouring
 	// Retry-After). Tests record the wait and skip it.
 	RetrySleep func(ctx context.Context, d time.Duration) error
+	// HTTP are the listener's per-connection limits (zero: the webhook
+	// package's defaults).
+	HTTP webhook.HTTPOptions
 }
 
 // server is a running App: HTTP listener, queue, worker pool.
@@ -174,11 +177,15 @@ func startServer(ctx context.Context, cfg serveConfig) (*server, error) {
 		return nil, fmt.Errorf("listening on %s: %w", cfg.Listen, err)
 	}
 	runCtx, stop := context.WithCancel(context.Background())
+	httpOpts := cfg.HTTP
+	if httpOpts.ErrorLog == nil {
+		httpOpts.ErrorLog = cfg.Logger
+	}
+	hs, limit := webhook.HTTPServer(hook, httpOpts)
 	s := &server{cfg: cfg, hook: hook, queue: queue, closeQ: closeQ, worker: worker, listener: ln, ready: ready, stop: stop, done: make(chan struct{}),
-		http: &http.Server{Handler: hook, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 60 * time.Second, WriteTimeout: 60 * time.Second,
-			IdleTimeout: 120 * time.Second, ErrorLog: slog.NewLogLogger(cfg.Logger.Handler(), slog.LevelWarn)}}
+		http: hs}
 	go func() {
-		if err := s.http.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		if err := s.http.Serve(limit(ln)); err != nil && !errors.Is(err, http.ErrServerClosed) {
 			cfg.Logger.Error("HTTP server stopped", "error", err)
 		}
 	}()
@@ -213,8 +220,9 @@ func runServe(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	listen := fs.String("listen", envOr("SHIPGATE_LISTEN", ":8080"), "address to listen on (SHIPGATE_LISTEN)")
 	appID := fs.String("app-id", os.Getenv("SHIPGATE_APP_ID"), "GitHub App ID (SHIPGATE_APP_ID)")
 	appSlug := fs.String("app-slug", os.Getenv("SHIPGATE_APP_SLUG"), "GitHub App slug; read from GitHub when empty (SHIPGATE_APP_SLUG)")
-	keyFile := fs.String("private-key-file", os.Getenv("SHIPGATE_PRIVATE_KEY_FILE"), "PEM file of the App's private key (SHIPGATE_PRIVATE_KEY_FILE; or SHIPGATE_PRIVATE_KEY with the PEM itself)")
-	secretFile := fs.String("webhook-secret-file", os.Getenv("SHIPGATE_WEBHOOK_SECRET_FILE"), "file with the webhook secret; one per line to rotate (SHIPGATE_WEBHOOK_SECRET_FILE; or SHIPGATE_WEBHOOK_SECRET)")
+	keyFile := fs.String("private-key-file", os.Getenv("SHIPGATE_PRIVATE_KEY_FILE"), "PEM file of the App's private key, not readable by others (SHIPGATE_PRIVATE_KEY_FILE; or SHIPGATE_PRIVATE_KEY with the PEM itself, removed from the environment once read)")
+	secretFile := fs.String("webhook-secret-file", os.Getenv("SHIPGATE_WEBHOOK_SECRET_FILE"), "file with the webhook secret, at least 16 characters; one secret per line to rotate (SHIPGATE_WEBHOOK_SECRET_FILE; or SHIPGATE_WEBHOOK_SECRET with one secret, plus SHIPGATE_WEBHOOK_SECRET_PREVIOUS during a rotation)")
+	maxConns := fs.Int("max-connections", envInt("SHIPGATE_MAX_CONNECTIONS", webhook.DefaultMaxConnections), "HTTP connections open at once; more wait in the kernel's backlog (SHIPGATE_MAX_CONNECTIONS)")
 	ghURL := fs.String("github-url", envOr("SHIPGATE_GITHUB_URL", "https://api.github.com/"), "GitHub REST API URL; https://HOST/api/v3/ for GitHub Enterprise Server (SHIPGATE_GITHUB_URL)")
 	workers := fs.Int("workers", envInt("SHIPGATE_WORKERS", 4), "concurrent evaluations (SHIPGATE_WORKERS)")
 	queueSize := fs.Int("queue-size", envInt("SHIPGATE_QUEUE_SIZE", 1000), "pending pull requests before deliveries get 503 (SHIPGATE_QUEUE_SIZE)")
@@ -239,17 +247,12 @@ func runServe(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	if cfg.AppID, err = strconv.ParseInt(strings.TrimSpace(*appID), 10, 64); err != nil || cfg.AppID <= 0 {
 		return usageError(stderr, "serve", "--app-id %q: give the GitHub App's numeric ID (SHIPGATE_APP_ID)", *appID)
 	}
-	if cfg.PrivateKey, err = readSecret(*keyFile, "SHIPGATE_PRIVATE_KEY"); err != nil || len(cfg.PrivateKey) == 0 {
+	cfg.HTTP.MaxConnections = *maxConns
+	if cfg.PrivateKey, err = readPrivateKey(*keyFile, logger); err != nil || len(cfg.PrivateKey) == 0 {
 		return usageError(stderr, "serve", "private key: %v", orMissing(err, "set --private-key-file or SHIPGATE_PRIVATE_KEY_FILE"))
 	}
-	secrets, err := readSecret(*secretFile, "SHIPGATE_WEBHOOK_SECRET")
-	if err != nil {
+	if cfg.WebhookSecrets, err = readWebhookSecrets(*secretFile, logger); err != nil {
 		return usageError(stderr, "serve", "webhook secret: %v", err)
-	}
-	for _, line := range strings.FieldsFunc(string(secrets), func(r rune) bool { return r == '\n' || r == ',' }) {
-		if s := strings.TrimSpace(line); s != "" {
-			cfg.WebhookSecrets = append(cfg.WebhookSecrets, s)
-		}
 	}
 	if len(cfg.WebhookSecrets) == 0 {
 		return usageError(stderr, "serve", "no webhook secret: set --webhook-secret-file or SHIPGATE_WEBHOOK_SECRET (Shipgate refuses to start without one)")
@@ -280,16 +283,90 @@ func orMissing(err error, msg string) error {
 	return errors.New(msg)
 }
 
-// readSecret reads a secret from a file, or from an environment variable.
-func readSecret(file, env string) ([]byte, error) {
+// readPrivateKey reads the App's private key from file, or else from
+// SHIPGATE_PRIVATE_KEY, which is then removed from the environment so that
+// nothing started later (or reading os.Environ) sees it. A key file that
+// anyone on the machine may read is refused; one readable by its group
+// (Kubernetes' fsGroup with defaultMode 0440) gets a warning.
+func readPrivateKey(file string, log *slog.Logger) ([]byte, error) {
+	if file == "" {
+		key := os.Getenv("SHIPGATE_PRIVATE_KEY")
+		if err := os.Unsetenv("SHIPGATE_PRIVATE_KEY"); err != nil {
+			return nil, fmt.Errorf("removing SHIPGATE_PRIVATE_KEY from the environment: %w", err)
+		}
+		return []byte(key), nil
+	}
+	st, err := os.Stat(file)
+	if err != nil {
+		return nil, fmt.Errorf("reading %s: %w", file, err)
+	}
+	switch mode := st.Mode().Perm(); {
+	case mode&0o007 != 0:
+		return nil, fmt.Errorf("%s is readable by every user of this machine (mode %04o): chmod 600 %s (or 440 with the group that runs shipgate)",
+			file, mode, file)
+	case mode&0o070 != 0:
+		log.Warn("the private key file is readable by its group; make sure that group is only shipgate's",
+			"file", file, "mode", fmt.Sprintf("%04o", mode))
+	}
+	b, err := os.ReadFile(file)
+	if err != nil {
+		return nil, fmt.Errorf("reading %s: %w", file, err)
+	}
+	return b, nil
+}
+
+// readWebhookSecrets returns the webhook secrets: the lines of file (one
+// secret per line, surrounding blanks trimmed, empty lines skipped), or
+// else SHIPGATE_WEBHOOK_SECRET (one secret, verbatim apart from surrounding
+// blanks; a comma is part of it) followed by SHIPGATE_WEBHOOK_SECRET_PREVIOUS
+// during a rotation. Newlines never occur in a GitHub webhook secret, so a
+// line is unambiguous; commas may, so they no longer separate secrets (a
+// value with a comma gets a warning saying so). Each secret must have at
+// least webhook.MinSecretLength characters; the error names where it came
+// from. The environment variables are removed once read.
+func readWebhookSecrets(file string, log *slog.Logger) ([]string, error) {
+	type source struct{ where, value string }
+	var sources []source
 	if file != "" {
 		b, err := os.ReadFile(file)
 		if err != nil {
 			return nil, fmt.Errorf("reading %s: %w", file, err)
 		}
-		return b, nil
+		for i, line := range strings.Split(string(b), "\n") {
+			sources = append(sources, source{fmt.Sprintf("%s line %d", file, i+1), line})
+		}
+	} else {
+		v := os.Getenv("SHIPGATE_WEBHOOK_SECRET")
+		if strings.Contains(v, ",") {
+			log.Warn("SHIPGATE_WEBHOOK_SECRET contains a comma: it is used as ONE secret, commas included " +
+				"(older versions split it there); to rotate, put the old secret in SHIPGATE_WEBHOOK_SECRET_PREVIOUS " +
+				"or use --webhook-secret-file with one secret per line")
+		}
+		for i, line := range strings.Split(v, "\n") {
+			sources = append(sources, source{fmt.Sprintf("SHIPGATE_WEBHOOK_SECRET line %d", i+1), line})
+		}
 	}
-	return []byte(os.Getenv(env)), nil
+	if prev := os.Getenv("SHIPGATE_WEBHOOK_SECRET_PREVIOUS"); prev != "" {
+		sources = append(sources, source{"SHIPGATE_WEBHOOK_SECRET_PREVIOUS", prev})
+	}
+	for _, k := range []string{"SHIPGATE_WEBHOOK_SECRET", "SHIPGATE_WEBHOOK_SECRET_PREVIOUS"} {
+		if err := os.Unsetenv(k); err != nil {
+			return nil, fmt.Errorf("removing %s from the environment: %w", k, err)
+		}
+	}
+	var secrets []string
+	for _, src := range sources {
+		v := strings.TrimSpace(src.value)
+		if v == "" {
+			continue
+		}
+		if len(v) < webhook.MinSecretLength {
+			return nil, fmt.Errorf("%s: the secret has %d characters; use at least %d (openssl rand -hex 32), and set the same in the App's webhook settings",
+				src.where, len(v), webhook.MinSecretLength)
+		}
+		secrets = append(secrets, v)
+	}
+	return secrets, nil
 }
 
 func newLogger(w io.Writer, format, level string) (*slog.Logger, error) {
