@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/bradleyfalzon/ghinstallation/v2"
@@ -32,6 +33,8 @@ type Clients struct {
 	app     *github.Client
 	cache   *lru.Cache[int64, *github.Client]
 	mu      sync.Mutex
+	// onTokenRefresh: see OnTokenRefresh.
+	onTokenRefresh func(installationID int64)
 }
 
 // NewClients builds the client factory. baseURL is the REST API root
@@ -89,11 +92,10 @@ func (c *Clients) Installation(id int64) (*github.Client, error) {
 	if cl, ok := c.cache.Get(id); ok {
 		return cl, nil
 	}
-	tr, err := ghinstallation.New(c.base, c.appID, id, c.key)
+	tr, err := newInstallationTransport(c, id)
 	if err != nil {
-		return nil, fmt.Errorf("installation %d: %w", id, err)
+		return nil, err
 	}
-	tr.BaseURL = strings.TrimSuffix(c.baseURL, "/")
 	cl, err := newClient(&http.Client{Transport: tr}, c.baseURL)
 	if err != nil {
 		return nil, err
@@ -102,6 +104,93 @@ func (c *Clients) Installation(id int64) (*github.Client, error) {
 	c.cache.Add(id, cl)
 	return cl, nil
 }
+
+// installationTransport authenticates an installation's requests with its
+// cached access token (ghinstallation mints one and renews it a minute
+// before it expires). When GitHub answers 401 anyway — the token was revoked,
+// or this machine's clock is behind so a token GitHub has expired still
+// looks valid here — the cached token is thrown away, a new one is minted,
+// and the request is sent once more. Without that every later request of
+// the installation would fail with the same 401 until the process restarts.
+type installationTransport struct {
+	id   int64
+	mint func() (*ghinstallation.Transport, error)
+	cur  atomic.Pointer[ghinstallation.Transport]
+	mu   sync.Mutex // serialises replacing cur
+	// onRefresh, when set, is told each time a rejected token is replaced.
+	onRefresh func(installationID int64)
+}
+
+func newInstallationTransport(c *Clients, id int64) (*installationTransport, error) {
+	t := &installationTransport{id: id, onRefresh: c.onTokenRefresh}
+	t.mint = func() (*ghinstallation.Transport, error) {
+		tr, err := ghinstallation.New(c.base, c.appID, id, c.key)
+		if err != nil {
+			return nil, fmt.Errorf("installation %d: %w", id, err)
+		}
+		tr.BaseURL = strings.TrimSuffix(c.baseURL, "/")
+		return tr, nil
+	}
+	tr, err := t.mint()
+	if err != nil {
+		return nil, err
+	}
+	t.cur.Store(tr)
+	return t, nil
+}
+
+// RoundTrip sends req with the current token, and once more with a fresh
+// token if GitHub answers 401.
+func (t *installationTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	tr := t.cur.Load()
+	resp, err := tr.RoundTrip(req)
+	if err != nil || resp.StatusCode != http.StatusUnauthorized {
+		return resp, err
+	}
+	if req.Body != nil && req.Body != http.NoBody && req.GetBody == nil {
+		return resp, nil // cannot resend this body; the caller sees the 401
+	}
+	fresh, merr := t.replace(tr)
+	if merr != nil {
+		return resp, nil
+	}
+	retry := req.Clone(req.Context())
+	if req.GetBody != nil {
+		body, berr := req.GetBody()
+		if berr != nil {
+			return resp, nil
+		}
+		retry.Body = body
+	}
+	io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
+	resp.Body.Close()
+	return fresh.RoundTrip(retry)
+}
+
+// replace swaps the transport whose token was rejected for a new one
+// (which mints a new token on its first request), unless a concurrent
+// request already did: then the newer transport is returned.
+func (t *installationTransport) replace(rejected *ghinstallation.Transport) (*ghinstallation.Transport, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if cur := t.cur.Load(); cur != rejected {
+		return cur, nil
+	}
+	fresh, err := t.mint()
+	if err != nil {
+		return nil, err
+	}
+	t.cur.Store(fresh)
+	if t.onRefresh != nil {
+		t.onRefresh(t.id)
+	}
+	return fresh, nil
+}
+
+// OnTokenRefresh sets a function told each time an installation's access
+// token is replaced after GitHub rejected it with 401 (for logs and
+// metrics). Set it before the first Installation call.
+func (c *Clients) OnTokenRefresh(f func(installationID int64)) { c.onTokenRefresh = f }
 
 // Transport is the HTTP middleware under every GitHub request (the token
 // requests included): it counts calls and errors by endpoint, records the

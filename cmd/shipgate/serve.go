@@ -135,6 +135,10 @@ func startServer(ctx context.Context, cfg serveConfig) (*server, error) {
 	if err != nil {
 		return nil, err
 	}
+	clients.OnTokenRefresh(func(id int64) {
+		cfg.Logger.Warn("GitHub rejected a cached installation token (401: revoked, or this machine's clock is behind); minted a new one and retried",
+			"installation_id", id)
+	})
 	ready := &readiness{clients: clients}
 	slug := cfg.AppSlug
 	if slug == "" {
