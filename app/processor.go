@@ -303,7 +303,16 @@ func (p *Worker) evaluatePR(ctx context.Context, cl *github.Client, job Job, n i
 	if err := p.fetchSiblings(ctx, cl, ev); err != nil {
 		return err
 	}
-	r := diff.Compare(diff.Input{Files: ev.files, Policy: ev.policy, PolicyChange: ev.policyChange})
+	r, err := diff.CompareContext(ctx, diff.Input{Files: ev.files, Policy: ev.policy, PolicyChange: ev.policyChange})
+	if _, stopped := errors.AsType[*diff.IncompleteError](err); stopped {
+		// The job's time ran out inside the engine. The report fails closed
+		// and evaluating again would do the same work, so it is published
+		// (with time of its own) rather than retried as a transient fault.
+		log.Warn("comparison stopped by the job timeout; publishing its fail-closed report", "error", err)
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(context.WithoutCancel(ctx), publishGrace)
+		defer cancel()
+	}
 	approvals, err := p.applyApprovals(ctx, cl, ev, &r)
 	if err != nil {
 		return err
@@ -315,6 +324,10 @@ func (p *Worker) evaluatePR(ctx context.Context, cl *github.Client, job Job, n i
 		"head", shortSHA(ev.head), "duration_ms", p.cfg.Now().Sub(started).Milliseconds())
 	return nil
 }
+
+// publishGrace is the time a report whose comparison the job timeout
+// stopped gets to be published.
+const publishGrace = 30 * time.Second
 
 // candidate is one agent-config file a pull request touches.
 type candidate struct {

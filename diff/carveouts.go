@@ -52,7 +52,7 @@ func (e *engine) carveOuts(rs *ruleSet) {
 				}
 				lifted = append(lifted, t.rule.Text)
 				if witness == "" {
-					if call, ans := lattice.Find([]lattice.Rule{positive(c.rule), t.rule}, nil); ans == lattice.Yes {
+					if call, ans := lattice.FindContext(e.ctx, []lattice.Rule{positive(c.rule), t.rule}, nil); ans == lattice.Yes {
 						witness = call.String()
 					}
 				}

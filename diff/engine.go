@@ -2,6 +2,7 @@ package diff
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"sort"
 	"strings"
@@ -24,6 +25,10 @@ type fileState struct {
 
 // engine holds one comparison.
 type engine struct {
+	// ctx carries the comparison's lattice.Budget: every search of the
+	// engine draws on it, and ends when the caller's context does.
+	ctx      context.Context
+	budget   *lattice.Budget
 	pol      *policy.Policy
 	rater    rating.Rater
 	files    []*fileState
@@ -36,17 +41,61 @@ type engine struct {
 
 // Compare reviews a change to a repository's agent-config files. Files
 // that are not agent-config files (by Classify) are ignored; unchanged
-// ones take part in the effective view only.
+// ones take part in the effective view only. It is CompareContext without
+// a deadline, under the default work budget.
 func Compare(in Input) Report {
-	e := &engine{pol: in.Policy, rater: rating.Rater{Extra: in.Policy.ExtraLaunchers()}, scopes: map[string][]*fileState{}}
+	r, _ := CompareContext(context.Background(), in)
+	return r
+}
+
+// IncompleteError reports a comparison its context ended before it
+// finished (the job timeout): the Report returned with it still stands and
+// fails closed — every question left open counts as a grant, and a
+// CONFIG-PARSE-FAILED finding says so and blocks. It is not a transient
+// fault: evaluating the same input again does the same work, so a caller
+// publishes the report rather than retrying.
+type IncompleteError struct {
+	// Cause is the context's error (context.DeadlineExceeded or Canceled).
+	Cause error
+}
+
+func (e *IncompleteError) Error() string {
+	return "the comparison was stopped before it finished (" + e.Cause.Error() + "); its report fails closed"
+}
+
+// Unwrap returns the context's error.
+func (e *IncompleteError) Unwrap() error { return e.Cause }
+
+// CompareContext is Compare under a context and a work budget. Every lattice
+// search draws on the lattice.Budget the context carries (lattice.WithBudget;
+// lattice.NewBudget(0, 0) when it carries none), so hostile rule text costs
+// at most that budget: a question the budget or the context cuts short is
+// Unknown, counts as a grant, and the file gets a finding that blocks when
+// the rules could be wildcard or launcher grants and requires review
+// otherwise. When the context ends first the report is still returned, with
+// an *IncompleteError.
+func CompareContext(ctx context.Context, in Input) (Report, error) {
+	b := lattice.BudgetOf(ctx)
+	if b == nil {
+		b = lattice.NewBudget(0, 0)
+		ctx = lattice.WithBudget(ctx, b)
+	}
+	e := &engine{ctx: ctx, budget: b, pol: in.Policy, rater: rating.Rater{Extra: in.Policy.ExtraLaunchers()}, scopes: map[string][]*fileState{}}
 	e.load(in.Files, ruleCache{})
 	for _, f := range e.files {
 		e.compareFile(f)
 	}
 	e.policyChecks()
 	e.policyChange(in.PolicyChange)
-	return e.report()
+	r := e.report()
+	if err := ctx.Err(); err != nil {
+		return r, &IncompleteError{Cause: err}
+	}
+	return r, nil
 }
+
+// stopped counts the searches of this comparison that a limit cut short.
+func (e *engine) stopped() int64 { return e.budget.GaveUp() + e.budget.Canceled() }
 
 // load classifies and parses every file.
 func (e *engine) load(files []File, rules ruleCache) {
@@ -135,12 +184,16 @@ func (e *engine) compareFile(f *fileState) {
 			e.headUnreadable(f)
 		} else {
 			e.problems(f)
+			gave := e.stopped()
 			switch f.kind {
 			case SettingsFile:
 				e.compareRules(f)
 				e.compareValues(f)
 			case MCPFile:
 				e.compareMCP(f)
+			}
+			if n := e.stopped() - gave; n > 0 || e.ctx.Err() != nil {
+				e.tooComplex(f, n)
 			}
 		}
 	}
@@ -172,12 +225,15 @@ func (e *engine) headUnreadable(f *fileState) {
 	}
 	kind := "json_parse_failed"
 	switch {
+	case pe.limit != "":
+		kind = pe.limit
 	case pe.tooLarge:
 		kind = "too_large"
 	case f.Head.Unreadable != "":
 		kind = "unreadable"
 	}
 	risk := checkInfo(CheckParseFailed).Risk
+	var action policy.Action // "" keeps the catalogue's
 	var msg, why string
 	if kind == "json_parse_failed" {
 		// Claude Code itself cannot read the file: it drops it whole.
@@ -199,11 +255,21 @@ func (e *engine) headUnreadable(f *fileState) {
 		}
 		why = "Claude Code drops a file it cannot parse, deny and ask rules included; nothing in it can be compared"
 	} else {
-		// Shipgate's own limit: Claude Code may well read the file.
-		msg = fmt.Sprintf("Shipgate could not read %s: %s. This is an input limit of Shipgate, not a claim about the change: nothing in the file was compared, so review it by hand", f.Path, strings.TrimSuffix(pe.msg, "."))
+		// Shipgate's own limit: Claude Code may well read the file, and
+		// then it grants whatever it holds. The finding decides at least
+		// what such a file could grant: a settings file may hold Bash(*) or
+		// bypassPermissions (block); an .mcp.json may add servers.
+		msg = fmt.Sprintf("Shipgate could not read %s: %s. This is an input limit of Shipgate, not a claim about the change: nothing in the file was compared", f.Path, strings.TrimSuffix(pe.msg, "."))
 		if len(lost) > 0 {
 			msg += fmt.Sprintf(" (the base declared %s)", strings.Join(lost, " and "))
-			risk = "high"
+		}
+		risk = "high"
+		action = e.pol.ActionFor(CheckMCPServerAdded, policy.RequireReview)
+		if f.kind == SettingsFile {
+			risk, action = "critical", policy.Block
+			msg += ", and Claude Code may read it and grant anything it holds (a wildcard allow rule such as Bash(*), defaultMode: bypassPermissions), so it blocks as that would. Bring the file under 1 MiB and within the limits (nesting, number of rules), or split it"
+		} else {
+			msg += ", so review it by hand"
 		}
 		msg += "."
 		why = "Shipgate could not read this version, so nothing in it was compared"
@@ -214,8 +280,51 @@ func (e *engine) headUnreadable(f *fileState) {
 		Expands: len(lost) > 0, Access: "unknown", Risk: risk, Line: line, HeadLine: max(line, 1), Witnesses: []string{},
 		Why: why,
 	})
-	e.finding(Finding{CheckID: CheckParseFailed, Risk: risk, Path: f.Path, Line: line, HeadLine: max(line, 1),
+	e.finding(Finding{CheckID: CheckParseFailed, Risk: risk, Action: string(action), Path: f.Path, Line: line, HeadLine: max(line, 1),
 		Evidence: kind, Message: msg, Title: "cannot read " + f.Path, Key: "parse|" + f.Path})
+}
+
+// tooComplex reports a file some of whose questions the work budget (or
+// the context) cut short. Those questions already count as grants in the
+// rows; this finding makes the verdict fail closed whatever they were: it
+// blocks when an allow rule the file adds could be a wildcard or launcher
+// grant, and requires review otherwise.
+func (e *engine) tooComplex(f *fileState, n int64) {
+	action, risk := policy.RequireReview, "high"
+	var worst []string
+	base := map[string]bool{}
+	for _, r := range f.base.rulesIn(lattice.Allow) {
+		base[r.rule.Text] = true
+	}
+	line := 0
+	for _, r := range f.head.rulesIn(lattice.Allow) {
+		if base[r.rule.Text] {
+			continue
+		}
+		if line == 0 {
+			line = r.line
+		}
+		if rt := e.rater.Rule(r.rule); rt.ExecTier || rt.Wildcard || r.rule.MayBeWhole() {
+			action, risk = policy.Block, "critical"
+			if len(worst) < 3 {
+				worst = append(worst, r.rule.Text)
+			}
+		}
+	}
+	why := "too complex to decide within Shipgate's work budget"
+	if e.ctx.Err() != nil {
+		why = "not decided before the evaluation was stopped (" + e.ctx.Err().Error() + ")"
+	}
+	msg := fmt.Sprintf("%d comparisons of the rules in %s were %s, so they count as grants", n, f.Path, why)
+	if n == 0 {
+		msg = fmt.Sprintf("the comparison of the rules in %s was %s, so what it left open counts as granted", f.Path, why)
+	}
+	if len(worst) > 0 {
+		msg += "; the file adds allow rules that could be wildcard or launcher grants (" + strings.Join(worst, ", ") + "), so this blocks"
+	}
+	msg += ". Patterns with many stars and long runs of distinct characters between them (Bash(*a*b*c*)) are the usual cause: write each grant as a command prefix (Bash(git status *)) or an exact command (Bash(npm test)) instead."
+	e.finding(Finding{CheckID: CheckParseFailed, Risk: risk, Action: string(action), Path: f.Path, Line: line, HeadLine: max(line, 1),
+		Evidence: "too_complex", Message: msg, Title: "rules too complex to decide in " + f.Path, Key: "complex|" + f.Path})
 }
 
 // problems reports what the head version says differently from how it

@@ -53,7 +53,7 @@ func (e *engine) ceiling(c policy.Ceiling, touched map[string]bool) {
 				}
 				v := lattice.Verdict{Answer: lattice.No}
 				if r.Family != lattice.FamilyToolGlob {
-					v = lattice.CoveredBy(r, ceil)
+					v = lattice.CoveredByContext(e.ctx, r, ceil)
 				}
 				if v.Answer == lattice.Yes {
 					continue
@@ -63,7 +63,7 @@ func (e *engine) ceiling(c policy.Ceiling, touched map[string]bool) {
 				switch {
 				case v.Answer == lattice.No && v.HasWitness():
 					w := v.Witness
-					if calls, ans := lattice.FindN([]lattice.Rule{r}, ceil, 2); ans == lattice.Yes && len(calls) > 0 {
+					if calls, ans := lattice.FindNContext(e.ctx, []lattice.Rule{r}, ceil, 2); ans == lattice.Yes && len(calls) > 0 {
 						w = calls[0] // a recognisable call when there is one
 					}
 					wit = []string{w.String()}
@@ -81,7 +81,7 @@ func (e *engine) ceiling(c policy.Ceiling, touched map[string]bool) {
 		m := lattice.ParseIn(lattice.Deny, it.Value)
 		for _, scope := range sortedKeys(touched) {
 			denies := e.scopeRules(scope, true, lattice.Deny)
-			v := lattice.CoveredBy(m, denies)
+			v := lattice.CoveredByContext(e.ctx, m, denies)
 			if v.Answer == lattice.Yes {
 				continue
 			}
@@ -192,7 +192,7 @@ func (e *engine) formsOutcome(scope, tool string, allow, deny []lattice.Form, wr
 		for _, f := range st.forms {
 			c := lattice.Call{Tool: tool, Arg: f.Text}
 			for _, r := range e.scopeRules(scope, true, st.list) {
-				switch lattice.Match(r, c) {
+				switch lattice.MatchContext(e.ctx, r, c) {
 				case lattice.Yes:
 					by := string(st.list) + ": " + r.Text
 					if f.Past != "" {

@@ -116,7 +116,7 @@ func (e *engine) pairRespellings(rs *ruleSet, moved map[*event]*event) {
 				if r.decl.rule.Canonical != a.decl.rule.Canonical {
 					continue
 				}
-				if lattice.Equivalent(r.decl.rule, a.decl.rule) == lattice.Yes {
+				if lattice.EquivalentContext(e.ctx, r.decl.rule, a.decl.rule) == lattice.Yes {
 					a.direction, a.partner, a.done = DirRespelled, r, true
 					r.done = true
 					a.why = respellWhy(r.decl.rule, a.decl.rule)
@@ -172,20 +172,20 @@ func (e *engine) judgeAllowAdditions(rs *ruleSet, moved map[*event]*event) {
 			e.invalidRuleFinding(f, a)
 			continue
 		}
-		calls, ans := lattice.FindN([]lattice.Rule{r}, none, maxWitnesses)
+		calls, ans := lattice.FindNContext(e.ctx, []lattice.Rule{r}, none, maxWitnesses)
 		switch ans {
 		case lattice.Yes:
 			a.expands = true
 			a.witnesses = callStrings(calls)
 		case lattice.No:
-			if v := lattice.CoveredBy(r, none); v.Answer != lattice.Yes {
+			if v := lattice.CoveredByContext(e.ctx, r, none); v.Answer != lattice.Yes {
 				// An ambiguous rule on either side: what it may grant is not
 				// surely stopped or already granted.
 				a.expands = true
 				a.why = "Claude Code may read these rules in more than one way (" + v.Reason + "); treated as a grant"
 				break
 			}
-			if c, ok := lattice.GuardedCall(r); ok && !approvedExactly(c, baseAllow) && !stoppedBy(c, headStop) {
+			if c, ok := lattice.GuardedCallContext(e.ctx, r); ok && !approvedExactly(c, baseAllow) && !stoppedBy(c, headStop) {
 				// Bash(find *) at the base does not approve find -delete in
 				// Claude Code 2.1.113+; an explicit rule does.
 				a.expands = true
@@ -210,7 +210,7 @@ func (e *engine) judgeAllowAdditions(rs *ruleSet, moved map[*event]*event) {
 		default:
 			a.expands = true
 			a.why = "could not be compared exactly with the rules already in force; treated as a grant"
-			if calls, ans := lattice.FindN([]lattice.Rule{r}, headStop, maxWitnesses); ans == lattice.Yes {
+			if calls, ans := lattice.FindNContext(e.ctx, []lattice.Rule{r}, headStop, maxWitnesses); ans == lattice.Yes {
 				a.witnesses = callStrings(calls)
 			}
 		}
@@ -221,7 +221,7 @@ func (e *engine) judgeAllowAdditions(rs *ruleSet, moved map[*event]*event) {
 		// what it replaced: the change widens it.
 		var wider []*event
 		for _, rem := range rs.removed[lattice.Allow] {
-			if moved[rem] == nil && !rem.done && sameTool(r, rem.decl.rule) && lattice.Covers(r, rem.decl.rule).Answer == lattice.Yes {
+			if moved[rem] == nil && !rem.done && sameTool(r, rem.decl.rule) && lattice.CoversContext(e.ctx, r, rem.decl.rule).Answer == lattice.Yes {
 				wider = append(wider, rem)
 			}
 		}
@@ -243,9 +243,9 @@ func (e *engine) judgeAllowAdditions(rs *ruleSet, moved map[*event]*event) {
 // whyNothingNew explains an added allow rule that grants nothing new, and
 // names the rule that covers it when one alone does.
 func (e *engine) whyNothingNew(f *fileState, r lattice.Rule, headStop, baseAllow []lattice.Rule) (why, cover string) {
-	if _, ans := lattice.Find([]lattice.Rule{r}, headStop); ans == lattice.No {
+	if _, ans := lattice.FindContext(e.ctx, []lattice.Rule{r}, headStop); ans == lattice.No {
 		for _, s := range headStop {
-			if lattice.Covers(s, r).Answer == lattice.Yes {
+			if lattice.CoversContext(e.ctx, s, r).Answer == lattice.Yes {
 				return fmt.Sprintf("adds nothing that runs without a prompt: every call it matches is stopped by %s: %s (Claude Code evaluates deny, then ask, then allow)", s.List, s.Text), ""
 			}
 		}
@@ -253,12 +253,12 @@ func (e *engine) whyNothingNew(f *fileState, r lattice.Rule, headStop, baseAllow
 	}
 	// Prefer a cover from the same file.
 	for _, d := range f.base.rulesIn(lattice.Allow) {
-		if lattice.Covers(d.rule, r).Answer == lattice.Yes {
+		if lattice.CoversContext(e.ctx, d.rule, r).Answer == lattice.Yes {
 			return "runs without a prompt, but adds nothing: allow: " + d.rule.Text + ", declared in this file at the base, already matches everything it matches", d.rule.Text
 		}
 	}
 	for _, b := range baseAllow {
-		if lattice.Covers(b, r).Answer == lattice.Yes {
+		if lattice.CoversContext(e.ctx, b, r).Answer == lattice.Yes {
 			return "runs without a prompt, but adds nothing: allow: " + b.Text + ", declared in another settings file of this project at the base, already matches everything it matches", ""
 		}
 	}
@@ -435,17 +435,17 @@ func (e *engine) judgeRestrictionRemovals(rs *ruleSet, moved map[*event]*event) 
 				d.why = "Claude Code never used this rule (" + firstNonEmpty(r.Malformed, r.Note) + "), so no effective restriction is removed"
 				continue
 			}
-			calls, ans := lattice.FindN([]lattice.Rule{r}, stops, maxWitnesses)
+			calls, ans := lattice.FindNContext(e.ctx, []lattice.Rule{r}, stops, maxWitnesses)
 			switch ans {
 			case lattice.No:
-				if v := lattice.CoveredBy(r, stops); v.Answer != lattice.Yes {
+				if v := lattice.CoveredByContext(e.ctx, r, stops); v.Answer != lattice.Yes {
 					d.expands = true
 					d.why = "the rules at the head may not stop everything it stopped (" + v.Reason + ")"
 					break
 				}
 				d.why = fmt.Sprintf("removes this %s rule, but the %s rules at the head still stop everything it stopped", l, stopWord(l))
 				for _, a := range rs.added[l] {
-					if moved[a] == nil && !a.done && sameTool(a.decl.rule, r) && lattice.Covers(a.decl.rule, r).Answer == lattice.Yes {
+					if moved[a] == nil && !a.done && sameTool(a.decl.rule, r) && lattice.CoversContext(e.ctx, a.decl.rule, r).Answer == lattice.Yes {
 						a.direction, a.partner, a.done = DirWidened, d, true
 						a.why = fmt.Sprintf("the %s rule now matches everything it matched and more", l)
 						d.done = true
@@ -463,7 +463,7 @@ func (e *engine) judgeRestrictionRemovals(rs *ruleSet, moved map[*event]*event) 
 			// An added rule of the same list that it strictly covers is what
 			// it was narrowed to.
 			for _, a := range rs.added[l] {
-				if moved[a] == nil && !a.done && !a.decl.rule.Negated && sameTool(r, a.decl.rule) && lattice.Covers(r, a.decl.rule).Answer == lattice.Yes {
+				if moved[a] == nil && !a.done && !a.decl.rule.Negated && sameTool(r, a.decl.rule) && lattice.CoversContext(e.ctx, r, a.decl.rule).Answer == lattice.Yes {
 					a.direction, a.partner, a.done = DirNarrowed, d, true
 					d.partner = a
 					a.expands = true
@@ -511,7 +511,7 @@ func (e *engine) restrictionFinding(f *fileState, d *event, calls []lattice.Call
 // fate says what happens at the head to a call a removed rule stopped.
 func (e *engine) fate(scope string, c lattice.Call, from lattice.List) string {
 	for _, r := range e.scopeRules(scope, true, lattice.Ask) {
-		if lattice.Match(r, c) == lattice.Yes {
+		if lattice.MatchContext(e.ctx, r, c) == lattice.Yes {
 			if from == lattice.Ask {
 				return "still prompts (ask: " + r.Text + ")"
 			}
@@ -519,7 +519,7 @@ func (e *engine) fate(scope string, c lattice.Call, from lattice.List) string {
 		}
 	}
 	for _, r := range e.scopeRules(scope, true, lattice.Allow) {
-		if lattice.Match(r, c) == lattice.Yes {
+		if lattice.MatchContext(e.ctx, r, c) == lattice.Yes {
 			return "now runs without a prompt (allow: " + r.Text + ")"
 		}
 	}
@@ -541,7 +541,7 @@ func (e *engine) judgeRemaining(rs *ruleSet) {
 		switch {
 		case r.decl.rule.Dead():
 			r.why = "Claude Code never used this rule, so no permission is removed"
-		case lattice.CoveredBy(r.decl.rule, headAllow).Answer == lattice.Yes:
+		case lattice.CoveredByContext(e.ctx, r.decl.rule, headAllow).Answer == lattice.Yes:
 			r.why = "removes this allow rule; the allow rules at the head still cover its matches"
 		default:
 			r.why = "removes a permission the agent previously had here"

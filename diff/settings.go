@@ -41,8 +41,18 @@ type docProblem struct {
 	message string
 }
 
+// MaxRules is the most permission rules a settings file may declare (all
+// lists together). A file with more is not compared rule by rule: like a
+// file over MaxFileSize it is reported and fails closed. Real files hold
+// tens of rules; the limit keeps the engine's work bounded on 1 MiB of
+// short rules.
+const MaxRules = 10000
+
 // parseError is why a version could not be read at all.
 type parseError struct {
+	// limit names a limit of Shipgate's own that the version is over
+	// (too_deep, too_many_rules): Claude Code may well read it.
+	limit    string
 	tooLarge bool
 	line     int
 	col      int
@@ -84,6 +94,9 @@ func parseDoc(p string, kind FileKind, v Version, rules ruleCache) (*doc, *parse
 		var se *jsonpos.SyntaxError
 		var tl *jsonpos.TooLargeError
 		switch {
+		case errors.As(err, &se) && se.Kind == jsonpos.SyntaxTooDeep:
+			// JSON.parse accepts it; Shipgate does not read it.
+			return nil, &parseError{limit: "too_deep", line: se.Line, col: se.Column, msg: se.Msg, hint: se.Hint}
 		case errors.As(err, &se):
 			return nil, &parseError{line: se.Line, col: se.Column, msg: se.Msg, hint: se.Hint}
 		case errors.As(err, &tl):
@@ -113,10 +126,29 @@ func parseDoc(p string, kind FileKind, v Version, rules ruleCache) (*doc, *parse
 		d.problems = append(d.problems, dp)
 	}
 	if kind == SettingsFile {
+		if n := d.countRules(); n > MaxRules {
+			return nil, &parseError{limit: "too_many_rules", msg: fmt.Sprintf("it declares %d permission rules, over Shipgate's limit of %d", n, MaxRules)}
+		}
 		d.readRules(rules)
 		d.readUnknownKeys()
 	}
 	return d, nil
+}
+
+// countRules counts the entries of permissions.allow, ask and deny before
+// any of them is parsed.
+func (d *doc) countRules() int {
+	perms := d.root.Get("permissions")
+	if perms == nil || perms.Kind() != jsonpos.Object {
+		return 0
+	}
+	n := 0
+	for _, l := range lists {
+		if arr := perms.Get(string(l)); arr != nil && arr.Kind() == jsonpos.Array {
+			n += arr.Len()
+		}
+	}
+	return n
 }
 
 // readRules collects permissions.allow, ask and deny.

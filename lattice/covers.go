@@ -1,6 +1,7 @@
 package lattice
 
 import (
+	"context"
 	"fmt"
 	"strings"
 )
@@ -15,6 +16,11 @@ type Verdict struct {
 	// Reason explains the answer: for Unknown, which documented ambiguity
 	// of Claude Code caused it; for No, a short account of the witness.
 	Reason string
+	// TooComplex is set on an Unknown that a limit caused rather than an
+	// ambiguity: the work budget was spent, the context ended, or a pattern
+	// is over the size limit. Callers fail closed on it and tell the author
+	// to write the rule more simply.
+	TooComplex bool
 }
 
 // HasWitness reports whether the verdict carries a witness.
@@ -27,7 +33,15 @@ func (v Verdict) HasWitness() bool {
 // two readings, Covers answers Yes iff what a surely matches includes what b
 // may match, No iff some call b surely matches escapes everything a may
 // match (that call is the witness), and Unknown otherwise.
-func Covers(a, b Rule) Verdict {
+//
+// Covers draws on DefaultSearchSteps per search; CoversContext is the form
+// that a context cancels and a Budget bounds.
+func Covers(a, b Rule) Verdict { return CoversContext(context.Background(), a, b) }
+
+// CoversContext is Covers under a context: the searches stop when it is
+// done or its Budget (WithBudget) is spent, and the verdict is then Unknown
+// with TooComplex set.
+func CoversContext(ctx context.Context, a, b Rule) Verdict {
 	a, b = parsed(a), parsed(b)
 	if a.Text == b.Text && a.List == b.List {
 		return Verdict{Answer: Yes, Reason: "the same rule"}
@@ -36,7 +50,7 @@ func Covers(a, b Rule) Verdict {
 	allYes, gave := true, false
 	for _, rb := range b.readings {
 		for _, ra := range a.readings {
-			ans, w := include(ra, rb)
+			ans, w := include(ctx, ra, rb)
 			switch ans {
 			case Yes:
 				continue
@@ -57,18 +71,18 @@ func Covers(a, b Rule) Verdict {
 		return Verdict{Answer: No, Witness: w, Reason: noReason(a, b, w)}
 	}
 	for _, w := range candidates {
-		if Match(b, w) == Yes && Match(a, w) == No {
+		if MatchContext(ctx, b, w) == Yes && MatchContext(ctx, a, w) == No {
 			w = recased(b, w)
 			return Verdict{Answer: No, Witness: w, Reason: noReason(a, b, w)}
 		}
 	}
-	if w, ok := productWitness(a, b); ok {
+	if w, ok := productWitness(ctx, a, b); ok {
 		w = recased(b, w)
 		return Verdict{Answer: No, Witness: w, Reason: noReason(a, b, w)}
 	}
 	reason := ambiguityOf(a, b)
 	if gave && reason == "" {
-		reason = fmt.Sprintf("the patterns are too long or complex to compare (limits: %d pattern positions, %d search states)", maxMachineStates, maxSearchStates)
+		return Verdict{Answer: Unknown, TooComplex: true, Reason: tooComplexReason(ctx)}
 	}
 	if reason == "" {
 		reason = "no call is surely matched by the second rule and never by the first"
@@ -76,10 +90,33 @@ func Covers(a, b Rule) Verdict {
 	return Verdict{Answer: Unknown, Reason: reason}
 }
 
+// tooComplexReason says why a search stopped short of an answer.
+func tooComplexReason(ctx context.Context) string {
+	if ctx.Err() != nil {
+		return "the comparison was stopped before it finished (" + ctx.Err().Error() + ")"
+	}
+	return fmt.Sprintf("the patterns are too long or complex to compare within Shipgate's work budget (limits: %d pattern positions, %d search steps per comparison)", maxMachineStates, searchLimit(ctx))
+}
+
+// searchLimit is the per-search step limit under ctx.
+func searchLimit(ctx context.Context) int64 {
+	if b := BudgetOf(ctx); b != nil {
+		return b.per
+	}
+	return DefaultSearchSteps
+}
+
 // Equivalent reports whether two rules are respellings of one grant: each
 // covers the other.
-func Equivalent(a, b Rule) Answer {
-	ab, ba := Covers(a, b).Answer, Covers(b, a).Answer
+func Equivalent(a, b Rule) Answer { return EquivalentContext(context.Background(), a, b) }
+
+// EquivalentContext is Equivalent under a context and its Budget.
+func EquivalentContext(ctx context.Context, a, b Rule) Answer {
+	ab := CoversContext(ctx, a, b).Answer
+	if ab == No {
+		return No
+	}
+	ba := CoversContext(ctx, b, a).Answer
 	switch {
 	case ab == Yes && ba == Yes:
 		return Yes
@@ -90,15 +127,18 @@ func Equivalent(a, b Rule) Answer {
 }
 
 // StrictlyWider reports whether a covers b and b does not cover a.
-func StrictlyWider(a, b Rule) Answer {
-	ab := Covers(a, b).Answer
+func StrictlyWider(a, b Rule) Answer { return StrictlyWiderContext(context.Background(), a, b) }
+
+// StrictlyWiderContext is StrictlyWider under a context and its Budget.
+func StrictlyWiderContext(ctx context.Context, a, b Rule) Answer {
+	ab := CoversContext(ctx, a, b).Answer
 	if ab != Yes {
 		if ab == No {
 			return No
 		}
 		return Unknown
 	}
-	switch Covers(b, a).Answer {
+	switch CoversContext(ctx, b, a).Answer {
 	case No:
 		return Yes
 	case Yes:
@@ -154,10 +194,13 @@ func label(r Rule) string {
 
 // include decides whether reading b's language is inside reading a's. It
 // answers Unknown only when the search bound was hit.
-func include(a, b *reading) (Answer, Call) {
-	bm, ok := b.shortest()
-	if !ok {
+func include(ctx context.Context, a, b *reading) (Answer, Call) {
+	bm, res := b.shortest(ctx)
+	switch res {
+	case notFound:
 		return Yes, Call{}
+	case gaveUp:
+		return Unknown, Call{}
 	}
 	if a.kind == readEmpty {
 		return No, bm
@@ -170,8 +213,11 @@ func include(a, b *reading) (Answer, Call) {
 		}
 		return No, bm
 	}
-	if _, ok := a.shortest(); !ok {
+	switch _, res := a.shortest(ctx); res {
+	case notFound:
 		return No, bm
+	case gaveUp:
+		return Unknown, Call{}
 	}
 	if a.kind == readNames {
 		if w, ok := knownName(b, func(t string) bool { return a.names.run(t) }); ok {
@@ -180,7 +226,7 @@ func include(a, b *reading) (Answer, Call) {
 		if !strings.HasPrefix(a.prefix, b.prefix) && !strings.HasPrefix(b.prefix, a.prefix) {
 			return No, bm
 		}
-		w, res := findWord([]*machine{b.names, nameDomain}, []*machine{a.names})
+		w, res := findWord(ctx, []*machine{b.names, nameDomain}, []*machine{a.names})
 		return outcome(Call{Tool: w}, res)
 	}
 	if b.kind == readNames {
@@ -189,10 +235,10 @@ func include(a, b *reading) (Answer, Call) {
 		}
 		lit := newBuilder()
 		lit.lit(a.tool)
-		if w, res := findWord([]*machine{b.names, nameDomain}, []*machine{lit.build()}); res != notFound {
+		if w, res := findWord(ctx, []*machine{b.names, nameDomain}, []*machine{lit.build()}); res != notFound {
 			return outcome(Call{Tool: w}, res)
 		}
-		return outcome(a.outside())
+		return outcome(a.outside(ctx))
 	}
 	if a.tool != b.tool {
 		return No, bm
@@ -204,15 +250,15 @@ func include(a, b *reading) (Answer, Call) {
 		}
 		// b matches calls with its parameter set whatever the argument; a
 		// matches only some arguments.
-		c, res := a.outside()
+		c, res := a.outside(ctx)
 		c.Param, c.Value = b.param, bm.Value
 		return outcome(c, res)
 	}
-	return includeArgs(a, b, bm)
+	return includeArgs(ctx, a, b, bm)
 }
 
 // includeArgs compares two argument languages of one tool.
-func includeArgs(a, b *reading, bm Call) (Answer, Call) {
+func includeArgs(ctx context.Context, a, b *reading, bm Call) (Answer, Call) {
 	mk := func(arg string) Call {
 		if b.param != "" {
 			return Call{Tool: b.tool, Param: b.param, Value: arg}
@@ -223,7 +269,7 @@ func includeArgs(a, b *reading, bm Call) (Answer, Call) {
 		switch {
 		case a.zone == b.zone:
 		case a.zone == zoneRoot:
-			w, res := findWord([]*machine{b.anyDirMachine(), pathDomain}, []*machine{a.args})
+			w, res := findWord(ctx, []*machine{b.anyDirMachine(), pathDomain}, []*machine{a.args})
 			if res != found {
 				return outcome(Call{}, res)
 			}
@@ -234,7 +280,7 @@ func includeArgs(a, b *reading, bm Call) (Answer, Call) {
 					continue
 				}
 				rel := w[i+1:]
-				if b.args.run(rel) && !a.matchArg(formatPath(b.zone, rel)) {
+				if b.args.run(rel) && !a.matchArg(ctx, formatPath(b.zone, rel)) {
 					return No, mk(formatPath(b.zone, rel))
 				}
 			}
@@ -242,16 +288,16 @@ func includeArgs(a, b *reading, bm Call) (Answer, Call) {
 		default:
 			return No, bm
 		}
-		w, res := findWord([]*machine{b.args, pathDomain}, []*machine{a.args})
+		w, res := findWord(ctx, []*machine{b.args, pathDomain}, []*machine{a.args})
 		return outcome(mk(formatPath(b.zone, w)), res)
 	}
-	if !strings.HasPrefix(a.prefix, b.prefix) && !strings.HasPrefix(b.prefix, a.prefix) {
-		// The languages start with different texts, so they are disjoint:
-		// any argument of b escapes a.
+	if disjointEnds(a, b) {
+		// The languages start (or end) with different texts, so they are
+		// disjoint: any argument of b escapes a.
 		return No, bm
 	}
 	if b.isLit && b.param == "" {
-		if a.matchArg(b.literal) {
+		if a.matchArg(ctx, b.literal) {
 			return Yes, Call{}
 		}
 		return No, mk(b.literal)
@@ -265,9 +311,14 @@ func includeArgs(a, b *reading, bm Call) (Answer, Call) {
 	if a.tooLarge || b.tooLarge {
 		return Unknown, Call{}
 	}
-	w, res := findWord(with(domainOf(b.arg), b.args), []*machine{a.args})
+	if bm.Param == "" && bm.Arg != "" && !a.matchArg(ctx, bm.Arg) {
+		// Early exit: b's shortest member escapes a, so it is also the
+		// shortest counter-example (the search would return it).
+		return No, bm
+	}
+	w, res := findWord(ctx, with(domainOf(b.arg), b.args), []*machine{a.args})
 	if res == found && b.arg == argShell && !isTidyCommand(w) {
-		if w2, res2 := findWord([]*machine{b.args, tidyCommandDomain}, []*machine{a.args}); res2 == found {
+		if w2, res2 := findWord(ctx, []*machine{b.args, tidyCommandDomain}, []*machine{a.args}); res2 == found {
 			w = w2
 		}
 	}
@@ -302,58 +353,73 @@ func with(ms []*machine, extra ...*machine) []*machine {
 	return append(append(make([]*machine, 0, len(ms)+len(extra)), extra...), ms...)
 }
 
-// shortest returns the shortest call the reading matches, and false when
-// its language is empty. It is computed once per reading.
-func (rd *reading) shortest() (Call, bool) {
-	rd.once.Do(func() {
-		switch rd.kind {
-		case readNames:
-			if w, res := findWord([]*machine{rd.names, nameDomain}, nil); res == found {
-				rd.member = &Call{Tool: w}
-			}
-		case readArgs:
-			if rd.isLit && rd.param == "" && rd.arg != argPath && rd.arg != argHost {
-				rd.member = &Call{Tool: rd.tool, Arg: rd.literal}
-				return
-			}
-			dom := domainOf(rd.arg)
-			if rd.param != "" {
-				dom = nil
-			}
-			w, res := findWord(with(dom, rd.args), nil)
-			if res == found && rd.arg == argShell && !isTidyCommand(w) {
-				if w2, res2 := findWord([]*machine{rd.args, tidyCommandDomain}, nil); res2 == found {
-					w = w2
-				}
-			}
-			if res != found {
-				return
-			}
-			switch {
-			case rd.param != "":
-				rd.member = &Call{Tool: rd.tool, Param: rd.param, Value: w}
-			case rd.arg == argPath:
-				rd.member = &Call{Tool: rd.tool, Arg: formatPath(rd.zone, w)}
-			default:
-				rd.member = &Call{Tool: rd.tool, Arg: w}
+// memberMemo is a reading's shortest member, once known (found, or the
+// language is empty).
+type memberMemo struct {
+	call Call
+	res  searchResult
+}
+
+// shortest returns the shortest call the reading matches: found with it,
+// notFound when the language is empty, gaveUp when the search stopped on
+// the budget or the context (then nothing is remembered, so a later call
+// with more budget may still answer). A definite answer is computed once
+// per reading.
+func (rd *reading) shortest(ctx context.Context) (Call, searchResult) {
+	if m := rd.member.Load(); m != nil {
+		return m.call, m.res
+	}
+	c, res := rd.computeShortest(ctx)
+	if res != gaveUp {
+		rd.member.Store(&memberMemo{call: c, res: res})
+	}
+	return c, res
+}
+
+func (rd *reading) computeShortest(ctx context.Context) (Call, searchResult) {
+	switch rd.kind {
+	case readNames:
+		w, res := findWord(ctx, []*machine{rd.names, nameDomain}, nil)
+		return Call{Tool: w}, res
+	case readArgs:
+		if rd.isLit && rd.param == "" && rd.arg != argPath && rd.arg != argHost {
+			return Call{Tool: rd.tool, Arg: rd.literal}, found
+		}
+		dom := domainOf(rd.arg)
+		if rd.param != "" {
+			dom = nil
+		}
+		w, res := findWord(ctx, with(dom, rd.args), nil)
+		if res == found && rd.arg == argShell && !isTidyCommand(w) {
+			if w2, res2 := findWord(ctx, []*machine{rd.args, tidyCommandDomain}, nil); res2 == found {
+				w = w2
+			} else if res2 == gaveUp {
+				return Call{}, gaveUp
 			}
 		}
-	})
-	if rd.member == nil {
-		return Call{}, false
+		if res != found {
+			return Call{}, res
+		}
+		switch {
+		case rd.param != "":
+			return Call{Tool: rd.tool, Param: rd.param, Value: w}, found
+		case rd.arg == argPath:
+			return Call{Tool: rd.tool, Arg: formatPath(rd.zone, w)}, found
+		}
+		return Call{Tool: rd.tool, Arg: w}, found
 	}
-	return *rd.member, true
+	return Call{}, notFound
 }
 
 // outside returns a call of the reading's tool that the reading does not
 // match: found with the call, notFound when the reading matches every call
 // of its tool, gaveUp when the search bound was hit.
-func (rd *reading) outside() (Call, searchResult) {
+func (rd *reading) outside(ctx context.Context) (Call, searchResult) {
 	if rd.param != "" {
 		return Call{Tool: rd.tool, Arg: "x"}, found
 	}
 	if rd.arg == argPath {
-		w, res := findWord([]*machine{pathDomain}, []*machine{rd.args})
+		w, res := findWord(ctx, []*machine{pathDomain}, []*machine{rd.args})
 		if res == found {
 			return Call{Tool: rd.tool, Arg: formatPath(rd.zone, w)}, found
 		}
@@ -362,20 +428,20 @@ func (rd *reading) outside() (Call, searchResult) {
 		}
 		// The reading matches every path of its zone: name one elsewhere.
 		for _, arg := range []string{"/etc/passwd", "~/.ssh/id_rsa", "src/x"} {
-			if !rd.matchArg(arg) {
+			if !rd.matchArg(ctx, arg) {
 				return Call{Tool: rd.tool, Arg: arg}, found
 			}
 		}
 		return Call{}, notFound
 	}
-	w, res := findWord(with(domainOf(rd.arg), anyWord), []*machine{rd.args})
+	w, res := findWord(ctx, with(domainOf(rd.arg), anyWord), []*machine{rd.args})
 	return Call{Tool: rd.tool, Arg: w}, res
 }
 
 // productWitness looks for a call every reading of b matches and no reading
 // of a matches, when all readings are argument languages of one tool (the
 // common shape of an ambiguous rule: two readings of one Bash pattern).
-func productWitness(a, b Rule) (Call, bool) {
+func productWitness(ctx context.Context, a, b Rule) (Call, bool) {
 	var must, mustNot []*machine
 	var ref *reading
 	same := func(rd *reading) bool {
@@ -407,7 +473,7 @@ func productWitness(a, b Rule) (Call, bool) {
 		return Call{}, false
 	}
 	must = append(must, domainOf(ref.arg)...)
-	w, res := findWord(must, mustNot)
+	w, res := findWord(ctx, must, mustNot)
 	if res != found {
 		return Call{}, false
 	}
@@ -418,7 +484,7 @@ func productWitness(a, b Rule) (Call, bool) {
 	case ref.arg == argPath:
 		c.Arg = formatPath(ref.zone, w)
 	}
-	if Match(b, c) == Yes && Match(a, c) == No {
+	if MatchContext(ctx, b, c) == Yes && MatchContext(ctx, a, c) == No {
 		return c, true
 	}
 	return Call{}, false
@@ -486,4 +552,16 @@ func literalRuns(spec string) []string {
 		}
 	}
 	return append(runs, cur.String())
+}
+
+// disjointEnds reports whether two argument readings of one tool cannot
+// share a word because their literal prefixes, or their literal suffixes,
+// differ: neither is a prefix (a suffix) of the other. It is the index
+// every set question uses before it builds a product search.
+func disjointEnds(a, b *reading) bool {
+	if !strings.HasPrefix(a.prefix, b.prefix) && !strings.HasPrefix(b.prefix, a.prefix) {
+		return true
+	}
+	as, bs := a.args.suffix, b.args.suffix
+	return !strings.HasSuffix(as, bs) && !strings.HasSuffix(bs, as)
 }

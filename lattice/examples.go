@@ -1,5 +1,7 @@
 package lattice
 
+import "context"
+
 // exampleCalls are concrete calls a reviewer recognises as consequential:
 // publishing, force-pushing, running arbitrary code, reading credentials,
 // fetching from an unknown host. When a widening lets one of them through,
@@ -48,9 +50,12 @@ var exampleCalls = func() []Call {
 // never does (empty when a covers b or the answer is Unknown): first
 // recognisable consequential calls, then the shortest witness the search
 // found. The review engine shows them as "now runs without a prompt".
-func Witnesses(a, b Rule, n int) []Call {
+func Witnesses(a, b Rule, n int) []Call { return WitnessesContext(context.Background(), a, b, n) }
+
+// WitnessesContext is Witnesses under a context and its Budget.
+func WitnessesContext(ctx context.Context, a, b Rule, n int) []Call {
 	a, b = parsed(a), parsed(b)
-	v := Covers(a, b)
+	v := CoversContext(ctx, a, b)
 	if v.Answer != No || n <= 0 {
 		return nil
 	}
@@ -60,7 +65,7 @@ func Witnesses(a, b Rule, n int) []Call {
 		if len(out) >= n-1 {
 			break
 		}
-		if Match(b, c) == Yes && Match(a, c) == No && !seen[c] {
+		if MatchContext(ctx, b, c) == Yes && MatchContext(ctx, a, c) == No && !seen[c] {
 			out = append(out, c)
 			seen[c] = true
 		}

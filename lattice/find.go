@@ -1,6 +1,9 @@
 package lattice
 
-import "strings"
+import (
+	"context"
+	"strings"
+)
 
 // Find looks for one call that every rule in all surely matches and no rule
 // in none may match. It answers Yes with the call, No when no such call
@@ -14,15 +17,23 @@ import "strings"
 // match, no reading of a none rule may. A No is therefore a claim about
 // what the all rules surely match; callers claiming full coverage of an
 // ambiguous rule must check Ambiguous themselves.
-func Find(all, none []Rule) (Call, Answer) {
-	c, ans := find(all, none)
+//
+// Find draws on DefaultSearchSteps per search; FindContext is the form a
+// context cancels and a Budget bounds.
+func Find(all, none []Rule) (Call, Answer) { return FindContext(context.Background(), all, none) }
+
+// FindContext is Find under a context: when the context is done or its
+// Budget is spent the answer is Unknown (the Budget counts the search that
+// gave up, so a caller can tell a limit from a mix of shapes).
+func FindContext(ctx context.Context, all, none []Rule) (Call, Answer) {
+	c, ans := find(ctx, all, none)
 	if ans == Yes {
 		c = recased(parsed(all[0]), c)
 	}
 	return c, ans
 }
 
-func find(all, none []Rule) (Call, Answer) {
+func find(ctx context.Context, all, none []Rule) (Call, Answer) {
 	if len(all) == 0 {
 		return Call{}, No
 	}
@@ -33,8 +44,11 @@ func find(all, none []Rule) (Call, Answer) {
 			if rd.kind == readEmpty {
 				return Call{}, No
 			}
-			if _, ok := rd.shortest(); !ok {
+			switch _, res := rd.shortest(ctx); res {
+			case notFound:
 				return Call{}, No
+			case gaveUp:
+				return Call{}, Unknown
 			}
 			must = append(must, rd)
 		}
@@ -55,12 +69,12 @@ func find(all, none []Rule) (Call, Answer) {
 	}
 	verify := func(c Call) bool {
 		for _, r := range all {
-			if Match(r, c) != Yes {
+			if MatchContext(ctx, r, c) != Yes {
 				return false
 			}
 		}
 		for i := range none {
-			if mayMatch(&none[i], c) && Match(none[i], c) != No {
+			if mayMatch(&none[i], c) && MatchContext(ctx, none[i], c) != No {
 				return false
 			}
 		}
@@ -80,7 +94,7 @@ func find(all, none []Rule) (Call, Answer) {
 		}
 	}
 	if target == nil {
-		return findName(must, noneRs, verify)
+		return findName(ctx, must, noneRs, verify)
 	}
 	if target.param != "" {
 		return findByExamples(verify)
@@ -91,16 +105,30 @@ func find(all, none []Rule) (Call, Answer) {
 		}
 	}
 	var mustM, notM []*machine
-	prefix := ""
+	prefix, suffix := "", ""
+	nargs := 0
 	for _, rd := range must {
 		if rd.kind == readArgs {
 			if rd.tooLarge {
 				return Call{}, Unknown
 			}
+			nargs++
 			mustM = append(mustM, rd.args)
 			if len(rd.prefix) > len(prefix) {
 				prefix = rd.prefix
 			}
+			if len(rd.args.suffix) > len(suffix) {
+				suffix = rd.args.suffix
+			}
+		}
+	}
+	if nargs == 1 && len(must) == 1 {
+		// Early exit: the target's shortest member, when no none rule
+		// matches it, is the shortest call the search would find (the
+		// least word of a language stays least in any sublanguage holding
+		// it), found in one pass over the rules.
+		if c, res := target.shortest(ctx); res == found && verify(c) {
+			return c, Yes
 		}
 	}
 	for rd := range noneRs {
@@ -116,6 +144,9 @@ func find(all, none []Rule) (Call, Answer) {
 			if !strings.HasPrefix(prefix, rd.prefix) && !strings.HasPrefix(rd.prefix, prefix) {
 				continue // starts with other text: it cannot match any call of the target
 			}
+			if rs := rd.args.suffix; !strings.HasSuffix(suffix, rs) && !strings.HasSuffix(rs, suffix) {
+				continue // ends with other text: likewise
+			}
 			if rd.tooLarge {
 				return Call{}, Unknown
 			}
@@ -128,7 +159,7 @@ func find(all, none []Rule) (Call, Answer) {
 		}
 		return Call{Tool: target.tool, Arg: w}
 	}
-	w, res := findWord(with(domainOf(target.arg), mustM...), notM)
+	w, res := findWord(ctx, with(domainOf(target.arg), mustM...), notM)
 	switch res {
 	case notFound:
 		return Call{}, No
@@ -136,7 +167,7 @@ func find(all, none []Rule) (Call, Answer) {
 		return Call{}, Unknown
 	}
 	if target.arg == argShell && !isTidyCommand(w) {
-		if w2, res2 := findWord(append(append([]*machine(nil), mustM...), tidyCommandDomain), notM); res2 == found {
+		if w2, res2 := findWord(ctx, append(append([]*machine(nil), mustM...), tidyCommandDomain), notM); res2 == found {
 			w = w2
 		}
 	}
@@ -153,7 +184,7 @@ func find(all, none []Rule) (Call, Answer) {
 				rootM = append(rootM, rd.args)
 			}
 		}
-		w, res := findWord([]*machine{target.anyDirMachine(), pathDomain}, rootM)
+		w, res := findWord(ctx, []*machine{target.anyDirMachine(), pathDomain}, rootM)
 		switch res {
 		case notFound:
 			return Call{}, No // the root rules alone cover the target everywhere
@@ -171,7 +202,7 @@ func find(all, none []Rule) (Call, Answer) {
 }
 
 // findName answers Find when every all-reading is a tool-name language.
-func findName(must []*reading, none func(func(*reading) bool), verify func(Call) bool) (Call, Answer) {
+func findName(ctx context.Context, must []*reading, none func(func(*reading) bool), verify func(Call) bool) (Call, Answer) {
 	for _, t := range sampleNames {
 		if c := (Call{Tool: t}); verify(c) {
 			return c, Yes
@@ -186,7 +217,7 @@ func findName(must []*reading, none func(func(*reading) bool), verify func(Call)
 			notM = append(notM, rd.names)
 		}
 	}
-	w, res := findWord(append(mustM, nameDomain), notM)
+	w, res := findWord(ctx, append(mustM, nameDomain), notM)
 	switch res {
 	case notFound:
 		return Call{}, No
@@ -223,17 +254,27 @@ func findByExamples(verify func(Call) bool) (Call, Answer) {
 // answers Yes only when what r may match lies inside what the others surely
 // match.
 func CoveredBy(r Rule, others []Rule) Verdict {
+	return CoveredByContext(context.Background(), r, others)
+}
+
+// CoveredByContext is CoveredBy under a context and its Budget; an answer
+// the budget or the context cut short is Unknown with TooComplex set.
+func CoveredByContext(ctx context.Context, r Rule, others []Rule) Verdict {
 	r = parsed(r)
+	gave := gaveUpCount(ctx)
 	for _, o := range others {
 		if o.Text == r.Text && o.List == r.List {
 			return Verdict{Answer: Yes, Reason: "the same rule"}
 		}
 	}
-	c, ans := Find([]Rule{r}, others)
+	c, ans := FindContext(ctx, []Rule{r}, others)
 	switch ans {
 	case Yes:
 		return Verdict{Answer: No, Witness: c, Reason: label(r) + " matches " + c.String() + ", none of the other rules does"}
 	case Unknown:
+		if gaveUpCount(ctx) != gave || ctx.Err() != nil {
+			return Verdict{Answer: Unknown, TooComplex: true, Reason: tooComplexReason(ctx)}
+		}
 		return Verdict{Answer: Unknown, Reason: "the rules mix tools, anchors or parameters the search cannot compare together"}
 	}
 	// Find read r narrowly and the others widely. That is exact unless an
@@ -250,7 +291,7 @@ func CoveredBy(r Rule, others []Rule) Verdict {
 		if o := parsed(others[i]); o.Ambiguous() {
 			// o matters when the others without it no longer cover r.
 			rest := append(append([]Rule(nil), others[:i]...), others[i+1:]...)
-			if _, a := Find([]Rule{r}, rest); a != No {
+			if _, a := FindContext(ctx, []Rule{r}, rest); a != No {
 				doubt = &others[i]
 			}
 		}
@@ -259,7 +300,7 @@ func CoveredBy(r Rule, others []Rule) Verdict {
 		return Verdict{Answer: Yes, Reason: "every call " + label(r) + " matches, one of the other rules matches too"}
 	}
 	for _, o := range others {
-		if v := Covers(o, r); v.Answer == Yes {
+		if v := CoversContext(ctx, o, r); v.Answer == Yes {
 			return Verdict{Answer: Yes, Reason: v.Reason}
 		}
 	}
@@ -270,7 +311,12 @@ func CoveredBy(r Rule, others []Rule) Verdict {
 // first (publishing, force-pushing, running code, reading credentials),
 // then the one the search found. The Answer is Find's.
 func FindN(all, none []Rule, n int) ([]Call, Answer) {
-	c, ans := Find(all, none)
+	return FindNContext(context.Background(), all, none, n)
+}
+
+// FindNContext is FindN under a context and its Budget.
+func FindNContext(ctx context.Context, all, none []Rule, n int) ([]Call, Answer) {
+	c, ans := FindContext(ctx, all, none)
 	if ans != Yes || n <= 0 {
 		return nil, ans
 	}
@@ -287,7 +333,7 @@ func FindN(all, none []Rule, n int) ([]Call, Answer) {
 		}
 		ok := true
 		for _, r := range all {
-			if Match(r, e) != Yes {
+			if MatchContext(ctx, r, e) != Yes {
 				ok = false
 				break
 			}
@@ -296,7 +342,7 @@ func FindN(all, none []Rule, n int) ([]Call, Answer) {
 			if !mayMatch(&none[i], e) {
 				continue
 			}
-			if Match(none[i], e) != No {
+			if MatchContext(ctx, none[i], e) != No {
 				ok = false
 			}
 		}
@@ -362,7 +408,12 @@ var guardedForms = func() []*machine {
 // -execdir, -ok, -okdir or -delete), and false when the rule matches none.
 // An allow rule that names such a command explicitly is new authority even
 // where a base rule such as Bash(find *) textually covers it.
-func GuardedCall(r Rule) (Call, bool) {
+func GuardedCall(r Rule) (Call, bool) { return GuardedCallContext(context.Background(), r) }
+
+// GuardedCallContext is GuardedCall under a context and its Budget. A
+// search cut short reports the first guarded form as possible (true, with
+// a representative call): the guard then errs towards new authority.
+func GuardedCallContext(ctx context.Context, r Rule) (Call, bool) {
 	r = parsed(r)
 	for _, rd := range r.readings {
 		if rd.kind != readArgs || rd.arg != argShell || rd.fold {
@@ -372,10 +423,22 @@ func GuardedCall(r Rule) (Call, bool) {
 			continue
 		}
 		for _, g := range guardedForms {
-			if w, res := findWord([]*machine{rd.args, g}, nil); res == found {
+			switch w, res := findWord(ctx, []*machine{rd.args, g}, nil); res {
+			case found:
 				return Call{Tool: rd.tool, Arg: w}, true
+			case gaveUp:
+				return Call{Tool: rd.tool, Arg: "find . -delete"}, true
 			}
 		}
 	}
 	return Call{}, false
+}
+
+// gaveUpCount is the number of searches under ctx's Budget that stopped on
+// a limit (0 without a Budget).
+func gaveUpCount(ctx context.Context) int64 {
+	if b := BudgetOf(ctx); b != nil {
+		return b.GaveUp() + b.Canceled()
+	}
+	return 0
 }

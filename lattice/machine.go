@@ -3,6 +3,7 @@ package lattice
 import (
 	"math/bits"
 	"slices"
+	"strings"
 )
 
 // A machine is a nondeterministic automaton over runes in "position" form:
@@ -31,8 +32,11 @@ type machine struct {
 	// advance and loop on any rune of that interval (words per interval).
 	ivAdv, ivLoop []uint64
 	loops         bool // whether any position loops (the language may be infinite)
-	// prefix is the literal text every accepted word starts with.
-	prefix string
+	// prefix is the literal text every accepted word starts with, suffix
+	// the one every accepted word ends with: two machines whose prefixes
+	// (or suffixes) differ share no word, which rules most pairs out of a
+	// set question before any search.
+	prefix, suffix string
 	// oneShot is set when no epsilon edge lands on a position that has an
 	// epsilon edge itself: one pass over the rules then closes any set.
 	oneShot bool
@@ -109,7 +113,7 @@ func (b *builder) acceptHere() { b.accept = append(b.accept, b.pos()) }
 func (b *builder) build() *machine {
 	n := len(b.adv)
 	w := (n + 63) / 64
-	m := &machine{n: n, words: w, prefix: b.literalPrefix()}
+	m := &machine{n: n, words: w, prefix: b.literalPrefix(), suffix: b.literalSuffix()}
 	// One backing array for the fixed-size vectors: accept, start, univ.
 	vecs := make([]uint64, 3*w)
 	m.accept, m.start, m.univ = vecs[:w:w], vecs[w:2*w:2*w], vecs[2*w:]
@@ -235,6 +239,37 @@ func (b *builder) build() *machine {
 		}
 	}
 	return m
+}
+
+// literalSuffix returns the text every word of the builder's language ends
+// with: the literal runes read on the way into the last position once no
+// choice remains. Positions t..n-1 are a literal tail when only the last one
+// accepts and no epsilon edge or loop touches t+1..n-1: a word can then only
+// end by reading adv[t], ..., adv[n-2] from position t.
+func (b *builder) literalSuffix() string {
+	n := len(b.adv)
+	for _, a := range b.accept {
+		if a != n-1 {
+			return ""
+		}
+	}
+	touched := make([]bool, n)
+	for _, e := range b.eps {
+		touched[e[0]], touched[e[1]] = true, true
+	}
+	t := n - 1
+	for t > 0 {
+		cs := b.adv[t-1]
+		if touched[t] || !b.loop[t].isEmpty() || cs.neg || len(cs.spans) != 1 || cs.spans[0].lo != cs.spans[0].hi {
+			break
+		}
+		t--
+	}
+	var sb strings.Builder
+	for p := t; p < n-1; p++ {
+		sb.WriteRune(b.adv[p].spans[0].lo)
+	}
+	return sb.String()
 }
 
 // interval returns the index of the interval of m.bounds holding r.

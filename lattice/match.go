@@ -1,6 +1,7 @@
 package lattice
 
 import (
+	"context"
 	"strings"
 )
 
@@ -73,13 +74,19 @@ func Matches(r Rule, c Call) bool { return Match(r, c) == Yes }
 
 // Match answers Yes when every reading of the rule matches the call, No
 // when none does, and Unknown when only some do (the rule is ambiguous).
-func Match(r Rule, c Call) Answer {
+func Match(r Rule, c Call) Answer { return MatchContext(context.Background(), r, c) }
+
+// MatchContext is Match under a context and its Budget: matching a home or
+// project path against a filesystem-root pattern is a search, and a search
+// that stops short counts as "does not surely match" for that reading
+// (Match then answers No or Unknown, never a Yes it has not proved).
+func MatchContext(ctx context.Context, r Rule, c Call) Answer {
 	if len(r.readings) == 0 {
 		r = ParseIn(r.List, r.Text)
 	}
 	yes, no := 0, 0
 	for _, rd := range r.readings {
-		if rd.matches(c) {
+		if rd.matches(ctx, c) {
 			yes++
 		} else {
 			no++
@@ -95,7 +102,7 @@ func Match(r Rule, c Call) Answer {
 }
 
 // matches reports whether one reading matches a call.
-func (rd *reading) matches(c Call) bool {
+func (rd *reading) matches(ctx context.Context, c Call) bool {
 	switch rd.kind {
 	case readNames:
 		return rd.names.run(c.Tool)
@@ -106,13 +113,13 @@ func (rd *reading) matches(c Call) bool {
 		if rd.param != "" {
 			return c.Param == rd.param && rd.args.run(c.Value)
 		}
-		return rd.matchArg(c.Arg)
+		return rd.matchArg(ctx, c.Arg)
 	}
 	return false
 }
 
 // matchArg reports whether the reading's argument language holds arg.
-func (rd *reading) matchArg(arg string) bool {
+func (rd *reading) matchArg(ctx context.Context, arg string) bool {
 	switch rd.arg {
 	case argPath:
 		z, rel := splitPath(arg)
@@ -134,7 +141,7 @@ func (rd *reading) matchArg(arg string) bool {
 		lit.char(single('/'))
 		lit.epsilon(lit.pos(), start)
 		lit.lit(rel)
-		_, res := findWord([]*machine{lit.build()}, []*machine{rd.args})
+		_, res := findWord(ctx, []*machine{lit.build()}, []*machine{rd.args})
 		return res == notFound
 	case argHost:
 		h := strings.TrimSuffix(strings.ToLower(arg), ".")

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 )
 
 // List is the permissions list a rule is declared in. Some rule texts mean
@@ -175,8 +176,7 @@ type reading struct {
 	isLit   bool
 	prefix  string // every argument in the language starts with it
 
-	once     sync.Once
-	member   *Call // shortest member, computed lazily
+	member   atomic.Pointer[memberMemo] // shortest member, computed lazily (covers.go)
 	anyDir   *machine
 	anyOnce  sync.Once
 	tooLarge bool

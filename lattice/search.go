@@ -1,16 +1,21 @@
 package lattice
 
 import (
+	"context"
 	"slices"
 	"strings"
 	"sync"
 )
 
-// maxSearchStates bounds the product search. Rules are short, so real pairs
-// explore tens of states; a pattern that needs more is pathological, and the
-// comparison answers Unknown with a reason rather than spending unbounded
-// time (the fuzz targets hold this bound).
-const maxSearchStates = 20000
+// maxSearchStates and maxArenaWords bound the memory of the product search
+// (the time is bounded by the Budget, budget.go). Rules are short, so real
+// pairs explore tens of states; a pattern that needs more is pathological,
+// and the comparison answers Unknown with a reason rather than spending
+// unbounded memory (the fuzz targets hold these bounds).
+const (
+	maxSearchStates = 1 << 16
+	maxArenaWords   = 1 << 22 // 32 MiB of state vectors
+)
 
 // maxMachineStates bounds a single compiled language.
 const maxMachineStates = 4096
@@ -42,6 +47,10 @@ type searcher struct {
 	syms     []int32
 	table    []int32 // open-addressing set of state ids (id+1; 0 is empty)
 	next     []uint64
+	twins    map[uint64]int // packed key → symbol (see alphabet)
+	twinsV   map[string]int // interval vector → symbol, when keys do not pack
+	keyBuf   []byte
+	meter    meter
 }
 
 var searchers = sync.Pool{New: func() any { return &searcher{} }}
@@ -52,18 +61,38 @@ var searchers = sync.Pool{New: func() any { return &searcher{} }}
 // the one decision procedure of the package: L(b) ⊆ L(a) iff
 // findWord([b], [a]) finds nothing, and a word it finds is the
 // counter-example a reviewer reads.
-func findWord(must, mustNot []*machine) (string, searchResult) {
+//
+// The search draws on the context's Budget (DefaultSearchSteps when it
+// carries none) and stops, answering gaveUp, when the budget is spent or
+// the context is done.
+func findWord(ctx context.Context, must, mustNot []*machine) (string, searchResult) {
 	s := searchers.Get().(*searcher)
 	defer searchers.Put(s)
-	return s.find(must, mustNot)
+	s.meter = newMeter(ctx)
+	var w string
+	res := gaveUp
+	if s.meter.ctx.Err() == nil {
+		w, res = s.find(must, mustNot)
+	}
+	s.meter.done(res)
+	s.meter = meter{}
+	return w, res
 }
 
 // alphabet splits the rune line into the coarsest classes on which every
 // machine behaves the same, and picks for each class its most readable rune.
 // Symbols are ordered by readability, so that the breadth-first search
 // returns the most readable of the shortest witnesses.
-func (s *searcher) alphabet() {
+//
+// It reports false when the budget ran out while splitting (a hostile set of
+// rules can have hundreds of thousands of intervals).
+func (s *searcher) alphabet() bool {
 	nm := len(s.machines)
+	if s.twins == nil {
+		s.twins, s.twinsV = map[uint64]int{}, map[string]int{}
+	}
+	clear(s.twins)
+	clear(s.twinsV)
 	s.cursor = append(s.cursor[:0], make([]int, nm)...)
 	s.classes = s.classes[:0]
 	s.packs = s.packs[:0]
@@ -91,20 +120,33 @@ func (s *searcher) alphabet() {
 		// Find the symbol with the same behaviour, if any: compare packed
 		// keys when every search's interval indexes fit, the vectors
 		// otherwise.
-		sym := -1
+		// One step per machine per interval: the merge reads every
+		// machine's cursor.
+		s.meter.spent += int64(nm)
+		if s.meter.over() {
+			return false
+		}
+		sym, ok := -1, false
 		var key uint64
 		if packed {
 			for _, c := range s.cursor {
 				key = key<<16 | uint64(c)
 			}
-		}
-		for k := 0; k < len(s.reps); k++ {
-			if packed && s.packs[k] == key || !packed && slices.Equal(s.classes[k*nm:(k+1)*nm], s.cursor32()) {
-				sym = k
-				break
+			sym, ok = s.twins[key]
+		} else {
+			s.keyBuf = s.keyBuf[:0]
+			for _, c := range s.cursor {
+				s.keyBuf = append(s.keyBuf, byte(c), byte(c>>8), byte(c>>16), byte(c>>24))
 			}
+			sym, ok = s.twinsV[string(s.keyBuf)]
 		}
-		if sym < 0 {
+		if !ok {
+			sym = len(s.reps)
+			if packed {
+				s.twins[key] = sym
+			} else {
+				s.twinsV[string(s.keyBuf)] = sym
+			}
 			s.classes = append(s.classes, s.cursor32()...)
 			s.packs = append(s.packs, key)
 			s.reps = append(s.reps, r)
@@ -133,6 +175,7 @@ func (s *searcher) alphabet() {
 	for _, key := range s.sortKeys {
 		s.order = append(s.order, int(key&(1<<32-1)))
 	}
+	return true
 }
 
 // cursor32 returns the cursor as interval indexes in a reused buffer.
@@ -154,7 +197,9 @@ func (s *searcher) find(must, mustNot []*machine) (string, searchResult) {
 		total += m.words
 	}
 	s.offs = append(s.offs, total)
-	s.alphabet()
+	if !s.alphabet() {
+		return "", gaveUp
+	}
 
 	if cap(s.next) < total {
 		s.next = make([]uint64, total)
@@ -226,8 +271,14 @@ func (s *searcher) find(must, mustNot []*machine) (string, searchResult) {
 		if head > 0 && accepts(s.arena[head*total:(head+1)*total]) {
 			return s.spell(head), found
 		}
+		if s.meter.over() || head&63 == 63 && s.meter.ctx.Err() != nil {
+			return "", gaveUp
+		}
 	symbols:
 		for _, k := range s.order {
+			if s.meter.over() {
+				return "", gaveUp
+			}
 			cur := s.arena[head*total : (head+1)*total]
 			// Step each machine in turn and drop the symbol as soon as one
 			// of them makes the state dead (a must machine rejects every
@@ -237,6 +288,7 @@ func (s *searcher) find(must, mustNot []*machine) (string, searchResult) {
 				w := m.words
 				iv := int(s.classes[k*nm+i])
 				o := s.offs[i]
+				s.meter.spent += int64(w)
 				if w == 1 {
 					v := m.step1(cur[o], m.ivAdv[iv], m.ivLoop[iv])
 					if (i < nmust && v == 0) || (i >= nmust && v&m.univ[0] != 0) {
@@ -245,6 +297,9 @@ func (s *searcher) find(must, mustNot []*machine) (string, searchResult) {
 					next[o] = v
 					continue
 				}
+				// A wide machine closes its set by passes over its epsilon
+				// rules: charge them too.
+				s.meter.spent += int64(w * len(m.eps))
 				m.stepRaw(next[o:s.offs[i+1]], cur[o:s.offs[i+1]],
 					m.ivAdv[iv*w:(iv+1)*w], m.ivLoop[iv*w:(iv+1)*w])
 				if (i < nmust && isZero(next[o:s.offs[i+1]])) || (i >= nmust && intersects(next[o:s.offs[i+1]], m.univ)) {
@@ -258,7 +313,7 @@ func (s *searcher) find(must, mustNot []*machine) (string, searchResult) {
 			if !seen(next, id) {
 				continue
 			}
-			if len(s.parents) >= maxSearchStates {
+			if len(s.parents) >= maxSearchStates || len(s.arena)+total > maxArenaWords {
 				return "", gaveUp
 			}
 			s.arena = append(s.arena, next...)

@@ -1,0 +1,122 @@
+package lattice
+
+import (
+	"context"
+	"sync/atomic"
+)
+
+// Work is counted in steps: one step is one machine word advanced on one
+// symbol from one search state (a search of m one-word machines expanding s
+// states over an alphabet of k symbols costs at most s·k·m steps), plus one
+// step per alphabet interval examined. States alone do not bound the time:
+// a pattern with 512 distinct runes has an alphabet of over 500 symbols, so
+// each state costs hundreds of times more than in a typical rule. A step is
+// a few nanoseconds on one core.
+const (
+	// DefaultSearchSteps bounds one search (one Covers, Find or Match
+	// question) when the context carries no Budget: about 20 ms of CPU.
+	// Real rules need a few hundred steps.
+	DefaultSearchSteps = 4_000_000
+	// DefaultTotalSteps is the budget NewBudget(0, 0) gives a whole
+	// comparison: well under a second of CPU on one core.
+	DefaultTotalSteps = 60_000_000
+)
+
+// Budget bounds the work of every lattice search that runs under one
+// context: a total for all of them and a cap for each one. A search that
+// would exceed either stops and answers Unknown, so that a hostile rule
+// costs at most the budget and the caller fails closed. A Budget is safe for
+// concurrent use; one is meant for one comparison.
+type Budget struct {
+	total, per int64
+	used       atomic.Int64
+	gaveUp     atomic.Int64
+	canceled   atomic.Int64
+}
+
+// NewBudget returns a budget of total steps for every search together and
+// perSearch steps for each (zero or less takes DefaultTotalSteps and
+// DefaultSearchSteps).
+func NewBudget(total, perSearch int64) *Budget {
+	if total <= 0 {
+		total = DefaultTotalSteps
+	}
+	if perSearch <= 0 {
+		perSearch = DefaultSearchSteps
+	}
+	return &Budget{total: total, per: perSearch}
+}
+
+// Used is the number of steps spent so far.
+func (b *Budget) Used() int64 { return b.used.Load() }
+
+// Total is the budget's total in steps.
+func (b *Budget) Total() int64 { return b.total }
+
+// GaveUp is the number of searches that stopped on a limit of the budget
+// (their questions answered Unknown).
+func (b *Budget) GaveUp() int64 { return b.gaveUp.Load() }
+
+// Canceled is the number of searches that stopped because the context was
+// done.
+func (b *Budget) Canceled() int64 { return b.canceled.Load() }
+
+// Exhausted reports whether the total is spent: every later search under
+// this budget answers Unknown at once.
+func (b *Budget) Exhausted() bool { return b.used.Load() >= b.total }
+
+// limit is what the next search may spend.
+func (b *Budget) limit() int64 {
+	return min(b.per, b.total-b.used.Load())
+}
+
+type budgetKey struct{}
+
+// WithBudget returns a context whose lattice searches draw on b.
+func WithBudget(ctx context.Context, b *Budget) context.Context {
+	return context.WithValue(ctx, budgetKey{}, b)
+}
+
+// BudgetOf returns the budget the context carries, or nil.
+func BudgetOf(ctx context.Context) *Budget {
+	b, _ := ctx.Value(budgetKey{}).(*Budget)
+	return b
+}
+
+// meter is the accounting of one search.
+type meter struct {
+	ctx    context.Context
+	budget *Budget // nil: DefaultSearchSteps per search, no total
+	limit  int64
+	spent  int64
+}
+
+func newMeter(ctx context.Context) meter {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	m := meter{ctx: ctx, budget: BudgetOf(ctx), limit: DefaultSearchSteps}
+	if m.budget != nil {
+		m.limit = m.budget.limit()
+	}
+	return m
+}
+
+// over reports whether the search has spent its limit.
+func (m *meter) over() bool { return m.spent > m.limit }
+
+// done settles the search's spending with the budget; res says how it
+// ended.
+func (m *meter) done(res searchResult) {
+	if m.budget == nil {
+		return
+	}
+	m.budget.used.Add(m.spent)
+	if res == gaveUp {
+		if m.ctx.Err() != nil {
+			m.budget.canceled.Add(1)
+		} else {
+			m.budget.gaveUp.Add(1)
+		}
+	}
+}
