@@ -263,10 +263,10 @@ func (e *engine) headUnreadable(f *fileState) {
 		if len(lost) > 0 {
 			msg += fmt.Sprintf(" (the base declared %s)", strings.Join(lost, " and "))
 		}
-		risk = "high"
+		risk = rating.RiskHigh
 		action = e.pol.ActionFor(CheckMCPServerAdded, policy.RequireReview)
 		if f.kind == SettingsFile {
-			risk, action = "critical", policy.Block
+			risk, action = rating.RiskCritical, policy.Block
 			msg += ", and Claude Code may read it and grant anything it holds (a wildcard allow rule such as Bash(*), defaultMode: bypassPermissions), so it blocks as that would. Bring the file under 1 MiB and within the limits (nesting, number of rules), or split it"
 		} else {
 			msg += ", so review it by hand"
@@ -280,7 +280,7 @@ func (e *engine) headUnreadable(f *fileState) {
 		Expands: len(lost) > 0, Access: "unknown", Risk: risk, Line: line, HeadLine: max(line, 1), Witnesses: []string{},
 		Why: why,
 	})
-	e.finding(Finding{CheckID: CheckParseFailed, Risk: risk, Action: string(action), Path: f.Path, Line: line, HeadLine: max(line, 1),
+	e.finding(Finding{CheckID: CheckParseFailed, Risk: risk, Action: action, Path: f.Path, Line: line, HeadLine: max(line, 1),
 		Evidence: kind, Message: msg, Title: "cannot read " + f.Path, Key: "parse|" + f.Path})
 }
 
@@ -290,7 +290,7 @@ func (e *engine) headUnreadable(f *fileState) {
 // blocks when an allow rule the file adds could be a wildcard or launcher
 // grant, and requires review otherwise.
 func (e *engine) tooComplex(f *fileState, n int64) {
-	action, risk := policy.RequireReview, "high"
+	action, risk := policy.RequireReview, rating.RiskHigh
 	var worst []string
 	base := map[string]bool{}
 	for _, r := range f.base.rulesIn(lattice.Allow) {
@@ -305,7 +305,7 @@ func (e *engine) tooComplex(f *fileState, n int64) {
 			line = r.line
 		}
 		if rt := e.rater.Rule(r.rule); rt.ExecTier || rt.Wildcard || r.rule.MayBeWhole() {
-			action, risk = policy.Block, "critical"
+			action, risk = policy.Block, rating.RiskCritical
 			if len(worst) < 3 {
 				worst = append(worst, r.rule.Text)
 			}
@@ -323,7 +323,7 @@ func (e *engine) tooComplex(f *fileState, n int64) {
 		msg += "; the file adds allow rules that could be wildcard or launcher grants (" + strings.Join(worst, ", ") + "), so this blocks"
 	}
 	msg += ". Patterns with many stars and long runs of distinct characters between them (Bash(*a*b*c*)) are the usual cause: write each grant as a command prefix (Bash(git status *)) or an exact command (Bash(npm test)) instead."
-	e.finding(Finding{CheckID: CheckParseFailed, Risk: risk, Action: string(action), Path: f.Path, Line: line, HeadLine: max(line, 1),
+	e.finding(Finding{CheckID: CheckParseFailed, Risk: risk, Action: action, Path: f.Path, Line: line, HeadLine: max(line, 1),
 		Evidence: "too_complex", Message: msg, Title: "rules too complex to decide in " + f.Path, Key: "complex|" + f.Path})
 }
 
