@@ -106,6 +106,9 @@ func (e *engine) load(files []File, rules ruleCache) {
 			continue
 		}
 		seen[f.Path] = true
+		if kind == SkillFile || kind == CommandFile {
+			scope = skillPoolPrefix + scope
+		}
 		fs := &fileState{File: f, kind: kind, scope: scope}
 		fs.changed = f.Base.Exists != f.Head.Exists || f.Base.Unreadable != f.Head.Unreadable || !bytes.Equal(f.Base.Data, f.Head.Data)
 		if f.Base.Exists {
@@ -136,29 +139,9 @@ func (e *engine) scopeRules(scope string, head bool, ls ...lattice.List) []latti
 	return out
 }
 
-// collectRules gathers the rules of a pool (see scopeRules).
+// collectRules gathers the rules of a pool (see scopeRules and poolRules).
 func (e *engine) collectRules(scope string, head bool, ls []lattice.List) []lattice.Rule {
-	var out []lattice.Rule
-	for _, f := range e.scopes[scope] {
-		if f.kind != SettingsFile {
-			continue
-		}
-		d := f.base
-		if head {
-			d = f.head
-		}
-		if d == nil {
-			continue
-		}
-		for _, r := range d.rules {
-			for _, l := range ls {
-				if r.rule.List == l {
-					out = append(out, r.rule)
-				}
-			}
-		}
-	}
-	return out
+	return e.poolRules(scope, head, ls)
 }
 
 // compareFile records the file's status and compares it when it changed.
@@ -180,7 +163,9 @@ func (e *engine) compareFile(f *fileState) {
 	}
 	before := len(e.changes)
 	if f.changed {
-		if f.headErr != nil {
+		if f.headErr != nil && frontmatterKind(f.kind) {
+			e.frontmatterUnreadable(f)
+		} else if f.headErr != nil {
 			e.headUnreadable(f)
 		} else {
 			e.problems(f)
@@ -191,6 +176,8 @@ func (e *engine) compareFile(f *fileState) {
 				e.compareValues(f)
 			case MCPFile:
 				e.compareMCP(f)
+			case SkillFile, CommandFile, SubagentFile:
+				e.compareAgentDoc(f)
 			}
 			if n := e.stopped() - gave; n > 0 || e.ctx.Err() != nil {
 				e.tooComplex(f, n)

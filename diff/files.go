@@ -64,6 +64,20 @@ const (
 	SettingsFile
 	// MCPFile is an .mcp.json server list.
 	MCPFile
+	// SkillFile is a skill, .claude/skills/<name>/SKILL.md: its
+	// frontmatter's allowed-tools pre-approve tools while it runs.
+	SkillFile
+	// CommandFile is a custom command, .claude/commands/**/*.md (commands
+	// are skills since Claude Code 2.1.3): the same frontmatter.
+	CommandFile
+	// SubagentFile is a subagent definition, .claude/agents/**/*.md: its
+	// frontmatter's permissionMode, hooks, tools and model.
+	SubagentFile
+	// ScriptFile is a repository file a hook, status line or helper of a
+	// settings file (or a skill's or subagent's hooks) executes: a change to
+	// it is a change to the hook. Classify never returns it — which files
+	// are scripts depends on the settings (ExtraPaths).
+	ScriptFile
 )
 
 // Classify says whether a repository path is an agent-config file Shipgate
@@ -84,6 +98,9 @@ func Classify(p string, pol *policy.Policy) (FileKind, string) {
 		return MCPFile, dir
 	case (base == "settings.json" || base == "settings.local.json") && (dir == ".claude" || strings.HasSuffix(dir, "/.claude")):
 		return SettingsFile, strings.TrimSuffix(strings.TrimSuffix(dir, ".claude"), "/")
+	case frontmatterPath(dir, base) != NotAgentConfig:
+		k := frontmatterPath(dir, base)
+		return k, frontmatterScope(dir)
 	case pol.Watched(p) && strings.HasSuffix(base, ".json"):
 		return SettingsFile, "watched:" + p
 	}
@@ -97,6 +114,9 @@ func Pathspecs(pol *policy.Policy) []string {
 		":(glob).claude/settings.json", ":(glob).claude/settings.local.json",
 		":(glob)**/.claude/settings.json", ":(glob)**/.claude/settings.local.json",
 		":(glob).mcp.json", ":(glob)**/.mcp.json",
+		":(glob).claude/skills/**/SKILL.md", ":(glob)**/.claude/skills/**/SKILL.md",
+		":(glob).claude/commands/**/*.md", ":(glob)**/.claude/commands/**/*.md",
+		":(glob).claude/agents/**/*.md", ":(glob)**/.claude/agents/**/*.md",
 	}
 	if pol != nil {
 		for _, w := range pol.Paths.Watch {
@@ -104,4 +124,45 @@ func Pathspecs(pol *policy.Policy) []string {
 		}
 	}
 	return specs
+}
+
+// frontmatterPath classifies a Markdown file under a .claude folder:
+// .claude/skills/**/SKILL.md, .claude/commands/**/*.md,
+// .claude/agents/**/*.md (Claude Code's skill, command and subagent
+// folders; deeper folders are read too, failing closed on discovery rules
+// Shipgate does not model).
+func frontmatterPath(dir, base string) FileKind {
+	if !strings.HasSuffix(base, ".md") {
+		return NotAgentConfig
+	}
+	segs := strings.Split(dir, "/")
+	for i := len(segs) - 2; i >= 0; i-- {
+		if segs[i] != ".claude" {
+			continue
+		}
+		switch segs[i+1] {
+		case "skills":
+			if base == "SKILL.md" && len(segs) > i+2 {
+				return SkillFile
+			}
+		case "commands":
+			return CommandFile
+		case "agents":
+			return SubagentFile
+		}
+		return NotAgentConfig
+	}
+	return NotAgentConfig
+}
+
+// frontmatterScope is the project folder of a skill, command or subagent
+// file: the folder holding its .claude (the innermost one).
+func frontmatterScope(dir string) string {
+	segs := strings.Split(dir, "/")
+	for i := len(segs) - 2; i >= 0; i-- {
+		if segs[i] == ".claude" {
+			return strings.Join(segs[:i], "/")
+		}
+	}
+	return ""
 }

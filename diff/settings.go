@@ -21,6 +21,10 @@ type doc struct {
 	// problems are entries Claude Code reads differently from how they
 	// look: duplicate keys, non-string or blank rules, unknown keys.
 	problems []docProblem
+
+	// allTools are the lines of a frontmatter `allowed-tools: *` (every
+	// tool pre-approved while the skill runs).
+	allTools []int
 }
 
 // ruleDecl is one permission rule as declared in a file.
@@ -86,6 +90,9 @@ var lists = []lattice.List{lattice.Deny, lattice.Ask, lattice.Allow}
 
 // parseDoc reads one version of a file strictly, as Claude Code does.
 func parseDoc(p string, kind FileKind, v Version, rules ruleCache) (*doc, *parseError) {
+	if frontmatterKind(kind) {
+		return parseFrontmatterDoc(p, kind, v, rules)
+	}
 	if v.Unreadable != "" {
 		return nil, &parseError{tooLarge: v.TooLarge, msg: v.Unreadable}
 	}

@@ -131,6 +131,7 @@ func (e *engine) compareValues(f *fileState) {
 	e.compareHelpers(f)
 	e.compareSandbox(f)
 	e.comparePlugins(f)
+	e.compareAgentKey(f)
 }
 
 // row appends a settings row.

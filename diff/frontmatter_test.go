@@ -1,0 +1,146 @@
+package diff
+
+import (
+	"reflect"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/shipgate-app/shipgate/diff/jsonpos"
+	"github.com/shipgate-app/shipgate/lattice"
+)
+
+func TestSplitToolList(t *testing.T) {
+	// Claude Code 2.1.328 splits allowed-tools on commas and spaces outside
+	// parentheses (read from the binary's splitter; groups do not nest).
+	cases := []struct {
+		in   string
+		want []string
+	}{
+		{"Bash(curl:*), Bash(sh:*)", []string{"Bash(curl:*)", "Bash(sh:*)"}},
+		{"Read Grep Glob", []string{"Read", "Grep", "Glob"}},
+		{"Bash(git add *),Read", []string{"Bash(git add *)", "Read"}},
+		{"  Bash(npm run build)  ,  ", []string{"Bash(npm run build)"}},
+		{"Bash(echo (x) y) Read", []string{"Bash(echo (x)", "y)", "Read"}},
+		{"Bash(a, b)", []string{"Bash(a, b)"}},
+		{"", nil},
+		{"\tRead", []string{"Read"}},
+	}
+	for _, c := range cases {
+		if got := SplitToolList(c.in); !reflect.DeepEqual(got, c.want) {
+			t.Errorf("SplitToolList(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}
+
+func TestFrontmatterDoc(t *testing.T) {
+	cases := []struct {
+		name  string
+		kind  FileKind
+		data  string
+		rules []string // list:text@line
+		all   bool     // allowed-tools: *
+		err   string
+		key   string // a key whose line is checked
+		line  int
+	}{
+		{name: "string", kind: SkillFile, data: "---\nname: x\nallowed-tools: Bash(*)\n---\nbody", rules: []string{"allow:Bash(*)@3"}},
+		{name: "list", kind: CommandFile, data: "---\nallowed-tools:\n  - Bash(npm *)\n  - Read, Grep\n---\n", rules: []string{"allow:Bash(npm *)@3", "allow:Read@4", "allow:Grep@4"}},
+		{name: "crlf and bom", kind: SkillFile, data: "\ufeff---\r\nallowed-tools: Read\r\n---\r\n", rules: []string{"allow:Read@2"}},
+		{name: "star", kind: SkillFile, data: "---\nallowed-tools: Read, *\n---\n", all: true},
+		{name: "disallowed", kind: SkillFile, data: "---\ndisallowed-tools: Bash(rm *)\n---\n", rules: []string{"deny:Bash(rm *)@2"}},
+		{name: "subagent tools pre-approve nothing", kind: SubagentFile, data: "---\ntools: Bash\nallowed-tools: Bash\ndisallowedTools: WebFetch\n---\n", rules: []string{"deny:WebFetch@4"}},
+		{name: "no frontmatter", kind: SkillFile, data: "# just text\nallowed-tools: Bash(*)\n"},
+		{name: "block ends at the first ---", kind: SkillFile, data: "---\nname: a---b\nallowed-tools: Bash(*)\n---\n", err: ""},
+		{name: "non-string entries dropped", kind: SkillFile, data: "---\nallowed-tools: [Read, 3, {a: b}]\n---\n", rules: []string{"allow:Read@2"}},
+		{name: "hooks lines", kind: SubagentFile, data: "---\nname: a\nhooks:\n  PreToolUse:\n    - matcher: Bash\n      hooks:\n        - type: command\n          command: ./x.sh\n---\n", key: "hooks", line: 3},
+		{name: "duplicate key", kind: SkillFile, data: "---\na: 1\na: 2\n---\n", err: "appears twice"},
+		{name: "bad yaml", kind: SkillFile, data: "---\nallowed-tools: [Read\n---\n", err: "does not parse"},
+		{name: "not a mapping", kind: SkillFile, data: "---\n- Read\n---\n", err: "not a mapping"},
+		{name: "anchor", kind: SkillFile, data: "---\nx: &a Bash(*)\nallowed-tools: *a\n---\n", err: "anchor"},
+		{name: "empty block", kind: SkillFile, data: "---\n---\nbody"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			d, pe := parseFrontmatterDoc("p", c.kind, Version{Exists: true, Data: []byte(c.data)}, ruleCache{})
+			if c.err != "" {
+				if pe == nil || !strings.Contains(pe.Error(), c.err) {
+					t.Fatalf("error = %v, want one containing %q", pe, c.err)
+				}
+				return
+			}
+			if pe != nil {
+				t.Fatalf("unexpected error %v", pe)
+			}
+			var got []string
+			for _, r := range d.rules {
+				got = append(got, string(r.rule.List)+":"+r.rule.Text+"@"+strconv.Itoa(r.line))
+			}
+			if !reflect.DeepEqual(got, c.rules) {
+				t.Errorf("rules = %q, want %q", got, c.rules)
+			}
+			if (len(d.allTools) > 0) != c.all {
+				t.Errorf("allTools = %v, want %v", d.allTools, c.all)
+			}
+			if c.key != "" {
+				m, ok := d.root.Lookup(c.key)
+				if !ok || m.KeyStart.Line != c.line {
+					t.Errorf("key %s at line %d, want %d", c.key, m.KeyStart.Line, c.line)
+				}
+			}
+		})
+	}
+}
+
+func TestClassifyAgentDocs(t *testing.T) {
+	cases := []struct {
+		p     string
+		kind  FileKind
+		scope string
+	}{
+		{".claude/skills/x/SKILL.md", SkillFile, ""},
+		{"pkg/.claude/skills/x/SKILL.md", SkillFile, "pkg"},
+		{".claude/skills/SKILL.md", NotAgentConfig, ""},
+		{".claude/skills/x/notes.md", NotAgentConfig, ""},
+		{".claude/commands/x.md", CommandFile, ""},
+		{".claude/commands/ops/deploy.md", CommandFile, ""},
+		{".claude/agents/yolo.md", SubagentFile, ""},
+		{"a/b/.claude/agents/yolo.md", SubagentFile, "a/b"},
+		{".claude/agents/yolo.txt", NotAgentConfig, ""},
+		{"docs/agents/yolo.md", NotAgentConfig, ""},
+	}
+	for _, c := range cases {
+		k, s := Classify(c.p, nil)
+		if k != c.kind || (k != NotAgentConfig && s != c.scope) {
+			t.Errorf("Classify(%s) = %v %q, want %v %q", c.p, k, s, c.kind, c.scope)
+		}
+	}
+}
+
+func FuzzFrontmatter(f *testing.F) {
+	for _, s := range []string{"---\nallowed-tools: Bash(*)\n---\n", "---\nhooks:\n  Stop:\n    - hooks: [{type: command, command: x}]\n---\n",
+		"---\n- a\n---\n", "---\na: &x [*x]\n---\n", "---\r\nk: 'v'\r\n---", "---\n---\n"} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		d, pe := parseFrontmatterDoc("p", SkillFile, Version{Exists: true, Data: data}, ruleCache{})
+		if pe != nil {
+			if d != nil {
+				t.Fatal("a document and an error")
+			}
+			return
+		}
+		if d.root.Kind() != jsonpos.Object {
+			t.Fatalf("root is %v, not an object", d.root.Kind())
+		}
+		lines := strings.Count(string(data), "\n") + 1
+		for _, r := range d.rules {
+			if r.line < 1 || r.line > lines {
+				t.Fatalf("rule %q at line %d of a %d-line file", r.rule.Text, r.line, lines)
+			}
+			if r.rule.List != lattice.Allow && r.rule.List != lattice.Deny {
+				t.Fatalf("rule in list %s", r.rule.List)
+			}
+		}
+	})
+}
