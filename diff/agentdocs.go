@@ -36,7 +36,7 @@ func kindNoun(k FileKind) string {
 func (e *engine) compareAgentDoc(f *fileState) {
 	if f.head == nil {
 		e.changes = append(e.changes, Change{Path: f.Path, Kind: KindFile, Direction: DirRemoved, Before: kindNoun(f.kind) + " " + f.Path,
-			Access: string(rating.AccessNone), Risk: string(rating.RiskLow), Line: 1, HeadLine: 1, Witnesses: []string{},
+			Access: rating.AccessNone, Risk: rating.RiskLow, Line: 1, HeadLine: 1, Witnesses: []string{},
 			Why: "the " + kindNoun(f.kind) + " is deleted: what it pre-approved or ran goes with it"})
 		return
 	}
@@ -82,7 +82,7 @@ func (e *engine) compareAllTools(f *fileState) {
 		Basis: "every tool call (Bash, Edit, WebFetch, MCP tools) runs without a prompt while it runs"}
 	e.row(f, KindRule, DirAdded, "", "allowed-tools: *", true, rt, line, line, rt.Basis)
 	e.changes[len(e.changes)-1].List = "allow"
-	e.finding(Finding{CheckID: CheckWildcardAllow, Risk: string(rt.Risk), Path: f.Path, Line: line, HeadLine: line,
+	e.finding(Finding{CheckID: CheckWildcardAllow, Risk: rt.Risk, Path: f.Path, Line: line, HeadLine: line,
 		Evidence: "allowed-tools=*", Title: "allowed-tools: *",
 		Message: fmt.Sprintf("%s: allowed-tools: * pre-approves every tool: %s.", f.Path, rt.Basis),
 		Key:     CheckWildcardAllow + "|" + f.Path + "|allowed-tools|*"})
@@ -137,7 +137,7 @@ func (e *engine) comparePermissionMode(f *fileState) {
 	if hm == "bypassPermissions" {
 		msg += " Only a disableBypassPermissionsMode lock (Claude Code 2.1.223+) makes Claude Code ignore it."
 	}
-	e.finding(Finding{CheckID: check, Risk: string(rt.Risk), Path: f.Path, Line: line, HeadLine: headLine,
+	e.finding(Finding{CheckID: check, Risk: rt.Risk, Path: f.Path, Line: line, HeadLine: headLine,
 		Evidence: "permissionMode=" + sanitize(hm), Title: "permissionMode " + sanitize(hm), Message: msg,
 		Key: check + "|" + f.Path + "|permissionMode|" + hm})
 }
@@ -159,7 +159,7 @@ func (e *engine) compareFrontmatterServers(f *fileState) {
 		check = CheckMCPServerChange
 	}
 	e.row(f, KindMCPServer, direction(b, h), side("mcpServers", b), "mcpServers (changed)", true, rt, h.line, h.line, rt.Basis)
-	e.finding(Finding{CheckID: check, Risk: string(rt.Risk), Path: f.Path, Line: h.line, HeadLine: h.line,
+	e.finding(Finding{CheckID: check, Risk: rt.Risk, Path: f.Path, Line: h.line, HeadLine: h.line,
 		Evidence: "mcpServers", Title: "subagent MCP servers",
 		Message: fmt.Sprintf("%s sets the subagent's mcpServers: %s (a server defined inline is a command Claude Code spawns when the subagent runs).", f.Path, rt.Basis),
 		Key:     check + "|" + f.Path + "|mcpServers"})
@@ -246,7 +246,7 @@ func (e *engine) compareAgentKey(f *fileState) {
 		}
 	}
 	e.row(f, KindSetting, direction(b, h), side("agent", b), side("agent", h), true, rt, line, headLine, rt.Basis)
-	e.finding(Finding{CheckID: check, Risk: string(rt.Risk), Path: f.Path, Line: line, HeadLine: headLine,
+	e.finding(Finding{CheckID: check, Risk: rt.Risk, Path: f.Path, Line: line, HeadLine: headLine,
 		Evidence: "setting=agent value=" + display(h), Title: "agent " + display(h),
 		Message: fmt.Sprintf("%s %s: %s.%s", f.Path, switchChange("agent", b, h), rt.Basis, detail),
 		Key:     check + "|" + f.Path + "|agent"})
@@ -260,10 +260,10 @@ func (e *engine) compareAgentKey(f *fileState) {
 // reviewed: the finding holds the merge, never a pass.
 func (e *engine) frontmatterUnreadable(f *fileState) {
 	pe := f.headErr
-	risk := "medium"
+	risk := rating.RiskMedium
 	lost := ""
 	if f.base != nil && (len(f.base.rulesIn("deny")) > 0 || f.base.root.Get("hooks").Kind() != jsonpos.Invalid) {
-		risk = "high"
+		risk = rating.RiskHigh
 		lost = " Its disallowed tools and hooks stop applying with it."
 	}
 	kind := "frontmatter_parse_failed"
