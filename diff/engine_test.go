@@ -116,8 +116,12 @@ func TestRepresentativeCases(t *testing.T) {
 			[]string{"PERMISSION-ALLOW-EXPANDED"}, nil},
 		{25, perms{allow: []string{"Bash(find *)"}}, perms{allow: []string{"Bash(find *)", "Bash(find . -delete)"}}, DecisionRequireReview,
 			[]string{"PERMISSION-ALLOW-EXPANDED"}, []string{"!added allow →Bash(find . -delete)"}},
-		{26, perms{deny: []string{"Bash(rm:*)"}}, perms{deny: []string{"Bash( rm *)"}}, DecisionRequireReview,
-			[]string{"PERMISSION-DENY-REMOVED"}, nil},
+		// Claude Code 2.1.328 (measured): blanks inside a rule are normalised,
+		// a blank outside it makes Claude Code skip the rule.
+		{26, perms{deny: []string{"Bash(rm:*)"}}, perms{deny: []string{"Bash( rm *)"}}, DecisionAllow,
+			nil, []string{"respelled deny Bash(rm:*)→Bash( rm *)"}},
+		{27, perms{deny: []string{"Bash(rm:*)"}}, perms{deny: []string{" Bash(rm *)"}}, DecisionRequireReview,
+			[]string{"PERMISSION-DENY-REMOVED"}, []string{"added deny → Bash(rm *)"}},
 	}
 	for _, c := range cases {
 		t.Run(fmt.Sprint(c.n), func(t *testing.T) {

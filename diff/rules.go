@@ -317,7 +317,9 @@ func (e *engine) invalidRuleFinding(f *fileState, a *event) {
 	risk := rating.RiskLow
 	effect := "it grants nothing"
 	if r.List != lattice.Allow {
-		risk, effect = rating.RiskMedium, "it restricts nothing"
+		// A dead deny or ask rule is a trap: a reviewer who reads it
+		// believes it protects, and it protects nothing.
+		risk, effect = rating.RiskMedium, "it protects nothing (a reviewer who reads it as a "+stopNoun(r.List)+" is misled; the agent is not subject to it)"
 	}
 	a.findings = append(a.findings, Finding{
 		CheckID: CheckRuleInvalid, Risk: risk, Path: f.Path, Line: a.decl.line, HeadLine: a.decl.line,
@@ -463,7 +465,7 @@ func (e *engine) judgeRestrictionRemovals(rs *ruleSet, moved map[*event]*event) 
 			// An added rule of the same list that it strictly covers is what
 			// it was narrowed to.
 			for _, a := range rs.added[l] {
-				if moved[a] == nil && !a.done && !a.decl.rule.Negated && sameTool(r, a.decl.rule) && lattice.CoversContext(e.ctx, r, a.decl.rule).Answer == lattice.Yes {
+				if moved[a] == nil && !a.done && !a.decl.rule.Negated && !a.decl.rule.Dead() && sameTool(r, a.decl.rule) && lattice.CoversContext(e.ctx, r, a.decl.rule).Answer == lattice.Yes {
 					a.direction, a.partner, a.done = DirNarrowed, d, true
 					d.partner = a
 					a.expands = true

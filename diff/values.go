@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/shipgate-app/shipgate/diff/jsonpos"
+	"github.com/shipgate-app/shipgate/lattice"
 	"github.com/shipgate-app/shipgate/rating"
 )
 
@@ -185,23 +186,52 @@ func (e *engine) compareMode(f *fileState) {
 	hr, known := rating.ModeRank(hm)
 	rt := rating.Mode(hm, hs)
 	expands := !hs || !known || hr > br
+	var witnesses []string
+	if hs && hm == "plan" && bm != "plan" && bm != "bypassPermissions" {
+		// Plan mode is not the most restrictive mode: Claude Code 2.1.328
+		// reads any file in it without a prompt (~/.ssh/id_rsa,
+		// /etc/passwd), measured, while every other mode but
+		// bypassPermissions asks outside the project. It widens what the
+		// agent reads unless the rules already allowed every read.
+		none := append(append([]lattice.Rule(nil), e.scopeRules(f.scope, true, lattice.Deny, lattice.Ask)...), e.scopeRules(f.scope, false, lattice.Allow)...)
+		none = append(none, lattice.ImplicitAllows()...)
+		calls, ans := lattice.FindN([]lattice.Rule{anyRead}, none, maxWitnesses)
+		if ans != lattice.No {
+			rt, expands = planRating, true
+			witnesses = callStrings(calls)
+		}
+	}
 	line, headLine := lineOf(b, h)
 	why := "the permission mode becomes " + hm + ": " + rt.Basis
+	if len(witnesses) > 0 {
+		why += "; the agent can now read " + quoteList(witnesses)
+	}
 	if !expands {
 		why = "a stricter permission mode: " + rt.Basis
 	}
 	e.row(f, KindMode, direction(b, h), side("defaultMode", b), side("defaultMode", h), expands, rt, line, headLine, why)
+	if len(witnesses) > 0 {
+		e.changes[len(e.changes)-1].Witnesses = witnesses
+	}
 	if expands {
 		check := CheckAllowExpanded
 		if rt.Risk == rating.RiskCritical {
 			check = CheckWildcardAllow
 		}
 		e.finding(Finding{CheckID: check, Risk: rt.Risk, Path: f.Path, Line: line, HeadLine: headLine, Base: !h.present(),
-			Evidence: "mode=" + sanitize(hm), Title: "defaultMode " + hm,
+			Evidence: "mode=" + sanitize(hm), Title: "defaultMode " + hm, Witnesses: witnesses,
 			Message: fmt.Sprintf("%s sets defaultMode to %s (was %s): %s.", f.Path, display(h), bm, rt.Basis),
 			Key:     check + "|" + f.Path + "|defaultMode|" + hm})
 	}
 }
+
+// anyRead is every Read call, anywhere on the filesystem.
+var anyRead = lattice.Parse("Read(//**)")
+
+// planRating rates a switch to plan mode from a mode that asks before
+// reading outside the project.
+var planRating = rating.Rating{Access: rating.AccessRead, Risk: rating.RiskMedium,
+	Basis: "in plan mode Claude Code reads any file without a prompt, inside the project or not (~/.ssh/id_rsa, /etc/passwd); edits and writes are refused (measured on Claude Code " + lattice.ClaudeCodeVersion + ")"}
 
 // switchKeys are boolean-like settings rated by rating.Switch.
 var switchKeys = []string{"skipDangerousModePermissionPrompt", "enableAllProjectMcpServers", "disableBypassPermissionsMode",

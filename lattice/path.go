@@ -21,7 +21,9 @@ func (r *Rule) compilePath(tool, spec string) []*reading {
 	anchored := false
 	switch {
 	case strings.HasPrefix(s, "//"):
-		z, s, anchored = zoneRoot, s[2:], true
+		// Claude Code 2.1.328 collapses three or more leading slashes to
+		// the root anchor: Read(///etc/**) is Read(//etc/**) (measured).
+		z, s, anchored = zoneRoot, strings.TrimLeft(s, "/"), true
 	case s == "~":
 		z, s, anchored = zoneHome, "", true
 	case strings.HasPrefix(s, "~/"):

@@ -251,13 +251,12 @@ func (r *Rule) parse() {
 		return
 	}
 	if trimmed != text {
-		// Claude Code's handling of padding around a whole rule is
-		// undocumented: read it as skipped (narrow) or trimmed (wide).
+		// Claude Code 2.1.328 skips a rule with a blank before it or after
+		// its closing parenthesis (measured): it allows and stops nothing.
 		inner := ParseIn(r.List, trimmed)
 		*r = inner
-		r.Text = text
-		r.ambiguous("whitespace around the rule: Claude Code may skip it or read it trimmed")
-		r.readings = append([]*reading{empty}, r.readings...)
+		r.Text, r.Ambiguity, r.Note = text, "", ""
+		r.malformed("a blank before or after the rule (measured on Claude Code " + ClaudeCodeVersion + ")")
 		return
 	}
 	open := strings.IndexByte(text, '(')
@@ -286,11 +285,11 @@ func (r *Rule) parse() {
 		return
 	}
 	if strings.TrimSpace(r.Tool) != r.Tool {
+		// `Bash (x)`: skipped by Claude Code 2.1.328 (measured).
 		inner := ParseIn(r.List, strings.TrimSpace(r.Tool)+"("+r.Specifier+")")
-		inner.Text, inner.Tool = r.Text, r.Tool
+		inner.Text, inner.Tool, inner.Ambiguity, inner.Note = r.Text, r.Tool, "", ""
 		*r = inner
-		r.ambiguous("whitespace around the tool name: Claude Code may skip the rule or read it trimmed")
-		r.readings = append([]*reading{empty}, r.readings...)
+		r.malformed("a blank between the tool name and the parenthesis (measured on Claude Code " + ClaudeCodeVersion + ")")
 		return
 	}
 	r.parseTool()
@@ -323,12 +322,14 @@ func (r *Rule) parseTool() {
 		r.malformed("empty parentheses")
 		return
 	}
-	readings := r.compileSpecifier(canon, fam)
 	if !exact {
-		r.ambiguous(fmt.Sprintf("tool name %q is not the canonical %q: current Claude Code skips it as invalid, older versions may have matched it", tool, canon))
-		readings = append([]*reading{empty}, readings...)
+		// `bash(x)`, `BASH(x)`: skipped by Claude Code 2.1.328 (measured;
+		// #28210 for earlier versions).
+		r.malformed(fmt.Sprintf("tool name %q is not the canonical %q: tool names are case-sensitive (measured on Claude Code %s)", tool, canon, ClaudeCodeVersion))
+		r.Canonical = canon
+		return
 	}
-	r.readings = readings
+	r.readings = r.compileSpecifier(canon, fam)
 }
 
 // compileSpecifier compiles the rule for a known or unknown (generic) tool.
@@ -367,11 +368,9 @@ func (r *Rule) compileSpecifier(tool string, fam Family) []*reading {
 		r.malformed("unbalanced parentheses in the specifier: text after the closing parenthesis")
 		return []*reading{empty}
 	case parensNested:
-		if r.Malformed != "" {
-			break
-		}
-		r.ambiguous("unescaped parentheses inside the specifier: Claude Code 2.1.173+ rejects them (\"Empty parentheses\"), older versions matched them literally")
-		readings = append([]*reading{empty}, readings...)
+		// Balanced unescaped parentheses are literal: Claude Code 2.1.328
+		// matches Bash(echo (x)) against `echo (x)` (measured), though
+		// 2.1.173's changelog said such rules were rejected.
 	}
 	return readings
 }

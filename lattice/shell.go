@@ -12,8 +12,11 @@ type gtok struct {
 }
 
 // globTokens splits a Bash-rule specifier into literals and stars. An
-// unescaped `*` is a wildcard; `\*`, `\\`, `\(` and `\)` are the literal
-// characters; any other backslash is itself literal.
+// unescaped `*` is a wildcard; `\\`, `\(` and `\)` are the literal
+// characters; any other backslash is itself literal. `\*` is the two
+// literal characters backslash and star: Claude Code 2.1.328 matches
+// `Bash(npm test\*)` against the text `npm test\*` (measured), not
+// `npm test*`.
 func globTokens(s string) []gtok {
 	var out []gtok
 	rs := []rune(s)
@@ -21,7 +24,11 @@ func globTokens(s string) []gtok {
 		c := rs[i]
 		if c == '\\' && i+1 < len(rs) {
 			switch rs[i+1] {
-			case '*', '\\', '(', ')':
+			case '*':
+				out = append(out, gtok{r: '\\'}, gtok{r: '*'})
+				i++
+				continue
+			case '\\', '(', ')':
 				out = append(out, gtok{r: rs[i+1]})
 				i++
 				continue
@@ -109,8 +116,10 @@ func (r *Rule) compileShell(tool, spec string, fold, legacy bool) []*reading {
 	}
 	texts := []string{spec}
 	if legacy && irregularSpace(spec) {
-		r.ambiguous("whitespace inside the rule: Claude Code normalises spaces in commands (2.1.98+), but whether it normalises the rule text is undocumented")
-		texts = append(texts, collapseSpace(spec))
+		// Claude Code 2.1.328 normalises the rule text as it normalises
+		// commands: `Bash(npm  *)`, `Bash( npm *)` and `Bash(npm * )` work
+		// as `Bash(npm *)` (measured).
+		texts = []string{collapseSpace(spec)}
 	}
 	kind := argShell
 	if !legacy {
@@ -131,6 +140,19 @@ func (r *Rule) compileShell(tool, spec string, fold, legacy bool) []*reading {
 // distinguishes: the legacy `prefix:*`, a wildcard pattern, an exact command.
 func (r *Rule) shellShapes(tool, t string, kind argKind, legacy bool) []*reading {
 	if t != "" && strings.Trim(t, "*") == "" {
+		if t != "*" && tool == "Bash" && r.List == Allow {
+			// Claude Code 2.1.328 (measured): only `Bash` and `Bash(*)` are
+			// the whole tool. `Bash(**)` and `Bash(***)` are pattern rules,
+			// so its command checks still apply: a line starting with `-`,
+			// eval/exec, watch/setsid, find -exec, redirection to a file,
+			// $(…) and `&` ask (AlwaysAsks). The language leaves out the
+			// one check a text language can state exactly, a leading `-`,
+			// which also makes `Bash` strictly wider than `Bash(**)`.
+			return []*reading{argsReading(tool, kind, func(b *builder) {
+				b.char(anyChar.minus(single('-')))
+				b.star(anyChar)
+			})}
+		}
 		return []*reading{wholeTool(tool)}
 	}
 	if legacy && strings.HasSuffix(t, ":*") {

@@ -42,11 +42,17 @@ type Forms struct {
 }
 
 // safeAssignments are the variables an allow rule matches past when a
-// command starts by assigning them: the ones Claude Code's documentation
-// and changelog name (LANG, TZ, NO_COLOR in 2.1.98; NODE_ENV in the
-// permissions page's example). Any other assignment keeps the allow rules
-// to the command as written, which errs toward a prompt.
-var safeAssignments = map[string]bool{"LANG": true, "TZ": true, "NO_COLOR": true, "NODE_ENV": true}
+// command starts by assigning them, as measured on Claude Code 2.1.328
+// (ClaudeCodeVersion): LANG, TZ, NO_COLOR, NODE_ENV, CI, RUST_LOG, GOOS,
+// FORCE_COLOR and TERM. Measured as not stripped: FOO, DEBUG, NODE_OPTIONS,
+// PATH, LD_PRELOAD, PYTHONPATH, HOME, LC_ALL, NPM_CONFIG_*, BASH_ENV, PAGER,
+// EDITOR, GIT_DIR, USER, TMPDIR, http_proxy. Any other assignment keeps the
+// allow rules to the command as written, which errs toward a prompt; one
+// unsafe assignment among safe ones (`CI=1 FOO=1 npm test`) does too.
+var safeAssignments = map[string]bool{
+	"LANG": true, "TZ": true, "NO_COLOR": true, "NODE_ENV": true,
+	"CI": true, "RUST_LOG": true, "GOOS": true, "FORCE_COLOR": true, "TERM": true,
+}
 
 // noApproveWrappers are the exec wrappers no allow rule approves through.
 var noApproveWrappers = map[string]bool{"watch": true, "setsid": true, "ionice": true, "flock": true}

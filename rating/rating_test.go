@@ -49,7 +49,7 @@ func TestTierWiderAndNegatives(t *testing.T) {
 		{"Bash(n*)", true, "Bash(n*)"},
 		{"Bash(e*)", true, "Bash(e*)"},
 		{"Bash(p*)", true, "Bash(p*)"},
-		{"bash(docker *)", true, "Bash(docker *)"},
+		// bash(docker *) left the table: Claude Code 2.1.328 skips a lowercase tool name, so the rule grants nothing (lattice.Rule.Malformed).
 		{"Bash( uv * )", true, "Bash(uv *)"},
 		{"Bash(uv *)", true, "Bash(uv *)"},
 		{"Bash(pnpm *)", true, "Bash(pnpm *)"},

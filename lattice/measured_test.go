@@ -1,0 +1,113 @@
+package lattice
+
+import (
+	"slices"
+	"testing"
+)
+
+// TestMeasuredMatches holds the disagreement classes issue 9 found between
+// the real Claude Code and the documentation, as Matches rows: each row is
+// what the binary did, with the version it was measured on.
+func TestMeasuredMatches(t *testing.T) {
+	bash := func(s string) Call { return Call{Tool: "Bash", Arg: s} }
+	read := func(s string) Call { return Call{Tool: "Read", Arg: s} }
+	edit := func(s string) Call { return Call{Tool: "Edit", Arg: s} }
+	cases := []struct {
+		cc   string
+		rule string
+		list List
+		call Call
+		want bool
+	}{
+		// Three or more leading slashes collapse to the root anchor.
+		{measured, "Read(///etc/**)", Allow, read("/etc/passwd"), true},
+		{measured, "Read(////etc/**)", Allow, read("/etc/passwd"), true},
+		{measured, "Edit(///**)", Allow, edit("/etc/hosts"), true},
+		{measured, "Edit(///**)", Allow, edit("~/.bashrc"), true},
+		{measured, "Read(//etc/**)", Allow, read("/etc/passwd"), true},
+		// Bash(**) is a pattern rule: a line starting with - asks.
+		{measured, "Bash(**)", Allow, bash("npm publish"), true},
+		{measured, "Bash(**)", Allow, bash("-rf x"), false},
+		{measured, "Bash(***)", Allow, bash("-rf x"), false},
+		{measured, "Bash(*)", Allow, bash("-rf x"), true},
+		{measured, "Bash", Allow, bash("-rf x"), true},
+		{measured, "Bash(**)", Deny, bash("-rf x"), true},
+		// An escaped star keeps its backslash.
+		{measured, "Bash(npm test\\*)", Allow, bash("npm test\\*"), true},
+		{measured, "Bash(npm test\\*)", Allow, bash("npm test*"), false},
+		{measured, "Bash(npm test\\*)", Allow, bash("npm testx"), false},
+		// Blanks inside are normalised, outside the rule is skipped.
+		{measured, "Bash(npm  *)", Allow, bash("npm x"), true},
+		{measured, "Bash( npm *)", Allow, bash("npm x"), true},
+		{measured, "Bash(npm * )", Allow, bash("npm x"), true},
+		{measured, " Bash(npm *)", Allow, bash("npm x"), false},
+		{measured, "Bash (npm *)", Allow, bash("npm x"), false},
+		{measured, "Bash(npm *) ", Allow, bash("npm x"), false},
+		{measured, " Bash(git push:*)", Deny, bash("git push"), false},
+		{measured, "bash(npm *)", Allow, bash("npm x"), false},
+		{measured, "BASH(npm *)", Allow, bash("npm x"), false},
+		// Balanced parentheses are literal.
+		{measured, "Bash(echo (x))", Allow, bash("echo (x)"), true},
+		// As documented (kept to pin them).
+		{measured, "Bash(npm test:*)", Allow, bash("npm test x"), true},
+		{measured, "Bash(npm test:*)", Allow, bash("npm testx"), false},
+		{measured, "Bash(npm test*)", Allow, bash("npm testx"), true},
+		{measured, "Bash(git * main)", Allow, bash("git push origin main"), true},
+		{measured, "Bash(git * main)", Allow, bash("git main"), false},
+		{measured, "Bash(* --version)", Allow, bash("rm -rf x --version"), true},
+		{measured, "Read(**)", Allow, read("~/.ssh/id_rsa"), false},
+		{measured, "Edit(*.env)", Allow, edit("a/b/x.env"), true},
+	}
+	for _, c := range cases {
+		if got := Matches(ParseIn(c.list, c.rule), c.call); got != c.want {
+			t.Errorf("Matches(%s:%s, %v) = %v, want %v (measured on Claude Code %s)", c.list, c.rule, c.call, got, c.want, c.cc)
+		}
+	}
+}
+
+// TestMeasuredAssignments: the leading assignments allow rules see past,
+// and those they do not (Claude Code 2.1.328).
+func TestMeasuredAssignments(t *testing.T) {
+	cases := []struct {
+		cc       string
+		line     string
+		stripped bool
+	}{
+		{measured, "NODE_ENV=test npm test", true},
+		{measured, "LANG=C npm test", true},
+		{measured, "TZ=UTC npm test", true},
+		{measured, "NO_COLOR=1 npm test", true},
+		{measured, "CI=1 npm test", true},
+		{measured, "RUST_LOG=debug npm test", true},
+		{measured, "GOOS=linux npm test", true},
+		{measured, "FORCE_COLOR=1 npm test", true},
+		{measured, "TERM=dumb npm test", true},
+		{measured, "CI=1 TERM=dumb npm test", true},
+		{measured, "FOO=1 npm test", false},
+		{measured, "DEBUG=1 npm test", false},
+		{measured, "NODE_OPTIONS=--x npm test", false},
+		{measured, "PATH=/tmp npm test", false},
+		{measured, "LD_PRELOAD=x npm test", false},
+		{measured, "PYTHONPATH=x npm test", false},
+		{measured, "HOME=/tmp npm test", false},
+		{measured, "LC_ALL=C npm test", false},
+		{measured, "NPM_CONFIG_REGISTRY=x npm test", false},
+		{measured, "BASH_ENV=x npm test", false},
+		{measured, "PAGER=x npm test", false},
+		{measured, "EDITOR=x npm test", false},
+		{measured, "GIT_DIR=x npm test", false},
+		{measured, "USER=x npm test", false},
+		{measured, "TMPDIR=x npm test", false},
+		{measured, "http_proxy=x npm test", false},
+		{measured, "CI=1 FOO=1 npm test", false},
+	}
+	for _, c := range cases {
+		var texts []string
+		for _, f := range CommandForms(c.line).Allow {
+			texts = append(texts, f.Text)
+		}
+		if got := slices.Contains(texts, "npm test"); got != c.stripped {
+			t.Errorf("CommandForms(%q).Allow = %q: allow rules see past the assignment = %v, want %v (measured on Claude Code %s)", c.line, texts, got, c.stripped, c.cc)
+		}
+	}
+}

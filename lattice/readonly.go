@@ -1,0 +1,545 @@
+package lattice
+
+import (
+	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// This file is the single source of truth for what Claude Code runs, or
+// asks about, whatever the Bash allow rules say (ClaudeCodeVersion,
+// measured; docs/lattice.md "Commands that need no rule"):
+//
+//   - ReadOnly: a fixed, path-aware set of read-only commands runs with no
+//     rule at all (`git status`, `ls`, `cat <project file>`, `echo`, pipes
+//     and `&&` chains of them), while `cat ~/.ssh/id_rsa`, `find /` or
+//     `grep -r x /` still ask;
+//   - AlwaysAsks: some commands ask under every pattern rule (`eval …`,
+//     `exec …`, `watch …`, `setsid …`, `find -exec`, a line starting with
+//     `-`, `$(…)`, a redirection to a file, `&`), and `rm -rf /` asks even
+//     under the whole tool.
+//
+// Both are fail-closed in the direction that keeps Shipgate sound: ReadOnly
+// says yes only for a command it is sure Claude Code runs with no rule, and
+// AlwaysAsks only for one it is sure Claude Code asks about, so a witness
+// is never dropped, and a grant never called empty, on a guess. Nothing is
+// expanded or run; the command is parsed with mvdan.cc/sh.
+
+// ReadOnly reports whether Claude Code runs the command line without a
+// prompt and without any allow rule: every part of it is a command of the
+// read-only table with arguments inside the project, joined by `&&`, `||`,
+// `;`, `|` or line breaks, with no expansion, no assignment and no
+// redirection but to /dev/null or another descriptor. Anything it cannot
+// read surely as read-only is not read-only.
+func ReadOnly(line string) bool {
+	if strings.Contains(line, "\\\n") || strings.HasPrefix(strings.TrimLeft(line, " \t"), "-") {
+		return false // a line continuation asks (measured)
+	}
+	f, err := parseBash(line)
+	if err != nil || len(f.Stmts) == 0 {
+		return false
+	}
+	for _, s := range f.Stmts {
+		if !readOnlyStmt(s) {
+			return false
+		}
+	}
+	return true
+}
+
+func parseBash(line string) (*syntax.File, error) {
+	return syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(line), "")
+}
+
+// readOnlyStmt reports whether one statement is surely read-only.
+func readOnlyStmt(s *syntax.Stmt) bool {
+	if s == nil || s.Cmd == nil || s.Negated || s.Background || s.Coprocess || s.Disown {
+		return false
+	}
+	for _, rd := range s.Redirs {
+		if !harmlessRedirect(rd) {
+			return false
+		}
+	}
+	switch x := s.Cmd.(type) {
+	case *syntax.BinaryCmd:
+		switch x.Op {
+		case syntax.AndStmt, syntax.OrStmt, syntax.Pipe, syntax.PipeAll:
+			return readOnlyStmt(x.X) && readOnlyStmt(x.Y)
+		}
+		return false
+	case *syntax.CallExpr:
+		if len(x.Assigns) > 0 || len(x.Args) == 0 {
+			return false
+		}
+		fields, ok := staticFields(x.Args)
+		if !ok {
+			return false
+		}
+		return readOnlyFields(fields)
+	}
+	// Subshells, blocks, if/for/while, declarations, tests: Claude Code
+	// asks about `(…)` and `{ …; }`; the others are not in its table.
+	return false
+}
+
+// harmlessRedirect reports whether a redirection writes nowhere: to
+// /dev/null or to another file descriptor (`2>&1`).
+func harmlessRedirect(rd *syntax.Redirect) bool {
+	w, ok := staticWord(rd.Word)
+	if !ok {
+		return false
+	}
+	switch rd.Op {
+	case syntax.RdrOut, syntax.AppOut, syntax.RdrAll, syntax.AppAll:
+		return w == "/dev/null"
+	case syntax.DplOut:
+		return w == "1" || w == "2" || w == "-"
+	}
+	return false
+}
+
+// staticFields returns the words as the shell would pass them, when every
+// word is plain text (literals and quotes, no expansion of any kind).
+func staticFields(ws []*syntax.Word) ([]string, bool) {
+	out := make([]string, 0, len(ws))
+	for _, w := range ws {
+		s, ok := staticWord(w)
+		if !ok {
+			return nil, false
+		}
+		out = append(out, s)
+	}
+	return out, true
+}
+
+// staticWord returns a word's value when it has no expansion. A backslash
+// anywhere is refused (its meaning depends on quoting the caller would
+// have to re-derive), and so are globs and braces: they expand to names
+// the classifier cannot see.
+func staticWord(w *syntax.Word) (string, bool) {
+	if w == nil {
+		return "", false
+	}
+	var sb strings.Builder
+	for _, p := range w.Parts {
+		switch x := p.(type) {
+		case *syntax.Lit:
+			if strings.ContainsAny(x.Value, "\\*?{") || strings.ContainsRune(x.Value, '[') && x.Value != "[" {
+				return "", false
+			}
+			sb.WriteString(x.Value)
+		case *syntax.SglQuoted:
+			if x.Dollar {
+				return "", false
+			}
+			sb.WriteString(x.Value)
+		case *syntax.DblQuoted:
+			for _, q := range x.Parts {
+				l, ok := q.(*syntax.Lit)
+				if !ok || strings.ContainsRune(l.Value, '\\') {
+					return "", false
+				}
+				sb.WriteString(l.Value)
+			}
+		default:
+			return "", false
+		}
+	}
+	return sb.String(), true
+}
+
+// inProject reports whether an argument names a place inside the project
+// (or is not a path at all): not absolute, not under home, no `..`
+// segment, no variable. Claude Code's read-only commands run without a
+// prompt only inside the working directory (`cat ~/.ssh/id_rsa`,
+// `ls /etc`, `grep -r x /` ask).
+func inProject(a string) bool {
+	if a == "" {
+		return true
+	}
+	if strings.HasPrefix(a, "/") || strings.HasPrefix(a, "~") || strings.ContainsAny(a, "$`\n") {
+		return false
+	}
+	for _, seg := range strings.Split(a, "/") {
+		if seg == ".." {
+			return false
+		}
+	}
+	return true
+}
+
+// argsInProject checks every operand, and every option value written
+// `--opt=value`, with inProject.
+func argsInProject(args []string) bool {
+	for _, a := range args {
+		v := a
+		if strings.HasPrefix(a, "-") {
+			_, val, ok := strings.Cut(a, "=")
+			if !ok {
+				continue
+			}
+			v = val
+		}
+		if !inProject(v) {
+			return false
+		}
+	}
+	return true
+}
+
+// hasOption reports whether any argument is one of the options (exactly,
+// as `--opt=value`, or, for a single-letter option, inside a cluster such
+// as `-xo`).
+func hasOption(args []string, opts ...string) bool {
+	for _, a := range args {
+		if a == "--" {
+			return false
+		}
+		for _, o := range opts {
+			if a == o || strings.HasPrefix(a, o+"=") {
+				return true
+			}
+			if len(o) == 2 && o[0] == '-' && len(a) > 2 && a[0] == '-' && a[1] != '-' && strings.ContainsRune(a[1:], rune(o[1])) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// onlyOptions reports whether every argument is one of the allowed ones.
+func onlyOptions(args []string, allowed ...string) bool {
+	for _, a := range args {
+		ok := false
+		for _, o := range allowed {
+			if a == o {
+				ok = true
+				break
+			}
+		}
+		if !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// readOnlyCommands maps each command Claude Code auto-allows to the test
+// its arguments must pass. A command not here is not read-only; so is one
+// whose arguments fail the test (a write option, a path outside the
+// project). The table holds what was measured to run with no rule, minus
+// the options that would write, run a program or leave the project.
+var readOnlyCommands = map[string]func(args []string) bool{
+	"ls":   pathsOnly(),
+	"cat":  pathsOnly(),
+	"head": pathsOnly(),
+	"tail": pathsOnly(),
+	"wc":   pathsOnly("--files0-from"),
+	"grep": pathsOnly("-f", "--file", "--exclude-from"),
+	// rg runs a preprocessor program with --pre.
+	"rg": pathsOnly("--pre", "--pre-glob", "-f", "--file", "--ignore-file"),
+	// fd runs a program with -x / -X.
+	"fd":        pathsOnly("-x", "--exec", "-X", "--exec-batch", "--ignore-file"),
+	"sort":      pathsOnly("-o", "--output", "--compress-program", "-T", "--temporary-directory", "--files0-from"),
+	"diff":      pathsOnly("--to-file", "--from-file"),
+	"stat":      pathsOnly(),
+	"du":        pathsOnly("--files0-from", "-X", "--exclude-from"),
+	"tree":      pathsOnly("-o", "-R", "-H", "--fromfile"),
+	"file":      pathsOnly("-C", "--compile", "-m", "--magic-file", "-f", "--files-from"),
+	"od":        pathsOnly(),
+	"md5sum":    pathsOnly(),
+	"sha256sum": pathsOnly(),
+	"base64":    pathsOnly(),
+	"realpath":  pathsOnly(),
+	"readlink":  pathsOnly(),
+	"basename":  pathsOnly(),
+	"dirname":   pathsOnly(),
+	"jq":        pathsOnly("-f", "--from-file", "--rawfile", "--slurpfile", "-L"),
+	"which":     pathsOnly(),
+	"pwd":       func(a []string) bool { return onlyOptions(a, "-L", "-P") },
+	"true":      func(a []string) bool { return len(a) == 0 },
+	"whoami":    func(a []string) bool { return len(a) == 0 },
+	"id":        pathsOnly(),
+	"uname":     pathsOnly(),
+	"ps":        pathsOnly(),
+	"echo":      func([]string) bool { return true }, // prints its words; touches no file
+	"test":      pathsOnly(),
+	"[":         pathsOnly(),
+	"sleep": func(a []string) bool {
+		return len(a) == 1 && strings.Trim(a[0], "0123456789.") == ""
+	},
+	// date with an operand or -s sets the clock.
+	"date": func(a []string) bool {
+		for _, x := range a {
+			if !strings.HasPrefix(x, "+") && !(x == "-u" || x == "-R" || x == "--utc" || strings.HasPrefix(x, "-I")) {
+				return false
+			}
+		}
+		return true
+	},
+	// hostname with an operand sets the host name.
+	"hostname": func(a []string) bool { return onlyOptions(a, "-f", "-s", "-i", "-I", "-d", "--fqdn", "--short") },
+	"find":     readOnlyFind,
+	"sed":      readOnlySed,
+	"cd":       func(a []string) bool { return len(a) <= 1 && argsInProject(a) && !onlyOptions(a, "-") },
+	"git":      readOnlyGit,
+	"docker": func(a []string) bool {
+		return len(a) >= 1 && a[0] == "ps" && onlyOptions(a[1:], "-a", "--all", "-q", "--quiet", "-s", "--size", "--no-trunc")
+	},
+	"node":    func(a []string) bool { return onlyOptions(a, "--version", "-v") && len(a) == 1 },
+	"python3": func(a []string) bool { return onlyOptions(a, "--version", "-V") && len(a) == 1 },
+	"xargs": func(a []string) bool {
+		// Bare xargs runs echo; `xargs echo …` too. Anything else runs a
+		// program on input the classifier cannot see.
+		return len(a) == 0 || a[0] == "echo"
+	},
+}
+
+// readOnlyTimeout: `timeout 5 ls`, a duration, then a read-only command.
+func readOnlyTimeout(a []string) bool {
+	if len(a) < 2 || a[0] == "" || strings.Trim(a[0], "0123456789.smhd") != "" {
+		return false
+	}
+	return readOnlyFields(a[1:])
+}
+
+// pathsOnly is the test for commands that only read their operands: none
+// of the forbidden options, and every operand inside the project.
+func pathsOnly(forbidden ...string) func([]string) bool {
+	return func(a []string) bool {
+		return !hasOption(a, forbidden...) && argsInProject(a)
+	}
+}
+
+// readOnlyFields classifies one simple command's words.
+func readOnlyFields(fields []string) bool {
+	if len(fields) == 0 {
+		return false
+	}
+	if fields[0] == "timeout" {
+		return readOnlyTimeout(fields[1:])
+	}
+	test, ok := readOnlyCommands[fields[0]]
+	return ok && test(fields[1:])
+}
+
+// readOnlyFind: find . -name x, not -exec / -delete / -fprint (which run a
+// program or write) and not from outside the project (`find /` asks).
+func readOnlyFind(a []string) bool {
+	for _, x := range a {
+		switch x {
+		case "-exec", "-execdir", "-ok", "-okdir", "-delete", "-fprint", "-fprint0", "-fprintf", "-fls":
+			return false
+		}
+	}
+	return argsInProject(a)
+}
+
+// readOnlySed: only `sed -n` with a print script (`1,5p`, `$p`, `10p`):
+// any other script may write files (`w`) or run commands (`e`).
+func readOnlySed(a []string) bool {
+	if len(a) < 2 || a[0] != "-n" {
+		return false
+	}
+	script := a[1]
+	if !strings.HasSuffix(script, "p") || strings.Trim(script[:len(script)-1], "0123456789,$") != "" {
+		return false
+	}
+	return argsInProject(a[2:])
+}
+
+// readOnlyGit: the subcommands Claude Code auto-allows, with no global
+// option before them (`git -c core.pager=x log` runs a program) and none
+// of the options that write (`--output`) or run a configured program.
+func readOnlyGit(a []string) bool {
+	if len(a) == 0 {
+		return false
+	}
+	sub, rest := a[0], a[1:]
+	if hasOption(rest, "--output", "--ext-diff", "--textconv", "-o", "--open-files-in-pager", "-O", "--exec") {
+		return false
+	}
+	if !argsInProject(rest) {
+		return false
+	}
+	switch sub {
+	case "status", "log", "diff", "show", "blame", "rev-parse", "ls-files":
+		return true
+	case "branch":
+		return onlyOptions(rest, "-a", "-r", "-v", "-vv", "--list", "-l", "--show-current", "--all", "--remotes")
+	case "tag":
+		return onlyOptions(rest, "-l", "--list")
+	case "remote":
+		return onlyOptions(rest, "-v", "--verbose")
+	case "stash":
+		return len(rest) == 1 && rest[0] == "list"
+	case "config":
+		return len(rest) == 2 && rest[0] == "--get"
+	}
+	return false
+}
+
+// AlwaysAsks reports whether Claude Code asks about a command line whatever
+// the allow rules say, and why. whole says the line is approved by the
+// whole Bash tool (`Bash`, `Bash(*)`): that grant runs even `eval`,
+// `exec`, `watch`, `$(…)` and `> file`, and still asks for `rm -rf /`.
+// Under a pattern rule (`Bash(**)` included) Claude Code's command checks
+// apply: measured on ClaudeCodeVersion, each of the forms below asks. It
+// answers false when unsure.
+func AlwaysAsks(line string, whole bool) (string, bool) {
+	f, err := parseBash(line)
+	if err != nil {
+		if whole {
+			return "", false
+		}
+		return "Claude Code cannot parse the line, so it asks", true
+	}
+	if why, ok := rmRoot(f); ok {
+		return why, true
+	}
+	if whole {
+		return "", false
+	}
+	if strings.HasPrefix(strings.TrimLeft(line, " \t"), "-") {
+		return "a line starting with - asks under every pattern rule", true
+	}
+	if strings.Contains(line, "\\\n") {
+		return "a line continuation asks under every pattern rule", true
+	}
+	why := ""
+	syntax.Walk(f, func(n syntax.Node) bool {
+		if why != "" {
+			return false
+		}
+		switch x := n.(type) {
+		case *syntax.CmdSubst, *syntax.ProcSubst:
+			why = "a command substitution cannot be checked, so Claude Code asks"
+		case *syntax.ParamExp:
+			why = "a variable cannot be checked, so Claude Code asks"
+		case *syntax.Subshell:
+			why = "a subshell (…) asks under every pattern rule"
+		case *syntax.Block:
+			why = "a block { …; } asks under every pattern rule"
+		case *syntax.Stmt:
+			if x.Background {
+				why = "a background & asks under every pattern rule"
+			}
+			for _, rd := range x.Redirs {
+				if !harmlessRedirect(rd) && (rd.Op == syntax.RdrOut || rd.Op == syntax.AppOut || rd.Op == syntax.RdrAll || rd.Op == syntax.AppAll || rd.Op == syntax.ClbOut) {
+					why = "a redirection to a file asks under every pattern rule"
+				}
+			}
+		case *syntax.CallExpr:
+			// The literal words (`{}` and other globs read as themselves).
+			var fields []string
+			for _, w := range x.Args {
+				fields = append(fields, w.Lit())
+			}
+			if len(fields) == 0 {
+				return true
+			}
+			switch fields[0] {
+			case "eval", "exec":
+				why = "`" + fields[0] + "` asks under every pattern rule"
+			case "watch", "setsid":
+				why = "`" + fields[0] + "` cannot be checked, so Claude Code asks"
+			case "find":
+				for _, a := range fields[1:] {
+					switch a {
+					case "-exec", "-execdir", "-ok", "-okdir", "-delete":
+						why = "find " + a + " asks under every pattern rule"
+					}
+				}
+			}
+		}
+		return why == ""
+	})
+	return why, why != ""
+}
+
+// rmRoot reports a part that removes the filesystem root recursively
+// (`rm -rf /`), which Claude Code asks about even under the whole tool.
+func rmRoot(f *syntax.File) (string, bool) {
+	found := false
+	syntax.Walk(f, func(n syntax.Node) bool {
+		x, ok := n.(*syntax.CallExpr)
+		if !ok || found {
+			return !found
+		}
+		fields, ok := staticFields(x.Args)
+		if !ok || len(fields) < 3 || fields[0] != "rm" {
+			return true
+		}
+		recursive, root := false, false
+		for _, a := range fields[1:] {
+			switch {
+			case a == "/" || a == "/*":
+				root = true
+			case strings.HasPrefix(a, "-") && !strings.HasPrefix(a, "--") && strings.ContainsAny(a, "rR"), a == "--recursive":
+				recursive = true
+			}
+		}
+		found = recursive && root
+		return !found
+	})
+	if found {
+		return "`rm -rf /` asks even under the whole Bash tool", true
+	}
+	return "", false
+}
+
+// RunsWithoutRule reports whether Claude Code runs the call with no
+// permission rule at all: a read-only command (ReadOnly), or a Read inside
+// the project. Such a call is never a witness of a grant.
+func RunsWithoutRule(c Call) bool {
+	switch c.Tool {
+	case "Bash":
+		return ReadOnly(c.Arg)
+	case "Read":
+		z, rel := splitPath(c.Arg)
+		return z == zoneProject && inProject(rel)
+	}
+	return false
+}
+
+// ImplicitAllows are the grants Claude Code makes with no rule, as rules a
+// search can take among what is already allowed: every Read inside the
+// project (measured on ClaudeCodeVersion: `.env` included; outside the
+// project it asks). The read-only commands are not a rule language; use
+// RunsWithoutRule on each witness.
+func ImplicitAllows() []Rule { return []Rule{projectReads} }
+
+var projectReads = func() Rule {
+	r := ParseIn(Allow, "Read(./**)")
+	r.Note = "reads inside the project need no rule in Claude Code " + ClaudeCodeVersion
+	return r
+}()
+
+// Exactly returns a rule matching exactly one call of its tool (a Bash
+// command, a path, a host). The engine adds such rules to what a search
+// must avoid, to look past a witness that does not count (a read-only
+// command); they never appear in a report.
+func Exactly(c Call) Rule {
+	r := Rule{Text: "(exactly " + c.String() + ")", List: Allow, Tool: c.Tool, Canonical: c.Tool, HasSpecifier: true, Specifier: c.Arg}
+	kind := argText
+	switch c.Tool {
+	case "Bash", "Monitor":
+		kind = argShell
+	case "Read", "Edit", "Write":
+		z, rel := splitPath(c.Arg)
+		rd := literalReading(c.Tool, argPath, rel)
+		rd.zone = z
+		r.Family = FamilyPath
+		r.readings = []*reading{rd}
+		return r
+	case "WebFetch":
+		kind = argHost
+	}
+	r.Family = FamilyGeneric
+	if kind == argShell {
+		r.Family = FamilyShell
+	}
+	r.readings = []*reading{literalReading(c.Tool, kind, c.Arg)}
+	return r
+}
