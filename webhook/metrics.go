@@ -27,6 +27,7 @@ const metricsNamespace = "shipgate"
 //	deliveries_total{event,outcome}   authenticated deliveries: queued, duplicate, ignored, logged, pong, queue_full, shutting_down, enqueue_error
 //	webhook_rejections_total{reason}  deliveries refused before routing (signature, headers, size, body budget, payload)
 //	webhook_ack_seconds{code}         time from a delivery's headers being read to its answer, by status code
+//	redeliveries_total{outcome}       failed deliveries GitHub was asked to redeliver (asked), skipped as covered by a newer one (coalesced), given up on (gave_up), or errors
 //	queue_depth                       pending jobs (running ones excluded)
 //	queue_full_total                  enqueues refused for capacity (deliveries answered 503 and follow-ups)
 //	jobs_total{kind,outcome}          finished jobs: succeeded, failed, superseded, abandoned
@@ -40,15 +41,16 @@ const metricsNamespace = "shipgate"
 type Metrics struct {
 	registry *prometheus.Registry
 
-	deliveries  *prometheus.CounterVec
-	rejections  *prometheus.CounterVec
-	ack         *prometheus.HistogramVec
-	queueDepth  prometheus.Gauge
-	queueFull   prometheus.Counter
-	jobs        *prometheus.CounterVec
-	jobDuration *prometheus.HistogramVec
-	jobPanics   prometheus.Counter
-	jobRetries  prometheus.Counter
+	deliveries   *prometheus.CounterVec
+	rejections   *prometheus.CounterVec
+	ack          *prometheus.HistogramVec
+	redeliveries *prometheus.CounterVec
+	queueDepth   prometheus.Gauge
+	queueFull    prometheus.Counter
+	jobs         *prometheus.CounterVec
+	jobDuration  *prometheus.HistogramVec
+	jobPanics    prometheus.Counter
+	jobRetries   prometheus.Counter
 }
 
 // NewMetrics creates the webhook collectors and registers them on reg. It
@@ -73,6 +75,10 @@ func NewMetrics(reg *prometheus.Registry) (*Metrics, error) {
 			Help:    "Time from a webhook request's headers being read to its answer being written, by status code.",
 			Buckets: []float64{0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10},
 		}, []string{"code"}),
+		redeliveries: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Namespace: metricsNamespace, Name: "redeliveries_total",
+			Help: "Failed webhook deliveries GitHub was asked to redeliver (asked), skipped because a newer one covers the same pull requests (coalesced), given up on (gave_up), or that failed to be asked (error).",
+		}, []string{"outcome"}),
 		queueDepth: prometheus.NewGauge(prometheus.GaugeOpts{
 			Namespace: metricsNamespace, Name: "queue_depth",
 			Help: "Jobs waiting in the queue (running jobs excluded).",
@@ -100,7 +106,7 @@ func NewMetrics(reg *prometheus.Registry) (*Metrics, error) {
 		}),
 	}
 	for _, c := range []prometheus.Collector{
-		m.deliveries, m.rejections, m.ack, m.queueDepth, m.queueFull,
+		m.deliveries, m.rejections, m.ack, m.redeliveries, m.queueDepth, m.queueFull,
 		m.jobs, m.jobDuration, m.jobPanics, m.jobRetries,
 	} {
 		if err := reg.Register(c); err != nil {

@@ -87,6 +87,13 @@ type Options struct {
 	RepoPolicyPath string
 	OrgPolicyRepo  string
 	OrgPolicyPath  string
+	// OnRefused, when set, is told about every authenticated delivery whose
+	// jobs could not be queued (answered 503: queue full, shutting down,
+	// enqueue error), so it can be redelivered later (Redeliverer.Refused).
+	OnRefused func(deliveryID string, jobs []app.Job)
+	// OnQueued, when set, is told about every delivery whose jobs were
+	// queued (Redeliverer.Queued).
+	OnQueued func(deliveryID string, jobs []app.Job)
 	// Logger defaults to slog.Default().
 	Logger *slog.Logger
 	// Now is the clock stamping Job.ReceivedAt (default time.Now).
@@ -105,6 +112,8 @@ type Server struct {
 	deliveries Deduplicator
 	m          *Metrics
 	ready      func(context.Context) error
+	onRefused  func(string, []app.Job)
+	onQueued   func(string, []app.Job)
 	log        *slog.Logger
 	now        func() time.Time
 	closing    atomic.Bool
@@ -205,6 +214,8 @@ func NewServer(opts Options) (*Server, error) {
 		deliveries: opts.Deliveries,
 		m:          m,
 		ready:      opts.Ready,
+		onRefused:  opts.OnRefused,
+		onQueued:   opts.OnQueued,
 		log:        opts.Logger,
 		now:        opts.Now,
 	}
@@ -350,10 +361,14 @@ func (s *Server) handleWebhook(w http.ResponseWriter, r *http.Request) {
 	if s.closing.Load() && !isDurable(s.queue) {
 		s.m.deliveries.WithLabelValues(event, "shutting_down").Inc()
 		log.Warn("webhook delivery refused: shutting down", "jobs", len(rt.jobs))
+		s.refused(delivery, rt.jobs)
 		writeJSON(w, http.StatusServiceUnavailable, response{Error: "shutting down; redeliver later"})
 		return
 	}
 	if err := s.enqueue(r.Context(), delivery, rt.jobs); err != nil {
+		if !errors.Is(err, ErrDuplicateDelivery) {
+			s.refused(delivery, rt.jobs)
+		}
 		switch {
 		case errors.Is(err, ErrDuplicateDelivery):
 			s.m.deliveries.WithLabelValues(event, "duplicate").Inc()
@@ -376,8 +391,18 @@ func (s *Server) handleWebhook(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.m.deliveries.WithLabelValues(event, "queued").Inc()
+	if s.onQueued != nil {
+		s.onQueued(delivery, rt.jobs)
+	}
 	log.Info("webhook delivery queued", "jobs", len(rt.jobs), "keys", jobKeys(rt.jobs))
 	writeJSON(w, http.StatusAccepted, response{Status: "queued", Jobs: len(rt.jobs)})
+}
+
+// refused tells OnRefused about a delivery answered 503.
+func (s *Server) refused(delivery string, jobs []app.Job) {
+	if s.onRefused != nil {
+		s.onRefused(delivery, jobs)
+	}
 }
 
 // enqueue de-duplicates a delivery and queues its jobs: in one atomic step

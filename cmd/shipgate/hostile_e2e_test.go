@@ -1,8 +1,15 @@
 package main
 
 import (
+	"fmt"
+	"net/http"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/shipgate-app/shipgate/githubtest"
+	"github.com/shipgate-app/shipgate/internal/redisqueue"
+	"github.com/shipgate-app/shipgate/internal/redistest"
 )
 
 // TestE2ERevokedTokenIsRefreshed: GitHub revokes the installation token the
@@ -39,4 +46,82 @@ func TestE2ERevokedTokenIsRefreshed(t *testing.T) {
 		t.Fatal("no log line about the refreshed token")
 	}
 	env.noneInProgress("svc")
+}
+
+// TestE2EQueueFullBurstIsRedelivered: a burst of deliveries far larger than
+// the queue. Many are answered 503 "queue full" (GitHub records them as
+// failed and never redelivers on its own); the App remembers the refused
+// pull requests, and once the queue has room asks GitHub to redeliver the
+// newest refused delivery of each (GET /app/hook/deliveries, POST
+// .../attempts). Every PR ends with exactly one completed run on its final
+// head. Run with the in-process queue and with the Redis queue.
+func TestE2EQueueFullBurstIsRedelivered(t *testing.T) {
+	for _, backend := range []string{"memory", "redis"} {
+		t.Run(backend, func(t *testing.T) {
+			var rc redisConfig
+			if backend == "redis" {
+				srv := redistest.Start(t)
+				rc = redisConfig{URL: srv.URL(), Prefix: redisqueue.DefaultPrefix, LeaseTTL: redisqueue.DefaultLeaseTTL,
+					DedupTTL: redisqueue.DefaultDedupTTL}
+			}
+			env := newE2E(t, func(s *e2eSetup) {
+				s.cfg.QueueSize, s.cfg.Workers = 4, 1
+				s.cfg.RedeliverInterval = 50 * time.Millisecond
+				s.cfg.Redis = rc
+			})
+			const repos, prsPerRepo, pushes = 2, 15, 2
+			for r := range repos {
+				env.repo(fmt.Sprintf("svc-%d", r), map[string]string{".claude/settings.json": baseSettings})
+			}
+			// Every evaluation is slow, so the burst outruns the single worker.
+			env.gh.Inject(githubtest.Fault{Method: "GET", PathPattern: routePull, Latency: 20 * time.Millisecond, Times: 1000})
+			type pr struct {
+				repo string
+				pr   githubtest.PullRequest
+				head string
+			}
+			var all []*pr
+			for r := range repos {
+				repo := fmt.Sprintf("svc-%d", r)
+				for i := range prsPerRepo {
+					p := env.openPR(repo, fmt.Sprintf("b%d", i), map[string]string{"docs/x.md": "x\n"})
+					all = append(all, &pr{repo: repo, pr: p, head: p.HeadSHA})
+				}
+			}
+			for k := range pushes {
+				for _, p := range all {
+					sha, _, err := env.gh.Synchronize(e2eOwner, p.repo, p.pr.Number, map[string]string{"docs/x.md": fmt.Sprintf("push %d\n", k)}, "push")
+					if err != nil {
+						t.Fatal(err)
+					}
+					p.head = sha
+				}
+			}
+			refused := 0
+			for _, d := range env.gh.Deliveries() {
+				if d.Event == "pull_request" && !d.Redelivery && d.StatusCode == http.StatusServiceUnavailable {
+					refused++
+				}
+			}
+			if refused == 0 {
+				t.Fatal("the burst never filled the queue: the test does not test anything")
+			}
+			for _, p := range all {
+				r := env.waitCompleted(p.repo, p.head, 1)
+				if r.Conclusion != "success" {
+					t.Errorf("%s#%d: %s %q", p.repo, p.pr.Number, r.Conclusion, r.Title)
+				}
+			}
+			asked := env.metric("shipgate_redeliveries_total", `outcome="asked"`)
+			coalesced := env.metric("shipgate_redeliveries_total", `outcome="coalesced"`)
+			t.Logf("%d PRs, %d deliveries about them: %d answered 503 queue full; %v redeliveries asked, %v coalesced into a newer one",
+				len(all), len(all)*(1+pushes), refused, asked, coalesced)
+			if asked == 0 || int(asked) > refused {
+				t.Fatalf("%v redeliveries for %d refused deliveries", asked, refused)
+			}
+			for r := range repos {
+				env.noneInProgress(fmt.Sprintf("svc-%d", r))
+			}
+		})
+	}
 }

@@ -58,6 +58,11 @@ type serveConfig struct {
 	// HTTP are the listener's per-connection limits (zero: the webhook
 	// package's defaults).
 	HTTP webhook.HTTPOptions
+	// RedeliverInterval is how often the App asks GitHub to redeliver its
+	// failed deliveries (zero: 1 min; negative: never). RedeliverLookback
+	// is how far back the first scan looks (zero: 1 h).
+	RedeliverInterval time.Duration
+	RedeliverLookback time.Duration
 }
 
 // server is a running App: HTTP listener, queue, worker pool.
@@ -160,10 +165,30 @@ func startServer(ctx context.Context, cfg serveConfig) (*server, error) {
 	if err != nil {
 		return nil, err
 	}
-	hook, err := webhook.NewServer(webhook.Options{
+	var redeliver *webhook.Redeliverer
+	hookOpts := webhook.Options{
 		Secrets: cfg.WebhookSecrets, AppID: cfg.AppID, AppSlug: slug, Queue: queue, Deliveries: deliveries,
 		Metrics: metrics, Ready: ready.check, Logger: cfg.Logger,
-	})
+	}
+	if cfg.RedeliverInterval >= 0 {
+		capacity := cfg.QueueSize
+		if capacity <= 0 {
+			capacity = webhook.DefaultQueueCapacity
+		}
+		redeliver, err = webhook.NewRedeliverer(webhook.RedelivererOptions{
+			Deliveries: webhook.GitHubHookDeliveries(clients.App()), Interval: cfg.RedeliverInterval, Lookback: cfg.RedeliverLookback,
+			// Feed a backlog in at half the queue's capacity, so that what
+			// is redelivered is not refused again.
+			Room:    func() int { return max(capacity/2-queue.Depth(), 0) },
+			Metrics: metrics, Logger: cfg.Logger,
+		})
+		if err != nil {
+			closeQ()
+			return nil, err
+		}
+		hookOpts.OnRefused, hookOpts.OnQueued = redeliver.Refused, redeliver.Queued
+	}
+	hook, err := webhook.NewServer(hookOpts)
 	if err != nil {
 		closeQ()
 		return nil, err
@@ -197,6 +222,9 @@ func startServer(ctx context.Context, cfg serveConfig) (*server, error) {
 		defer close(s.done)
 		s.runErr = queue.Run(runCtx, worker)
 	}()
+	if redeliver != nil {
+		go redeliver.Run(runCtx)
+	}
 	cfg.Logger.Info("shipgate listening", "addr", ln.Addr().String(), "app_id", cfg.AppID, "github_url", cfg.GitHubURL, "workers", cfg.Workers)
 	return s, nil
 }
@@ -226,6 +254,8 @@ func runServe(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	appSlug := fs.String("app-slug", os.Getenv("SHIPGATE_APP_SLUG"), "GitHub App slug; read from GitHub when empty (SHIPGATE_APP_SLUG)")
 	keyFile := fs.String("private-key-file", os.Getenv("SHIPGATE_PRIVATE_KEY_FILE"), "PEM file of the App's private key, not readable by others (SHIPGATE_PRIVATE_KEY_FILE; or SHIPGATE_PRIVATE_KEY with the PEM itself, removed from the environment once read)")
 	secretFile := fs.String("webhook-secret-file", os.Getenv("SHIPGATE_WEBHOOK_SECRET_FILE"), "file with the webhook secret, at least 16 characters; one secret per line to rotate (SHIPGATE_WEBHOOK_SECRET_FILE; or SHIPGATE_WEBHOOK_SECRET with one secret, plus SHIPGATE_WEBHOOK_SECRET_PREVIOUS during a rotation)")
+	redeliverEvery := fs.Duration("redeliver-interval", envDuration("SHIPGATE_REDELIVER_INTERVAL", webhook.DefaultRedeliverInterval), "how often to ask GitHub to redeliver deliveries this App failed to take (503, or no answer); sooner after a refusal; 0 turns it off (SHIPGATE_REDELIVER_INTERVAL)")
+	redeliverBack := fs.Duration("redeliver-lookback", envDuration("SHIPGATE_REDELIVER_LOOKBACK", webhook.DefaultRedeliverLookback), "how far back the first redelivery scan after a start looks, at most 72h (SHIPGATE_REDELIVER_LOOKBACK)")
 	maxConns := fs.Int("max-connections", envInt("SHIPGATE_MAX_CONNECTIONS", webhook.DefaultMaxConnections), "HTTP connections open at once; more wait in the kernel's backlog (SHIPGATE_MAX_CONNECTIONS)")
 	ghURL := fs.String("github-url", envOr("SHIPGATE_GITHUB_URL", "https://api.github.com/"), "GitHub REST API URL; https://HOST/api/v3/ for GitHub Enterprise Server (SHIPGATE_GITHUB_URL)")
 	workers := fs.Int("workers", envInt("SHIPGATE_WORKERS", 4), "concurrent evaluations (SHIPGATE_WORKERS)")
@@ -252,6 +282,13 @@ func runServe(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		return usageError(stderr, "serve", "--app-id %q: give the GitHub App's numeric ID (SHIPGATE_APP_ID)", *appID)
 	}
 	cfg.HTTP.MaxConnections = *maxConns
+	cfg.RedeliverInterval, cfg.RedeliverLookback = *redeliverEvery, *redeliverBack
+	if *redeliverEvery == 0 {
+		cfg.RedeliverInterval = -1
+	}
+	if *redeliverBack < 0 || *redeliverBack > 72*time.Hour {
+		return usageError(stderr, "serve", "--redeliver-lookback %s: use 0 to 72h (GitHub redelivers the past 3 days)", *redeliverBack)
+	}
 	if cfg.PrivateKey, err = readPrivateKey(*keyFile, logger); err != nil || len(cfg.PrivateKey) == 0 {
 		return usageError(stderr, "serve", "private key: %v", orMissing(err, "set --private-key-file or SHIPGATE_PRIVATE_KEY_FILE"))
 	}

@@ -1,0 +1,417 @@
+package webhook
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/google/go-github/v62/github"
+
+	"github.com/shipgate-app/shipgate/app"
+)
+
+// GitHub never redelivers a failed webhook delivery on its own. A delivery
+// this App answered 503 (queue full, shutting down, the shared queue
+// unreachable) or never answered (crashed, deployed, network) would leave its
+// pull request without a check run. The Redeliverer closes that gap with the
+// API GitHub gives an App for exactly this: it lists the App's own recent
+// deliveries (GET /app/hook/deliveries, newest first, cursor-paginated) and
+// asks for another attempt of each that failed for a reason that can pass
+// (POST /app/hook/deliveries/{id}/attempts), when the queue has room again.
+//
+// Deliveries the Server refused for capacity are also remembered here with
+// their job keys (Refused), so that of several refused deliveries about one
+// pull request only the newest is redelivered: the job of a PR evaluates its
+// newest head anyway, and a burst of 10,000 deliveries about 2,000 PRs costs
+// at most 2,000 redeliveries, not 10,000 (each is an App-JWT request, 5,000
+// an hour).
+
+// HookDelivery is one delivery attempt as GitHub lists it.
+type HookDelivery struct {
+	ID          int64
+	GUID        string
+	DeliveredAt time.Time
+	StatusCode  int // 0: nothing answered (timeout, connection refused)
+	Redelivery  bool
+	Event       string
+}
+
+// HookDeliveries is GitHub's webhook-deliveries API of this App.
+type HookDeliveries interface {
+	// List returns one page of deliveries, newest first, and the cursor of
+	// the next page ("" on the last).
+	List(ctx context.Context, cursor string, perPage int) ([]HookDelivery, string, error)
+	// Redeliver asks GitHub for another attempt of delivery id.
+	Redeliver(ctx context.Context, id int64) error
+}
+
+// GitHubHookDeliveries adapts a go-github client authenticated as the App
+// (JWT) to HookDeliveries.
+func GitHubHookDeliveries(cl *github.Client) HookDeliveries { return ghDeliveries{cl} }
+
+type ghDeliveries struct{ cl *github.Client }
+
+func (g ghDeliveries) List(ctx context.Context, cursor string, perPage int) ([]HookDelivery, string, error) {
+	list, resp, err := g.cl.Apps.ListHookDeliveries(ctx, &github.ListCursorOptions{Cursor: cursor, PerPage: perPage})
+	if err != nil {
+		return nil, "", fmt.Errorf("listing the App's webhook deliveries: %w", err)
+	}
+	out := make([]HookDelivery, 0, len(list))
+	for _, d := range list {
+		out = append(out, HookDelivery{ID: d.GetID(), GUID: d.GetGUID(), DeliveredAt: d.GetDeliveredAt().Time,
+			StatusCode: d.GetStatusCode(), Redelivery: d.GetRedelivery(), Event: d.GetEvent()})
+	}
+	return out, resp.Cursor, nil
+}
+
+func (g ghDeliveries) Redeliver(ctx context.Context, id int64) error {
+	_, _, err := g.cl.Apps.RedeliverHookDelivery(ctx, id)
+	var accepted *github.AcceptedError // 202 is GitHub's answer
+	if err != nil && !errors.As(err, &accepted) {
+		return fmt.Errorf("redelivering webhook delivery %d: %w", id, err)
+	}
+	return nil
+}
+
+// Defaults for RedelivererOptions.
+const (
+	DefaultRedeliverInterval    = time.Minute
+	DefaultRedeliverLookback    = time.Hour
+	DefaultRedeliverMaxAttempts = 5
+	// redeliverOverlap is how far each scan reaches back before the last
+	// one started, for clock skew between GitHub and this machine.
+	redeliverOverlap = 2 * time.Minute
+	redeliverPerPage = 100
+	// maxRemembered bounds the refused deliveries and attempt counts kept.
+	maxRemembered = 100_000
+)
+
+// RedelivererOptions configures a Redeliverer.
+type RedelivererOptions struct {
+	// Deliveries is GitHub's deliveries API (required).
+	Deliveries HookDeliveries
+	// Interval between scans (default 1 min); Nudge starts one sooner.
+	Interval time.Duration
+	// Lookback is how far back the first scan after start looks (default
+	// 1 h; GitHub lets an App redeliver the past 3 days).
+	Lookback time.Duration
+	// MaxAttempts is the most redeliveries asked for one delivery (default 5).
+	MaxAttempts int
+	// Room reports how many more jobs the queue can comfortably take; a
+	// scan asks for at most that many redeliveries, the rest wait for the
+	// next scan (so a backlog is fed in as it drains, not refused again).
+	// Nil: no limit.
+	Room func() int
+	// Metrics counts redeliveries (redeliveries_total{outcome}).
+	Metrics *Metrics
+	Logger  *slog.Logger
+	// Now is the clock (default time.Now).
+	Now func() time.Time
+}
+
+// Redeliverer asks GitHub to redeliver the App's failed deliveries. Start
+// it with Run; wire Refused into Options.OnRefused.
+type Redeliverer struct {
+	o     RedelivererOptions
+	nudge chan struct{}
+
+	mu sync.Mutex
+	// horizon: the next scan stops at deliveries older than this.
+	horizon time.Time
+	// tries counts the redeliveries asked per GUID (or -1: covered by a
+	// newer refused delivery of the same pull request).
+	tries map[string]int
+	// refused: GUID → the job keys of a delivery the queue refused, and
+	// newest: job key → the newest refused GUID about it.
+	refused map[string]refusal
+	newest  map[string]refusal
+}
+
+type refusal struct {
+	guid string
+	keys []string
+	at   time.Time
+}
+
+// NewRedeliverer validates o and builds a Redeliverer.
+func NewRedeliverer(o RedelivererOptions) (*Redeliverer, error) {
+	if o.Deliveries == nil {
+		return nil, errors.New("webhook: redeliverer without a deliveries API")
+	}
+	if o.Interval <= 0 {
+		o.Interval = DefaultRedeliverInterval
+	}
+	if o.Lookback <= 0 {
+		o.Lookback = DefaultRedeliverLookback
+	}
+	if o.MaxAttempts <= 0 {
+		o.MaxAttempts = DefaultRedeliverMaxAttempts
+	}
+	if o.Room == nil {
+		o.Room = func() int { return int(^uint(0) >> 1) }
+	}
+	if o.Logger == nil {
+		o.Logger = slog.Default()
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	m, err := orPrivateMetrics(o.Metrics)
+	if err != nil {
+		return nil, err
+	}
+	o.Metrics = m
+	return &Redeliverer{o: o, nudge: make(chan struct{}, 1), horizon: o.Now().Add(-o.Lookback),
+		tries: map[string]int{}, refused: map[string]refusal{}, newest: map[string]refusal{}}, nil
+}
+
+// Refused records that the queue refused delivery guid with these jobs, and
+// brings the next scan forward. Wire it into Options.OnRefused.
+func (r *Redeliverer) Refused(guid string, jobs []app.Job) {
+	f := refusal{guid: guid, at: r.o.Now()}
+	for _, j := range jobs {
+		f.keys = append(f.keys, j.Key())
+	}
+	r.mu.Lock()
+	if len(r.refused) < maxRemembered {
+		r.refused[guid] = f
+		for _, k := range f.keys {
+			r.newest[k] = f
+		}
+	}
+	r.mu.Unlock()
+	r.Nudge()
+}
+
+// Queued records that a delivery's jobs were queued: earlier refused
+// deliveries about the same pull requests need no redelivery any more.
+// Wire it into Options.OnQueued.
+func (r *Redeliverer) Queued(guid string, jobs []app.Job) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, j := range jobs {
+		k := j.Key()
+		if _, ok := r.newest[k]; ok {
+			r.newest[k] = refusal{guid: guid, keys: []string{k}, at: r.o.Now()}
+		}
+	}
+}
+
+// Nudge starts a scan soon (at most one is pending).
+func (r *Redeliverer) Nudge() {
+	select {
+	case r.nudge <- struct{}{}:
+	default:
+	}
+}
+
+// Run scans every Interval, and soon after a Nudge (but at most once a
+// second), until ctx ends. Errors are logged; the next scan tries again.
+func (r *Redeliverer) Run(ctx context.Context) {
+	tick := time.NewTicker(r.o.Interval)
+	defer tick.Stop()
+	minGap := min(time.Second, r.o.Interval)
+	var last time.Time
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		case <-r.nudge:
+			if wait := minGap - time.Since(last); wait > 0 {
+				select {
+				case <-ctx.Done():
+					return
+				case <-time.After(wait):
+				}
+			}
+		}
+		last = time.Now()
+		if _, err := r.Scan(ctx); err != nil && ctx.Err() == nil {
+			r.o.Logger.Warn("redelivering failed webhook deliveries", "error", err)
+		}
+	}
+}
+
+// retryable reports whether a failed attempt may succeed when sent again:
+// nothing answered, or this App answered 5xx / 429. A 4xx other than 429
+// (bad signature, bad payload) would fail the same way again.
+func retryable(code int) bool {
+	return code == 0 || code >= 500 || code == http.StatusTooManyRequests
+}
+
+// Scan lists the deliveries since the horizon and asks for another attempt
+// of every delivery whose attempts all failed retryably, newest first, while
+// the queue has room. It returns how many redeliveries it asked for.
+func (r *Redeliverer) Scan(ctx context.Context) (int, error) {
+	start := r.o.Now()
+	r.mu.Lock()
+	horizon := r.horizon
+	r.mu.Unlock()
+
+	type guidState struct {
+		latest    HookDelivery // newest attempt seen
+		succeeded bool
+	}
+	byGUID := map[string]*guidState{}
+	var order []string // GUIDs, newest first
+	cursor := ""
+	for {
+		page, next, err := r.o.Deliveries.List(ctx, cursor, redeliverPerPage)
+		if err != nil {
+			return 0, err
+		}
+		done := next == ""
+		for _, d := range page {
+			if d.DeliveredAt.Before(horizon) {
+				done = true
+				break
+			}
+			st := byGUID[d.GUID]
+			if st == nil {
+				st = &guidState{latest: d}
+				byGUID[d.GUID] = st
+				order = append(order, d.GUID)
+			}
+			if d.StatusCode >= 200 && d.StatusCode <= 299 {
+				st.succeeded = true
+			}
+		}
+		if done {
+			break
+		}
+		cursor = next
+	}
+
+	asked, deferred := 0, time.Time{}
+	room := r.o.Room()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, guid := range order {
+		st := byGUID[guid]
+		if st.succeeded {
+			r.forget(guid)
+			continue
+		}
+		if !retryable(st.latest.StatusCode) || r.tries[guid] < 0 {
+			continue
+		}
+		if r.tries[guid] >= r.o.MaxAttempts {
+			if r.tries[guid] == r.o.MaxAttempts {
+				r.o.Metrics.redeliveries.WithLabelValues("gave_up").Inc()
+				r.o.Logger.Error("webhook delivery still failing after redeliveries; not asking again (redeliver it by hand once the cause is fixed)",
+					"delivery_id", guid, "event", st.latest.Event, "redeliveries", r.tries[guid], "status_code", st.latest.StatusCode)
+				r.tries[guid]++
+			}
+			continue
+		}
+		if f, ok := r.refused[guid]; ok && r.superseded(f) {
+			// A newer refused delivery about the same pull requests will be
+			// redelivered instead; this one adds nothing.
+			r.tries[guid] = -1
+			r.o.Metrics.redeliveries.WithLabelValues("coalesced").Inc()
+			continue
+		}
+		if asked >= room {
+			if deferred.IsZero() || st.latest.DeliveredAt.Before(deferred) {
+				deferred = st.latest.DeliveredAt
+			}
+			continue
+		}
+		r.mu.Unlock()
+		err := r.o.Deliveries.Redeliver(ctx, st.latest.ID)
+		r.mu.Lock()
+		if err != nil {
+			r.o.Metrics.redeliveries.WithLabelValues("error").Inc()
+			r.horizon = minTime(horizon, st.latest.DeliveredAt)
+			return asked, err
+		}
+		if len(r.tries) < maxRemembered {
+			r.tries[guid]++
+		}
+		asked++
+		r.o.Metrics.redeliveries.WithLabelValues("asked").Inc()
+		r.o.Logger.Info("asked GitHub to redeliver a failed webhook delivery", "delivery_id", guid, "event", st.latest.Event,
+			"attempt_id", st.latest.ID, "status_code", st.latest.StatusCode, "redelivery", r.tries[guid])
+	}
+	// The next scan starts a little before this one did, or at the oldest
+	// delivery left for lack of room.
+	h := start.Add(-redeliverOverlap)
+	if !deferred.IsZero() {
+		h = minTime(h, deferred)
+	}
+	r.horizon = maxTime(minTime(h, start), start.Add(-r.o.Lookback))
+	r.prune(start)
+	return asked, nil
+}
+
+// superseded reports whether every job key of refusal f has a newer refused
+// delivery. Callers hold r.mu.
+func (r *Redeliverer) superseded(f refusal) bool {
+	if len(f.keys) == 0 {
+		return false
+	}
+	for _, k := range f.keys {
+		if n, ok := r.newest[k]; !ok || n.guid == f.guid {
+			return false
+		}
+	}
+	return true
+}
+
+// forget drops what is remembered of a delivery that succeeded. Callers
+// hold r.mu.
+func (r *Redeliverer) forget(guid string) {
+	if f, ok := r.refused[guid]; ok {
+		for _, k := range f.keys {
+			if n := r.newest[k]; n.guid == guid {
+				delete(r.newest, k)
+			}
+		}
+		delete(r.refused, guid)
+	}
+	delete(r.tries, guid)
+}
+
+// prune drops refusals older than the lookback. Callers hold r.mu.
+func (r *Redeliverer) prune(now time.Time) {
+	cut := now.Add(-r.o.Lookback)
+	for guid, f := range r.refused {
+		if f.at.Before(cut) {
+			r.forget(guid)
+		}
+	}
+	if len(r.tries) >= maxRemembered {
+		keep := make([]string, 0, len(r.refused))
+		for g := range r.refused {
+			keep = append(keep, g)
+		}
+		sort.Strings(keep)
+		tries := make(map[string]int, len(keep))
+		for _, g := range keep {
+			if n, ok := r.tries[g]; ok {
+				tries[g] = n
+			}
+		}
+		r.tries = tries
+	}
+}
+
+func minTime(a, b time.Time) time.Time {
+	if a.Before(b) {
+		return a
+	}
+	return b
+}
+
+func maxTime(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
+}
