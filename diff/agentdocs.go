@@ -48,6 +48,7 @@ func (e *engine) compareAgentDoc(f *fileState) {
 	e.comparePermissionMode(f)
 	e.compareFrontmatterServers(f)
 	e.compareFrontmatterValues(f)
+	e.unresolvedCommands(f)
 	why := e.agentDocContext(f)
 	for i := before; i < len(e.findings); i++ {
 		if e.findings[i].Path == f.Path && why != "" {

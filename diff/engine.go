@@ -37,6 +37,9 @@ type engine struct {
 	findings []Finding
 	status   []FileStatus
 	pools    map[string][]lattice.Rule // scopeRules, computed once (the files do not change)
+
+	// scripts are the commands that run each script file (hookscripts.go).
+	scripts map[string][]scriptUse
 }
 
 // Compare reviews a change to a repository's agent-config files. Files
@@ -100,8 +103,12 @@ func (e *engine) stopped() int64 { return e.budget.GaveUp() + e.budget.Canceled(
 // load classifies and parses every file.
 func (e *engine) load(files []File, rules ruleCache) {
 	seen := map[string]bool{}
+	var others []File // not agent-config files: scripts hooks run, or nothing
 	for _, f := range files {
 		kind, scope := Classify(f.Path, e.pol)
+		if kind == NotAgentConfig && !seen[f.Path] {
+			others = append(others, f)
+		}
 		if kind == NotAgentConfig || seen[f.Path] {
 			continue
 		}
@@ -120,6 +127,7 @@ func (e *engine) load(files []File, rules ruleCache) {
 		e.files = append(e.files, fs)
 		e.scopes[scope] = append(e.scopes[scope], fs)
 	}
+	e.loadScripts(others)
 	sort.Slice(e.files, func(i, j int) bool { return e.files[i].Path < e.files[j].Path })
 }
 
@@ -178,6 +186,8 @@ func (e *engine) compareFile(f *fileState) {
 				e.compareMCP(f)
 			case SkillFile, CommandFile, SubagentFile:
 				e.compareAgentDoc(f)
+			case ScriptFile:
+				e.compareScript(f)
 			}
 			if n := e.stopped() - gave; n > 0 || e.ctx.Err() != nil {
 				e.tooComplex(f, n)

@@ -83,18 +83,27 @@ type setting struct {
 
 func (s setting) present() bool { return s.v != nil }
 
-// lookup reads a key from `permissions` when present there, else from the
-// top level (where the original tool also reads these settings).
+// lookup reads a setting where Claude Code reads it (settingPlace): inside
+// `permissions`, at the top level, or — for a key read in both places —
+// inside permissions when present there, else at the top level. A key
+// written where Claude Code does not read it is not seen (keys.go reports
+// it): reading it there too would let a pull request move a setting to a
+// dead place, or a lock out of its live one, unseen. inPermissions is kept
+// for the callers; the place table decides.
 func lookup(d *doc, key string, inPermissions bool) setting {
 	if d == nil {
 		return setting{}
 	}
-	if inPermissions {
+	place := settingPlace(key)
+	if place != placeTop {
 		if perms := d.root.Get("permissions"); perms.Kind() == jsonpos.Object {
 			if m, ok := perms.Lookup(key); ok {
 				return setting{m.Value, m.KeyStart.Line}
 			}
 		}
+	}
+	if place == placePermissions {
+		return setting{}
 	}
 	if m, ok := d.root.Lookup(key); ok {
 		return setting{m.Value, m.KeyStart.Line}
@@ -133,6 +142,9 @@ func (e *engine) compareValues(f *fileState) {
 	e.compareSandbox(f)
 	e.comparePlugins(f)
 	e.compareAgentKey(f)
+	e.compareLocks(f)
+	e.misplacedKeys(f)
+	e.unresolvedCommands(f)
 }
 
 // row appends a settings row.
@@ -234,8 +246,10 @@ var planRating = rating.Rating{Access: rating.AccessRead, Risk: rating.RiskMediu
 	Basis: "in plan mode Claude Code reads any file without a prompt, inside the project or not (~/.ssh/id_rsa, /etc/passwd); edits and writes are refused (measured on Claude Code " + lattice.ClaudeCodeVersion + ")"}
 
 // switchKeys are boolean-like settings rated by rating.Switch.
-var switchKeys = []string{"skipDangerousModePermissionPrompt", "enableAllProjectMcpServers", "disableBypassPermissionsMode",
-	"disableAutoMode", "allowManagedPermissionRulesOnly", "allowManagedHooksOnly", "disableAllHooks"}
+// (The mode locks disableBypassPermissionsMode and disableAutoMode are
+// compared by compareLocks, at each place Claude Code reads them.)
+var switchKeys = []string{"skipDangerousModePermissionPrompt", "enableAllProjectMcpServers",
+	"allowManagedPermissionRulesOnly", "allowManagedHooksOnly", "disableAllHooks"}
 
 // compareSwitches compares the permission switches.
 func (e *engine) compareSwitches(f *fileState) {
@@ -264,10 +278,15 @@ func (e *engine) compareSwitches(f *fileState) {
 			}
 		case "disableAllHooks":
 			rt = rating.Hook("")
-			expands = truthy(b.v) && !truthy(h.v)
+			// Either way round the hooks that run change: switched off, a
+			// guard hook (a PreToolUse hook that exits 2) stops nothing
+			// (measured on Claude Code 2.1.328); switched on, hooks run again.
+			expands = truthy(b.v) != truthy(h.v)
 			check = CheckHookChanged
 			why = "hooks are switched on or off"
-			if expands {
+			if expands && truthy(h.v) {
+				why = "every hook of the project and of the user's own settings (not managed hooks) is switched off, so a guard hook stops nothing" + e.guardHooksNote(f.scope)
+			} else if expands {
 				why = "hooks of this project run again"
 			}
 		default:

@@ -1,0 +1,193 @@
+package diff
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"path"
+	"sort"
+	"strings"
+
+	"github.com/shipgate-app/shipgate/rating"
+)
+
+// scriptUse is one command that runs a script file.
+type scriptUse struct {
+	owner string // the agent-config file whose command runs it
+	key   string
+	event string
+	line  int
+	head  bool // the head version of the owner runs it (else only the base)
+}
+
+// ownerScope is the project folder a file's commands run in.
+func ownerScope(f *fileState) string {
+	s := strings.TrimPrefix(f.scope, skillPoolPrefix)
+	if strings.HasPrefix(s, "watched:") {
+		return ""
+	}
+	return s
+}
+
+// cleanRepoPath normalises an input path as Classify does.
+func cleanRepoPath(p string) string {
+	return strings.TrimPrefix(path.Clean("/"+strings.ReplaceAll(p, "\\", "/")), "/")
+}
+
+// loadScripts finds, among the input files that are not agent-config files,
+// those a command of an agent-config file of the input runs (at base or
+// head) — ExtraPaths names them for the gatherer — and loads them as
+// script files: a change to one is a change to the hook that runs it.
+func (e *engine) loadScripts(others []File) {
+	uses := map[string][]scriptUse{}
+	for _, f := range e.files {
+		for _, side := range []struct {
+			d    *doc
+			head bool
+		}{{f.base, false}, {f.head, true}} {
+			refs, _ := commandRefs(side.d, f.kind, f.Path, ownerScope(f))
+			for _, r := range refs {
+				uses[r.path] = append(uses[r.path], scriptUse{owner: f.Path, key: r.key, event: r.event, line: r.line, head: side.head})
+			}
+		}
+	}
+	if len(uses) == 0 {
+		return
+	}
+	seen := map[string]bool{}
+	for _, f := range others {
+		p := cleanRepoPath(f.Path)
+		us := uses[p]
+		if len(us) == 0 || seen[p] {
+			continue
+		}
+		seen[p] = true
+		fs := &fileState{File: f, kind: ScriptFile}
+		fs.changed = f.Base.Exists != f.Head.Exists || f.Base.Unreadable != f.Head.Unreadable || !bytes.Equal(f.Base.Data, f.Head.Data)
+		e.files = append(e.files, fs)
+		if e.scripts == nil {
+			e.scripts = map[string][]scriptUse{}
+		}
+		e.scripts[f.Path] = us
+	}
+}
+
+// digest is a short SHA-256 prefix of a version.
+func digest(v Version) string {
+	if !v.Exists {
+		return "absent"
+	}
+	if v.Unreadable != "" {
+		return "unreadable"
+	}
+	sum := sha256.Sum256(v.Data)
+	return "sha256 " + hex.EncodeToString(sum[:4])
+}
+
+// compareScript reports a changed script file as a change to every hook,
+// helper or server that runs it.
+func (e *engine) compareScript(f *fileState) {
+	us := e.scripts[f.Path]
+	if len(us) == 0 {
+		return
+	}
+	// The strongest use decides the check and the rating: a PreToolUse or
+	// PermissionRequest hook may approve tool calls.
+	sort.SliceStable(us, func(i, j int) bool { return useRank(us[i]) > useRank(us[j]) })
+	u := us[0]
+	check, rt := CheckHookChanged, rating.Hook(u.event)
+	what := "the " + u.event + " hook"
+	switch {
+	case strings.HasPrefix(u.key, "mcpServers."):
+		check, rt = CheckMCPServerChange, rating.MCPServer()
+		what = "the MCP server " + strings.TrimSuffix(strings.TrimPrefix(u.key, "mcpServers."), ".command")
+	case !strings.HasPrefix(u.key, "hooks."):
+		k := strings.TrimSuffix(u.key, ".command")
+		check, rt = CheckHelperChanged, rating.Helper(k)
+		what = k
+	}
+	var owners []string
+	seen := map[string]bool{}
+	for _, x := range us {
+		w := fmt.Sprintf("%s:%d (%s)", x.owner, x.line, x.key)
+		if !seen[w] {
+			seen[w] = true
+			owners = append(owners, w)
+		}
+	}
+	change := "changes"
+	dir := DirChanged
+	switch {
+	case !f.Base.Exists:
+		change, dir = "is created", DirAdded
+	case !f.Head.Exists:
+		change, dir = "is deleted (the command that runs it fails, so a guard it was stops nothing)", DirRemoved
+	case f.Head.Unreadable != "":
+		change = "cannot be read at the head (" + strings.TrimSuffix(f.Head.Unreadable, ".") + "), so what it now runs was not reviewed"
+	}
+	before, after := "", ""
+	if f.Base.Exists {
+		before = "script " + f.Path + " (" + digest(f.Base) + ")"
+	}
+	if f.Head.Exists {
+		after = "script " + f.Path + " (" + digest(f.Head) + ")"
+	}
+	headLine := 0
+	if f.Head.Exists {
+		headLine = 1
+	}
+	why := "a file " + what + " runs: a change to it is a change to the hook; " + rt.Basis
+	e.changes = append(e.changes, Change{Path: f.Path, Kind: KindHook, Direction: dir, Before: before, After: after, Expands: true,
+		Access: rt.Access, Risk: rt.Risk, Line: 1, HeadLine: max(headLine, 1), Witnesses: []string{}, Why: why})
+	e.finding(Finding{CheckID: check, Risk: rt.Risk, Path: f.Path, Line: 1, HeadLine: 1, Base: !f.Head.Exists,
+		Evidence: "script=" + sanitize(f.Path), Title: f.Path + " (run by " + what + ") changed",
+		Message: fmt.Sprintf("%s %s. It is run by %s: %s, so a change to it changes what that command does (%s).",
+			f.Path, change, strings.Join(owners, ", "), rt.Basis, digest(f.Base)+" → "+digest(f.Head)),
+		Key: check + "|" + f.Path + "|script"})
+}
+
+// useRank orders script uses by how much they can grant.
+func useRank(u scriptUse) int {
+	switch {
+	case u.event == "PreToolUse" || u.event == "PermissionRequest":
+		return 3
+	case strings.HasPrefix(u.key, "hooks."):
+		return 2
+	}
+	return 1
+}
+
+// unresolvedCommands reports, for a changed file, each command of its head
+// version that Shipgate cannot map to the repository files it runs and
+// that the base did not already run: a later change to those files would
+// pass unseen, so the command is held for review now (fail closed).
+func (e *engine) unresolvedCommands(f *fileState) {
+	if !f.changed || f.head == nil {
+		return
+	}
+	_, hb := commandRefs(f.head, f.kind, f.Path, ownerScope(f))
+	if len(hb) == 0 {
+		return
+	}
+	_, bb := commandRefs(f.base, f.kind, f.Path, ownerScope(f))
+	had := map[string]bool{}
+	for _, u := range bb {
+		had[u.key+"\x00"+u.command] = true
+	}
+	for _, u := range hb {
+		if had[u.key+"\x00"+u.command] {
+			continue
+		}
+		rt := rating.Hook(u.event)
+		check := CheckHookChanged
+		if u.event == "" {
+			check, rt = CheckHelperChanged, rating.Helper(strings.TrimSuffix(u.key, ".command"))
+		}
+		e.finding(Finding{CheckID: check, Risk: rt.Risk, Path: f.Path, Line: u.line, HeadLine: u.line,
+			Evidence: "unresolved=" + u.key, Title: "cannot tell what " + u.key + " runs",
+			Message: fmt.Sprintf("%s: Shipgate cannot tell which repository files %s runs (%s): %s, and a later change to the files it runs would not be seen. Review what it runs, or name the script by a path (\"$CLAUDE_PROJECT_DIR\"/.claude/hooks/x.sh).",
+				f.Path, u.key, strings.TrimSuffix(u.reason, "."), rt.Basis),
+			Key: check + "|" + f.Path + "|unresolved|" + u.key + "|" + u.command})
+	}
+}
