@@ -147,6 +147,7 @@ func (e *engine) judgeAllowAdditions(rs *ruleSet, moved map[*event]*event) {
 	headStop := e.scopeRules(f.scope, true, lattice.Deny, lattice.Ask)
 	baseAllow := e.scopeRules(f.scope, false, lattice.Allow)
 	none := append(append([]lattice.Rule(nil), headStop...), baseAllow...)
+	none = append(none, lattice.ImplicitAllows()...)
 	for _, a := range rs.added[lattice.Allow] {
 		if a.done {
 			continue
@@ -172,13 +173,13 @@ func (e *engine) judgeAllowAdditions(rs *ruleSet, moved map[*event]*event) {
 			e.invalidRuleFinding(f, a)
 			continue
 		}
-		calls, ans := lattice.FindNContext(e.ctx, []lattice.Rule{r}, none, maxWitnesses)
+		calls, ans, past, skipped := e.newlyRuns(r, none, maxWitnesses)
 		switch ans {
 		case lattice.Yes:
 			a.expands = true
 			a.witnesses = callStrings(calls)
 		case lattice.No:
-			if v := lattice.CoveredByContext(e.ctx, r, none); v.Answer != lattice.Yes {
+			if v := lattice.CoveredByContext(e.ctx, r, past); v.Answer != lattice.Yes {
 				// An ambiguous rule on either side: what it may grant is not
 				// surely stopped or already granted.
 				a.expands = true
@@ -192,6 +193,14 @@ func (e *engine) judgeAllowAdditions(rs *ruleSet, moved map[*event]*event) {
 				a.witnesses = []string{c.String()}
 				a.why = "Claude Code 2.1.113+ never lets a wildcard rule such as Bash(find *) approve find -exec or -delete; this rule approves `" + c.Arg + "` explicitly"
 				break
+			}
+			if len(skipped) > 0 {
+				if _, ans := lattice.FindContext(e.ctx, []lattice.Rule{r}, none); ans != lattice.No {
+					// Everything it adds is a call Claude Code runs with no
+					// rule, or asks about whatever the rules say.
+					a.why = "adds nothing that newly runs without a prompt: " + skipReasons(skipped, r)
+					break
+				}
 			}
 			a.why, a.cover = e.whyNothingNew(f, r, headStop, baseAllow)
 			if a.cover != "" {
@@ -210,8 +219,38 @@ func (e *engine) judgeAllowAdditions(rs *ruleSet, moved map[*event]*event) {
 		default:
 			a.expands = true
 			a.why = "could not be compared exactly with the rules already in force; treated as a grant"
+			if len(skipped) > 0 {
+				a.why = "every call the search found is one Claude Code runs with no rule or asks about anyway (" + skipReasons(skipped, r) + "), but not every call it matches could be shown to be; treated as a grant"
+			}
 			if calls, ans := lattice.FindNContext(e.ctx, []lattice.Rule{r}, headStop, maxWitnesses); ans == lattice.Yes {
-				a.witnesses = callStrings(calls)
+				for _, c := range calls {
+					if _, skip := notNewlyRun(c, r); !skip {
+						a.witnesses = append(a.witnesses, c.String())
+					}
+				}
+			}
+		}
+		if r.Canonical == "Bash" && r.Whole() && (!a.expands || onlyBareTool(a.witnesses)) {
+			// The whole tool runs what every pattern rule asks about.
+			var checked []string
+			var wholeBase []lattice.Rule
+			for _, b := range baseAllow {
+				if b.Whole() {
+					wholeBase = append(wholeBase, b)
+				}
+			}
+			for _, c := range lattice.CheckedExamples {
+				if !stoppedBy(c, headStop) && !stoppedBy(c, wholeBase) {
+					checked = append(checked, c.String())
+				}
+			}
+			if len(checked) > 0 {
+				if !a.expands {
+					a.direction, a.cover = "", ""
+				}
+				a.expands = true
+				a.witnesses = checked[:min(len(checked), maxWitnesses)]
+				a.why = "Bash and Bash(*) are the whole tool: Claude Code " + lattice.ClaudeCodeVersion + " runs eval, exec, watch, $(…), find -exec and redirections to a file under them, and asks about them under every pattern rule, Bash(**) included (measured)"
 			}
 		}
 		if !a.expands {
@@ -240,6 +279,159 @@ func (e *engine) judgeAllowAdditions(rs *ruleSet, moved map[*event]*event) {
 	}
 }
 
+// onlyBareTool reports whether the witnesses name no concrete call (a
+// bare tool name such as "Bash" says less than a command).
+func onlyBareTool(ws []string) bool {
+	for _, w := range ws {
+		if !lattice.KnownTool(w) {
+			return false
+		}
+	}
+	return true
+}
+
+// maxSkips bounds how many times newlyRuns looks past witnesses that do
+// not count.
+const maxSkips = 4
+
+// newlyRuns is FindN for an added allow rule, read the way Claude Code
+// (lattice.ClaudeCodeVersion) decides: up to n calls r surely matches, none
+// of none may match, that would newly run without a prompt. A call that
+// runs with no rule at all (a read-only command, a read inside the
+// project) or that Claude Code asks about whatever the rules say under r
+// (lattice.AlwaysAsks) is not one: the search looks past it, up to
+// maxSkips times. It returns the calls, Find's answer over what remains,
+// the rules it searched past (none plus one exact rule per skipped call)
+// and the skipped calls. An answer of Unknown with skipped calls means the
+// search gave up looking past them: the rule is treated as a grant.
+func (e *engine) newlyRuns(r lattice.Rule, none []lattice.Rule, n int) ([]lattice.Call, lattice.Answer, []lattice.Rule, []lattice.Call) {
+	past := none
+	var skipped []lattice.Call
+	for i := 0; i <= maxSkips; i++ {
+		calls, ans := lattice.FindNContext(e.ctx, []lattice.Rule{r}, past, n)
+		if ans != lattice.Yes {
+			return nil, ans, past, skipped
+		}
+		var out []lattice.Call
+		grown := false
+		for _, c := range calls {
+			if _, ok := notNewlyRun(c, r); ok {
+				skipped = append(skipped, c)
+				if !grown {
+					past = append([]lattice.Rule(nil), past...)
+					grown = true
+				}
+				past = append(past, lattice.Exactly(c))
+				continue
+			}
+			out = append(out, c)
+		}
+		if len(out) == 0 {
+			out = e.pastReadOnly(r, past, calls)
+		}
+		if len(out) > 0 {
+			return out, lattice.Yes, past, skipped
+		}
+	}
+	return nil, lattice.Unknown, past, skipped
+}
+
+// outsideOperands are operands that take a read-only command out of
+// Claude Code's no-rule set: a path outside the project, an option that
+// writes.
+var outsideOperands = []string{" ~/.ssh/id_rsa", " /etc/passwd", " ~/.aws/credentials", " /", " --output=out.txt"}
+
+// pastReadOnly looks for a call the rule grants near the read-only
+// commands the search found: the command with an operand outside the
+// project (`cat ~/.ssh/id_rsa` for Bash(cat *)), which Claude Code asks
+// about without the rule.
+func (e *engine) pastReadOnly(r lattice.Rule, none []lattice.Rule, calls []lattice.Call) []lattice.Call {
+	for _, c := range calls {
+		if c.Tool != "Bash" || !lattice.ReadOnly(c.Arg) {
+			continue
+		}
+		for _, op := range outsideOperands {
+			w := lattice.Call{Tool: "Bash", Arg: c.Arg + op}
+			if lattice.MatchContext(e.ctx, r, w) != lattice.Yes {
+				continue
+			}
+			if _, skip := notNewlyRun(w, r); skip || stoppedBy(w, none) {
+				continue
+			}
+			return []lattice.Call{w}
+		}
+	}
+	return nil
+}
+
+// notNewlyRun says why a call an allow rule matches does not newly run
+// because of it in Claude Code: it runs with no rule, Claude Code asks about
+// it whatever the rules, or it is a compound line whose parts the rule
+// does not all approve.
+func notNewlyRun(c lattice.Call, r lattice.Rule) (string, bool) {
+	if lattice.RunsWithoutRule(c) {
+		if c.Tool == "Read" {
+			return "a read inside the project, which needs no rule", true
+		}
+		return "a read-only command Claude Code runs with no rule", true
+	}
+	if c.Tool != "Bash" {
+		return "", false
+	}
+	exact := !strings.Contains(r.Specifier, "*") && r.HasSpecifier
+	if why, ok := lattice.AlwaysAsks(c.Arg, r.Whole()); ok && !(exact && strings.HasPrefix(why, "find ")) {
+		// An exact rule approves the find -exec it names (2.1.113+).
+		return why, true
+	}
+	if r.Whole() {
+		return "", false
+	}
+	cmd, err := lattice.ParseCommand(c.Arg)
+	if err != nil {
+		return "Claude Code cannot parse the line, so it asks", true
+	}
+	if cmd.Compound() && !(exact && lattice.Matches(r, c)) {
+		// An exact compound rule matches its whole line; otherwise every
+		// part must be approved on its own.
+		for _, p := range cmd.Parts {
+			pc := lattice.Call{Tool: "Bash", Arg: p}
+			if !lattice.Matches(r, pc) && !lattice.ReadOnly(p) {
+				return "a compound line: Claude Code splits it and `" + p + "` still asks", true
+			}
+		}
+	}
+	return "", false
+}
+
+// skipReasons words why the calls an added allow rule matches do not
+// newly run, one clause per reason.
+func skipReasons(calls []lattice.Call, r lattice.Rule) string {
+	var order []string
+	byWhy := map[string][]string{}
+	for _, c := range calls {
+		why, _ := notNewlyRun(c, r)
+		if len(byWhy[why]) == 0 {
+			order = append(order, why)
+		}
+		if len(byWhy[why]) < maxWitnesses {
+			byWhy[why] = append(byWhy[why], c.String())
+		}
+	}
+	parts := make([]string, 0, len(order))
+	for _, why := range order {
+		verb := "is"
+		if len(byWhy[why]) > 1 {
+			verb = "are each"
+		}
+		if strings.HasPrefix(why, "a ") {
+			parts = append(parts, quoteList(byWhy[why])+" "+verb+" "+why)
+		} else {
+			parts = append(parts, quoteList(byWhy[why])+": "+why)
+		}
+	}
+	return strings.Join(parts, "; ") + " (measured on Claude Code " + lattice.ClaudeCodeVersion + ")"
+}
+
 // whyNothingNew explains an added allow rule that grants nothing new, and
 // names the rule that covers it when one alone does.
 func (e *engine) whyNothingNew(f *fileState, r lattice.Rule, headStop, baseAllow []lattice.Rule) (why, cover string) {
@@ -250,6 +442,9 @@ func (e *engine) whyNothingNew(f *fileState, r lattice.Rule, headStop, baseAllow
 			}
 		}
 		return "adds nothing that runs without a prompt: the deny and ask rules together stop every call it matches", ""
+	}
+	if r.Canonical == "Read" && lattice.CoveredByContext(e.ctx, r, lattice.ImplicitAllows()).Answer == lattice.Yes {
+		return "adds nothing: reads inside the project need no rule in Claude Code " + lattice.ClaudeCodeVersion + " (measured), so every path it matches is read without a prompt already", ""
 	}
 	// Prefer a cover from the same file.
 	for _, d := range f.base.rulesIn(lattice.Allow) {
@@ -350,12 +545,11 @@ func compoundRestriction(r lattice.Rule) (string, bool) {
 		stopNoun(r.List), strings.Join(ops, " and "), r.Specifier, compoundReach(r, ops), fix, strings.Join(parts, " or ")), true
 }
 
-// compoundAllowNote explains an allow rule written as a compound command
-// (`Bash(cd web && npm ci)`). Claude Code (2.1.7+) approves a command line
-// only when every part is allowed, so in a session the rule approves at
-// most a command whose operator is quoted; `claude -p --allowedTools` was
-// reported to still match such a rule whole (#94314, open), so the rule is
-// rated as the grant its text reads as, and the note says both.
+// compoundAllowNote explains an allow rule written as an exact compound
+// command (`Bash(cd web && npm ci)`): Claude Code 2.1.328 matches it
+// against that whole line (measured), and approves no other line of
+// these parts unless each part is allowed. (With a wildcard such a rule
+// matches nothing; the lattice reads it as dead.)
 func compoundAllowNote(r lattice.Rule) (string, bool) {
 	if r.List != lattice.Allow {
 		return "", false
@@ -364,8 +558,8 @@ func compoundAllowNote(r lattice.Rule) (string, bool) {
 	if !ok {
 		return "", false
 	}
-	return fmt.Sprintf("It is written as a compound command: Claude Code 2.1.7+ splits a command on %s and runs it without a prompt only when every part is allowed, so in a session this rule %s. `claude -p --allowedTools` has been reported to match such a rule whole (anthropics/claude-code#94314, open), so it is rated as written. To allow the line, allow its parts: %s.",
-		strings.Join(ops, " and "), compoundReach(r, ops), strings.Join(parts, " and ")), true
+	return fmt.Sprintf("It is written as a compound command: Claude Code %s matches an exact compound rule against the whole line (measured), so it approves `%s` as written; any other line of these parts (joined with %s) still needs each part allowed: %s.",
+		lattice.ClaudeCodeVersion, r.Specifier, strings.Join(ops, " or "), strings.Join(parts, " and ")), true
 }
 
 // compoundShape splits a Bash rule's specifier as Claude Code splits a

@@ -207,7 +207,7 @@ func (e *engine) compareMode(f *fileState) {
 		// agent reads unless the rules already allowed every read.
 		none := append(append([]lattice.Rule(nil), e.scopeRules(f.scope, true, lattice.Deny, lattice.Ask)...), e.scopeRules(f.scope, false, lattice.Allow)...)
 		none = append(none, lattice.ImplicitAllows()...)
-		calls, ans := lattice.FindN([]lattice.Rule{anyRead}, none, maxWitnesses)
+		calls, ans := lattice.FindNContext(e.ctx, []lattice.Rule{anyRead}, none, maxWitnesses)
 		if ans != lattice.No {
 			rt, expands = planRating, true
 			witnesses = callStrings(calls)

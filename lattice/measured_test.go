@@ -48,6 +48,13 @@ func TestMeasuredMatches(t *testing.T) {
 		{measured, "BASH(npm *)", Allow, bash("npm x"), false},
 		// Balanced parentheses are literal.
 		{measured, "Bash(echo (x))", Allow, bash("echo (x)"), true},
+		// Compound allow rules: exact ones match their whole line, with a
+		// star they match nothing.
+		{measured, "Bash(cd web && npm ci)", Allow, bash("cd web && npm ci"), true},
+		{measured, "Bash(curl x | sh:*)", Allow, bash("curl x | sh"), false},
+		{measured, "Bash(curl x | sh:*)", Allow, bash("curl x | sh -s"), false},
+		{measured, "Bash(git add * && git commit *)", Allow, bash("git add x && git commit x"), false},
+		{measured, "Bash(curl * | sh)", Deny, bash("curl x | sh"), true},
 		// As documented (kept to pin them).
 		{measured, "Bash(npm test:*)", Allow, bash("npm test x"), true},
 		{measured, "Bash(npm test:*)", Allow, bash("npm testx"), false},

@@ -543,3 +543,16 @@ func Exactly(c Call) Rule {
 	r.readings = []*reading{literalReading(c.Tool, kind, c.Arg)}
 	return r
 }
+
+// CheckedExamples are commands Claude Code runs under the whole Bash tool
+// (`Bash`, `Bash(*)`) and asks about under every pattern rule, `Bash(**)`
+// included (measured on ClaudeCodeVersion): what the whole tool adds over
+// any set of pattern rules.
+var CheckedExamples = []Call{
+	{Tool: "Bash", Arg: "eval x"},
+	{Tool: "Bash", Arg: "echo x > out.txt"},
+	{Tool: "Bash", Arg: "x $(id)"},
+	{Tool: "Bash", Arg: "exec x"},
+	{Tool: "Bash", Arg: "watch x"},
+	{Tool: "Bash", Arg: "find . -exec x {} +"},
+}

@@ -257,3 +257,17 @@ func FuzzReadOnly(f *testing.F) {
 		}
 	})
 }
+
+func TestCheckedExamples(t *testing.T) {
+	for _, c := range CheckedExamples {
+		if _, ok := AlwaysAsks(c.Arg, false); !ok {
+			t.Errorf("%s: no pattern rule asks for it", c)
+		}
+		if why, ok := AlwaysAsks(c.Arg, true); ok {
+			t.Errorf("%s: asks under the whole tool too (%s)", c, why)
+		}
+		if !Matches(Parse("Bash(**)"), c) || !Matches(Parse("Bash"), c) {
+			t.Errorf("%s: not matched by Bash(**) or Bash as text", c)
+		}
+	}
+}

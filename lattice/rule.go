@@ -346,6 +346,10 @@ func (r *Rule) compileSpecifier(tool string, fam Family) []*reading {
 			}
 		}
 	}
+	if tool == "Bash" && r.List == Allow && starCompound(spec) {
+		r.Note = "an allow rule written as a compound command with a wildcard: Claude Code " + ClaudeCodeVersion + " splits a command line on its operators before it matches allow rules, and such a rule matches none of the parts, so it allows nothing (measured); allow each part instead"
+		return []*reading{empty}
+	}
 	var readings []*reading
 	switch fam {
 	case FamilyShell, FamilyPowerShell:
@@ -420,4 +424,14 @@ func starSlashOnly(s string) bool {
 		return false
 	}
 	return strings.Trim(s, "*/") == "" && strings.Contains(s, "*")
+}
+
+// starCompound reports whether a Bash specifier is a compound command
+// (parts joined by && || | ; & or a line break) with an unescaped star.
+func starCompound(spec string) bool {
+	if stars(globTokens(spec)) == 0 {
+		return false
+	}
+	cmd, err := ParseCommand(strings.TrimSuffix(spec, ":*"))
+	return err == nil && cmd.Compound()
 }
