@@ -8,56 +8,12 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/google/go-github/v62/github"
-	lru "github.com/hashicorp/golang-lru/v2"
 
 	"github.com/shipgate-app/shipgate/diff"
 )
-
-// contentCache keeps file contents read at a commit SHA. Content at a SHA
-// never changes, so entries never go stale; the cache is bounded by bytes.
-type contentCache struct {
-	mu    sync.Mutex
-	lru   *lru.Cache[string, diff.Version]
-	bytes int
-	limit int
-}
-
-func newContentCache(limitBytes int) *contentCache {
-	c := &contentCache{limit: limitBytes}
-	c.lru, _ = lru.NewWithEvict[string, diff.Version](1<<16, func(_ string, v diff.Version) { c.bytes -= len(v.Data) })
-	return c
-}
-
-func (c *contentCache) get(key string) (diff.Version, bool) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.lru.Get(key)
-}
-
-func (c *contentCache) add(key string, v diff.Version) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if len(v.Data) > c.limit/4 {
-		return
-	}
-	// Two workers can fetch the same blob at once; the content behind a key
-	// is immutable, so the second copy is dropped rather than counted twice
-	// (the LRU's eviction callback does not run on a replacement).
-	if c.lru.Contains(key) {
-		return
-	}
-	c.lru.Add(key, v)
-	c.bytes += len(v.Data)
-	for c.bytes > c.limit {
-		if _, _, ok := c.lru.RemoveOldest(); !ok {
-			break
-		}
-	}
-}
 
 // ttlEntry is a cached value read at a moving ref (the org default policy
 // on the default branch of the org's .github repository).
@@ -80,15 +36,16 @@ func isSHA(ref string) bool {
 	return true
 }
 
-// fetch reads one file at a ref through the contents API with the raw
+// fetch reads one file at a ref (the organisation default policy, on a
+// branch) through the contents API with the raw
 // media type (which serves files up to 100 MB; the JSON form stops at
 // 1 MB). A missing file is a Version that does not exist; a file over the
 // engine's limit is reported, not read.
 func (p *Worker) fetch(ctx context.Context, cl *github.Client, owner, repo, ref, path string) (diff.Version, error) {
 	key := owner + "/" + repo + "@" + ref + ":" + path
 	if isSHA(ref) {
-		if v, ok := p.contents.get(key); ok {
-			return v, nil
+		if v, ok := p.contents.Get(key); ok {
+			return v.(diff.Version), nil
 		}
 	}
 	segs := strings.Split(path, "/")
@@ -115,7 +72,7 @@ func (p *Worker) fetch(ctx context.Context, cl *github.Client, owner, repo, ref,
 			// removal, so it is an error the job retries and then reports.)
 			v := diff.Version{}
 			if isSHA(ref) {
-				p.contents.add(key, v)
+				p.contents.Add(key, v, len(v.Data)+len(key))
 			}
 			return v, nil
 		}
@@ -136,7 +93,7 @@ func (p *Worker) fetch(ctx context.Context, cl *github.Client, owner, repo, ref,
 		v = diff.Version{Exists: true, Unreadable: "the path is a directory, not a file"}
 	}
 	if isSHA(ref) {
-		p.contents.add(key, v)
+		p.contents.Add(key, v, len(v.Data)+len(key))
 	}
 	return v, nil
 }

@@ -7,6 +7,7 @@ package app
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"time"
 )
 
@@ -100,4 +101,21 @@ func Inherit(parent Job, followUps []Job) {
 // caller enqueues, and an error when the job should be retried.
 type Processor interface {
 	Process(ctx context.Context, job Job) (followUps []Job, err error)
+}
+
+type loggerKey struct{}
+
+// WithLogger returns a context carrying a job's logger (one with the job's
+// LogAttrs), so every line about the job — delivery, queue, gather, judge,
+// publish — can be followed with one grep.
+func WithLogger(ctx context.Context, l *slog.Logger) context.Context {
+	return context.WithValue(ctx, loggerKey{}, l)
+}
+
+// loggerFrom returns the logger a context carries, or one that discards.
+func loggerFrom(ctx context.Context) *slog.Logger {
+	if l, ok := ctx.Value(loggerKey{}).(*slog.Logger); ok && l != nil {
+		return l
+	}
+	return slog.New(slog.DiscardHandler)
 }

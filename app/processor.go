@@ -14,6 +14,7 @@ import (
 	"github.com/google/go-github/v62/github"
 
 	"github.com/shipgate-app/shipgate/diff"
+	"github.com/shipgate-app/shipgate/internal/gather"
 	"github.com/shipgate-app/shipgate/policy"
 )
 
@@ -90,7 +91,7 @@ func (c *Config) defaults() {
 type Worker struct {
 	clients  *Clients
 	cfg      Config
-	contents *contentCache
+	contents *gather.Cache
 	orgMu    sync.Mutex
 	org      map[string]ttlEntry
 	runsMu   sync.Mutex
@@ -118,7 +119,7 @@ type openRun struct {
 // NewWorker builds the worker.
 func NewWorker(clients *Clients, cfg Config) *Worker {
 	cfg.defaults()
-	return &Worker{clients: clients, cfg: cfg, contents: newContentCache(cfg.ContentCacheBytes),
+	return &Worker{clients: clients, cfg: cfg, contents: gather.NewCache(cfg.ContentCacheBytes),
 		org: map[string]ttlEntry{}, runs: map[string]*openRun{}, unsure: map[string]bool{}, members: map[string]memberEntry{}}
 }
 
@@ -127,6 +128,9 @@ func (p *Worker) Process(ctx context.Context, job Job) ([]Job, error) {
 	cl, err := p.clients.Installation(job.InstallationID)
 	if err != nil {
 		return nil, err
+	}
+	if _, ok := ctx.Value(loggerKey{}).(*slog.Logger); !ok {
+		ctx = WithLogger(ctx, p.cfg.Logger.With(job.LogAttrs()...))
 	}
 	switch job.Kind {
 	case KindEvaluatePR:
@@ -235,6 +239,7 @@ type evaluation struct {
 	policyChange *diff.PolicyChange
 	files        []diff.File
 	truncated    bool
+	notes        []string // what the gatherer resolved or could not check
 	runID        int64
 }
 
@@ -245,7 +250,11 @@ type evaluation struct {
 // head gets exactly one run. Runs this worker left in progress on an older
 // head of the PR (a failed attempt superseded by a newer push) are closed.
 func (p *Worker) evaluatePR(ctx context.Context, cl *github.Client, job Job, n int) error {
-	log := p.cfg.Logger.With("installation_id", job.InstallationID, "repo", job.Owner+"/"+job.Repo, "pr", n, "delivery_id", job.DeliveryID)
+	log := loggerFrom(ctx)
+	if job.PRNumber != n {
+		log = log.With("pr", n)
+		ctx = WithLogger(ctx, log)
+	}
 	pr, _, err := cl.PullRequests.Get(ctx, job.Owner, job.Repo, n)
 	if err != nil {
 		if isNotFound(err) {
@@ -270,40 +279,17 @@ func (p *Worker) evaluatePR(ctx context.Context, cl *github.Client, job Job, n i
 		return nil
 	}
 	started := p.cfg.Now()
-	if err := p.loadPolicy(ctx, cl, ev); err != nil {
-		return err
-	}
-	candidates, truncated, err := p.changedConfig(ctx, cl, ev)
+	res, err := p.gather(ctx, cl, ev)
 	if err != nil {
 		return err
 	}
-	ev.truncated = truncated
-	if len(candidates) == 0 && len(ev.policyErrs) == 0 && len(ev.headPolicyErrs) == 0 && ev.policyChange == nil && !truncated {
+	if res.Empty() {
 		// Nothing to read: complete the run in one call, so the check
 		// exists for branch protection.
 		return p.publishNothing(ctx, cl, ev)
 	}
-	if err := p.startRun(ctx, cl, ev); err != nil {
-		return err
-	}
-	for _, c := range candidates {
-		f := diff.File{Path: c.path}
-		if c.basePath != "" {
-			if f.Base, err = p.fetch(ctx, cl, ev.owner, ev.repo, ev.base, c.basePath); err != nil {
-				return err
-			}
-		}
-		if c.headPath != "" {
-			if f.Head, err = p.fetch(ctx, cl, ev.owner, ev.repo, ev.head, c.headPath); err != nil {
-				return err
-			}
-		}
-		ev.files = append(ev.files, f)
-	}
-	if err := p.fetchSiblings(ctx, cl, ev); err != nil {
-		return err
-	}
-	r, err := diff.CompareContext(ctx, diff.Input{Files: ev.files, Policy: ev.policy, PolicyChange: ev.policyChange})
+	// judge: the pure engine
+	r, err := diff.CompareContext(ctx, res.Input)
 	if _, stopped := errors.AsType[*diff.IncompleteError](err); stopped {
 		// The job's time ran out inside the engine. The report fails closed
 		// and evaluating again would do the same work, so it is published
@@ -329,112 +315,63 @@ func (p *Worker) evaluatePR(ctx context.Context, cl *github.Client, job Job, n i
 // stopped gets to be published.
 const publishGrace = 30 * time.Second
 
-// candidate is one agent-config file a pull request touches.
-type candidate struct {
-	path               string // the path reported (head path, or base path when deleted)
-	basePath, headPath string // "" when absent on that side
-}
-
-// changedConfig lists the pull request's files (paginated, up to GitHub's
-// 3,000) and keeps the agent-config files. A rename is a deletion of the
-// old path and an addition of the new one.
-func (p *Worker) changedConfig(ctx context.Context, cl *github.Client, ev *evaluation) ([]candidate, bool, error) {
-	opts := &github.ListOptions{PerPage: 100}
-	var out []candidate
-	seen := 0
-	for {
-		files, resp, err := cl.PullRequests.ListFiles(ctx, ev.owner, ev.repo, ev.pr.GetNumber(), opts)
-		if err != nil {
-			return nil, false, fmt.Errorf("listing the files of pull request #%d: %w", ev.pr.GetNumber(), err)
-		}
-		for _, f := range files {
-			seen++
-			name, prev := f.GetFilename(), f.GetPreviousFilename()
-			isCfg := func(pth string) bool {
-				k, _ := diff.Classify(pth, ev.policy)
-				return k != diff.NotAgentConfig
-			}
-			switch f.GetStatus() {
-			case "removed":
-				if isCfg(name) {
-					out = append(out, candidate{path: name, basePath: name})
-				}
-			case "added":
-				if isCfg(name) {
-					out = append(out, candidate{path: name, headPath: name})
-				}
-			case "renamed":
-				if prev != "" && isCfg(prev) {
-					out = append(out, candidate{path: prev, basePath: prev})
-				}
-				if isCfg(name) {
-					out = append(out, candidate{path: name, headPath: name})
-				}
-			default:
-				if isCfg(name) {
-					out = append(out, candidate{path: name, basePath: name, headPath: name})
-				}
-			}
-			if name == p.cfg.PolicyPath {
-				p.validateHeadPolicy(ctx, cl, ev)
-			}
-		}
-		if resp.NextPage == 0 || seen >= p.cfg.MaxFiles {
-			return out, seen >= p.cfg.MaxFiles, nil
-		}
-		opts.Page = resp.NextPage
-	}
-}
-
-// loadPolicy reads the repository policy from the base (a pull request
-// cannot loosen its own gate) and the organisation default, which the
-// repository file extends (policy.Merge).
-func (p *Worker) loadPolicy(ctx context.Context, cl *github.Client, ev *evaluation) error {
-	v, err := p.fetch(ctx, cl, ev.owner, ev.repo, ev.base, p.cfg.PolicyPath)
+// gather reads what the engine needs through the shared gatherer over
+// GitHub's API (the same gatherer `shipgate diff` runs over git), with the
+// organisation default the repository's policy extends.
+func (p *Worker) gather(ctx context.Context, cl *github.Client, ev *evaluation) (*gather.Result, error) {
+	org, orgErrs, orgExists, err := p.loadOrgPolicy(ctx, cl, ev.owner)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	ov, err := p.orgPolicy(ctx, cl, ev.owner)
+	src := &gather.GitHub{Client: cl, Owner: ev.owner, Repo: ev.repo, PR: ev.pr.GetNumber(), BaseSHA: ev.base, HeadSHA: ev.head,
+		Cache: p.contents, MaxFiles: p.cfg.MaxFiles}
+	res, err := gather.Gather(ctx, src, gather.Options{PolicyPath: p.cfg.PolicyPath, Org: org, OrgBroken: len(orgErrs) > 0})
 	if err != nil {
-		return err
+		return nil, err
 	}
-	repoSrc := fmt.Sprintf("%s/%s@%s:%s", ev.owner, ev.repo, shortSHA(ev.base), p.cfg.PolicyPath)
-	orgSrc := fmt.Sprintf("%s/%s:%s (organisation default)", ev.owner, p.cfg.OrgPolicyRepo, p.cfg.OrgPolicyPath)
-	parse := func(path string, v diff.Version) *policy.Policy {
-		if !v.Exists {
-			return nil
-		}
-		pol, perr := policy.Parse(path, v.Data, diff.PolicyOptions())
-		if perr != nil {
-			var es policy.Errors
-			if errors.As(perr, &es) {
-				ev.policyErrs = append(ev.policyErrs, es...)
-			} else {
-				ev.policyErrs = append(ev.policyErrs, &policy.Error{Path: path, Msg: perr.Error()})
-			}
-			return nil
-		}
-		return pol
-	}
-	orgPol := parse(ev.owner+"/"+p.cfg.OrgPolicyRepo+":"+p.cfg.OrgPolicyPath, ov)
-	repoPol := parse(p.cfg.PolicyPath, v)
+	ev.policy = res.Input.Policy
+	ev.policyErrs = append(orgErrs, res.PolicyErrs...)
+	ev.headPolicyErrs = res.HeadPolicyErrs
+	ev.policyChange = res.Input.PolicyChange
+	ev.files = res.Input.Files
+	ev.truncated = res.Truncated
+	ev.notes = res.Notes
 	var srcs []string
-	if v.Exists {
-		srcs = append(srcs, repoSrc)
+	if res.BasePolicyExists {
+		srcs = append(srcs, fmt.Sprintf("%s/%s@%s:%s", ev.owner, ev.repo, shortSHA(ev.base), p.cfg.PolicyPath))
 	}
-	if ov.Exists {
-		srcs = append(srcs, orgSrc)
+	if orgExists {
+		srcs = append(srcs, fmt.Sprintf("%s/%s:%s (organisation default)", ev.owner, p.cfg.OrgPolicyRepo, p.cfg.OrgPolicyPath))
 	}
-	switch {
-	case len(srcs) == 0:
+	if len(srcs) == 0 {
 		ev.policySrc = "defaults (no " + p.cfg.PolicyPath + " on the base branch, no organisation default)"
-	default:
+	} else {
 		ev.policySrc = strings.Join(srcs, ", extending ")
 	}
-	if len(ev.policyErrs) == 0 {
-		ev.policy = policy.Merge(orgPol, repoPol)
+	loggerFrom(ctx).Debug("gathered", "files", len(ev.files), "api_calls", src.Calls(), "notes", len(res.Notes))
+	return res, nil
+}
+
+// loadOrgPolicy reads and parses the organisation default policy (cached
+// for a while: it lives on a branch, not at a SHA).
+func (p *Worker) loadOrgPolicy(ctx context.Context, cl *github.Client, owner string) (*policy.Policy, []*policy.Error, bool, error) {
+	ov, err := p.orgPolicy(ctx, cl, owner)
+	if err != nil || !ov.Exists {
+		return nil, nil, false, err
 	}
-	return nil
+	name := owner + "/" + p.cfg.OrgPolicyRepo + ":" + p.cfg.OrgPolicyPath
+	if ov.Unreadable != "" {
+		return nil, []*policy.Error{{Path: name, Msg: ov.Unreadable}}, true, nil
+	}
+	pol, perr := policy.Parse(name, ov.Data, diff.PolicyOptions())
+	if perr != nil {
+		var es policy.Errors
+		if errors.As(perr, &es) {
+			return nil, es, true, nil
+		}
+		return nil, []*policy.Error{{Path: name, Msg: perr.Error()}}, true, nil
+	}
+	return pol, nil, true, nil
 }
 
 // orgPolicy reads the organisation default policy, cached for a while: it
@@ -458,82 +395,6 @@ func (p *Worker) orgPolicy(ctx context.Context, cl *github.Client, owner string)
 	p.org[key] = ttlEntry{v: v, at: p.cfg.Now()}
 	p.orgMu.Unlock()
 	return v, nil
-}
-
-// validateHeadPolicy checks the policy file a pull request proposes: it is
-// not enforced (the base's is), but its errors are annotated so the author
-// sees them before merging, and a valid one that lets more through is
-// held for review (diff.PolicyChange).
-func (p *Worker) validateHeadPolicy(ctx context.Context, cl *github.Client, ev *evaluation) {
-	v, err := p.fetch(ctx, cl, ev.owner, ev.repo, ev.head, p.cfg.PolicyPath)
-	if err != nil || v.Unreadable != "" {
-		return
-	}
-	var base *policy.Policy
-	if bv, err := p.fetch(ctx, cl, ev.owner, ev.repo, ev.base, p.cfg.PolicyPath); err == nil && bv.Exists {
-		base, _ = policy.Parse(p.cfg.PolicyPath, bv.Data, diff.PolicyOptions())
-	}
-	if !v.Exists {
-		ev.policyChange = &diff.PolicyChange{Path: p.cfg.PolicyPath, Base: base}
-		return
-	}
-	head, perr := policy.Parse(p.cfg.PolicyPath, v.Data, diff.PolicyOptions())
-	if perr != nil {
-		var es policy.Errors
-		if errors.As(perr, &es) {
-			for _, e := range es {
-				e.Msg = "proposed policy: " + e.Msg
-			}
-			ev.headPolicyErrs = append(ev.headPolicyErrs, es...)
-		}
-		return
-	}
-	ev.policyChange = &diff.PolicyChange{Path: p.cfg.PolicyPath, Base: base, Head: head}
-}
-
-// fetchSiblings reads the settings files a pull request does not change
-// but whose rules the policy's intents and must_deny rules are checked
-// against (the effective view of a project takes every settings file).
-// Only then: otherwise the App reads nothing but the changed files.
-func (p *Worker) fetchSiblings(ctx context.Context, cl *github.Client, ev *evaluation) error {
-	pol := ev.policy
-	if pol == nil {
-		return nil
-	}
-	needs := len(pol.Intent.Allowed)+len(pol.Intent.Asked)+len(pol.Intent.Denied) > 0
-	for _, c := range pol.AllCeilings() {
-		needs = needs || len(c.MustDeny) > 0
-	}
-	if !needs {
-		return nil
-	}
-	have := map[string]bool{}
-	scopes := map[string]bool{}
-	for _, f := range ev.files {
-		have[f.Path] = true
-		if k, scope := diff.Classify(f.Path, pol); k == diff.SettingsFile && !strings.HasPrefix(scope, "watched:") {
-			scopes[scope] = true
-		}
-	}
-	for scope := range scopes {
-		for _, name := range []string{".claude/settings.json", ".claude/settings.local.json"} {
-			path := name
-			if scope != "" {
-				path = scope + "/" + name
-			}
-			if have[path] {
-				continue
-			}
-			v, err := p.fetch(ctx, cl, ev.owner, ev.repo, ev.head, path)
-			if err != nil {
-				return err
-			}
-			if v.Exists {
-				ev.files = append(ev.files, diff.File{Path: path, Base: v, Head: v})
-			}
-		}
-	}
-	return nil
 }
 
 func isNotFound(err error) bool {

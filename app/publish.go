@@ -351,6 +351,12 @@ func (p *Worker) publish(ctx context.Context, cl *github.Client, ev *evaluation,
 			note = "the proposed policy file has errors"
 		}
 	}
+	for _, n := range ev.notes {
+		head.WriteString("- " + n + "\n")
+	}
+	if len(ev.notes) > 0 {
+		head.WriteString("\n")
+	}
 	if ev.truncated {
 		fmt.Fprintf(&head, "**GitHub lists at most %d files of a pull request**: agent-config files beyond them were not read. Split the pull request or run `shipgate diff` locally.\n\n", p.cfg.MaxFiles)
 	}
@@ -363,6 +369,12 @@ func (p *Worker) publish(ctx context.Context, cl *github.Client, ev *evaluation,
 	t := title(r, note)
 	out := func(batch []*github.CheckRunAnnotation) *github.CheckRunOutput {
 		return &github.CheckRunOutput{Title: github.String(t), Summary: github.String(summary), Annotations: batch}
+	}
+	if ev.runID == 0 {
+		done, err := p.createRun(ctx, cl, ev, anns, out(anns), concl)
+		if err != nil || done {
+			return err
+		}
 	}
 	// Each request appends: skip what an earlier attempt already posted to
 	// this run. An append is never retried in place (appending marks it):
@@ -396,6 +408,71 @@ func (p *Worker) publish(ctx context.Context, cl *github.Client, ev *evaluation,
 	delete(p.runs, p.runKey(ev))
 	p.runsMu.Unlock()
 	return nil
+}
+
+// createRun makes the evaluation's check run. When every annotation fits
+// in one request and no run of ours may already be open on the head (an
+// earlier attempt's, or another replica's), the run is created completed
+// in that one call (done); otherwise it is created in progress (or the
+// open one adopted) for publish to append to and complete.
+func (p *Worker) createRun(ctx context.Context, cl *github.Client, ev *evaluation, anns []*github.CheckRunAnnotation, output *github.CheckRunOutput, concl string) (done bool, err error) {
+	key := p.runKey(ev)
+	p.runsMu.Lock()
+	_, open := p.runs[key]
+	unsure := p.unsure[key]
+	p.runsMu.Unlock()
+	if unsure && !open {
+		// Our create failed in a way GitHub may have applied, completed or
+		// in progress: find that run and update it rather than add one.
+		id, found, err := p.findRunOnGitHub(ctx, cl, ev.owner, ev.repo, ev.head, ev.pr.GetNumber(), "")
+		if err != nil {
+			return false, err
+		}
+		if found {
+			ev.runID = id
+			p.runsMu.Lock()
+			p.runs[key] = &openRun{id: id, recount: true}
+			delete(p.unsure, key)
+			p.runsMu.Unlock()
+			return false, nil
+		}
+	}
+	if open || len(anns) > maxAnnotationsPerRequest {
+		return false, p.startRun(ctx, cl, ev)
+	}
+	if p.cfg.SharedQueue {
+		// Another replica may have started this run and died: adopt it.
+		id, found, err := p.openRunOnGitHub(ctx, cl, ev.owner, ev.repo, ev.head, ev.pr.GetNumber())
+		if err != nil {
+			return false, err
+		}
+		if found {
+			ev.runID = id
+			p.runsMu.Lock()
+			p.runs[key] = &openRun{id: id, recount: true}
+			p.runsMu.Unlock()
+			return false, nil
+		}
+	}
+	now := &github.Timestamp{Time: p.cfg.Now()}
+	_, _, err = cl.Checks.CreateCheckRun(ctx, ev.owner, ev.repo, github.CreateCheckRunOptions{
+		Name: p.cfg.CheckName, HeadSHA: ev.head, Status: github.String("completed"), Conclusion: github.String(concl),
+		ExternalID: github.String(externalID(ev.pr.GetNumber())), DetailsURL: detailsURL(ev),
+		StartedAt: now, CompletedAt: now, Output: output,
+	})
+	if err != nil {
+		if mayHaveApplied(err) {
+			p.runsMu.Lock()
+			p.unsure[key] = true
+			p.runsMu.Unlock()
+		}
+		return false, fmt.Errorf("creating the check run: %w", err)
+	}
+	p.runsMu.Lock()
+	delete(p.unsure, key)
+	p.runsMu.Unlock()
+	loggerFrom(ctx).Debug("check run created completed in one call", "annotations", len(anns))
+	return true, nil
 }
 
 // annotations turns findings into annotations on the head files' lines:
@@ -478,8 +555,17 @@ func truncateBytes(s string, n int) string {
 // openRunOnGitHub finds a run of ours left in progress on a commit for a
 // pull request (by any replica).
 func (p *Worker) openRunOnGitHub(ctx context.Context, cl *github.Client, owner, repo, sha string, n int) (int64, bool, error) {
-	runs, _, err := cl.Checks.ListCheckRunsForRef(ctx, owner, repo, sha, &github.ListCheckRunsOptions{
-		CheckName: github.String(p.cfg.CheckName), Status: github.String("in_progress")})
+	return p.findRunOnGitHub(ctx, cl, owner, repo, sha, n, "in_progress")
+}
+
+// findRunOnGitHub finds a run of ours for a pull request on a commit, in
+// a status ("" for any).
+func (p *Worker) findRunOnGitHub(ctx context.Context, cl *github.Client, owner, repo, sha string, n int, status string) (int64, bool, error) {
+	opts := &github.ListCheckRunsOptions{CheckName: github.String(p.cfg.CheckName)}
+	if status != "" {
+		opts.Status = github.String(status)
+	}
+	runs, _, err := cl.Checks.ListCheckRunsForRef(ctx, owner, repo, sha, opts)
 	if err != nil {
 		return 0, false, fmt.Errorf("listing the check runs of %s: %w", shortSHA(sha), err)
 	}

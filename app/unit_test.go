@@ -383,31 +383,6 @@ func TestDeltaDigest(t *testing.T) {
 	}
 }
 
-func TestContentCacheBound(t *testing.T) {
-	c := newContentCache(1000)
-	v := diff.Version{Exists: true, Data: bytes.Repeat([]byte("x"), 200)}
-	for i := range 20 {
-		c.add(fmt.Sprintf("k%d", i), v)
-		// Re-adding the same immutable content must not be counted twice.
-		c.add(fmt.Sprintf("k%d", i), v)
-	}
-	if c.bytes > 1000 {
-		t.Errorf("cache holds %d bytes, limit 1000", c.bytes)
-	}
-	if c.lru.Len() != 5 {
-		t.Errorf("cache holds %d entries of 200 bytes under a 1000-byte limit, want 5", c.lru.Len())
-	}
-	if _, ok := c.get("k19"); !ok {
-		t.Error("the newest entry was evicted")
-	}
-	if _, ok := c.get("k0"); ok {
-		t.Error("the oldest entry was kept past the limit")
-	}
-	c.add("huge", diff.Version{Exists: true, Data: bytes.Repeat([]byte("y"), 400)})
-	if _, ok := c.get("huge"); ok {
-		t.Error("an entry over a quarter of the limit was cached")
-	}
-}
 
 func TestIsSHA(t *testing.T) {
 	for s, want := range map[string]bool{

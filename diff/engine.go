@@ -105,7 +105,7 @@ func (e *engine) load(files []File, rules ruleCache) {
 	seen := map[string]bool{}
 	var others []File // not agent-config files: scripts hooks run, or nothing
 	for _, f := range files {
-		kind, scope := Classify(f.Path, e.pol)
+		kind, scope := Classify(f.classifiedPath(), e.pol)
 		if kind == NotAgentConfig && !seen[f.Path] {
 			others = append(others, f)
 		}

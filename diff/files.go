@@ -31,6 +31,11 @@ type Version struct {
 // added to settings.json).
 type File struct {
 	Path string
+	// As, when set, is the path Claude Code reads this file as, and the one
+	// it is classified by: a case variant (.claude/Settings.json) opens as
+	// .claude/settings.json on a case-insensitive file system. Path stays
+	// the repository's spelling, for reports and annotations.
+	As   string
 	Base Version
 	Head Version
 }
@@ -165,4 +170,12 @@ func frontmatterScope(dir string) string {
 		}
 	}
 	return ""
+}
+
+// classifiedPath is the path a file is classified by (As, else Path).
+func (f File) classifiedPath() string {
+	if f.As != "" {
+		return f.As
+	}
+	return f.Path
 }

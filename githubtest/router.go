@@ -77,6 +77,8 @@ func (s *Server) routes() []*route {
 		{method: "GET", pattern: "/repos/{owner}/{repo}/pulls/{pull_number}/files", auth: authRepo, doc: "https://docs.github.com/rest/pulls/pulls#list-pull-requests-files", handle: s.listPullFiles},
 		{method: "GET", pattern: "/repos/{owner}/{repo}/pulls/{pull_number}/reviews", auth: authRepo, doc: "https://docs.github.com/rest/pulls/reviews#list-reviews-for-a-pull-request", handle: s.listReviews},
 		{method: "GET", pattern: "/repos/{owner}/{repo}/contents/{path}", auth: authRepo, doc: "https://docs.github.com/rest/repos/contents#get-repository-content", handle: s.getContents},
+		{method: "GET", pattern: "/repos/{owner}/{repo}/git/trees/{tree_sha}", auth: authRepo, doc: "https://docs.github.com/rest/git/trees#get-a-tree", handle: s.getTree},
+		{method: "GET", pattern: "/repos/{owner}/{repo}/git/blobs/{file_sha}", auth: authRepo, doc: "https://docs.github.com/rest/git/blobs#get-a-blob", handle: s.getBlob},
 		{method: "POST", pattern: "/repos/{owner}/{repo}/check-runs", auth: authRepo, doc: "https://docs.github.com/rest/checks/runs#create-a-check-run", handle: s.createCheckRun},
 		{method: "GET", pattern: "/repos/{owner}/{repo}/check-runs/{check_run_id}", auth: authRepo, doc: "https://docs.github.com/rest/checks/runs#get-a-check-run", handle: s.getCheckRun},
 		{method: "PATCH", pattern: "/repos/{owner}/{repo}/check-runs/{check_run_id}", auth: authRepo, doc: "https://docs.github.com/rest/checks/runs#update-a-check-run", handle: s.updateCheckRun},

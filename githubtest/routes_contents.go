@@ -44,6 +44,9 @@ func (s *Server) getContents(c *call) (int, any, *apiError) {
 	raw := strings.Contains(accept, "vnd.github.raw") || strings.Contains(accept, "vnd.github.v3.raw")
 	object := strings.Contains(accept, "vnd.github.object")
 
+	if st, body, e, ok := s.specialContents(c, r, ref, cm, p); ok { // symlinks, submodules: routes_trees.go
+		return st, body, e
+	}
 	if content, isFile := cm.files[p]; isFile {
 		if len(content) > maxRawContent {
 			return 0, nil, &apiError{

@@ -2,20 +2,18 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
-	"path"
-	"sort"
 	"strings"
 
 	"github.com/shipgate-app/shipgate/diff"
+	"github.com/shipgate-app/shipgate/internal/gather"
 	"github.com/shipgate-app/shipgate/internal/gitrepo"
 	"github.com/shipgate-app/shipgate/policy"
 )
 
 // policyPath is where a repository keeps its Shipgate policy.
-const policyPath = ".github/shipgate.yml"
+const policyPath = gather.DefaultPolicyPath
 
 func runDiff(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	fs := newFlagSet("diff", "[--repo DIR] [--base REF] [--policy FILE] [--format text|json|markdown|sarif] [--fail-on review|block]", stderr)
@@ -47,11 +45,7 @@ func runDiff(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	if err != nil {
 		return usageError(stderr, "diff", "%v", err)
 	}
-	pol, err := diffPolicy(ctx, repo, mb, *rf.policyPath)
-	if err != nil {
-		return usageError(stderr, "diff", "%v", err)
-	}
-	in, err := gitInput(ctx, repo, mb, pol)
+	in, err := gatherGit(ctx, repo, mb, *rf.policyPath, stderr)
 	if err != nil {
 		return usageError(stderr, "diff", "%v", err)
 	}
@@ -64,109 +58,36 @@ func runDiff(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	return render(stdout, stderr, "diff", r, rf, o)
 }
 
-// diffPolicy reads the policy: a file given on the command line, else the
-// repository's policy at the merge base (as the App reads it from the base
-// branch: a change cannot loosen its own gate).
-func diffPolicy(ctx context.Context, repo *gitrepo.Repo, mb, file string) (*policy.Policy, error) {
-	if file != "" {
-		p, err := loadPolicy(file)
+// gatherGit builds the engine's input with the shared gatherer (the one
+// the App runs over GitHub's API) from the merge base to the working tree:
+// every agent-config file the change touches, through symlinks inside the
+// repository and in any case spelling, the unchanged settings files of the
+// same projects, and the policy file at base and head. The policy in
+// force is the file given with --policy, else the repository's at the
+// merge base (as the App reads it from the base branch: a change cannot
+// loosen its own gate). What the gatherer resolved, and errors in the
+// proposed policy file, are printed to stderr.
+func gatherGit(ctx context.Context, repo *gitrepo.Repo, mb, policyFile string, stderr io.Writer) (diff.Input, error) {
+	o := gather.Options{PolicyPath: policyPath}
+	if policyFile != "" {
+		p, err := loadPolicy(policyFile)
 		if err != nil {
-			return nil, fmt.Errorf("--policy: %w", err)
+			return diff.Input{}, fmt.Errorf("--policy: %w", err)
 		}
-		return p, nil
+		o.Override, o.HasOverride = p, true
 	}
-	data, ok, err := repo.ReadAt(ctx, mb, policyPath, 1<<20)
-	if err != nil {
-		return nil, fmt.Errorf("reading %s at %s: %w", policyPath, mb[:8], err)
-	}
-	if !ok {
-		return nil, nil
-	}
-	p, err := policy.Parse(policyPath, data, diff.PolicyOptions())
-	if err != nil {
-		return nil, fmt.Errorf("the repository's policy does not parse:\n%w", err)
-	}
-	return p, nil
-}
-
-// gitInput reads every agent-config file that changed between the merge
-// base and the working tree — and nothing else, so a huge repository costs
-// no more than a small one — plus the unchanged settings files of the
-// same projects, whose rules take part in the effective view.
-func gitInput(ctx context.Context, repo *gitrepo.Repo, mb string, pol *policy.Policy) (diff.Input, error) {
-	isCfg := func(p string) bool {
-		k, _ := diff.Classify(p, pol)
-		return k != diff.NotAgentConfig
-	}
-	changes, err := repo.Changed(ctx, mb, diff.Pathspecs(pol), isCfg)
+	res, err := gather.Gather(ctx, gather.NewGit(repo, mb), o)
 	if err != nil {
 		return diff.Input{}, err
 	}
-	changes = gitrepo.SplitRenames(changes)
-	in := diff.Input{Policy: pol}
-	seen := map[string]bool{}
-	scopes := map[string]bool{}
-	for _, c := range changes {
-		if seen[c.Path] {
-			continue
-		}
-		seen[c.Path] = true
-		f := diff.File{Path: c.Path}
-		if c.Status != gitrepo.StatusAdded {
-			f.Base = readVersionGit(repo.ReadAt(ctx, mb, c.Path, diff.MaxFileSize))
-		}
-		if c.Status != gitrepo.StatusDeleted {
-			f.Head = readVersionGit(repo.ReadWorking(c.Path, diff.MaxFileSize))
-		}
-		if f.Base.Unreadable != "" && isCtxErr(f.Base.Unreadable) {
-			return diff.Input{}, errors.New(f.Base.Unreadable)
-		}
-		in.Files = append(in.Files, f)
-		if k, scope := diff.Classify(c.Path, pol); k == diff.SettingsFile {
-			scopes[scope] = true
-		}
+	if len(res.PolicyErrs) > 0 {
+		return diff.Input{}, fmt.Errorf("the repository's policy does not parse:\n%w", policy.Errors(res.PolicyErrs))
 	}
-	// Unchanged siblings: a settings.local.json deny rule shadows a
-	// settings.json allow rule added next to it.
-	var extra []string
-	for scope := range scopes {
-		for _, name := range []string{".claude/settings.json", ".claude/settings.local.json"} {
-			p := path.Join(scope, name)
-			if !seen[p] && !strings.HasPrefix(scope, "watched:") {
-				extra = append(extra, p)
-			}
-		}
+	for _, e := range res.HeadPolicyErrs {
+		fmt.Fprintf(stderr, "shipgate diff: %v\n", e)
 	}
-	sort.Strings(extra)
-	for _, p := range extra {
-		v := readVersionGit(repo.ReadWorking(p, diff.MaxFileSize))
-		if v.Exists {
-			in.Files = append(in.Files, diff.File{Path: p, Base: v, Head: v})
-		}
+	for _, n := range res.Notes {
+		fmt.Fprintf(stderr, "shipgate diff: note: %s\n", strings.ReplaceAll(n, "`", ""))
 	}
-	return in, nil
-}
-
-func isCtxErr(s string) bool {
-	return strings.Contains(s, context.Canceled.Error()) || strings.Contains(s, context.DeadlineExceeded.Error())
-}
-
-// readVersionGit turns a git read into one side of a file; what cannot be read
-// is reported, never skipped.
-func readVersionGit(data []byte, exists bool, err error) diff.Version {
-	if err == nil {
-		return diff.Version{Exists: exists, Data: data}
-	}
-	var tl *gitrepo.TooLargeError
-	var sl *gitrepo.SymlinkError
-	var nr *gitrepo.NotRegularFileError
-	switch {
-	case errors.As(err, &tl):
-		return diff.Version{Exists: true, TooLarge: true, Unreadable: tl.Error()}
-	case errors.As(err, &sl):
-		return diff.Version{Exists: true, Unreadable: sl.Error() + "; Shipgate does not follow symlinks, so the file cannot be compared"}
-	case errors.As(err, &nr):
-		return diff.Version{Exists: true, Unreadable: nr.Error()}
-	}
-	return diff.Version{Exists: true, Unreadable: err.Error()}
+	return res.Input, nil
 }

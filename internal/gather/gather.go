@@ -1,0 +1,779 @@
+package gather
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path"
+	"sort"
+	"strings"
+
+	"github.com/shipgate-app/shipgate/diff"
+	"github.com/shipgate-app/shipgate/policy"
+)
+
+// DefaultPolicyPath is where a repository keeps its Shipgate policy.
+const DefaultPolicyPath = ".github/shipgate.yml"
+
+// maxHops bounds how many symlinks one path may pass through.
+const maxHops = 16
+
+// Options tune a gather.
+type Options struct {
+	// PolicyPath is the repository's policy file (default
+	// .github/shipgate.yml), read at base (enforced) and at head (a
+	// proposed change to it is judged: diff.PolicyChange).
+	PolicyPath string
+	// Override, when HasOverride, is the policy in force instead of the
+	// base's file (shipgate diff --policy FILE). The head's file is still
+	// read and judged.
+	Override    *policy.Policy
+	HasOverride bool
+	// Org is the organisation default the repository file extends (the
+	// App); OrgBroken says it has errors, so the defaults apply.
+	Org       *policy.Policy
+	OrgBroken bool
+}
+
+// Result is what a gather found: the engine's input and what a front end
+// must show next to the report.
+type Result struct {
+	// Input is diff.Compare's input, the same for the App and the CLI.
+	Input diff.Input
+	// BasePolicyExists says the base has a policy file (read or not).
+	BasePolicyExists bool
+	// PolicyErrs are the errors of the base's policy file: the defaults
+	// apply until it is fixed.
+	PolicyErrs []*policy.Error
+	// HeadPolicyErrs are the errors of the policy file the change
+	// proposes (not enforced; shown so the author fixes them).
+	HeadPolicyErrs []*policy.Error
+	// Truncated: the host lists only so many changed files, and there
+	// were more; files beyond them were not read.
+	Truncated bool
+	// Notes say what the gatherer resolved on the way (a symlink followed,
+	// a case variant read as the canonical file) or could not check.
+	Notes []string
+}
+
+// Empty reports whether the change touches nothing the engine reads and
+// nothing needs saying: no agent-config file, no policy change, no
+// policy error, no cut listing.
+func (r *Result) Empty() bool {
+	return len(r.Input.Files) == 0 && r.Input.PolicyChange == nil && len(r.PolicyErrs) == 0 &&
+		len(r.HeadPolicyErrs) == 0 && !r.Truncated && len(r.Notes) == 0
+}
+
+// side names a revision.
+type side int
+
+const (
+	baseSide side = iota
+	headSide
+)
+
+type gatherer struct {
+	src      Source
+	o        Options
+	res      *Result
+	pol      *policy.Policy
+	base     map[string]Entry // the base listing
+	lower    map[string][]string
+	complete bool
+	changed  map[string]Status
+	read     [2]map[string]Entry // entries read, per side
+	notes    map[string]bool
+}
+
+// Gather reads what the engine needs to judge the change from src's base
+// to its head. Any read error is returned: a change Shipgate could not
+// read is never reported as one that changes nothing.
+func Gather(ctx context.Context, src Source, o Options) (*Result, error) {
+	if o.PolicyPath == "" {
+		o.PolicyPath = DefaultPolicyPath
+	}
+	g := &gatherer{src: src, o: o, res: &Result{}, base: map[string]Entry{}, lower: map[string][]string{},
+		changed: map[string]Status{}, read: [2]map[string]Entry{{}, {}}, notes: map[string]bool{}}
+	entries, complete, err := src.ListBase(ctx)
+	if err != nil {
+		return nil, err
+	}
+	g.complete = complete
+	for _, e := range entries {
+		g.base[e.Path] = e
+		l := strings.ToLower(e.Path)
+		g.lower[l] = append(g.lower[l], e.Path)
+	}
+	if !complete {
+		g.note("The repository's file tree is too large for one listing: agent-config files reached through symlinks or spelled in another case outside the changed files were not checked.")
+	}
+	if err := g.basePolicy(ctx); err != nil {
+		return nil, err
+	}
+	g.res.Input.Policy = g.pol
+
+	// Which changed paths matter.
+	backing := g.backingPaths(ctx)
+	sel := Selector{Pathspecs: g.pathspecs(backing), Match: func(p string) bool {
+		if p == g.o.PolicyPath || hasClaudeSegment(p) {
+			return true
+		}
+		if _, ok := g.candidate(p); ok {
+			return true
+		}
+		for _, b := range backing {
+			if p == b || strings.HasPrefix(p, b+"/") {
+				return true
+			}
+		}
+		return false
+	}}
+	changes, truncated, err := src.Changed(ctx, sel)
+	if err != nil {
+		return nil, err
+	}
+	g.res.Truncated = truncated
+	for _, c := range changes {
+		g.changed[c.Path] = c.Status
+	}
+	if err := g.headPolicy(ctx); err != nil {
+		return nil, err
+	}
+	if err := g.files(ctx); err != nil {
+		return nil, err
+	}
+	for n := range g.notes {
+		g.res.Notes = append(g.res.Notes, n)
+	}
+	sort.Strings(g.res.Notes)
+	return g.res, nil
+}
+
+func (g *gatherer) note(s string) { g.notes[s] = true }
+
+// candidate says whether p is an agent-config path, and the spelling
+// Claude Code reads it as when p is a case variant of one ("" when p is
+// spelled canonically).
+func (g *gatherer) candidate(p string) (as string, ok bool) {
+	if k, _ := diff.Classify(p, g.pol); k != diff.NotAgentConfig {
+		return "", true
+	}
+	f := fold(p)
+	if f != p {
+		if k, _ := diff.Classify(f, g.pol); k != diff.NotAgentConfig {
+			return f, true
+		}
+	}
+	return "", false
+}
+
+// canonicalSegments are the path segments Claude Code looks for, by their
+// lower-case spelling: on a case-insensitive file system (macOS's
+// default, Windows) any spelling opens them.
+var canonicalSegments = map[string]string{
+	".claude": ".claude", "settings.json": "settings.json", "settings.local.json": "settings.local.json",
+	".mcp.json": ".mcp.json", "skills": "skills", "commands": "commands", "agents": "agents",
+	"skill.md": "SKILL.md", "hooks": "hooks",
+}
+
+// fold respells the segments of p that name agent configuration
+// canonically (.CLAUDE/Settings.json → .claude/settings.json), and a .MD
+// extension under a .claude folder as .md.
+func fold(p string) string {
+	segs := strings.Split(p, "/")
+	inClaude := false
+	for i, s := range segs {
+		if c, ok := canonicalSegments[strings.ToLower(s)]; ok {
+			segs[i] = c
+		} else if inClaude && strings.HasSuffix(strings.ToLower(s), ".md") && i == len(segs)-1 {
+			segs[i] = s[:len(s)-3] + ".md"
+		}
+		if segs[i] == ".claude" {
+			inClaude = true
+		}
+	}
+	return strings.Join(segs, "/")
+}
+
+// hasClaudeSegment reports whether p is, or lies under, a folder named
+// .claude in any case.
+func hasClaudeSegment(p string) bool {
+	for _, s := range strings.Split(p, "/") {
+		if strings.EqualFold(s, ".claude") {
+			return true
+		}
+	}
+	return false
+}
+
+// hides reports whether a symlink or submodule at p could stand for
+// agent configuration: p is an agent-config path, or a .claude folder or
+// something inside one.
+func (g *gatherer) hides(p string) bool {
+	if _, ok := g.candidate(p); ok {
+		return true
+	}
+	return hasClaudeSegment(p)
+}
+
+// backingPaths are the repository paths the base's relevant symlinks
+// point at: a change to one is a change to the agent configuration seen
+// through the link.
+func (g *gatherer) backingPaths(ctx context.Context) []string {
+	var out []string
+	for _, e := range g.base {
+		if e.Kind != Symlink || !g.hides(e.Path) {
+			continue
+		}
+		t := g.target(ctx, baseSide, e)
+		if r, ok := resolveLink(e.Path, t); ok {
+			out = append(out, r)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// target returns a symlink's text, reading it when a listing left it out
+// (a read error leaves it empty: the link is then unreadable).
+func (g *gatherer) target(ctx context.Context, s side, e Entry) string {
+	if e.Target != "" || e.Kind != Symlink {
+		return e.Target
+	}
+	got, err := g.rev(s).Read(ctx, e.Path)
+	if err == nil && got.Kind == Symlink {
+		e.Target = got.Target
+		if s == baseSide {
+			g.base[e.Path] = e
+		}
+	}
+	return e.Target
+}
+
+// resolveLink resolves a symlink's target from its directory; ok is false
+// when it leaves the repository (absolute, or above the root).
+func resolveLink(link, target string) (string, bool) {
+	if target == "" || strings.HasPrefix(target, "/") || strings.Contains(target, "\\") || (len(target) > 1 && target[1] == ':') {
+		return "", false
+	}
+	r := path.Clean(path.Join(path.Dir(link), target))
+	if r == "." || r == ".." || strings.HasPrefix(r, "../") {
+		return "", false
+	}
+	return r, true
+}
+
+// pathspecs are git pathspecs covering Match: every agent-config pattern
+// in any case, anything in a .claude folder, the policy file and the
+// targets of the base's symlinks.
+func (g *gatherer) pathspecs(backing []string) []string {
+	var out []string
+	for _, s := range diff.Pathspecs(g.pol) {
+		if rest, ok := strings.CutPrefix(s, ":(glob)"); ok {
+			out = append(out, ":(glob,icase)"+rest)
+		} else {
+			out = append(out, s)
+		}
+	}
+	out = append(out, ":(glob,icase).claude", ":(glob,icase)**/.claude", ":(glob,icase).claude/**", ":(glob,icase)**/.claude/**",
+		":(literal)"+g.o.PolicyPath)
+	for _, b := range backing {
+		out = append(out, ":(literal)"+b)
+	}
+	return out
+}
+
+func (g *gatherer) rev(s side) Revision {
+	if s == baseSide {
+		return g.src.Base()
+	}
+	return g.src.Head()
+}
+
+// entry says what p is on a side, reading as little as it can: the base
+// from its listing (a file's content is read by version), the head from
+// the base's listing unless the change touches p or the path was reached
+// through a link the change touches (force).
+func (g *gatherer) entry(ctx context.Context, s side, p string, force bool) (Entry, error) {
+	if e, ok := g.read[s][p]; ok {
+		return e, nil
+	}
+	if s == headSide {
+		st, touched := g.changed[p]
+		switch {
+		case touched && st == Deleted:
+			return Entry{Path: p, Kind: Missing}, nil
+		case touched || force:
+			e, err := g.src.Head().Read(ctx, p)
+			if err != nil {
+				return Entry{}, err
+			}
+			g.read[s][p] = e
+			return e, nil
+		}
+	}
+	if e, ok := g.base[p]; ok {
+		return e, nil
+	}
+	if g.complete {
+		return Entry{Path: p, Kind: Missing}, nil
+	}
+	e, err := g.src.Base().Read(ctx, p)
+	if err != nil {
+		return Entry{}, err
+	}
+	g.read[baseSide][p] = e
+	return e, nil
+}
+
+// resolved is where a path leads on one side.
+type resolved struct {
+	real       string   // the path read, after symlinks
+	unreadable string   // why it cannot be read ("" when it can)
+	touched    bool     // the change touches a path on the way
+	force      bool     // reached through a link the change touches
+	links      []string // symlinks followed
+}
+
+// resolve follows symlinks (the path's own and its parents') inside the
+// repository on one side. A link leaving the repository, a submodule on
+// the way, or a link loop make the path unreadable.
+func (g *gatherer) resolve(ctx context.Context, s side, p string) (resolved, error) {
+	r := resolved{real: p}
+	hops := 0
+restart:
+	segs := strings.Split(r.real, "/")
+	for i := 1; i <= len(segs); i++ {
+		q := strings.Join(segs[:i], "/")
+		if _, ok := g.changed[q]; ok {
+			r.touched = true
+		}
+		e, err := g.entry(ctx, s, q, r.force)
+		if err != nil {
+			return r, err
+		}
+		if e.Path != "" && e.Path != q && strings.HasPrefix(q, e.Path+"/") {
+			// The host says a parent hides q (a symlink or submodule it met).
+			g.read[s][e.Path] = e
+			r.real = q
+			goto restart
+		}
+		switch e.Kind {
+		case Symlink:
+			hops++
+			if hops > maxHops {
+				r.unreadable = fmt.Sprintf("%s passes through more than %d symlinks (a loop?); Shipgate could not tell what Claude Code reads", p, maxHops)
+				return r, nil
+			}
+			t := g.target(ctx, s, e)
+			to, ok := resolveLink(q, t)
+			if !ok {
+				r.unreadable = fmt.Sprintf("%s is a symlink to %q, outside the repository: Claude Code follows it to a file Shipgate cannot see", q, t)
+				if q != p {
+					r.unreadable = fmt.Sprintf("%s lies under %s, a symlink to %q outside the repository: Claude Code follows it to files Shipgate cannot see", p, q, t)
+				}
+				return r, nil
+			}
+			if _, ok := g.changed[q]; ok {
+				r.force = true
+			}
+			r.links = append(r.links, q)
+			r.real = path.Join(append([]string{to}, segs[i:]...)...)
+			goto restart
+		case Submodule:
+			what := q + " is a git submodule"
+			if q != p {
+				what = p + " lies inside " + q + ", a git submodule"
+			}
+			r.unreadable = fmt.Sprintf("%s (pinned at %s): its files belong to another repository and were not read", what, short(e.Commit))
+			return r, nil
+		case File:
+			if i < len(segs) {
+				r.real = "" // a file where a directory would be: p cannot exist
+				return r, nil
+			}
+		}
+	}
+	return r, nil
+}
+
+func short(sha string) string {
+	if len(sha) > 12 {
+		return sha[:12]
+	}
+	if sha == "" {
+		return "an unknown commit"
+	}
+	return sha
+}
+
+// version reads the file a resolved path leads to on one side.
+func (g *gatherer) version(ctx context.Context, s side, r resolved) (diff.Version, error) {
+	if r.unreadable != "" {
+		return diff.Version{Exists: true, Unreadable: r.unreadable}, nil
+	}
+	if r.real == "" {
+		return diff.Version{}, nil
+	}
+	e, err := g.entry(ctx, s, r.real, r.force)
+	if err != nil {
+		return diff.Version{}, err
+	}
+	switch e.Kind {
+	case Missing:
+		return diff.Version{}, nil
+	case Dir:
+		return diff.Version{Exists: true, Unreadable: r.real + " is a directory, not a file"}, nil
+	case Other:
+		return diff.Version{Exists: true, Unreadable: r.real + " is not a regular file"}, nil
+	case File:
+	default:
+		return diff.Version{Exists: true, Unreadable: r.real + " could not be resolved"}, nil
+	}
+	if e.TooLarge || e.Size > diff.MaxFileSize {
+		return diff.Version{Exists: true, TooLarge: true, Unreadable: fmt.Sprintf("%s is %d bytes, over the %d-byte limit; it was not read", r.real, e.Size, diff.MaxFileSize)}, nil
+	}
+	if e.Data == nil {
+		// A listing entry: read the content (the base, or an unchanged head
+		// path, whose content is the base's).
+		rs := s
+		if s == headSide {
+			if _, touched := g.changed[r.real]; !touched && !r.force {
+				rs = baseSide
+			}
+		}
+		if got, ok := g.read[rs][r.real]; ok && got.Data != nil {
+			e = got
+		} else {
+			got, err := g.rev(rs).Read(ctx, r.real)
+			if err != nil {
+				return diff.Version{}, err
+			}
+			g.read[rs][r.real] = got
+			if got.Kind != File {
+				// The listing and the read disagree (the host followed or
+				// replaced something): resolve again from what was read.
+				return diff.Version{Exists: true, Unreadable: fmt.Sprintf("%s changed kind while it was read (%s); read it again", r.real, got.Kind)}, nil
+			}
+			e = got
+		}
+		if e.TooLarge {
+			return diff.Version{Exists: true, TooLarge: true, Unreadable: fmt.Sprintf("%s is over the %d-byte limit; it was not read", r.real, diff.MaxFileSize)}, nil
+		}
+	}
+	data := e.Data
+	if data == nil {
+		data = []byte{}
+	}
+	return diff.Version{Exists: true, Data: data}, nil
+}
+
+// basePolicy reads the policy in force: the override, else the base's
+// file merged over the organisation default.
+func (g *gatherer) basePolicy(ctx context.Context) error {
+	if g.o.HasOverride {
+		g.pol = g.o.Override
+		if e, ok := g.base[g.o.PolicyPath]; ok && e.Kind != Missing {
+			g.res.BasePolicyExists = true
+		}
+		return nil
+	}
+	r, err := g.resolve(ctx, baseSide, g.o.PolicyPath)
+	if err != nil {
+		return err
+	}
+	v, err := g.version(ctx, baseSide, r)
+	if err != nil {
+		return err
+	}
+	var repo *policy.Policy
+	if v.Exists {
+		g.res.BasePolicyExists = true
+		if v.Unreadable != "" {
+			g.res.PolicyErrs = append(g.res.PolicyErrs, &policy.Error{Path: g.o.PolicyPath, Msg: v.Unreadable})
+		} else {
+			p, errs := parsePolicy(g.o.PolicyPath, v.Data)
+			g.res.PolicyErrs = append(g.res.PolicyErrs, errs...)
+			repo = p
+		}
+	}
+	if len(g.res.PolicyErrs) == 0 && !g.o.OrgBroken {
+		g.pol = policy.Merge(g.o.Org, repo)
+	}
+	return nil
+}
+
+// parsePolicy parses a policy file, returning its errors with positions.
+func parsePolicy(p string, data []byte) (*policy.Policy, []*policy.Error) {
+	pol, err := policy.Parse(p, data, diff.PolicyOptions())
+	if err == nil {
+		return pol, nil
+	}
+	var es policy.Errors
+	if errors.As(err, &es) {
+		return nil, es
+	}
+	return nil, []*policy.Error{{Path: p, Msg: err.Error()}}
+}
+
+// headPolicy judges a change to the policy file: a proposed file that
+// lets more through is held for review (diff.PolicyChange), one with
+// errors is reported. A read error fails the gather: a policy change
+// Shipgate could not read must not pass as no change.
+func (g *gatherer) headPolicy(ctx context.Context) error {
+	p := g.o.PolicyPath
+	rb, err := g.resolve(ctx, baseSide, p)
+	if err != nil {
+		return err
+	}
+	rh, err := g.resolve(ctx, headSide, p)
+	if err != nil {
+		return err
+	}
+	if !rh.touched && !rb.touched {
+		return nil
+	}
+	hv, err := g.version(ctx, headSide, rh)
+	if err != nil {
+		return err
+	}
+	bv, err := g.version(ctx, baseSide, rb)
+	if err != nil {
+		return err
+	}
+	var base *policy.Policy
+	if bv.Exists && bv.Unreadable == "" {
+		base, _ = parsePolicy(p, bv.Data)
+	}
+	switch {
+	case !hv.Exists:
+		g.res.Input.PolicyChange = &diff.PolicyChange{Path: p, Base: base}
+	case hv.Unreadable != "":
+		g.res.HeadPolicyErrs = append(g.res.HeadPolicyErrs, &policy.Error{Path: p, Msg: "proposed policy: " + hv.Unreadable})
+	default:
+		head, errs := parsePolicy(p, hv.Data)
+		if len(errs) > 0 {
+			for _, e := range errs {
+				e.Msg = "proposed policy: " + e.Msg
+			}
+			g.res.HeadPolicyErrs = append(g.res.HeadPolicyErrs, errs...)
+			return nil
+		}
+		g.res.Input.PolicyChange = &diff.PolicyChange{Path: p, Base: base, Head: head}
+	}
+	return nil
+}
+
+// cand is one agent-config path to consider: its spelling in the
+// repository (or through a symlinked folder) and the canonical spelling
+// Claude Code reads it as.
+type cand struct {
+	path, as string
+}
+
+func (c cand) key() string {
+	if c.as != "" {
+		return c.as
+	}
+	return c.path
+}
+
+// files finds the agent-config files the change touches and reads them
+// at base and head, with the unchanged settings files of their projects.
+func (g *gatherer) files(ctx context.Context) error {
+	cands := map[string]cand{}
+	add := func(p string) {
+		if as, ok := g.candidate(p); ok {
+			cands[p] = cand{path: p, as: as}
+		}
+	}
+	for p, e := range g.base {
+		add(p)
+		if (e.Kind == Symlink || e.Kind == Submodule) && g.hides(p) {
+			g.linkChildren(ctx, e, add)
+		}
+	}
+	for p := range g.changed {
+		add(p)
+		if hasClaudeSegment(p) && strings.EqualFold(path.Base(p), ".claude") {
+			for _, n := range []string{"settings.json", "settings.local.json"} {
+				add(path.Join(p, n))
+			}
+		}
+	}
+	// Group the spellings of one file: on a case-insensitive file system
+	// only one of them is checked out, and which one is undefined.
+	groups := map[string][]cand{}
+	for _, c := range cands {
+		groups[c.key()] = append(groups[c.key()], c)
+	}
+	keys := make([]string, 0, len(groups))
+	for k := range groups {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	have := map[string]bool{}
+	for _, k := range keys {
+		grp := groups[k]
+		sort.Slice(grp, func(i, j int) bool { return grp[i].path < grp[j].path })
+		type read struct {
+			c      cand
+			f      diff.File
+			rb, rh resolved
+		}
+		var rs []read
+		touched := false
+		for _, c := range grp {
+			rb, err := g.resolve(ctx, baseSide, c.path)
+			if err != nil {
+				return err
+			}
+			rh, err := g.resolve(ctx, headSide, c.path)
+			if err != nil {
+				return err
+			}
+			if rb.touched || rh.touched || g.touchedReal(rb) || g.touchedReal(rh) {
+				touched = true
+			}
+			rs = append(rs, read{c: c, rb: rb, rh: rh})
+		}
+		if !touched {
+			continue
+		}
+		for i := range rs {
+			f := diff.File{Path: rs[i].c.path, As: rs[i].c.as}
+			var err error
+			if f.Base, err = g.version(ctx, baseSide, rs[i].rb); err != nil {
+				return err
+			}
+			if f.Head, err = g.version(ctx, headSide, rs[i].rh); err != nil {
+				return err
+			}
+			g.linkNotes(f.Path, rs[i].rb, rs[i].rh)
+			if f.As != "" && (f.Base.Exists || f.Head.Exists) {
+				g.note(fmt.Sprintf("`%s` is read as `%s`: Claude Code opens it under that name on a case-insensitive file system (macOS, Windows).", f.Path, f.As))
+			}
+			rs[i].f = f
+		}
+		// More than one spelling present on a side: none can be trusted.
+		for _, sd := range []side{baseSide, headSide} {
+			present := 0
+			for _, r := range rs {
+				if ver(&r.f, sd).Exists {
+					present++
+				}
+			}
+			if present < 2 {
+				continue
+			}
+			var names []string
+			for _, r := range rs {
+				if ver(&r.f, sd).Exists {
+					names = append(names, r.c.path)
+				}
+			}
+			for i := range rs {
+				v := ver(&rs[i].f, sd)
+				if v.Exists && rs[i].c.as != "" {
+					*v = diff.Version{Exists: true, Unreadable: fmt.Sprintf("%s all exist: on a case-insensitive file system (macOS, Windows) only one is checked out as %s, and which one is undefined", strings.Join(names, ", "), k)}
+				}
+			}
+		}
+		for _, r := range rs {
+			if r.f.Base.Exists || r.f.Head.Exists {
+				g.res.Input.Files = append(g.res.Input.Files, r.f)
+				have[r.f.Path] = true
+				have[r.c.key()] = true
+			}
+		}
+	}
+	return g.siblings(ctx, have)
+}
+
+func ver(f *diff.File, s side) *diff.Version {
+	if s == baseSide {
+		return &f.Base
+	}
+	return &f.Head
+}
+
+// touchedReal reports whether the change touches the path a resolution
+// ends at (the target of a symlink the change does not touch).
+func (g *gatherer) touchedReal(r resolved) bool {
+	_, ok := g.changed[r.real]
+	return ok && r.real != ""
+}
+
+// linkNotes records the symlinks a file was read through.
+func (g *gatherer) linkNotes(p string, rs ...resolved) {
+	for _, r := range rs {
+		if len(r.links) > 0 && r.unreadable == "" && r.real != "" {
+			g.note(fmt.Sprintf("`%s` is read through the symlink %s (to `%s`), as Claude Code follows it.", p, "`"+strings.Join(r.links, "`, `")+"`", r.real))
+		}
+	}
+}
+
+// linkChildren adds the agent-config paths a symlinked or submodule
+// folder stands for: the files under the link's target that would be
+// agent configuration at the link's place, and a .claude folder's
+// settings files.
+func (g *gatherer) linkChildren(ctx context.Context, e Entry, add func(string)) {
+	if strings.EqualFold(path.Base(e.Path), ".claude") {
+		for _, n := range []string{"settings.json", "settings.local.json"} {
+			add(path.Join(e.Path, n))
+		}
+	}
+	if e.Kind != Symlink {
+		return
+	}
+	to, ok := resolveLink(e.Path, g.target(ctx, baseSide, e))
+	if !ok {
+		return
+	}
+	for p := range g.base {
+		if rest, ok := strings.CutPrefix(p, to+"/"); ok {
+			add(path.Join(e.Path, rest))
+		}
+	}
+}
+
+// siblings adds the settings files of the projects whose settings the
+// change touches, unchanged, for the effective view (a deny rule in
+// settings.local.json shadows an allow rule added to settings.json).
+// Both front ends read them always, whatever the policy.
+func (g *gatherer) siblings(ctx context.Context, have map[string]bool) error {
+	scopes := map[string]bool{}
+	for _, f := range g.res.Input.Files {
+		p := f.Path
+		if f.As != "" {
+			p = f.As
+		}
+		if k, scope := diff.Classify(p, g.pol); k == diff.SettingsFile && !strings.HasPrefix(scope, "watched:") {
+			scopes[scope] = true
+		}
+	}
+	var extra []string
+	for scope := range scopes {
+		for _, n := range []string{".claude/settings.json", ".claude/settings.local.json"} {
+			if p := path.Join(scope, n); !have[p] {
+				extra = append(extra, p)
+			}
+		}
+	}
+	sort.Strings(extra)
+	for _, p := range extra {
+		r, err := g.resolve(ctx, headSide, p)
+		if err != nil {
+			return err
+		}
+		v, err := g.version(ctx, headSide, r)
+		if err != nil {
+			return err
+		}
+		if v.Exists {
+			g.linkNotes(p, r)
+			g.res.Input.Files = append(g.res.Input.Files, diff.File{Path: p, Base: v, Head: v})
+		}
+	}
+	return nil
+}

@@ -1,0 +1,385 @@
+package gather
+
+import (
+	"context"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+
+	"github.com/google/go-github/v62/github"
+
+	"github.com/shipgate-app/shipgate/diff"
+)
+
+// DefaultCallBudget bounds the GitHub API calls one gather makes. A pull
+// request that touches one settings file needs two or three; the bound
+// stops a pathological one (hundreds of agent-config files) from
+// draining the installation's rate limit: past it the gather fails, and
+// the check run says so.
+const DefaultCallBudget = 100
+
+// GitHub is a pull request read through GitHub's REST API: the base's
+// tree (one call, cached per commit: it says what every path is, so most
+// absent or unchanged files cost nothing), the pull request's files
+// (paginated), and contents at the base and head commits (cached per
+// commit). It fetches only what the changed paths require.
+type GitHub struct {
+	Client      *github.Client
+	Owner, Repo string
+	PR          int
+	// BaseSHA and HeadSHA are the pull request's base and head commits.
+	BaseSHA, HeadSHA string
+	// Cache keeps what was read at a SHA across pull requests (may be nil).
+	Cache *Cache
+	// MaxFiles is the most pull-request files listed (GitHub lists 3,000).
+	MaxFiles int
+	// Budget is the most API calls this gather may make (default
+	// DefaultCallBudget).
+	Budget int
+
+	mu      sync.Mutex
+	calls   int
+	prFiles map[string]string // changed path → head blob SHA
+	base    map[string]Entry
+}
+
+// Calls is how many API calls the gather made.
+func (g *GitHub) Calls() int {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.calls
+}
+
+// call counts one API call against the budget.
+func (g *GitHub) call(what string) error {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	budget := g.Budget
+	if budget == 0 {
+		budget = DefaultCallBudget
+	}
+	if g.calls >= budget {
+		return &ReadError{What: what, Err: fmt.Errorf("the gather would need more than %d GitHub API calls; Shipgate stopped rather than use up the installation's rate limit (split the pull request, or run shipgate diff locally)", budget)}
+	}
+	g.calls++
+	return nil
+}
+
+func (g *GitHub) key(kind, ref, p string) string {
+	return kind + ":" + g.Owner + "/" + g.Repo + "@" + ref + ":" + p
+}
+
+// Base reads the base commit.
+func (g *GitHub) Base() Revision { return ghRev{g: g, head: false} }
+
+// Head reads the head commit.
+func (g *GitHub) Head() Revision { return ghRev{g: g, head: true} }
+
+type treeListing struct {
+	entries  []Entry
+	complete bool
+}
+
+// ListBase reads the base commit's tree, recursively, in one call
+// (GitHub cuts it past 100,000 entries or 7 MB: complete is then false).
+func (g *GitHub) ListBase(ctx context.Context) ([]Entry, bool, error) {
+	k := g.key("tree", g.BaseSHA, "")
+	if v, ok := g.Cache.Get(k); ok {
+		t := v.(treeListing)
+		g.index(t.entries)
+		return t.entries, t.complete, nil
+	}
+	what := fmt.Sprintf("the file tree of %s in %s/%s", shortSHA(g.BaseSHA), g.Owner, g.Repo)
+	if err := g.call(what); err != nil {
+		return nil, false, err
+	}
+	tree, _, err := g.Client.Git.GetTree(ctx, g.Owner, g.Repo, g.BaseSHA, true)
+	if err != nil {
+		return nil, false, &ReadError{What: what, Err: err}
+	}
+	var out []Entry
+	size := 0
+	for _, te := range tree.Entries {
+		e := Entry{Path: te.GetPath(), Size: int64(te.GetSize()), ID: te.GetSHA()}
+		switch te.GetMode() {
+		case "100644", "100755":
+			e.Kind = File
+			e.TooLarge = e.Size > diff.MaxFileSize
+		case "120000":
+			e.Kind = Symlink
+		case "160000":
+			e.Kind, e.Commit, e.Size = Submodule, te.GetSHA(), -1
+		default:
+			continue // trees (folders are implied by their paths)
+		}
+		out = append(out, e)
+		size += len(e.Path) + 64
+	}
+	t := treeListing{entries: out, complete: !tree.GetTruncated()}
+	g.Cache.Add(k, t, size)
+	g.index(out)
+	return t.entries, t.complete, nil
+}
+
+func (g *GitHub) index(es []Entry) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.base = make(map[string]Entry, len(es))
+	for _, e := range es {
+		g.base[e.Path] = e
+	}
+}
+
+// Changed lists the pull request's files (paginated, up to MaxFiles) and
+// keeps those sel.Match accepts. A rename is a deletion of the old path
+// and an addition of the new one.
+func (g *GitHub) Changed(ctx context.Context, sel Selector) ([]Change, bool, error) {
+	max := g.MaxFiles
+	if max == 0 {
+		max = 3000
+	}
+	opts := &github.ListOptions{PerPage: 100}
+	var out []Change
+	seen := 0
+	files := map[string]string{}
+	keep := func(p string, st Status, sha string) {
+		if sel.Match == nil || sel.Match(p) {
+			out = append(out, Change{Path: p, Status: st})
+			if st != Deleted {
+				files[p] = sha
+			}
+		}
+	}
+	for {
+		what := fmt.Sprintf("the files of pull request #%d", g.PR)
+		if err := g.call(what); err != nil {
+			return nil, false, err
+		}
+		page, resp, err := g.Client.PullRequests.ListFiles(ctx, g.Owner, g.Repo, g.PR, opts)
+		if err != nil {
+			return nil, false, &ReadError{What: what, Err: err}
+		}
+		for _, f := range page {
+			seen++
+			name, prev := f.GetFilename(), f.GetPreviousFilename()
+			switch f.GetStatus() {
+			case "removed":
+				keep(name, Deleted, "")
+			case "added":
+				keep(name, Added, f.GetSHA())
+			case "renamed":
+				if prev != "" {
+					keep(prev, Deleted, "")
+				}
+				keep(name, Added, f.GetSHA())
+			default:
+				keep(name, Modified, f.GetSHA())
+			}
+		}
+		if resp.NextPage == 0 || seen >= max {
+			g.mu.Lock()
+			g.prFiles = files
+			g.mu.Unlock()
+			return out, seen >= max, nil
+		}
+		opts.Page = resp.NextPage
+	}
+}
+
+type ghRev struct {
+	g    *GitHub
+	head bool
+}
+
+func (r ghRev) Read(ctx context.Context, p string) (Entry, error) {
+	g := r.g
+	if !r.head {
+		g.mu.Lock()
+		e, listed := g.base[p]
+		g.mu.Unlock()
+		switch {
+		case listed && e.Kind == File:
+			return g.raw(ctx, g.BaseSHA, p, e)
+		case listed && e.Kind == Symlink:
+			t, err := g.blob(ctx, e.ID, p)
+			if err != nil {
+				return Entry{}, err
+			}
+			e.Target = t
+			return e, nil
+		case listed:
+			return e, nil
+		}
+		return g.object(ctx, g.BaseSHA, p, "")
+	}
+	g.mu.Lock()
+	sha := g.prFiles[p]
+	g.mu.Unlock()
+	return g.object(ctx, g.HeadSHA, p, sha)
+}
+
+// raw reads a file the tree listed, with the raw media type.
+func (g *GitHub) raw(ctx context.Context, ref, p string, e Entry) (Entry, error) {
+	if e.TooLarge {
+		return e, nil
+	}
+	k := g.key("raw", ref, p)
+	if v, ok := g.Cache.Get(k); ok {
+		return v.(Entry), nil
+	}
+	what := fmt.Sprintf("%s at %s in %s/%s", p, shortSHA(ref), g.Owner, g.Repo)
+	if err := g.call(what); err != nil {
+		return Entry{}, err
+	}
+	req, err := g.Client.NewRequest(http.MethodGet, g.contentsURL(ref, p), nil)
+	if err != nil {
+		return Entry{}, &ReadError{What: what, Err: err}
+	}
+	req.Header.Set("Accept", "application/vnd.github.raw")
+	resp, err := g.Client.BareDo(ctx, req)
+	if err != nil {
+		return Entry{}, &ReadError{What: what, Err: err}
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(io.LimitReader(resp.Body, diff.MaxFileSize+1))
+	if err != nil {
+		return Entry{}, &ReadError{What: what, Err: err}
+	}
+	out := Entry{Path: p, Kind: File, Data: data, Size: int64(len(data)), ID: e.ID}
+	if len(data) > diff.MaxFileSize {
+		out = Entry{Path: p, Kind: File, TooLarge: true, Size: e.Size, ID: e.ID}
+	}
+	g.Cache.Add(k, out, len(out.Data)+len(p))
+	return out, nil
+}
+
+// blob reads a symlink's text by its blob SHA (cached: a blob never
+// changes).
+func (g *GitHub) blob(ctx context.Context, sha, p string) (string, error) {
+	k := g.key("blob", "", sha)
+	if v, ok := g.Cache.Get(k); ok {
+		return v.(string), nil
+	}
+	what := fmt.Sprintf("the symlink %s (blob %s) in %s/%s", p, shortSHA(sha), g.Owner, g.Repo)
+	if err := g.call(what); err != nil {
+		return "", err
+	}
+	data, _, err := g.Client.Git.GetBlobRaw(ctx, g.Owner, g.Repo, sha)
+	if err != nil {
+		return "", &ReadError{What: what, Err: err}
+	}
+	if len(data) > 64<<10 {
+		data = data[:64<<10]
+	}
+	g.Cache.Add(k, string(data), len(data)+len(k))
+	return string(data), nil
+}
+
+// object reads a path with the contents API's JSON form, which says what
+// it is: a file (GitHub follows a symlink to a normal file and answers
+// with that file: a blob SHA other than the one the pull request lists,
+// or another path, gives it away), a symlink it does not follow, a
+// submodule, a directory. A 404 is an absent path, except "No commit
+// found for the ref": the commit is unreadable (as a fork's head can be),
+// and reading that as "file deleted" would turn a widening into a removal.
+func (g *GitHub) object(ctx context.Context, ref, p, listedSHA string) (Entry, error) {
+	k := g.key("object", ref, p)
+	if v, ok := g.Cache.Get(k); ok {
+		return v.(Entry), nil
+	}
+	what := fmt.Sprintf("%s at %s in %s/%s", p, shortSHA(ref), g.Owner, g.Repo)
+	if err := g.call(what); err != nil {
+		return Entry{}, err
+	}
+	req, err := g.Client.NewRequest(http.MethodGet, g.contentsURL(ref, p), nil)
+	if err != nil {
+		return Entry{}, &ReadError{What: what, Err: err}
+	}
+	var raw any
+	_, err = g.Client.Do(ctx, req, &raw)
+	if err != nil {
+		var er *github.ErrorResponse
+		if errors.As(err, &er) && er.Response != nil && er.Response.StatusCode == http.StatusNotFound &&
+			!strings.HasPrefix(er.Message, "No commit found") {
+			e := Entry{Path: p, Kind: Missing}
+			g.Cache.Add(k, e, len(k))
+			return e, nil
+		}
+		return Entry{}, &ReadError{What: what, Err: err}
+	}
+	e, err := g.decodeObject(ctx, p, listedSHA, raw)
+	if err != nil {
+		return Entry{}, &ReadError{What: what, Err: err}
+	}
+	g.Cache.Add(k, e, len(e.Data)+len(k))
+	return e, nil
+}
+
+func (g *GitHub) decodeObject(ctx context.Context, p, listedSHA string, raw any) (Entry, error) {
+	if _, isDir := raw.([]any); isDir {
+		return Entry{Path: p, Kind: Dir}, nil
+	}
+	obj, ok := raw.(map[string]any)
+	if !ok {
+		return Entry{}, fmt.Errorf("unexpected contents response (%T)", raw)
+	}
+	str := func(k string) string { s, _ := obj[k].(string); return s }
+	size := int64(-1)
+	if n, ok := obj["size"].(float64); ok {
+		size = int64(n)
+	}
+	switch str("type") {
+	case "dir":
+		return Entry{Path: p, Kind: Dir}, nil
+	case "submodule":
+		return Entry{Path: p, Kind: Submodule, Commit: str("sha")}, nil
+	case "symlink":
+		return Entry{Path: p, Kind: Symlink, Target: str("target"), ID: str("sha")}, nil
+	case "file":
+	default:
+		return Entry{}, fmt.Errorf("unexpected content type %q", str("type"))
+	}
+	if rp := str("path"); (rp != "" && rp != p) || (listedSHA != "" && str("sha") != listedSHA) {
+		// GitHub followed a symlink at p: read the link's own text.
+		if listedSHA == "" {
+			return Entry{}, fmt.Errorf("%s is a symlink GitHub followed to %s, and its own blob is unknown", p, rp)
+		}
+		t, err := g.blob(ctx, listedSHA, p)
+		if err != nil {
+			return Entry{}, err
+		}
+		return Entry{Path: p, Kind: Symlink, Target: t, ID: listedSHA}, nil
+	}
+	if str("encoding") != "base64" || size > diff.MaxFileSize {
+		return Entry{Path: p, Kind: File, TooLarge: true, Size: size, ID: str("sha")}, nil
+	}
+	data, err := base64.StdEncoding.DecodeString(strings.ReplaceAll(str("content"), "\n", ""))
+	if err != nil {
+		return Entry{}, fmt.Errorf("decoding the content of %s: %w", p, err)
+	}
+	return Entry{Path: p, Kind: File, Data: data, Size: int64(len(data)), ID: str("sha")}, nil
+}
+
+func (g *GitHub) contentsURL(ref, p string) string {
+	segs := strings.Split(p, "/")
+	for i, s := range segs {
+		segs[i] = url.PathEscape(s)
+	}
+	u := fmt.Sprintf("repos/%s/%s/contents/%s", url.PathEscape(g.Owner), url.PathEscape(g.Repo), strings.Join(segs, "/"))
+	if ref != "" {
+		u += "?ref=" + url.QueryEscape(ref)
+	}
+	return u
+}
+
+func shortSHA(s string) string {
+	if len(s) > 8 {
+		return s[:8]
+	}
+	return s
+}
