@@ -383,7 +383,6 @@ func TestDeltaDigest(t *testing.T) {
 	}
 }
 
-
 func TestIsSHA(t *testing.T) {
 	for s, want := range map[string]bool{
 		"0123456789abcdef0123456789abcdef01234567": true,
