@@ -687,7 +687,63 @@ func (g *gatherer) files(ctx context.Context) error {
 			}
 		}
 	}
-	return g.siblings(ctx, have)
+	if err := g.siblings(ctx, have); err != nil {
+		return err
+	}
+	return g.extraPaths(ctx, have)
+}
+
+// extraPaths adds the repository files the agent-config files make part
+// of the agent's surface (diff.ExtraPaths: the scripts hooks, helpers and
+// stdio servers run, the subagent the settings key agent names), named by
+// either version, at base and head. Their head is read whether or not the
+// change lists them (the change's listing was selected before they were
+// known), except where the host knows the change leaves them alone.
+func (g *gatherer) extraPaths(ctx context.Context, have map[string]bool) error {
+	want := map[string]bool{}
+	for _, f := range g.res.Input.Files {
+		p := f.Path
+		if f.As != "" {
+			p = f.As
+		}
+		for _, v := range []diff.Version{f.Base, f.Head} {
+			if v.Exists && v.Unreadable == "" {
+				for _, x := range diff.ExtraPaths(p, v.Data) {
+					if !have[x] {
+						want[x] = true
+					}
+				}
+			}
+		}
+	}
+	var list []string
+	for x := range want {
+		list = append(list, x)
+	}
+	sort.Strings(list)
+	for _, x := range list {
+		rb, err := g.resolve(ctx, baseSide, x)
+		if err != nil {
+			return err
+		}
+		rh, err := g.resolve(ctx, headSide, x)
+		if err != nil {
+			return err
+		}
+		rh.force = true
+		f := diff.File{Path: x}
+		if f.Base, err = g.version(ctx, baseSide, rb); err != nil {
+			return err
+		}
+		if f.Head, err = g.version(ctx, headSide, rh); err != nil {
+			return err
+		}
+		if f.Base.Exists || f.Head.Exists {
+			g.res.Input.Files = append(g.res.Input.Files, f)
+			have[x] = true
+		}
+	}
+	return nil
 }
 
 func ver(f *diff.File, s side) *diff.Version {

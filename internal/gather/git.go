@@ -64,6 +64,13 @@ func (g *Git) Changed(ctx context.Context, sel Selector) ([]Change, bool, error)
 			st = Added
 		case gitrepo.StatusDeleted:
 			st = Deleted
+			// A submodule that is not checked out has no folder, so git
+			// diff calls it deleted; the index still pins it.
+			if _, ok, err := g.repo.IndexSubmodule(ctx, c.Path); err != nil {
+				return nil, false, &ReadError{What: "the index", Err: err}
+			} else if ok {
+				st = Modified
+			}
 		}
 		out = append(out, Change{Path: c.Path, Status: st})
 	}
@@ -87,7 +94,19 @@ func (w gitWork) Read(ctx context.Context, p string) (Entry, error) {
 		return Entry{}, err
 	}
 	data, exists, err := w.repo.ReadWorking(p, diff.MaxFileSize)
-	return gitEntry(p, data, exists, err)
+	e, rerr := gitEntry(p, data, exists, err)
+	if rerr != nil || e.Path != p || (e.Kind != Missing && e.Kind != Submodule) {
+		return e, rerr
+	}
+	// A submodule need not be checked out: the index says what it pins.
+	commit, ok, err := w.repo.IndexSubmodule(ctx, p)
+	if err != nil {
+		return Entry{}, &ReadError{What: p, Err: err}
+	}
+	if ok {
+		return Entry{Path: p, Kind: Submodule, Commit: commit}, nil
+	}
+	return e, nil
 }
 
 // gitEntry turns a gitrepo read into an Entry: the typed errors say what

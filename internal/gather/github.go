@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"path"
 	"strings"
 	"sync"
 
@@ -45,6 +46,7 @@ type GitHub struct {
 	mu      sync.Mutex
 	calls   int
 	prFiles map[string]string // changed path → head blob SHA
+	allPR   map[string]bool   // every path the pull request touches (nil: not listed, or cut)
 	base    map[string]Entry
 }
 
@@ -147,7 +149,9 @@ func (g *GitHub) Changed(ctx context.Context, sel Selector) ([]Change, bool, err
 	var out []Change
 	seen := 0
 	files := map[string]string{}
+	all := map[string]bool{}
 	keep := func(p string, st Status, sha string) {
+		all[p] = true
 		if sel.Match == nil || sel.Match(p) {
 			out = append(out, Change{Path: p, Status: st})
 			if st != Deleted {
@@ -184,6 +188,9 @@ func (g *GitHub) Changed(ctx context.Context, sel Selector) ([]Change, bool, err
 		if resp.NextPage == 0 || seen >= max {
 			g.mu.Lock()
 			g.prFiles = files
+			if seen < max {
+				g.allPR = all
+			}
 			g.mu.Unlock()
 			return out, seen >= max, nil
 		}
@@ -219,7 +226,13 @@ func (r ghRev) Read(ctx context.Context, p string) (Entry, error) {
 	}
 	g.mu.Lock()
 	sha := g.prFiles[p]
+	untouched := g.allPR != nil && !g.allPR[p]
 	g.mu.Unlock()
+	if untouched && !hasSymlinkOnTheWay(g, p) {
+		// The pull request does not touch p: the head has the base's
+		// version (read at the base, which other pull requests share).
+		return ghRev{g: g}.Read(ctx, p)
+	}
 	return g.object(ctx, g.HeadSHA, p, sha)
 }
 
@@ -382,4 +395,17 @@ func shortSHA(s string) string {
 		return s[:8]
 	}
 	return s
+}
+
+// hasSymlinkOnTheWay reports whether the pull request touches p's folders
+// (a folder turned into a symlink or a submodule).
+func hasSymlinkOnTheWay(g *GitHub, p string) bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	for q := path.Dir(p); q != "." && q != "/"; q = path.Dir(q) {
+		if g.allPR[q] {
+			return true
+		}
+	}
+	return false
 }

@@ -74,3 +74,24 @@ func (r *Repo) ListTree(ctx context.Context, rev string, match func(path string)
 	}
 	return entries, nil
 }
+
+// IndexSubmodule reports whether the index holds a submodule (gitlink) at
+// p, and the commit it pins. A submodule that is not checked out has no
+// folder in the work tree; the index still says what the change pins.
+func (r *Repo) IndexSubmodule(ctx context.Context, p string) (commit string, ok bool, err error) {
+	if err := checkPath(p); err != nil {
+		return "", false, fmt.Errorf("looking up %q in the index of %s: %w", p, r.root, err)
+	}
+	out, err := r.run(ctx, "ls-files", "--stage", "-z", "--", ":(literal)"+p)
+	if err != nil {
+		return "", false, fmt.Errorf("looking up %s in the index of %s: %w", p, r.root, err)
+	}
+	for _, rec := range splitNUL(out) {
+		meta, name, _ := strings.Cut(rec, "\t")
+		f := strings.Fields(meta)
+		if name == p && len(f) == 3 && f[0] == modeGitlink {
+			return f[1], true, nil
+		}
+	}
+	return "", false, nil
+}

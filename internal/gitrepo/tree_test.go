@@ -56,3 +56,26 @@ func TestListTree(t *testing.T) {
 		t.Error("an option-like rev was accepted")
 	}
 }
+
+func TestIndexSubmodule(t *testing.T) {
+	t.Parallel()
+	dir := initRepo(t, filepath.Join(t.TempDir(), "index"))
+	writeFile(t, dir, "README.md", "# r\n")
+	sha := strings.Repeat("cd", 20)
+	gitT(t, dir, "add", "-A")
+	gitT(t, dir, "update-index", "--add", "--cacheinfo", "160000,"+sha+",.claude")
+	r := mustOpen(t, dir)
+	for _, c := range []struct {
+		path   string
+		commit string
+		ok     bool
+	}{{".claude", sha, true}, {"README.md", "", false}, {"absent", "", false}} {
+		commit, ok, err := r.IndexSubmodule(t.Context(), c.path)
+		if err != nil || ok != c.ok || commit != c.commit {
+			t.Errorf("IndexSubmodule(%s) = %q, %v, %v; want %q, %v", c.path, commit, ok, err, c.commit, c.ok)
+		}
+	}
+	if _, _, err := r.IndexSubmodule(t.Context(), "../x"); err == nil {
+		t.Error("an escaping path was accepted")
+	}
+}

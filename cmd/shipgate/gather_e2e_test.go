@@ -1,0 +1,239 @@
+package main
+
+// The shared gatherer end to end: each repository below goes through the
+// App (the fake GitHub, its trees, contents and pull-request files) and
+// through `shipgate diff` (a real git repository with real symlinks and
+// gitlinks), and both must hold the change (never allow) and agree on the
+// decision and the findings.
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/shipgate-app/shipgate/githubtest"
+)
+
+// gatherCase is one repository: the files of main and the changes of the
+// pull request ("" deletes; githubtest.Symlink and githubtest.Submodule
+// make links and gitlinks, in the fake and in git alike).
+type gatherCase struct {
+	name       string
+	base, head map[string]string
+	// fault, when set, is injected (all attempts) before the pull request
+	// opens: the App must then fail the check, not pass it. The CLI reads
+	// git and sees no fault.
+	fault *githubtest.Fault
+	// mayAllow: the case is in the corpus for agreement only.
+	mayAllow bool
+}
+
+func gatherCases() []gatherCase {
+	wide := settingsJSON(append(append([]string(nil), baseAllow...), "Bash(*)"), baseDeny)
+	narrow := settingsJSON(baseAllow[:1], baseDeny)
+	review := settingsJSON(append(append([]string(nil), baseAllow...), "Bash(git push:*)"), baseDeny)
+	mcp := "{\n  \"mcpServers\": {\n    \"x\": {\"command\": \"npx\", \"args\": [\"-y\", \"x-server\"]}\n  }\n}\n"
+	sub1, sub2 := strings.Repeat("1a", 20), strings.Repeat("2b", 20)
+	loose := "version: 1\nchecks:\n  SHIP-HOST-BOUNDARY-MCP-SERVER-ADDED:\n    action: block\n"
+	return []gatherCase{
+		{name: "settings.json is a symlink whose target the PR edits",
+			base: map[string]string{"config/claude.json": baseSettings, ".claude/settings.json": githubtest.Symlink("../config/claude.json")},
+			head: map[string]string{"config/claude.json": wide}},
+		{name: ".claude is a symlink to another folder",
+			base: map[string]string{"shared/claude/settings.json": baseSettings, ".claude": githubtest.Symlink("shared/claude")},
+			head: map[string]string{"shared/claude/settings.json": review}},
+		{name: ".claude becomes a symlink out of the repository",
+			base: map[string]string{"README.md": "# r\n"},
+			head: map[string]string{".claude": githubtest.Symlink("/home/dev/.claude")}},
+		{name: "settings.json becomes a symlink out of the repository",
+			base: map[string]string{".claude/settings.json": baseSettings},
+			head: map[string]string{".claude/settings.json": githubtest.Symlink("../../outside/settings.json")}},
+		{name: ".claude is a submodule the PR bumps",
+			base: map[string]string{"README.md": "# r\n", ".claude": githubtest.Submodule(sub1)},
+			head: map[string]string{".claude": githubtest.Submodule(sub2)}},
+		{name: ".claude/Settings.json next to settings.json",
+			base: map[string]string{".claude/settings.json": baseSettings},
+			head: map[string]string{".claude/Settings.json": wide}},
+		{name: ".CLAUDE/settings.json",
+			base: map[string]string{"README.md": "# r\n"},
+			head: map[string]string{".CLAUDE/settings.json": wide}},
+		{name: ".MCP.json",
+			base: map[string]string{"README.md": "# r\n"},
+			head: map[string]string{".MCP.json": mcp}},
+		{name: "the policy is loosened and its head GET fails",
+			base: map[string]string{"README.md": "# r\n", ".github/shipgate.yml": loose},
+			head: map[string]string{".github/shipgate.yml": "version: 1\n"},
+			// Every contents GET after the base's policy (read first) fails,
+			// retries included.
+			fault: &githubtest.Fault{Method: "GET", PathPattern: routeContents, Status: http.StatusBadGateway, Times: 1000}},
+		// Agreement only.
+		{name: "a plain narrowing", mayAllow: true,
+			base: map[string]string{".claude/settings.json": baseSettings},
+			head: map[string]string{".claude/settings.json": narrow}},
+		{name: "a widening next to an unchanged local deny",
+			base: map[string]string{".claude/settings.json": baseSettings, ".claude/settings.local.json": settingsJSON(nil, []string{"Bash(git push:*)"})},
+			head: map[string]string{".claude/settings.json": review}, mayAllow: true},
+		{name: "a policy raised", mayAllow: true,
+			base: map[string]string{".claude/settings.json": baseSettings},
+			head: map[string]string{".github/shipgate.yml": loose, ".mcp.json": mcp}},
+		{name: "docs only", mayAllow: true,
+			base: map[string]string{".claude/settings.json": baseSettings},
+			head: map[string]string{"docs/a.md": "a\n"}},
+	}
+}
+
+// TestE2EGatherAppAndCLI runs every gather case through the App and the
+// CLI: neither may allow what the case holds, and the two agree.
+func TestE2EGatherAppAndCLI(t *testing.T) {
+	t.Parallel()
+	env := newE2E(t)
+	// Warm the organisation default's cache, so a fault below meets the
+	// pull request's own reads.
+	env.repo("warm", map[string]string{"README.md": "# w\n"})
+	warm := env.openPR("warm", "w", map[string]string{"docs/w.md": "w\n"})
+	env.waitCompleted("warm", warm.HeadSHA, 1)
+	for i, c := range gatherCases() {
+		name := fmt.Sprintf("g%d", i)
+		t.Run(c.name, func(t *testing.T) {
+			// The App.
+			env.repo(name, c.base)
+			if c.fault != nil {
+				// A first pull request on the same base caches what the base
+				// says (its tree, its policy): the fault meets the head's reads.
+				first := env.openPR(name, "first", map[string]string{"docs/first.md": "f\n"})
+				env.waitCompleted(name, first.HeadSHA, 1)
+				env.gh.Inject(*c.fault)
+				defer env.gh.ClearFaults()
+			}
+			pr := env.openPR(name, "change", c.head)
+			run := env.waitCompleted(name, pr.HeadSHA, 1)
+			// The CLI.
+			rep := cliReport(t, c.base, c.head)
+			t.Logf("App: %s %q; CLI: %s %v", run.Conclusion, run.Title, rep.Decision, findingIDs(rep))
+			if !c.mayAllow {
+				if run.Conclusion == "success" {
+					t.Errorf("App: %s %q, the change must not pass\n%s", run.Conclusion, run.Title, run.Summary)
+				}
+				if rep.Decision == "allow" && c.fault == nil {
+					t.Errorf("CLI: allow, the change must not pass: %+v", rep)
+				}
+			}
+			if c.fault != nil {
+				if run.Conclusion != "failure" || !strings.Contains(run.Title, "Could not complete") {
+					t.Errorf("App with the head policy unreadable: %s %q, want a failed check", run.Conclusion, run.Title)
+				}
+				if rep.Decision == "allow" {
+					t.Errorf("CLI: a loosened policy passed")
+				}
+				return
+			}
+			if want := conclusionOf(rep.Decision); run.Conclusion != want {
+				t.Errorf("App %s, CLI %s (App %s expected)", run.Conclusion, rep.Decision, want)
+			}
+			for _, f := range rep.Findings {
+				if !strings.Contains(run.Summary, strings.TrimPrefix(f.CheckID, "SHIP-HOST-BOUNDARY-")) {
+					t.Errorf("the CLI's finding %s on %s is not in the App's summary:\n%s", f.CheckID, f.Path, run.Summary)
+				}
+			}
+		})
+	}
+}
+
+func conclusionOf(decision string) string {
+	switch decision {
+	case "block":
+		return "failure"
+	case "require_review":
+		return "action_required"
+	}
+	return "success"
+}
+
+type cliFinding struct {
+	CheckID string `json:"check_id"`
+	Path    string `json:"path"`
+	Line    int    `json:"line"`
+}
+
+type cliReportJSON struct {
+	Decision string          `json:"decision"`
+	Changes  json.RawMessage `json:"changes"`
+	Findings []cliFinding    `json:"findings"`
+}
+
+func findingIDs(r cliReportJSON) []string {
+	var out []string
+	for _, f := range r.Findings {
+		out = append(out, strings.TrimPrefix(f.CheckID, "SHIP-HOST-BOUNDARY-")+"@"+f.Path)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// cliReport builds the case as a real git repository (main, then a
+// feature branch with the change committed) and runs shipgate diff on it.
+func cliReport(t *testing.T, base, head map[string]string) cliReportJSON {
+	t.Helper()
+	dir, git := gitRepo(t)
+	materialise(t, dir, git, base)
+	git("commit", "-q", "--allow-empty", "-m", "base")
+	git("checkout", "-q", "-b", "feature")
+	materialise(t, dir, git, head)
+	git("commit", "-q", "--allow-empty", "-m", "change")
+	code, out, errs := runCLI("diff", "--repo", dir, "--base", "main", "--format", "json")
+	if code != 0 && code != 1 {
+		t.Fatalf("shipgate diff: exit %d\n%s\n%s", code, out, errs)
+	}
+	var r cliReportJSON
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatalf("shipgate diff output: %v\n%s\n%s", err, out, errs)
+	}
+	return r
+}
+
+// materialise writes files into a work tree and stages everything:
+// contents, symlinks, deletions, and gitlinks (staged last: a submodule
+// that is not checked out has no folder, which git add -A would stage as
+// its deletion).
+func materialise(t *testing.T, dir string, git func(...string), files map[string]string) {
+	t.Helper()
+	defer func() {
+		git("add", "-A")
+		for p, c := range files {
+			if strings.HasPrefix(c, githubtest.Submodule("")) {
+				git("update-index", "--add", "--cacheinfo", "160000,"+strings.TrimPrefix(c, githubtest.Submodule(""))+","+p)
+			}
+		}
+	}()
+	paths := make([]string, 0, len(files))
+	for p := range files {
+		paths = append(paths, p)
+	}
+	sort.Strings(paths)
+	for _, p := range paths {
+		c := files[p]
+		full := filepath.Join(dir, filepath.FromSlash(p))
+		os.RemoveAll(full)
+		switch {
+		case c == "":
+			git("rm", "-q", "--cached", "--ignore-unmatch", "-r", p)
+			continue
+		case strings.HasPrefix(c, githubtest.Symlink("")):
+			if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Symlink(strings.TrimPrefix(c, githubtest.Symlink("")), full); err != nil {
+				t.Skipf("symlinks unsupported: %v", err)
+			}
+		case strings.HasPrefix(c, githubtest.Submodule("")):
+			git("rm", "-q", "--cached", "--ignore-unmatch", "-r", p)
+		default:
+			writeFile(t, dir, p, c)
+		}
+	}
+}
