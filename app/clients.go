@@ -35,6 +35,8 @@ type Clients struct {
 	mu      sync.Mutex
 	// onTokenRefresh: see OnTokenRefresh.
 	onTokenRefresh func(installationID int64)
+	// pace: see PaceWrites.
+	pace []WritePace
 }
 
 // NewClients builds the client factory. baseURL is the REST API root
@@ -119,10 +121,12 @@ type installationTransport struct {
 	mu   sync.Mutex // serialises replacing cur
 	// onRefresh, when set, is told each time a rejected token is replaced.
 	onRefresh func(installationID int64)
+	// pacer spaces this installation's check-run writes (nil: unpaced).
+	pacer *pacer
 }
 
 func newInstallationTransport(c *Clients, id int64) (*installationTransport, error) {
-	t := &installationTransport{id: id, onRefresh: c.onTokenRefresh}
+	t := &installationTransport{id: id, onRefresh: c.onTokenRefresh, pacer: newPacer(c.pace)}
 	t.mint = func() (*ghinstallation.Transport, error) {
 		tr, err := ghinstallation.New(c.base, c.appID, id, c.key)
 		if err != nil {
@@ -142,6 +146,11 @@ func newInstallationTransport(c *Clients, id int64) (*installationTransport, err
 // RoundTrip sends req with the current token, and once more with a fresh
 // token if GitHub answers 401.
 func (t *installationTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	if t.pacer != nil && isCheckRunWrite(req) {
+		if err := t.pacer.wait(req.Context()); err != nil {
+			return nil, fmt.Errorf("%s %s: waiting for the installation's write pace: %w", req.Method, Endpoint(req.URL.Path), err)
+		}
+	}
 	tr := t.cur.Load()
 	resp, err := tr.RoundTrip(req)
 	if err != nil || resp.StatusCode != http.StatusUnauthorized {
@@ -185,6 +194,85 @@ func (t *installationTransport) replace(rejected *ghinstallation.Transport) (*gh
 		t.onRefresh(t.id)
 	}
 	return fresh, nil
+}
+
+// WritePace is one window of the pace an installation's check-run writes
+// are kept to: at most N per Per.
+type WritePace struct {
+	Per time.Duration
+	N   int
+}
+
+// GitHubWritePace keeps writes inside GitHub's documented secondary limits
+// on content-creating requests (80 a minute, 500 an hour), with a margin.
+var GitHubWritePace = []WritePace{{Per: time.Minute, N: 75}, {Per: time.Hour, N: 480}}
+
+// PaceWrites makes every installation keep its check-run writes (POST and
+// PATCH of check runs) within limits: a write that would pass one waits
+// (honouring its context) until the window has room, instead of being
+// refused by GitHub's secondary limit and retried blind. Set it before the
+// first Installation call; nil leaves writes unpaced.
+func (c *Clients) PaceWrites(limits []WritePace) { c.pace = limits }
+
+// isCheckRunWrite reports whether req creates or updates a check run.
+func isCheckRunWrite(req *http.Request) bool {
+	return (req.Method == http.MethodPost || req.Method == http.MethodPatch) && strings.Contains(req.URL.Path, "/check-runs")
+}
+
+// pacer is a sliding-window log of one installation's writes.
+type pacer struct {
+	limits []WritePace
+	mu     sync.Mutex
+	log    []time.Time // oldest first; one entry per admitted write
+	now    func() time.Time
+}
+
+func newPacer(limits []WritePace) *pacer {
+	var ls []WritePace
+	for _, l := range limits {
+		if l.Per > 0 && l.N > 0 {
+			ls = append(ls, l)
+		}
+	}
+	if len(ls) == 0 {
+		return nil
+	}
+	return &pacer{limits: ls, now: time.Now}
+}
+
+// wait blocks until one more write fits every window, then records it.
+func (p *pacer) wait(ctx context.Context) error {
+	for {
+		p.mu.Lock()
+		now := p.now()
+		longest := time.Duration(0)
+		for _, l := range p.limits {
+			longest = max(longest, l.Per)
+		}
+		for len(p.log) > 0 && !p.log[0].After(now.Add(-longest)) {
+			p.log = p.log[1:]
+		}
+		var wait time.Duration
+		for _, l := range p.limits {
+			in, oldest := 0, time.Time{}
+			for i := len(p.log) - 1; i >= 0 && p.log[i].After(now.Add(-l.Per)); i-- {
+				in++
+				oldest = p.log[i]
+			}
+			if in >= l.N {
+				wait = max(wait, oldest.Add(l.Per).Sub(now)+time.Millisecond)
+			}
+		}
+		if wait == 0 {
+			p.log = append(p.log, now)
+			p.mu.Unlock()
+			return nil
+		}
+		p.mu.Unlock()
+		if err := sleepCtx(ctx, wait); err != nil {
+			return err
+		}
+	}
 }
 
 // OnTokenRefresh sets a function told each time an installation's access

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -16,8 +17,13 @@ import (
 // GitHub's check-run limits.
 const (
 	maxAnnotationsPerRequest = 50
-	maxAnnotationTitle       = 255
-	maxAnnotationMessage     = 60 << 10 // under GitHub's 64 KB
+	// maxAnnotationsPerRun caps the annotations of one run (3 requests):
+	// GitHub allows an App 80 content-creating requests a minute and 500 an
+	// hour, and a PR adding thousands of rules must not spend them. The most
+	// severe are kept; the summary says how many more there are.
+	maxAnnotationsPerRun = 150
+	maxAnnotationTitle   = 255
+	maxAnnotationMessage = 60 << 10 // under GitHub's 64 KB
 )
 
 // runPrefix is the key prefix of a pull request's open runs; runKey adds
@@ -361,10 +367,14 @@ func (p *Worker) publish(ctx context.Context, cl *github.Client, ev *evaluation,
 		fmt.Fprintf(&head, "**GitHub lists at most %d files of a pull request**: agent-config files beyond them were not read. Split the pull request or run `shipgate diff` locally.\n\n", p.cfg.MaxFiles)
 	}
 	head.WriteString(approvalSummary(approvals))
+	anns, unannotated := capAnnotations(annotations(ev, r), maxAnnotationsPerRun)
+	if unannotated > 0 {
+		fmt.Fprintf(&head, "**%d more findings are not annotated on the files**: a run carries at most %d annotations (the most severe are shown; GitHub limits how much an App may write). The table below lists the findings as far as the summary's size allows; `shipgate diff` prints them all.\n\n",
+			unannotated, maxAnnotationsPerRun)
+	}
 	marker := "\n" + deltaMarker(approvals.digest)
 	budget := max(p.cfg.SummaryBytes-head.Len()-len(marker), 4096)
 	summary := head.String() + r.Markdown(diff.RenderOptions{Version: p.cfg.Version, MaxBytes: budget}) + marker
-	anns := annotations(ev, r)
 	concl := conclusion(r.Decision, broken || proposed || ev.truncated)
 	t := title(r, note)
 	out := func(batch []*github.CheckRunAnnotation) *github.CheckRunOutput {
@@ -531,6 +541,21 @@ func annotations(ev *evaluation, r diff.Report) []*github.CheckRunAnnotation {
 		})
 	}
 	return out
+}
+
+// capAnnotations keeps at most n annotations, the most severe first
+// (failure, warning, notice; in their order otherwise, so every attempt
+// keeps the same ones), and returns how many were left out.
+func capAnnotations(anns []*github.CheckRunAnnotation, n int) ([]*github.CheckRunAnnotation, int) {
+	if len(anns) <= n {
+		return anns, 0
+	}
+	rank := map[string]int{"failure": 0, "warning": 1, "notice": 2}
+	kept := slices.Clone(anns)
+	slices.SortStableFunc(kept, func(a, b *github.CheckRunAnnotation) int {
+		return rank[a.GetAnnotationLevel()] - rank[b.GetAnnotationLevel()]
+	})
+	return kept[:n], len(anns) - n
 }
 
 func truncateRunes(s string, n int) string {

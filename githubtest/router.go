@@ -203,6 +203,10 @@ func (s *Server) serve(rt *route, w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
+	if e := s.consumeContent(c, r.Method, rt.pattern); e != nil {
+		c.writeError(e)
+		return
+	}
 	var after *apiError // a fault answered once the request is served
 	if f, ok := s.takeFault(r.Method, rt.pattern); ok {
 		if f.Latency > 0 {

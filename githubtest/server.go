@@ -54,6 +54,11 @@ type Options struct {
 	HTTPClient *http.Client
 	// HTMLURL is the base of html_url links (default "https://github.com").
 	HTMLURL string
+	// ContentLimits are the secondary limits on content-creating requests
+	// enforced per installation (GitHubContentLimits are GitHub's: 80 a
+	// minute, 500 an hour); nil enforces none. A request past one gets 403
+	// with Retry-After, as on GitHub, so a test catches a burst of writes.
+	ContentLimits []ContentLimit
 }
 
 // Server is a running fake GitHub. All of its methods are safe for

@@ -20,6 +20,8 @@ type state struct {
 	commits       map[string]*commit // the object store, shared by forks
 	diffCache     map[string][]fileChange
 	tokens        map[string]*installToken
+	writes        map[int64][]time.Time // per installation: accepted content-creating requests, oldest first
+	secondaryHits int
 	suites        map[int64]*checkSuite
 	runs          map[int64]*checkRun
 	teams         map[string]*team // by lower-case "org/slug"
@@ -43,6 +45,7 @@ func newState(now time.Time) *state {
 		commits:       map[string]*commit{},
 		diffCache:     map[string][]fileChange{},
 		tokens:        map[string]*installToken{},
+		writes:        map[int64][]time.Time{},
 		suites:        map[int64]*checkSuite{},
 		runs:          map[int64]*checkRun{},
 		teams:         map[string]*team{},

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/shipgate-app/shipgate/app"
 	"github.com/shipgate-app/shipgate/githubtest"
 	"github.com/shipgate-app/shipgate/internal/redisqueue"
 	"github.com/shipgate-app/shipgate/internal/redistest"
@@ -122,6 +123,86 @@ func TestE2EQueueFullBurstIsRedelivered(t *testing.T) {
 			for r := range repos {
 				env.noneInProgress(fmt.Sprintf("svc-%d", r))
 			}
+		})
+	}
+}
+
+// TestE2EAnnotationsAreCapped: a PR adding 400 rules, each a finding, with
+// the fake enforcing GitHub's content-creation limits (80 writes a minute).
+// Before, every finding became an annotation, 50 per PATCH: 4,000 rules
+// made 81 writes in half a second, past the limit. Now a run carries at
+// most 150 annotations, the most severe, and says how many more there are.
+func TestE2EAnnotationsAreCapped(t *testing.T) {
+	env := newE2E(t, func(s *e2eSetup) { s.fake.ContentLimits = githubtest.GitHubContentLimits })
+	env.repo("svc", map[string]string{".claude/settings.json": baseSettings})
+	allow := append([]string(nil), baseAllow...)
+	for i := range 400 {
+		allow = append(allow, fmt.Sprintf("Bash(tool%03d:*)", i))
+	}
+	allow = append(allow, "Bash(*)") // one block among the reviews: it must be annotated
+	env.gh.ResetCounts()
+	pr := env.openPR("svc", "many", map[string]string{".claude/settings.json": settingsJSON(allow, baseDeny)})
+	r := env.waitCompleted("svc", pr.HeadSHA, 1)
+	if r.Conclusion != "failure" {
+		t.Fatalf("conclusion %s %q, want failure (Bash(*) blocks)", r.Conclusion, r.Title)
+	}
+	if len(r.Annotations) != 150 {
+		t.Fatalf("%d annotations, want the cap of 150", len(r.Annotations))
+	}
+	if r.Annotations[0].AnnotationLevel != "failure" {
+		t.Errorf("first annotation %+v: the block must be kept first", r.Annotations[0])
+	}
+	if !strings.Contains(r.Summary, "more findings are not annotated") {
+		t.Errorf("the summary does not say annotations were left out:\n%.600s", r.Summary)
+	}
+	writes := 0
+	for _, rc := range env.gh.Requests() {
+		if strings.Contains(rc.Route, "check-runs") && (rc.Method == "POST" || rc.Method == "PATCH") {
+			writes += rc.Count
+		}
+	}
+	if writes > 4 || env.gh.SecondaryLimitHits() != 0 {
+		t.Fatalf("%d check-run writes, %d refused by the secondary limit; want at most 4 and none", writes, env.gh.SecondaryLimitHits())
+	}
+}
+
+// TestE2EWritesArePaced: a burst of PRs on one installation with the fake
+// enforcing a (scaled-down) content-creation limit of 5 writes per 400 ms.
+// Unpaced, the App's writes run into it (the fake refuses them with 403 and
+// Retry-After, as GitHub does); paced just under it, none is refused and
+// every PR gets its run.
+func TestE2EWritesArePaced(t *testing.T) {
+	limit := []githubtest.ContentLimit{{Window: 400 * time.Millisecond, Max: 5}}
+	for _, paced := range []bool{false, true} {
+		t.Run(fmt.Sprintf("paced=%v", paced), func(t *testing.T) {
+			env := newE2E(t, func(s *e2eSetup) {
+				s.fake.ContentLimits = limit
+				if paced {
+					// One under the limit, as GitHubWritePace keeps a margin: the
+					// App counts a write when it sends it, GitHub when it arrives.
+					s.cfg.WritePace = []app.WritePace{{Per: limit[0].Window, N: limit[0].Max - 1}}
+				}
+			})
+			env.repo("svc", map[string]string{".claude/settings.json": baseSettings})
+			var heads []string
+			for i := range 16 {
+				heads = append(heads, env.openPR("svc", fmt.Sprintf("b%d", i), map[string]string{"docs/x.md": "x\n"}).HeadSHA)
+			}
+			if !paced {
+				env.eventually("the fake to refuse a write", func() (bool, string) {
+					return env.gh.SecondaryLimitHits() > 0, fmt.Sprint(env.gh.SecondaryLimitHits())
+				})
+				return
+			}
+			for _, h := range heads {
+				if r := env.waitCompleted("svc", h, 1); r.Conclusion != "success" {
+					t.Errorf("%.8s: %s %q", h, r.Conclusion, r.Title)
+				}
+			}
+			if hits := env.gh.SecondaryLimitHits(); hits != 0 {
+				t.Fatalf("%d writes refused by the secondary limit although paced", hits)
+			}
+			env.noneInProgress("svc")
 		})
 	}
 }

@@ -63,6 +63,10 @@ type serveConfig struct {
 	// is how far back the first scan looks (zero: 1 h).
 	RedeliverInterval time.Duration
 	RedeliverLookback time.Duration
+	// WritePace keeps each installation's check-run writes within limits
+	// (serve: app.GitHubWritePace, inside GitHub's secondary limits; nil:
+	// unpaced, as tests that do not test pacing want).
+	WritePace []app.WritePace
 }
 
 // server is a running App: HTTP listener, queue, worker pool.
@@ -140,6 +144,7 @@ func startServer(ctx context.Context, cfg serveConfig) (*server, error) {
 	if err != nil {
 		return nil, err
 	}
+	clients.PaceWrites(cfg.WritePace)
 	clients.OnTokenRefresh(func(id int64) {
 		cfg.Logger.Warn("GitHub rejected a cached installation token (401: revoked, or this machine's clock is behind); minted a new one and retried",
 			"installation_id", id)
@@ -282,6 +287,7 @@ func runServe(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		return usageError(stderr, "serve", "--app-id %q: give the GitHub App's numeric ID (SHIPGATE_APP_ID)", *appID)
 	}
 	cfg.HTTP.MaxConnections = *maxConns
+	cfg.WritePace = app.GitHubWritePace
 	cfg.RedeliverInterval, cfg.RedeliverLookback = *redeliverEvery, *redeliverBack
 	if *redeliverEvery == 0 {
 		cfg.RedeliverInterval = -1
