@@ -210,6 +210,58 @@ func writeHeapProfile(t *testing.T, path string) {
 	}
 }
 
+// ackQuantiles reads the server-side acknowledgement histogram
+// (shipgate_webhook_ack_seconds, all codes) from /metrics and returns its
+// p50 and p99, interpolated linearly inside the bucket (as Prometheus'
+// histogram_quantile does), and the number of answers.
+func ackQuantiles(t *testing.T, env *e2eEnv) (p50, p99 time.Duration, count int) {
+	body := env.get("/metrics", http.StatusOK)
+	buckets := map[float64]float64{}
+	for _, line := range strings.Split(body, "\n") {
+		if !strings.HasPrefix(line, "shipgate_webhook_ack_seconds_bucket{") {
+			continue
+		}
+		i := strings.Index(line, `le="`)
+		j := strings.Index(line[i+4:], `"`)
+		le, err := strconv.ParseFloat(line[i+4:i+4+j], 64)
+		if err != nil { // +Inf
+			le = 1e9
+		}
+		f := strings.Fields(line)
+		v, _ := strconv.ParseFloat(f[len(f)-1], 64)
+		buckets[le] += v
+	}
+	les := make([]float64, 0, len(buckets))
+	for le := range buckets {
+		les = append(les, le)
+	}
+	slices.Sort(les)
+	if len(les) == 0 {
+		return 0, 0, 0
+	}
+	total := buckets[les[len(les)-1]]
+	q := func(q float64) time.Duration {
+		rank := q * total
+		prevLE, prevN := 0.0, 0.0
+		for _, le := range les {
+			if n := buckets[le]; n >= rank {
+				if le == 1e9 {
+					le = prevLE
+				}
+				frac := 0.0
+				if n > prevN {
+					frac = (rank - prevN) / (n - prevN)
+				}
+				return time.Duration((prevLE + (le-prevLE)*frac) * float64(time.Second))
+			} else {
+				prevLE, prevN = le, n
+			}
+		}
+		return 0
+	}
+	return q(.50), q(.99), int(total)
+}
+
 func percentile(d []time.Duration, q float64) time.Duration {
 	if len(d) == 0 {
 		return 0
@@ -540,6 +592,9 @@ func TestLoad(t *testing.T) {
 		len(accept), sendDur.Round(time.Millisecond), cfg.Concurrency, float64(len(accept))/sendDur.Seconds(), outcomes)
 	t.Logf("acceptance latency (to the 202): p50 %s, p99 %s, max %s",
 		percentile(accept, .50).Round(time.Microsecond), percentile(accept, .99).Round(time.Microsecond), slices.Max(accept).Round(time.Microsecond))
+	p50, p99, n := ackQuantiles(t, env)
+	t.Logf("acceptance latency server-side (shipgate_webhook_ack_seconds, %d answers, bucket-interpolated): p50 %s, p99 %s",
+		n, p50.Round(time.Microsecond), p99.Round(time.Microsecond))
 	t.Logf("end-to-end (delivery sent → its head's run completed, %d heads): p50 %s, p99 %s, max %s",
 		len(e2e), percentile(e2e, .50).Round(time.Millisecond), percentile(e2e, .99).Round(time.Millisecond), slices.Max(e2e).Round(time.Millisecond))
 	t.Logf("all %d PRs final in %s (%.0f PRs/s); jobs: %d queued, %.0f run to the end, %.0f superseded in the queue",
