@@ -149,7 +149,14 @@ func (e *engine) scopeRules(scope string, head bool, ls ...lattice.List) []latti
 
 // collectRules gathers the rules of a pool (see scopeRules and poolRules).
 func (e *engine) collectRules(scope string, head bool, ls []lattice.List) []lattice.Rule {
-	return e.poolRules(scope, head, ls)
+	out := e.poolRules(scope, head, ls)
+	// What Claude Code derives across tools (lattice.Implied: an Edit
+	// allow allows Read and Write of its paths, a Read deny denies Edit
+	// and Write of them) is part of the pool.
+	for _, r := range out[:len(out):len(out)] {
+		out = append(out, lattice.Implied(r)...)
+	}
+	return out
 }
 
 // compareFile records the file's status and compares it when it changed.

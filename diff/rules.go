@@ -453,6 +453,9 @@ func (e *engine) whyNothingNew(f *fileState, r lattice.Rule, headStop, baseAllow
 		}
 	}
 	for _, b := range baseAllow {
+		if lattice.CoversContext(e.ctx, b, r).Answer == lattice.Yes && strings.HasPrefix(b.Note, "implied by ") {
+			return "runs without a prompt, but adds nothing: allow: " + b.Text + " at the base already lets the agent " + verbFor(r) + " these paths (Claude Code " + lattice.ClaudeCodeVersion + " lets an Edit allow rule read and write what it edits, measured)", ""
+		}
 		if lattice.CoversContext(e.ctx, b, r).Answer == lattice.Yes {
 			return "runs without a prompt, but adds nothing: allow: " + b.Text + ", declared in another settings file of this project at the base, already matches everything it matches", ""
 		}
@@ -867,6 +870,11 @@ func stopNoun(l lattice.List) string {
 func callStrings(cs []lattice.Call) []string {
 	out := make([]string, 0, len(cs))
 	for _, c := range cs {
+		if c.Tool == "Write" && c.Arg != "" && c.Param == "" {
+			// A Write call is a path, like Read and Edit.
+			out = append(out, c.Arg)
+			continue
+		}
 		out = append(out, c.String())
 	}
 	return out
@@ -942,6 +950,8 @@ func verbFor(r lattice.Rule) string {
 		return "read"
 	case "Edit":
 		return "edit"
+	case "Write":
+		return "write"
 	case "WebFetch":
 		return "fetch from"
 	}

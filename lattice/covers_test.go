@@ -133,8 +133,9 @@ func TestRespellings(t *testing.T) {
 		{"Bash(ls:*)", "Bash(ls)", No},
 		{"PowerShell(*)", "PowerShell", Yes},
 		{"PowerShell(Get-Item *)", "PowerShell(get-item *)", Yes},
-		{"Write(**)", "Write", Yes},
-		{"Write(./**)", "Write(*)", Yes},
+		{"Write(**)", "Write", No},    // Write(**) grants nothing (2.1.328, measured)
+		{"Write(./**)", "Write(*)", No}, // Write(*) writes in the project (2.1.328, measured)
+		{"Write(**)", "Write(src/**)", Yes}, // both grant nothing
 		{"Read(/src/**)", "Read(./src/**)", Yes},
 		{"WebFetch(domain:GitHub.com)", "WebFetch(domain:github.com.)", Yes},
 		{"Agent(*)", "Agent", Yes},
@@ -335,12 +336,16 @@ func TestCoversOwnCases(t *testing.T) {
 		{a: "Write(src/**)", b: "Write(lib/**)", want: Yes, why: "both match nothing"},
 		{a: "Write(src/**)", b: "Read(src/**)", want: No},
 		{a: "Write", b: "Write(**)", want: Yes},
-		{a: "Write(**)", b: "Write", want: Yes},
+		{a: "Write(**)", b: "Write", want: No, witness: "Write", why: "Write(**) grants nothing (2.1.328, measured)"},
+		{a: "Write", b: "Write(*)", want: Yes},
+		{a: "Write(*)", b: "Write", want: No, why: "Write(*) writes in the project only (2.1.328, measured)"},
+		{a: "Write(**)", b: "Write", want: Unknown, la: Deny, lb: Deny, why: "deny lists were not measured"},
 		{a: "Edit(src/**)", b: "NotebookEdit(src/**)", want: Yes},
 		{a: "Read(x)", b: "Glob(src/**)", want: Yes},
 		{a: "Read(x)", b: "MultiEdit(src/**)", want: Yes},
 		{a: "Read(x)", b: "Write(**/.env)", want: Yes},
-		{a: "Read(x)", b: "Write(**/*)", want: No, why: "a star/slash-only pattern is the whole tool"},
+		{a: "Read(x)", b: "Write(**/*)", want: Yes, why: "Write(**/*) grants nothing (2.1.328, measured)"},
+		{a: "Read(x)", b: "Write(*)", want: No, why: "Write(*) writes in the project"},
 		// WebFetch domains.
 		{a: "WebFetch(domain:*.x.com)", b: "WebFetch(domain:a.x.com)", want: Yes},
 		{a: "WebFetch(domain:*.x.com)", b: "WebFetch(domain:a.b.x.com)", want: Yes},

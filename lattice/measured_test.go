@@ -118,3 +118,60 @@ func TestMeasuredAssignments(t *testing.T) {
 		}
 	}
 }
+
+// TestMeasuredWriteAndImplied: Write rules and what Claude Code derives
+// across Read, Edit and Write (2.1.328).
+func TestMeasuredWriteAndImplied(t *testing.T) {
+	w := func(s string) Call { return Call{Tool: "Write", Arg: s} }
+	cases := []struct {
+		cc   string
+		rule string
+		list List
+		call Call
+		want bool
+	}{
+		{measured, "Write(*)", Allow, w("w1.txt"), true},
+		{measured, "Write(*)", Allow, w("~/w2.txt"), false},
+		{measured, "Write(**)", Allow, w("w1.txt"), false},
+		{measured, "Write(*.env)", Allow, w("x.env"), false},
+		{measured, "Write(./src/**)", Allow, w("src/a.go"), false},
+		{measured, "Write", Allow, w("~/w2.txt"), true},
+	}
+	for _, c := range cases {
+		if got := Matches(ParseIn(c.list, c.rule), c.call); got != c.want {
+			t.Errorf("Matches(%s:%s, %v) = %v, want %v (measured on Claude Code %s)", c.list, c.rule, c.call, got, c.want, c.cc)
+		}
+	}
+	implied := []struct {
+		cc   string
+		rule string
+		list List
+		call Call
+		want bool
+	}{
+		{measured, "Edit(~/.ssh/**)", Allow, Call{Tool: "Read", Arg: "~/.ssh/id_rsa"}, true},
+		{measured, "Edit(//tmp/extra/**)", Allow, Call{Tool: "Read", Arg: "/tmp/extra/x"}, true},
+		{measured, "Edit(./src/**)", Allow, w("src/a.go"), true},
+		{measured, "Edit(**)", Allow, w("a/b.go"), true},
+		{measured, "Edit(./src/**)", Allow, w("docs/a.md"), false},
+		{measured, "Edit", Allow, w("a.go"), false}, // bare Edit does not allow Write
+		{measured, "Read(*.env)", Deny, Call{Tool: "Edit", Arg: "x.env"}, true},
+		{measured, "Read(*.env)", Deny, w("a/x.env"), true},
+		{"", "Read(*.env)", Ask, Call{Tool: "Edit", Arg: "x.env"}, false}, // not measured: not derived
+		{"", "Edit(~/**)", Deny, Call{Tool: "Read", Arg: "~/x"}, false},   // not measured: not derived
+	}
+	for _, c := range implied {
+		got := false
+		for _, d := range Implied(ParseIn(c.list, c.rule)) {
+			if d.Text != c.rule || d.List != c.list {
+				t.Errorf("Implied(%s) gave %s:%s, want the source text and list", c.rule, d.List, d.Text)
+			}
+			if Matches(d, c.call) {
+				got = true
+			}
+		}
+		if got != c.want {
+			t.Errorf("Implied(%s:%s) matches %v = %v, want %v (Claude Code %s)", c.list, c.rule, c.call, got, c.want, firstOr(c.cc, "fail-closed"))
+		}
+	}
+}

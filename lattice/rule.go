@@ -357,6 +357,9 @@ func (r *Rule) compileSpecifier(tool string, fam Family) []*reading {
 	case FamilyPath:
 		readings = r.compilePath(tool, spec)
 	case FamilyUnconsulted:
+		if tool == "Write" && starSlashOnly(spec) {
+			return r.compileWriteStars(spec)
+		}
 		if starSlashOnly(spec) {
 			return []*reading{wholeTool(tool)}
 		}
@@ -434,4 +437,64 @@ func starCompound(spec string) bool {
 	}
 	cmd, err := ParseCommand(strings.TrimSuffix(spec, ":*"))
 	return err == nil && cmd.Compound()
+}
+
+// compileWriteStars reads a Write rule made of stars and slashes, as
+// measured on Claude Code 2.1.328: in an allow list `Write(*)` lets the
+// agent write inside the project (a file in the project root ran, one in
+// home asked; read here as the whole project, the wider side), and
+// `Write(**)` and the other spellings grant nothing. Deny and ask lists
+// were not measured: such a rule reads two ways there, as nothing (the
+// narrow reading a claim that it protects must survive) or the whole tool.
+func (r *Rule) compileWriteStars(spec string) []*reading {
+	if r.List != Allow {
+		r.ambiguous("a Write rule of stars in a " + string(r.List) + " list: Claude Code " + ClaudeCodeVersion + " was measured only in allow lists (Write(*) the project, Write(**) nothing)")
+		return []*reading{empty, wholeTool("Write")}
+	}
+	if strings.TrimPrefix(spec, "./") != "*" {
+		r.Note = "Claude Code " + ClaudeCodeVersion + " lets " + r.Text + " write nowhere (measured: only bare Write and Write(*) grant writes)"
+		return []*reading{empty}
+	}
+	r.Note = "Claude Code " + ClaudeCodeVersion + " lets Write(*) write inside the project only (measured)"
+	rd := argsReading("Write", argPath, emitPath([]string{"**"}))
+	rd.zone = zoneProject
+	return []*reading{rd}
+}
+
+// Implied returns the rules Claude Code derives from r for other tools, as
+// measured on ClaudeCodeVersion, each with r's text (a report cites what
+// was written) and the derived tool:
+//
+//   - an Edit path rule in an allow list also allows Read of its paths
+//     (Edit(~/.ssh/**) lets Read ~/.ssh/id_rsa run) and Write of them
+//     (Edit(./src/**) allows Write in src; bare Edit does not allow Write);
+//   - a Read path rule in a deny list also denies Edit and Write of its
+//     paths ("File is covered by a Read deny rule … cannot be edited").
+//
+// Nothing else is derived: an unmeasured derivation could hide a grant
+// (an implied allow makes an addition look covered) or claim a protection
+// (an implied deny), so the engine adds only these to its effective view.
+func Implied(r Rule) []Rule {
+	r = parsed(r)
+	if !r.HasSpecifier || r.Malformed != "" || r.Negated || r.Family != FamilyPath || r.Ambiguous() {
+		return nil
+	}
+	var tools []string
+	switch {
+	case r.List == Allow && r.Canonical == "Edit":
+		tools = []string{"Read", "Write"}
+	case r.List == Deny && r.Canonical == "Read":
+		tools = []string{"Edit", "Write"}
+	default:
+		return nil
+	}
+	out := make([]Rule, 0, len(tools))
+	for _, t := range tools {
+		d := Rule{Text: r.Text, List: r.List, Tool: t, Canonical: t, Specifier: r.Specifier, HasSpecifier: true, Family: FamilyPath,
+			Note: "implied by " + string(r.List) + ": " + r.Text + " (Claude Code " + ClaudeCodeVersion + ", measured)"}
+		d.readings = d.compilePath(t, r.Specifier)
+		d.Note = "implied by " + string(r.List) + ": " + r.Text + " (Claude Code " + ClaudeCodeVersion + ", measured)"
+		out = append(out, d)
+	}
+	return out
 }
