@@ -150,6 +150,9 @@ func (rd *reading) matchArg(ctx context.Context, arg string) bool {
 	if rd.fold {
 		arg = strings.ToLower(arg)
 	}
+	if rd.tool == "PowerShell" {
+		arg = psCanonicalCommand(arg) // powershell.go: aliases read as their cmdlets
+	}
 	if rd.isLit {
 		return runesEqual(arg, rd.literal)
 	}

@@ -338,13 +338,8 @@ func (r *Rule) compileSpecifier(tool string, fam Family) []*reading {
 		return []*reading{wholeTool(tool)}
 	}
 	spec := r.Specifier
-	if names, ok := paramNames[tool]; ok && r.List != Allow {
-		if i := strings.IndexByte(spec, ':'); i > 0 {
-			name := strings.TrimSpace(spec[:i])
-			if names[name] {
-				return []*reading{paramReading(tool, name, strings.TrimSpace(spec[i+1:]))}
-			}
-		}
+	if rds, ok := r.compileParam(tool, spec); ok {
+		return rds // params.go
 	}
 	if tool == "Bash" && r.List == Allow && starCompound(spec) {
 		r.Note = "an allow rule written as a compound command with a wildcard: Claude Code " + ClaudeCodeVersion + " splits a command line on its operators before it matches allow rules, and such a rule matches none of the parts, so it allows nothing (measured); allow each part instead"
@@ -352,8 +347,12 @@ func (r *Rule) compileSpecifier(tool string, fam Family) []*reading {
 	}
 	var readings []*reading
 	switch fam {
-	case FamilyShell, FamilyPowerShell:
-		readings = r.compileShell(tool, spec, fam == FamilyPowerShell, true)
+	case FamilyShell:
+		readings = r.compileShell(tool, spec, false, true)
+	case FamilyPowerShell:
+		readings = r.compileShell(tool, psCanonicalSpec(spec), true, true) // powershell.go
+	case FamilyCd:
+		readings = r.compileCd(tool, spec)
 	case FamilyPath:
 		readings = r.compilePath(tool, spec)
 	case FamilyUnconsulted:
@@ -379,7 +378,7 @@ func (r *Rule) compileSpecifier(tool string, fam Family) []*reading {
 		// matches Bash(echo (x)) against `echo (x)` (measured), though
 		// 2.1.173's changelog said such rules were rejected.
 	}
-	return readings
+	return r.withParamReading(tool, spec, readings)
 }
 
 // parenShape classifies the unescaped parentheses of a specifier.

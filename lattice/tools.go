@@ -45,7 +45,7 @@ var knownTools = map[string]Family{
 	"Grep":          FamilyGeneric,
 	"Agent":         FamilyGeneric,
 	"Skill":         FamilyGeneric,
-	"Cd":            FamilyGeneric,
+	"Cd":            FamilyCd,
 	"LSP":           FamilyGeneric,
 	"ExitPlanMode":  FamilyGeneric,
 	"KillShell":     FamilyGeneric,
@@ -69,14 +69,7 @@ var knownTools = map[string]Family{
 // Agent in Claude Code 2.1.63 and Task(...) stays an alias.
 var aliases = map[string]string{"Task": "Agent"}
 
-// paramNames lists, per tool, the input fields a deny or ask rule may name
-// as Tool(param:value) (Claude Code 2.1.178+). Primary content fields
-// (command, file_path, path, url, notebook_path) cannot be used this way.
-var paramNames = map[string]map[string]bool{
-	"Bash":       {"run_in_background": true, "dangerouslyDisableSandbox": true, "description": true},
-	"PowerShell": {"run_in_background": true, "description": true},
-	"Agent":      {"model": true, "isolation": true, "run_in_background": true, "name": true},
-}
+// (The input fields parameter rules may name are in params.go.)
 
 // canonicalTool resolves a tool name as written. It returns the canonical
 // name and its family, and whether the name is known exactly. For a name
