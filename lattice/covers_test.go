@@ -133,8 +133,8 @@ func TestRespellings(t *testing.T) {
 		{"Bash(ls:*)", "Bash(ls)", No},
 		{"PowerShell(*)", "PowerShell", Yes},
 		{"PowerShell(Get-Item *)", "PowerShell(get-item *)", Yes},
-		{"Write(**)", "Write", No},    // Write(**) grants nothing (2.1.328, measured)
-		{"Write(./**)", "Write(*)", No}, // Write(*) writes in the project (2.1.328, measured)
+		{"Write(**)", "Write", No},          // Write(**) grants nothing (2.1.328, measured)
+		{"Write(./**)", "Write(*)", No},     // Write(*) writes in the project (2.1.328, measured)
 		{"Write(**)", "Write(src/**)", Yes}, // both grant nothing
 		{"Read(/src/**)", "Read(./src/**)", Yes},
 		{"WebFetch(domain:GitHub.com)", "WebFetch(domain:github.com.)", Yes},
