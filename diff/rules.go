@@ -497,6 +497,10 @@ func (e *engine) allowFinding(f *fileState, a *event, rt rating.Rating, replaced
 	if note, ok := compoundAllowNote(r); ok {
 		msg.WriteString(" " + note)
 	}
+	if r.Canonical == "Bash" {
+		calls, via := e.denyBypasses(f.scope, []lattice.Rule{r}, maxWitnesses)
+		msg.WriteString(bypassNote(calls, via, "The deny rules"))
+	}
 	suggestion := ""
 	if len(replaced) == 1 {
 		suggestion = replaced[0].text()
@@ -691,15 +695,34 @@ func (e *engine) restrictionFinding(f *fileState, d *event, calls []lattice.Call
 		fmt.Fprintf(&msg, " (narrowed to %s)", d.partner.text())
 	}
 	if len(calls) > 0 {
-		fate := e.fate(f.scope, calls[len(calls)-1], r.List)
-		fmt.Fprintf(&msg, ": %s — %s", quoteList(callStrings(calls)), fate)
+		// One clause per fate: under one allow rule `rm` runs while
+		// `rm -rf /` still asks.
+		var order []string
+		byFate := map[string][]string{}
+		strs := callStrings(calls)
+		for i, c := range calls {
+			fate := e.fate(f.scope, c, r.List)
+			if len(byFate[fate]) == 0 {
+				order = append(order, fate)
+			}
+			byFate[fate] = append(byFate[fate], strs[i])
+		}
+		clauses := make([]string, len(order))
+		for i, fate := range order {
+			clauses[i] = quoteList(byFate[fate]) + " — " + fate
+		}
+		fmt.Fprintf(&msg, ": %s", strings.Join(clauses, "; "))
 		if d.why == "" {
-			d.why = fmt.Sprintf("removes a %s; %s — %s", stopNoun(r.List), quoteList(callStrings(calls)), fate)
+			d.why = fmt.Sprintf("removes a %s; %s", stopNoun(r.List), strings.Join(clauses, "; "))
 		}
 	} else if d.why == "" {
 		d.why = "removes a " + stopNoun(r.List)
 	}
 	msg.WriteString(".")
+	if r.List == lattice.Deny && r.Canonical == "Bash" {
+		calls, via := e.denyBypasses(f.scope, e.scopeRules(f.scope, true, lattice.Allow), maxWitnesses)
+		msg.WriteString(bypassNote(calls, via, "The deny rules that remain"))
+	}
 	d.findings = append(d.findings, Finding{
 		CheckID: check, Path: f.Path, Line: d.decl.line, HeadLine: f.head.listLine(r.List), Base: true,
 		Evidence: rating.Redact(r), Message: msg.String(), Title: string(r.List) + " " + r.Text + " removed",
@@ -717,10 +740,25 @@ func (e *engine) fate(scope string, c lattice.Call, from lattice.List) string {
 			return "now prompts instead of being denied (ask: " + r.Text + ")"
 		}
 	}
+	asks := ""
 	for _, r := range e.scopeRules(scope, true, lattice.Allow) {
 		if lattice.MatchContext(e.ctx, r, c) == lattice.Yes {
+			if why, ok := notNewlyRun(c, r); ok && !lattice.RunsWithoutRule(c) {
+				asks = why
+				continue
+			}
 			return "now runs without a prompt (allow: " + r.Text + ")"
 		}
+	}
+	if lattice.RunsWithoutRule(c) {
+		why, _ := notNewlyRun(c, lattice.Rule{})
+		return "now runs without a prompt: " + why + " in Claude Code " + lattice.ClaudeCodeVersion
+	}
+	if asks != "" {
+		if from == lattice.Ask {
+			return "still prompts (" + asks + ")"
+		}
+		return "now prompts instead of being denied (" + asks + ")"
 	}
 	if from == lattice.Ask {
 		return "now follows the permission mode: a prompt in the default mode, none under bypassPermissions"

@@ -1,0 +1,112 @@
+package diff
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/shipgate-app/shipgate/lattice"
+)
+
+// bypassForms wrap a denied command in the forms Claude Code does not look
+// inside before it matches deny rules: with `allow: Bash(*)` and
+// `deny: Bash(curl:*)`, `bash -c 'curl x'`, `eval curl x`,
+// `python3 -c 'import os; os.system("curl x")'` and
+// `find . -exec curl x {} +` all ran (measured on lattice.ClaudeCodeVersion).
+// A deny rule alone does not protect; these are the calls that show it.
+var bypassForms = []func(string) string{
+	func(m string) string { return "bash -c '" + m + "'" },
+	func(m string) string { return "eval " + m },
+	func(m string) string { return `python3 -c 'import os; os.system("` + m + `")'` },
+	func(m string) string { return "find . -exec " + m + " {} +" },
+}
+
+// denyBypasses returns up to max calls that run without a prompt past the
+// deny rules of a scope at the head, through a grant among grants: a
+// bypass form of a command a deny rule names, that the grant approves
+// (its command checks included) and no deny or ask rule of the head
+// stops, in any form Claude Code reads the line. It names the grant that
+// lets each call through.
+func (e *engine) denyBypasses(scope string, grants []lattice.Rule, max int) (calls []string, via string) {
+	denies := e.scopeRules(scope, true, lattice.Deny)
+	stops := e.scopeRules(scope, true, lattice.Deny, lattice.Ask)
+	seen := map[string]bool{}
+	for _, d := range denies {
+		if d.Canonical != "Bash" || d.Whole() || d.Dead() || !d.HasSpecifier {
+			continue
+		}
+		c, ans := lattice.FindContext(e.ctx, []lattice.Rule{d}, nil)
+		if ans != lattice.Yes || c.Arg == "" || strings.ContainsAny(c.Arg, `'"\`) {
+			continue
+		}
+		m := c.Arg
+		if x := (lattice.Call{Tool: "Bash", Arg: m + " x"}); lattice.MatchContext(e.ctx, d, x) == lattice.Yes {
+			m = x.Arg
+		}
+		for _, form := range bypassForms {
+			w := lattice.Call{Tool: "Bash", Arg: form(m)}
+			if seen[w.Arg] || stoppedInAnyForm(e, w, stops) {
+				continue
+			}
+			for _, g := range grants {
+				if g.Canonical != "Bash" || lattice.MatchContext(e.ctx, g, w) != lattice.Yes {
+					continue
+				}
+				if _, skip := notNewlyRun(w, g); skip {
+					continue
+				}
+				seen[w.Arg] = true
+				calls = append(calls, w.Arg)
+				if via == "" {
+					via = g.Text
+				}
+				break
+			}
+			if len(calls) >= max {
+				return calls, via
+			}
+		}
+	}
+	return calls, via
+}
+
+// stoppedInAnyForm reports whether a deny or ask rule may match any part of
+// the line in any form Claude Code reads it (past wrappers and
+// assignments).
+func stoppedInAnyForm(e *engine, c lattice.Call, stops []lattice.Rule) bool {
+	cmd, err := lattice.ParseCommand(c.Arg)
+	if err != nil {
+		return true
+	}
+	for _, p := range cmd.Parts {
+		for _, f := range lattice.CommandForms(p).Deny {
+			if stoppedBy(lattice.Call{Tool: "Bash", Arg: f.Text}, stops) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// bypassNote words denyBypasses for a finding's message, or "".
+func bypassNote(calls []string, via, subject string) string {
+	if len(calls) == 0 {
+		return ""
+	}
+	q := make([]string, len(calls))
+	for i, c := range calls {
+		q[i] = "`" + c + "`"
+	}
+	return fmt.Sprintf(" %s do not stop %s under allow: %s: Claude Code %s does not look inside bash -c, eval, python3 -c or find -exec before it matches deny rules (measured), so a deny rule alone does not protect.",
+		subject, quoteListRaw(q), via, lattice.ClaudeCodeVersion)
+}
+
+// quoteListRaw joins already quoted items with commas and "and".
+func quoteListRaw(q []string) string {
+	switch len(q) {
+	case 0:
+		return ""
+	case 1:
+		return q[0]
+	}
+	return strings.Join(q[:len(q)-1], ", ") + " and " + q[len(q)-1]
+}
