@@ -109,6 +109,10 @@ type Rating struct {
 // rated exactly like its entries, wider rules included.
 type Rater struct {
 	Extra []string
+	// Budget bounds the work of one tier decision per launcher
+	// (lattice.DefaultOperandBudget when zero); a decision that needs more
+	// fails closed into the tier.
+	Budget int
 }
 
 // Rule rates one permission rule in its list. Ask and deny rules restrict,
@@ -128,11 +132,20 @@ func (rt Rater) Rule(r lattice.Rule) Rating {
 	if r.Dead() {
 		return Rating{Access: AccessNone, Risk: RiskLow, Evidence: Redact(r), Basis: "matches nothing"}
 	}
-	if t, ok := rt.Tier(r); ok {
-		return Rating{Access: AccessAdmin, Risk: RiskCritical, Wildcard: true, ExecTier: true, Evidence: t.Display,
-			Basis: "reaches arbitrary code through a launcher (" + t.Launcher + ")"}
-	}
 	class := ToolClass(r.Canonical)
+	if !strings.HasPrefix(strings.TrimSpace(r.Specifier), "*") || !r.HasSpecifier {
+		// A rule starting with a star matches every command's first word and
+		// is rated as a wildcard below (same risk, `<wildcard>` evidence).
+		if t, ok := rt.Tier(r); ok {
+			basis := "leaves the code, command or package that " + t.Launcher + " runs selectable by the caller"
+			if t.Undecided && t.Launcher == "" {
+				basis = "too complex to decide whether it leaves a launcher's operand selectable (rated as the exec tier, failing closed): write the launcher rules out plainly"
+			} else if !t.Sure {
+				basis += " (in one of its readings)"
+			}
+			return Rating{Access: AccessAdmin, Risk: RiskCritical, Wildcard: true, ExecTier: true, Evidence: t.Display, Basis: basis}
+		}
+	}
 	if wildcardShaped(r) {
 		rt := wholeRating(class)
 		rt.Wildcard = true

@@ -30,101 +30,6 @@ func TestTierEntries(t *testing.T) {
 	}
 }
 
-// TestTierWiderAndNegatives holds every example of the seed and of
-// shipgate-spec 3.4.
-func TestTierWiderAndNegatives(t *testing.T) {
-	var rt Rater
-	cases := []struct {
-		rule     string
-		tier     bool
-		evidence string
-	}{
-		// Wider rules: in the tier, evidence sliced from the table.
-		{"Bash(python3 *)", true, "Bash(python3 *)"},
-		{"Bash(python3:*)", true, "Bash(python3 *)"},
-		{"Bash(docker *)", true, "Bash(docker *)"},
-		{"Bash(docker:*)", true, "Bash(docker *)"},
-		{"Bash(npx*)", true, "Bash(npx*)"},
-		{"Bash(python3 -c*)", true, "Bash(python3 -c*)"},
-		{"Bash(n*)", true, "Bash(n*)"},
-		{"Bash(e*)", true, "Bash(e*)"},
-		{"Bash(p*)", true, "Bash(p*)"},
-		// bash(docker *) left the table: Claude Code 2.1.328 skips a lowercase tool name, so the rule grants nothing (lattice.Rule.Malformed).
-		{"Bash( uv * )", true, "Bash(uv *)"},
-		{"Bash(uv *)", true, "Bash(uv *)"},
-		{"Bash(pnpm *)", true, "Bash(pnpm *)"},
-		{"Bash(node *)", true, "Bash(node *)"},
-		// Negatives: ordinary rating (execute/medium), redacted evidence.
-		{"Bash(npx prettier --check .)", false, "Bash(<redacted-arguments>)"},
-		{"Bash(npm test *)", false, "Bash(<redacted-arguments>)"},
-		{"Bash(find *)", false, ""},
-		{"Bash(make *)", false, ""},
-		{"Bash(sed *)", false, ""},
-		{"Bash(gh api *)", false, ""},
-		{"Bash(python3 -m pytest *)", false, ""},
-		{"Bash(node script.js *)", false, ""},
-		{"Bash(ruby -c *)", false, ""},
-		{"Bash(bash -e *)", false, ""},
-		{"Bash(python -e *)", false, ""},
-		{"Bash(npx prettier *)", false, "Bash(<redacted-arguments>)"},
-		{"Bash(env CI=1 npm test *)", false, ""},
-		{"Bash(xargs grep *)", false, ""},
-		{"Bash(docker inspect *)", false, ""},
-		{"Bash(./npx *)", false, ""},
-		{"Bash(/usr/bin/npx *)", false, ""},
-		{"Bash(NPX *)", false, ""},
-		{"Bash(npx **)", false, ""},
-		{"Bash(npx * --help)", false, ""},
-		{"Bash(npx  *)", false, ""},
-		{"Bash(npx\t*)", false, ""},
-		{"Bash(npx :*)", false, ""},
-		{"Bash(npx *; echo sentinel)", false, ""},
-		{`Bash("npx" *)`, false, ""},
-		{"Bash(n *)", false, "Bash(<redacted-arguments>)"},
-		{"Bash(n:*)", false, ""},
-		{"Bash(python3 -c foo *)", false, ""},
-		{"Bash(npm *)", false, ""},
-		{"Bash(p* -c *)", false, ""},
-		{"Bash(npx private-package *)", false, "Bash(<redacted-arguments>)"},
-		{"Bash(sudo -u private-user *)", false, "Bash(<redacted-arguments>)"},
-		{"Bash(python3 * -c *)", false, "Bash(<redacted-arguments>)"},
-		// Malformed or other tools abstain.
-		{"Bash(npx *", false, ""},
-		{"Bash(npx *))", false, ""},
-		{"Read(npx *)", false, ""},
-		{"Shell(npx *)", false, ""},
-		{"Bash(npx *)suffix", false, ""},
-		{"Bash(python3 *", false, ""},
-		{"Bash(n*)suffix", false, ""},
-		{"Read(p*)", false, ""},
-	}
-	for _, c := range cases {
-		r := lattice.Parse(c.rule)
-		m, in := rt.Tier(r)
-		if in != c.tier {
-			t.Errorf("Tier(%s) = %v (%+v), want %v", c.rule, in, m, c.tier)
-			continue
-		}
-		got := rt.Rule(r)
-		if c.tier {
-			if got.Risk != RiskCritical || got.Access != AccessAdmin || !got.ExecTier {
-				t.Errorf("%s rated %+v", c.rule, got)
-			}
-		} else if got.ExecTier {
-			t.Errorf("%s is in the tier", c.rule)
-		}
-		if c.evidence != "" && got.Evidence != c.evidence {
-			t.Errorf("%s evidence %q, want %q", c.rule, got.Evidence, c.evidence)
-		}
-	}
-	// Negatives that are well-formed Bash rules keep execute/medium.
-	for _, s := range []string{"Bash(n *)", "Bash(npm *)", "Bash(python3 -c foo *)", "Bash(npx prettier *)"} {
-		if got := rt.Rule(lattice.Parse(s)); got.Access != AccessExecute || got.Risk != RiskMedium {
-			t.Errorf("%s = %+v, want execute/medium", s, got)
-		}
-	}
-}
-
 func TestTierNeverForAskDeny(t *testing.T) {
 	var rt Rater
 	for _, l := range []lattice.List{lattice.Ask, lattice.Deny} {
@@ -163,24 +68,6 @@ func TestWiderNeverRatedBelow(t *testing.T) {
 				t.Errorf("%s (wider) rated %s below %s rated %s", a, rt.Rule(ra).Risk, b, rt.Rule(rb).Risk)
 			}
 		}
-	}
-}
-
-func TestExtraLaunchers(t *testing.T) {
-	rt := Rater{Extra: []string{"npm exec", "yarn dlx"}}
-	for _, c := range []struct {
-		rule string
-		tier bool
-	}{
-		{"Bash(npm exec *)", true}, {"Bash(npm *)", true}, {"Bash(yarn *)", true}, {"Bash(npm test *)", false},
-	} {
-		if _, in := rt.Tier(lattice.Parse(c.rule)); in != c.tier {
-			t.Errorf("with extra launchers, Tier(%s) = %v, want %v", c.rule, in, c.tier)
-		}
-	}
-	var plain Rater
-	if _, in := plain.Tier(lattice.Parse("Bash(npm *)")); in {
-		t.Errorf("Bash(npm *) is in the seed's tier")
 	}
 }
 

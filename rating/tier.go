@@ -1,14 +1,17 @@
 package rating
 
 import (
+	"context"
 	"strings"
 
 	"github.com/shipgate-app/shipgate/lattice"
 )
 
 // Launchers is the exec-equivalent table of the seed specification (#824):
-// after each of these exact prefixes, a trailing wildcard leaves code, a
-// command, or a package or image to execute selectable by the caller.
+// each entry's operand — the code after `python3 -c`, the package after
+// `npx`, the image after `docker run`, the command after `sudo` — is what
+// the launcher runs, so a rule that leaves it to the caller grants arbitrary
+// code.
 var Launchers = []string{
 	"python -c", "python3 -c", "node -e", "node --eval", "node -p", "node --print",
 	"ruby -e", "perl -e", "perl -E", "php -r", "bash -c", "sh -c", "zsh -c", "pwsh -c",
@@ -16,74 +19,205 @@ var Launchers = []string{
 	"pipx run", "docker exec", "docker run", "xargs", "env", "sudo",
 }
 
-// TierMatch says why a rule is in the exec-equivalent tier.
-type TierMatch struct {
-	// Launcher is the table entry the rule reaches.
-	Launcher string
-	// Entry is true for the entry itself (`Bash(npx *)`, `Bash(npx:*)`),
-	// false for a strictly wider rule (`Bash(np*)`).
-	Entry bool
-	// Display is the rule as evidence shows it: the canonical table text
-	// for an entry, and for a wider rule its own trailing-* text sliced
-	// from the table entry, never copied from the declaration.
-	Display string
+// commandOptions holds, per command name, the options of its launcher
+// forms that take the next word as their value, and whether assignments or
+// `+` options may precede the operand. They come from each command's own
+// documentation (python(1), node(1), ruby(1), perlrun, php(1), bash(1),
+// zsh(1), about_Pwsh, npm-exec(1), bun x, pnpm dlx/exec, uv run / uv tool
+// run, pipx run, docker run / exec and the docker CLI's global options,
+// GNU xargs(1), GNU env(1), sudo(8)), reviewed 2026-12-01. An option
+// missing here is still an option (any word starting with a dash is); only
+// an option's separate value word is lost, and a rule that fixes that
+// value keeps its prior rating (see docs/checks.md).
+var commandOptions = map[string]lattice.Launcher{
+	"python":  {ValueOptions: []string{"-W", "-X", "--check-hash-based-pycs"}},
+	"python3": {ValueOptions: []string{"-W", "-X", "--check-hash-based-pycs"}},
+	"node": {ValueOptions: []string{"-r", "--require", "--import", "--loader", "--experimental-loader",
+		"--input-type", "-C", "--conditions", "--env-file", "--title", "--inspect-port"}},
+	"ruby": {ValueOptions: []string{"-I", "-r", "-C", "-E", "--encoding"}},
+	"perl": {ValueOptions: []string{"-I"}},
+	"php":  {ValueOptions: []string{"-c", "-d", "-z"}},
+	"bash": {ValueOptions: []string{"-o", "-O", "--rcfile", "--init-file"}, PlusOptions: true},
+	"sh":   {ValueOptions: []string{"-o"}, PlusOptions: true},
+	"zsh":  {ValueOptions: []string{"-o"}, PlusOptions: true},
+	"pwsh": {ValueOptions: []string{"-ExecutionPolicy", "-ep", "-ex", "-WorkingDirectory", "-wd", "-OutputFormat", "-of",
+		"-InputFormat", "-if", "-WindowStyle", "-w", "-ConfigurationName", "-config", "-SettingsFile", "-settings"}},
+	"npx":  {ValueOptions: []string{"-p", "--package", "-c", "--call", "-w", "--workspace"}},
+	"bunx": {ValueOptions: []string{"-p", "--package"}},
+	"pnpm": {ValueOptions: []string{"--package", "-C", "--dir", "-F", "--filter", "--reporter"}},
+	"uvx": {ValueOptions: []string{"--from", "--with", "-w", "--with-editable", "--with-requirements", "-p", "--python",
+		"--directory", "--project", "--env-file", "--index", "--index-url", "--default-index", "--extra-index-url",
+		"--cache-dir", "--config-file"}},
+	"uv": {ValueOptions: []string{"--from", "--with", "-w", "--with-editable", "--with-requirements", "-p", "--python",
+		"--directory", "--project", "--env-file", "--index", "--index-url", "--default-index", "--extra-index-url",
+		"--cache-dir", "--config-file", "--extra", "--group", "--package"}},
+	"pipx": {ValueOptions: []string{"--spec", "--python", "--pip-args", "--index-url"}},
+	"docker": {ValueOptions: []string{
+		// global options
+		"-H", "--host", "-c", "--context", "--config", "-l", "--log-level", "--tlscacert", "--tlscert", "--tlskey",
+		// docker run / docker exec
+		"-a", "--attach", "--add-host", "--blkio-weight", "--cap-add", "--cap-drop", "--cgroup-parent", "--cidfile",
+		"--cpu-shares", "--cpus", "--cpuset-cpus", "--cpuset-mems", "--detach-keys", "--device", "--dns",
+		"--dns-option", "--dns-search", "--domainname", "-e", "--env", "--env-file", "--entrypoint", "--expose",
+		"--gpus", "--group-add", "--health-cmd", "--health-interval", "--health-retries", "--health-timeout",
+		"-h", "--hostname", "--ip", "--ip6", "--ipc", "--isolation", "--label", "--label-file", "--link",
+		"--log-driver", "--log-opt", "--mac-address", "-m", "--memory", "--memory-swap", "--mount", "--name",
+		"--network", "--net", "--network-alias", "--pid", "--platform", "-p", "--publish", "--pull", "--restart",
+		"--runtime", "--security-opt", "--shm-size", "--stop-signal", "--stop-timeout", "--storage-opt",
+		"--sysctl", "--tmpfs", "-u", "--user", "--ulimit", "--userns", "--uts", "-v", "--volume",
+		"--volumes-from", "-w", "--workdir"}},
+	"xargs": {ValueOptions: []string{"-a", "--arg-file", "-d", "--delimiter", "-E", "-I", "-L", "-n", "--max-args",
+		"-P", "--max-procs", "-s", "--max-chars", "--process-slot-var"}},
+	"env": {ValueOptions: []string{"-u", "--unset", "-C", "--chdir", "-S", "--split-string"}, Assignments: true},
+	"sudo": {ValueOptions: []string{"-u", "--user", "-g", "--group", "-C", "--close-from", "-D", "--chdir",
+		"-h", "--host", "-p", "--prompt", "-R", "--chroot", "-r", "--role", "-t", "--type", "-T",
+		"--command-timeout", "-U", "--other-user"}, Assignments: true},
 }
 
-// Tier reports whether a Bash allow rule is in the exec-equivalent tier: an
-// entry of the table in either spelling, or a single-trailing-star rule the
-// lattice decides is strictly wider than an entry. Lowercase and padded
-// spellings are rated too (a rule Claude Code may read as Bash). The whole
-// tool keeps its own critical rating and is not in the tier; ask and deny
-// rules never are.
+// TierMatch says why a rule is in the exec-equivalent tier.
+type TierMatch struct {
+	// Launcher is the table entry whose operand the rule leaves
+	// selectable; empty when Undecided and no entry was found.
+	Launcher string
+	// Entry is true for the entry itself (`Bash(npx *)`, `Bash(npx:*)`).
+	Entry bool
+	// Sure says every reading of the rule leaves the operand selectable;
+	// false when only one reading of an ambiguous rule does (a rule Claude
+	// Code may read as a launcher grant is rated as one).
+	Sure bool
+	// Undecided says the decision ran out of work (a pathological pattern):
+	// the rule is rated as the tier, failing closed.
+	Undecided bool
+	// Display is the rule as evidence shows it, never copied from the
+	// declaration: the canonical table text for an entry (`Bash(npx *)`);
+	// for a single-trailing-star rule wider than an entry, its own
+	// trailing-star text sliced from the entry (`Bash(n*)`); for any other
+	// rule the entry's words and `<redacted-arguments>` (`Bash(npx
+	// <redacted-arguments>)` for `Bash(npx -y *)`), so flags, fixed words and
+	// tails are not disclosed; for an undecided rule the redacted rule.
+	Display string
+	// Family is the family of commands with distinct operand words behind
+	// the decision (lattice.OperandFamily); it holds the rule's own text and
+	// is not evidence.
+	Family lattice.OperandFamily
+}
+
+// Tier reports whether a Bash allow rule is in the exec-equivalent tier:
+// for some launcher of the table (and of the policy's extra launchers),
+// what the rule matches leaves the launcher's code, command or package
+// operand selectable — for one fixed flag context and one fixed tail,
+// infinitely many operand words (lattice.Launcher.Operand decides it on the
+// automata). Entries (`Bash(npx *)`), wider rules (`Bash(n*)`), flags before
+// the operand (`Bash(npx -y *)`, `Bash(sudo -u x *)`) and fixed tails
+// (`Bash(npx * --help)`) are in; fixed operands (`Bash(npx prettier *)`,
+// `Bash(python3 -c foo *)`) are not. Lowercase and padded spellings are
+// rated too (a rule Claude Code may read as Bash). The whole tool keeps its
+// own rating in Rule; ask and deny rules are never in the tier. A decision
+// that runs out of work answers in the tier with Undecided set.
 func (rt Rater) Tier(r lattice.Rule) (TierMatch, bool) {
+	return rt.TierContext(context.Background(), r)
+}
+
+// TierContext is Tier under a context that may end the decision early (it
+// then fails closed: in the tier, Undecided).
+func (rt Rater) TierContext(ctx context.Context, r lattice.Rule) (TierMatch, bool) {
 	if r.List != lattice.Allow || !r.HasSpecifier || !strings.EqualFold(strings.TrimSpace(r.Tool), "Bash") {
 		return TierMatch{}, false
 	}
-	if r.Malformed != "" && r.Canonical != "Bash" {
+	if r.Malformed != "" || r.Dead() {
 		return TierMatch{}, false
 	}
-	if !strings.HasSuffix(r.Text, ")") || strings.Count(r.Text, "(") == 0 {
-		return TierMatch{}, false
+	budget := rt.Budget
+	if budget <= 0 {
+		budget = DefaultTierBudget
 	}
-	spec := strings.TrimSpace(r.Specifier)
-	// Only a single trailing star qualifies: `X *`, `X:*`, `X*`.
-	if strings.Count(spec, "*") != 1 || !strings.HasSuffix(spec, "*") || strings.Contains(spec, "\\") {
-		return TierMatch{}, false
-	}
-	stem := spec[:len(spec)-1] // text before the star
-	if strings.HasSuffix(stem, ":") {
-		x := strings.TrimSuffix(stem, ":")
-		if x == "" || strings.TrimRight(x, " \t") != x {
-			return TierMatch{}, false // Bash(:*), Bash(npx :*): undocumented spellings
-		}
-		stem = x + " "
-	}
-	if strings.TrimSpace(stem) == "" {
-		return TierMatch{}, false // the whole tool keeps its own rating
-	}
-	for _, l := range rt.launchers() {
-		if stem == l+" " {
-			return TierMatch{Launcher: l, Entry: true, Display: "Bash(" + l + " *)"}, true
-		}
-	}
-	var norm lattice.Rule
-	for _, l := range rt.launchers() {
-		// A wider single-star rule's stem is a prefix of "<entry> " (the
-		// cheap test); the lattice decides it.
-		table := l + " "
-		if !strings.HasPrefix(table, stem) {
+	undecided := false
+	for _, text := range rt.ordered(r) {
+		l, ok := launcherFor(text)
+		if !ok {
 			continue
 		}
-		if norm.Text == "" {
-			norm = lattice.Parse("Bash(" + spec + ")")
+		if budget <= 0 {
+			undecided = true
+			break
 		}
-		if lattice.StrictlyWider(norm, lattice.Parse("Bash("+l+" *)")) != lattice.Yes {
+		v := l.Operand(ctx, r, budget)
+		budget -= v.Spent
+		if v.Answer == lattice.No || (v.Answer == lattice.Unknown && v.Family.Loop == "") {
+			undecided = undecided || v.Undecided
 			continue
 		}
-		// Show the stem sliced from the table, never copied from the rule.
-		return TierMatch{Launcher: l, Display: "Bash(" + table[:len(stem)] + "*)"}, true
+		m := TierMatch{Launcher: l.String(), Sure: v.Answer == lattice.Yes, Undecided: v.Undecided, Family: v.Family}
+		m.Display, m.Entry = display(r, l.String())
+		return m, true
+	}
+	if undecided {
+		return TierMatch{Undecided: true, Display: Redact(r)}, true
 	}
 	return TierMatch{}, false
+}
+
+// DefaultTierBudget is the work one tier decision spends at most across
+// the whole table, in automaton steps (see lattice.Launcher.Operand). The
+// hardest realistic shapes need a few thousand (BenchmarkTier); a rule that
+// needs more is rated as the tier, failing closed.
+const DefaultTierBudget = 1 << 16
+
+// ordered lists the launchers to try for a rule: an entry the rule spells
+// first, then entries whose text the rule's trailing-star stem is a prefix
+// of, then entries whose words the rule starts with, then the rest, each
+// group in table order, so that evidence names the entry the rule reads
+// as (`Bash(node --eval *)`, `Bash(node --eval **)`: node --eval, not node -e).
+func (rt Rater) ordered(r lattice.Rule) []string {
+	all := rt.launchers()
+	spec := strings.Join(strings.Fields(r.Specifier), " ")
+	var groups [4][]string
+	for _, l := range all {
+		d, entry := display(r, l)
+		switch {
+		case entry:
+			groups[0] = append(groups[0], l)
+		case !strings.HasSuffix(d, "<redacted-arguments>)"):
+			groups[1] = append(groups[1], l)
+		case strings.HasPrefix(spec, strings.Join(strings.Fields(l), " ")+" "):
+			groups[2] = append(groups[2], l)
+		default:
+			groups[3] = append(groups[3], l)
+		}
+	}
+	return append(append(append(groups[0], groups[1]...), groups[2]...), groups[3]...)
+}
+
+// display renders a tier rule for evidence from the table text alone, and
+// says whether the rule is the entry itself.
+func display(r lattice.Rule, entry string) (string, bool) {
+	spec := strings.Join(strings.Fields(r.Specifier), " ") // as Claude Code normalises blanks
+	stem, ok := strings.CutSuffix(spec, "*")
+	if !ok || strings.ContainsAny(stem, "*\\") {
+		return "Bash(" + entry + " <redacted-arguments>)", false
+	}
+	if x, legacy := strings.CutSuffix(stem, ":"); legacy && x != "" && strings.TrimRight(x, " ") == x {
+		stem = x + " "
+	}
+	switch {
+	case stem == entry+" ":
+		return "Bash(" + entry + " *)", true
+	case stem != "" && strings.HasPrefix(entry+" ", stem):
+		return "Bash(" + (entry + " ")[:len(stem)] + "*)", false
+	}
+	return "Bash(" + entry + " <redacted-arguments>)", false
+}
+
+// launcherFor builds the lattice's launcher for a table or policy entry,
+// with its command's value options.
+func launcherFor(text string) (lattice.Launcher, bool) {
+	l, ok := lattice.ParseLauncher(text)
+	if !ok {
+		return l, false
+	}
+	opts := commandOptions[l.Words[0]]
+	l.ValueOptions, l.Assignments, l.PlusOptions = opts.ValueOptions, opts.Assignments, opts.PlusOptions
+	return l, true
 }
 
 // launchers is the table with the policy's extra prefixes.
