@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -126,5 +127,117 @@ func TestBudgetFailsClosed(t *testing.T) {
 	}
 	if r.Decision == DecisionAllow {
 		t.Fatalf("a comparison cut short decides allow")
+	}
+}
+
+// TestHostileShapes: the adversarial shapes and 1 MiB files built
+// to be costly finish inside the work budget and decide what their content
+// could grant (the time is the benchmarks' business, not this test's).
+func TestHostileShapes(t *testing.T) {
+	type want struct {
+		decision Decision
+		check    string // a check every added allow rule raises ("" for none)
+		evidence string // a CONFIG-PARSE-FAILED finding with this evidence
+		rows     func(Report) error
+	}
+	countDir := func(dir string, n int) func(Report) error {
+		return func(r Report) error {
+			got := 0
+			for _, c := range r.Changes {
+				if c.Direction == dir {
+					got++
+				}
+			}
+			if got != n {
+				return fmt.Errorf("%d %s rows, want %d", got, dir, n)
+			}
+			return nil
+		}
+	}
+	cases := map[string]struct {
+		in   Input
+		want want
+	}{
+		"10 allow + 3 deny of 128 runes between stars": {shapeStars(128), want{decision: DecisionBlock, check: CheckWildcardAllow}},
+		"300 rules Bash(* --optN *)":                   {shapeOpts(300), want{decision: DecisionBlock, check: CheckWildcardAllow}},
+		"2,000 rules Bash(git <sub> * --flagN)":        {shapeMidStar(2000), want{decision: DecisionRequireReview, check: CheckAllowExpanded}},
+		"2,000 rules rewritten":                        {shapeRewritten(2000), want{decision: DecisionRequireReview, rows: countDir(DirRespelled, 1333)}},
+	}
+	size := hugeSize
+	if raceEnabled {
+		size /= 8
+	}
+	for name, in := range hugeShapes(size) {
+		w := want{decision: DecisionBlock}
+		switch name {
+		case "one-giant-star-rule", "giant-allow-and-deny":
+			w.evidence = "rule_too_large"
+		case "many-star-rules", "many-opt-rules", "near-limit-star-rules":
+			w.check = CheckWildcardAllow
+		case "many-mid-star-rules", "many-path-rules":
+			w.decision, w.check = DecisionRequireReview, CheckAllowExpanded
+		case "long-literals":
+			// Every rule is respelled (x…x5:* to x…x5 *): exact, not Unknown.
+			w.decision = DecisionAllow
+			w.rows = func(r Report) error {
+				for _, c := range r.Changes {
+					if c.Direction != DirRespelled {
+						return fmt.Errorf("a %s row: %s", c.Direction, c.Why)
+					}
+				}
+				if len(r.Changes) == 0 {
+					return fmt.Errorf("no rows")
+				}
+				return nil
+			}
+		}
+		cases[fmt.Sprintf("%d KiB: %s", size>>10, name)] = struct {
+			in   Input
+			want want
+		}{in, w}
+	}
+	for name, c := range cases {
+		t.Run(name, func(t *testing.T) {
+			b := lattice.NewBudget(0, 0)
+			r, err := CompareContext(lattice.WithBudget(context.Background(), b), c.in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if b.Used() > b.Total()+b.Total()/50 {
+				t.Errorf("used %d steps of a %d budget", b.Used(), b.Total())
+			}
+			if r.Decision != c.want.decision {
+				t.Errorf("decision %s, want %s", r.Decision, c.want.decision)
+			}
+			if c.want.evidence != "" {
+				if f := findingBy(r, CheckParseFailed, c.want.evidence); f == nil || f.Action != "block" {
+					t.Errorf("no blocking CONFIG-PARSE-FAILED %s finding: %v", c.want.evidence, checkIDs(r))
+				}
+			}
+			if c.want.check != "" {
+				added := map[string]bool{}
+				for _, ch := range r.Changes {
+					if ch.Kind == KindRule && ch.List == "allow" && ch.Direction == DirAdded {
+						added[ch.After] = true
+					}
+				}
+				for _, f := range r.Findings {
+					if f.CheckID == c.want.check {
+						delete(added, strings.TrimPrefix(f.Title, "allow "))
+					}
+				}
+				if len(added) > 0 {
+					t.Errorf("%d added allow rules without a %s finding", len(added), c.want.check)
+				}
+			}
+			if b.GaveUp() > 0 && findingBy(r, CheckParseFailed, "too_complex") == nil {
+				t.Errorf("%d searches gave up and no too_complex finding says so", b.GaveUp())
+			}
+			if c.want.rows != nil {
+				if err := c.want.rows(r); err != nil {
+					t.Error(err)
+				}
+			}
+		})
 	}
 }

@@ -105,11 +105,23 @@ func (e *engine) pairMoves(rs *ruleSet) map[*event]*event {
 // Bash). Only tidy rules respell: padding and case are never documented.
 func (e *engine) pairRespellings(rs *ruleSet, moved map[*event]*event) {
 	for _, l := range lists {
+		// Equivalent rules share a respelling key: compare each removed
+		// rule with the added rules of its key only, not every pair.
+		byKey := map[string][]*event{}
+		for _, a := range rs.added[l] {
+			if k, ok := lattice.RespellKeyContext(e.ctx, a.decl.rule); ok {
+				byKey[k] = append(byKey[k], a)
+			}
+		}
 		for _, r := range rs.removed[l] {
 			if moved[r] != nil || r.done || !r.decl.rule.Tidy() || r.decl.rule.Negated {
 				continue
 			}
-			for _, a := range rs.added[l] {
+			candidates := rs.added[l]
+			if k, ok := lattice.RespellKeyContext(e.ctx, r.decl.rule); ok {
+				candidates = byKey[k]
+			}
+			for _, a := range candidates {
 				if moved[a] != nil || a.done || !a.decl.rule.Tidy() || a.decl.rule.Negated {
 					continue
 				}

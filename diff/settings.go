@@ -50,7 +50,21 @@ type docProblem struct {
 // file over MaxFileSize it is reported and fails closed. Real files hold
 // tens of rules; the limit keeps the engine's work bounded on 1 MiB of
 // short rules.
-const MaxRules = 10000
+const MaxRules = 6000
+
+// Rule size limits. A rule compiles to an automaton whose tables grow with
+// its length times the number of distinct characters in it; past these
+// limits Shipgate does not compile the file's rules (the file is reported
+// and fails closed, as one over MaxFileSize): no real rule comes near them,
+// and a hostile one must not cost gigabytes or minutes.
+const (
+	// MaxRuleRunes is the longest rule text compiled exactly.
+	MaxRuleRunes = 16384
+	// maxRuleCost bounds one rule's length × distinct characters.
+	maxRuleCost = 1 << 22
+	// maxFileRuleCost bounds the sum of that cost over a file's rules.
+	maxFileRuleCost = 1 << 25
+)
 
 // parseError is why a version could not be read at all.
 type parseError struct {
@@ -136,6 +150,9 @@ func parseDoc(p string, kind FileKind, v Version, rules ruleCache) (*doc, *parse
 		if n := d.countRules(); n > MaxRules {
 			return nil, &parseError{limit: "too_many_rules", msg: fmt.Sprintf("it declares %d permission rules, over Shipgate's limit of %d", n, MaxRules)}
 		}
+		if pe := d.checkRuleSizes(); pe != nil {
+			return nil, pe
+		}
 		d.readRules(rules)
 		d.readUnknownKeys()
 	}
@@ -156,6 +173,56 @@ func (d *doc) countRules() int {
 		}
 	}
 	return n
+}
+
+// checkRuleSizes refuses a file whose rules are too large to compile
+// exactly (see MaxRuleRunes), before any is compiled.
+func (d *doc) checkRuleSizes() *parseError {
+	perms := d.root.Get("permissions")
+	if perms == nil || perms.Kind() != jsonpos.Object {
+		return nil
+	}
+	total := 0
+	seen := map[rune]bool{}
+	for _, l := range lists {
+		arr := perms.Get(string(l))
+		if arr == nil || arr.Kind() != jsonpos.Array {
+			continue
+		}
+		for i, e := range arr.Elements() {
+			if e.Kind() != jsonpos.String {
+				continue
+			}
+			text := e.Text()
+			clear(seen)
+			n := 0
+			for _, r := range text {
+				seen[r] = true
+				n++
+				if n > MaxRuleRunes {
+					break
+				}
+			}
+			cost := n * len(seen)
+			total += cost
+			st := e.Start()
+			switch {
+			case n > MaxRuleRunes:
+				return &parseError{limit: "rule_too_large", line: st.Line, col: st.Column,
+					msg:  fmt.Sprintf("permissions.%s[%d] is over %d characters, Shipgate's limit for a rule it compares exactly", l, i, MaxRuleRunes),
+					hint: "write the grant as a command prefix (Bash(git status *)) or an exact command"}
+			case cost > maxRuleCost:
+				return &parseError{limit: "rule_too_large", line: st.Line, col: st.Column,
+					msg:  fmt.Sprintf("permissions.%s[%d] has %d characters, %d of them distinct: too complex for Shipgate to compile exactly", l, i, n, len(seen)),
+					hint: "write the grant as a command prefix (Bash(git status *)) or an exact command"}
+			case total > maxFileRuleCost:
+				return &parseError{limit: "rules_too_large", line: st.Line, col: st.Column,
+					msg:  "its rules together are too long and varied for Shipgate to compile exactly",
+					hint: "split the rules or write them as command prefixes"}
+			}
+		}
+	}
+	return nil
 }
 
 // readRules collects permissions.allow, ask and deny.

@@ -68,3 +68,30 @@ func TestBudgetCanceledContext(t *testing.T) {
 		t.Fatalf("the same rule under a canceled context = %v", v.Answer)
 	}
 }
+
+// TestLiteralPairsExact: literal and near-literal comparisons need no
+// search, so their size never makes them Unknown.
+func TestLiteralPairsExact(t *testing.T) {
+	long := strings.Repeat("abcdefghij", 1000)
+	cases := []struct {
+		a, b string
+		want Answer
+	}{
+		{"Bash(" + long + ")", "Bash(" + long + ")", Yes},
+		{"Bash(" + long + " *)", "Bash(" + long + ")", Yes},
+		{"Bash(" + long + ")", "Bash(" + long + "x)", No},
+		{"Bash(" + long + "*)", "Bash(" + long + "xyz)", Yes},
+		{"Bash(x" + long + ")", "Bash(" + long + ")", No},
+	}
+	for i, c := range cases {
+		a, b := Parse(c.a), Parse(c.b)
+		// A distinct text for the first case, so Covers does not answer
+		// "the same rule" without comparing.
+		if i == 0 {
+			a = ParseIn(Deny, c.a)
+		}
+		if v := Covers(a, b); v.Answer != c.want {
+			t.Errorf("case %d: Covers = %v (%s), want %v", i, v.Answer, v.Reason, c.want)
+		}
+	}
+}

@@ -41,7 +41,12 @@ func Covers(a, b Rule) Verdict { return CoversContext(context.Background(), a, b
 // CoversContext is Covers under a context: the searches stop when it is
 // done or its Budget (WithBudget) is spent, and the verdict is then Unknown
 // with TooComplex set.
-func CoversContext(ctx context.Context, a, b Rule) Verdict {
+func CoversContext(ctx context.Context, a, b Rule) Verdict { return covers(ctx, a, b, true) }
+
+// covers is CoversContext; without explain it leaves the Reason empty and
+// the witness in the search's case (Equivalent and StrictlyWider need
+// only the answer, and pairing thousands of rewritten rules asks it often).
+func covers(ctx context.Context, a, b Rule, explain bool) Verdict {
 	a, b = parsed(a), parsed(b)
 	if a.Text == b.Text && a.List == b.List {
 		return Verdict{Answer: Yes, Reason: "the same rule"}
@@ -63,7 +68,13 @@ func CoversContext(ctx context.Context, a, b Rule) Verdict {
 		}
 	}
 	if allYes {
+		if !explain {
+			return Verdict{Answer: Yes}
+		}
 		return Verdict{Answer: Yes, Reason: yesReason(a, b)}
+	}
+	if !explain && len(candidates) > 0 && len(a.readings) == 1 && len(b.readings) == 1 {
+		return Verdict{Answer: No, Witness: candidates[0]}
 	}
 	if len(a.readings) == 1 && len(b.readings) == 1 && len(candidates) == 1 {
 		// One reading each: the pairwise counter-example is the witness.
@@ -112,11 +123,11 @@ func Equivalent(a, b Rule) Answer { return EquivalentContext(context.Background(
 
 // EquivalentContext is Equivalent under a context and its Budget.
 func EquivalentContext(ctx context.Context, a, b Rule) Answer {
-	ab := CoversContext(ctx, a, b).Answer
+	ab := covers(ctx, a, b, false).Answer
 	if ab == No {
 		return No
 	}
-	ba := CoversContext(ctx, b, a).Answer
+	ba := covers(ctx, b, a, false).Answer
 	switch {
 	case ab == Yes && ba == Yes:
 		return Yes
@@ -131,14 +142,14 @@ func StrictlyWider(a, b Rule) Answer { return StrictlyWiderContext(context.Backg
 
 // StrictlyWiderContext is StrictlyWider under a context and its Budget.
 func StrictlyWiderContext(ctx context.Context, a, b Rule) Answer {
-	ab := CoversContext(ctx, a, b).Answer
+	ab := covers(ctx, a, b, false).Answer
 	if ab != Yes {
 		if ab == No {
 			return No
 		}
 		return Unknown
 	}
-	switch CoversContext(ctx, b, a).Answer {
+	switch covers(ctx, b, a, false).Answer {
 	case No:
 		return Yes
 	case Yes:
@@ -307,9 +318,6 @@ func includeArgs(ctx context.Context, a, b *reading, bm Call) (Answer, Call) {
 			return Yes, Call{}
 		}
 		return No, mk(b.literal)
-	}
-	if a.tooLarge || b.tooLarge {
-		return Unknown, Call{}
 	}
 	if bm.Param == "" && bm.Arg != "" && !a.matchArg(ctx, bm.Arg) {
 		// Early exit: b's shortest member escapes a, so it is also the
@@ -564,4 +572,42 @@ func disjointEnds(a, b *reading) bool {
 	}
 	as, bs := a.args.suffix, b.args.suffix
 	return !strings.HasSuffix(as, bs) && !strings.HasSuffix(bs, as)
+}
+
+// RespellKey returns a key that equivalent rules share: two rules for
+// which Equivalent answers Yes have the same key (the shortest call of a
+// language is the language's own, whatever the spelling), so a caller
+// pairing thousands of removed and added rules compares only rules with
+// equal keys instead of every pair. Rules with different keys may still
+// be asked; equal keys prove nothing. It reports false when the key could
+// not be computed within the default search budget (compare such a rule
+// with every candidate).
+func RespellKey(r Rule) (string, bool) {
+	return RespellKeyContext(context.Background(), r)
+}
+
+// RespellKeyContext is RespellKey under a context and its Budget.
+func RespellKeyContext(ctx context.Context, r Rule) (string, bool) {
+	r = parsed(r)
+	if r.Dead() {
+		return "empty", true
+	}
+	var sb strings.Builder
+	for _, rd := range r.readings {
+		if rd.kind == readEmpty {
+			continue
+		}
+		c, res := rd.shortest(ctx)
+		switch res {
+		case gaveUp:
+			return "", false
+		case notFound:
+			continue
+		}
+		// Every reading of equivalent rules has the same language, so
+		// the first non-empty one names it.
+		fmt.Fprintf(&sb, "%d|%s|%s|%s|%s", rd.kind, c.Tool, c.Param, c.Value, c.Arg)
+		return sb.String(), true
+	}
+	return "empty", true
 }

@@ -109,9 +109,6 @@ func find(ctx context.Context, all, none []Rule) (Call, Answer) {
 	nargs := 0
 	for _, rd := range must {
 		if rd.kind == readArgs {
-			if rd.tooLarge {
-				return Call{}, Unknown
-			}
 			nargs++
 			mustM = append(mustM, rd.args)
 			if len(rd.prefix) > len(prefix) {
@@ -122,13 +119,15 @@ func find(ctx context.Context, all, none []Rule) (Call, Answer) {
 			}
 		}
 	}
-	if nargs == 1 && len(must) == 1 {
-		// Early exit: the target's shortest member, when no none rule
-		// matches it, is the shortest call the search would find (the
-		// least word of a language stays least in any sublanguage holding
-		// it), found in one pass over the rules.
-		if c, res := target.shortest(ctx); res == found && verify(c) {
-			return c, Yes
+	if nargs == len(must) {
+		// Early exit: a must reading's shortest member, when every all
+		// rule matches it and no none rule does, is the shortest call the
+		// search would find (the least word of a language stays least in
+		// any sublanguage holding it), found in one pass over the rules.
+		for _, rd := range must {
+			if c, res := rd.shortest(ctx); res == found && verify(c) {
+				return c, Yes
+			}
 		}
 	}
 	for rd := range noneRs {
@@ -146,9 +145,6 @@ func find(ctx context.Context, all, none []Rule) (Call, Answer) {
 			}
 			if rs := rd.args.suffix; !strings.HasSuffix(suffix, rs) && !strings.HasSuffix(rs, suffix) {
 				continue // ends with other text: likewise
-			}
-			if rd.tooLarge {
-				return Call{}, Unknown
 			}
 			notM = append(notM, rd.args)
 		}
@@ -374,6 +370,29 @@ func mayMatch(r *Rule, c Call) bool {
 				continue
 			}
 			if rd.arg == argShell && !rd.fold && !strings.HasPrefix(c.Arg, rd.prefix) {
+				continue
+			}
+			// Every argument the reading matches contains its required
+			// literal (and, for shell and path readings, ends with its
+			// suffix): one text search rules most rules out.
+			if rd.fold || rd.param != "" {
+				return true
+			}
+			text := c.Arg
+			switch rd.arg {
+			case argShell:
+			case argPath:
+				// Only within one zone: a root pattern matches a home or
+				// project path through the directories above it.
+				z, rel := splitPath(c.Arg)
+				if z != rd.zone {
+					return true
+				}
+				text = rel
+			default:
+				return true
+			}
+			if !strings.HasSuffix(text, rd.args.suffix) || !strings.Contains(text, rd.args.required) {
 				continue
 			}
 			return true

@@ -37,6 +37,14 @@ type machine struct {
 	// (or suffixes) differ share no word, which rules most pairs out of a
 	// set question before any search.
 	prefix, suffix string
+	// required is the longest literal text every accepted word contains
+	// (prefix and suffix are special cases): a call whose argument lacks
+	// it cannot match, which a set question checks before running the
+	// machine.
+	required string
+	// asciiIv[r] is the interval of an ASCII rune r, so that run needs no
+	// binary search on the common text.
+	asciiIv [128]uint16
 	// oneShot is set when no epsilon edge lands on a position that has an
 	// epsilon edge itself: one pass over the rules then closes any set.
 	oneShot bool
@@ -47,6 +55,12 @@ type machine struct {
 	// search).
 	epsFrom uint64
 	clos1   []uint64
+	// For wider machines the same, sparse: epsFromW marks the positions
+	// with an epsilon edge, closW holds each one's closure (words per
+	// position, in position order), closAt maps a position to its row.
+	epsFromW []uint64
+	closW    []uint64
+	closAt   []int32
 }
 
 // epsRule is every epsilon edge of one shift amount: positions in mask move
@@ -113,7 +127,7 @@ func (b *builder) acceptHere() { b.accept = append(b.accept, b.pos()) }
 func (b *builder) build() *machine {
 	n := len(b.adv)
 	w := (n + 63) / 64
-	m := &machine{n: n, words: w, prefix: b.literalPrefix(), suffix: b.literalSuffix()}
+	m := &machine{n: n, words: w, prefix: b.literalPrefix(), suffix: b.literalSuffix(), required: b.requiredLiteral()}
 	// One backing array for the fixed-size vectors: accept, start, univ.
 	vecs := make([]uint64, 3*w)
 	m.accept, m.start, m.univ = vecs[:w:w], vecs[w:2*w:2*w], vecs[2*w:]
@@ -133,12 +147,16 @@ func (b *builder) build() *machine {
 		}
 		setBit(m.eps[j].mask, e[0])
 	}
+	// oneShot: no epsilon edge lands on a position with an edge of its own
+	// (one pass over the edges, not every pair of them).
 	m.oneShot = true
+	from := make([]bool, n)
 	for _, e := range b.eps {
-		for _, f := range b.eps {
-			if f[0] == e[1] {
-				m.oneShot = false
-			}
+		from[e[0]] = true
+	}
+	for _, e := range b.eps {
+		if from[e[1]] {
+			m.oneShot = false
 		}
 	}
 	// Distinct charsets first, so their masks share one allocation.
@@ -182,6 +200,11 @@ func (b *builder) build() *machine {
 	m.bounds = append(m.bounds, 0)
 	slices.Sort(m.bounds)
 	m.bounds = slices.Compact(m.bounds)
+	if len(m.bounds) < 1<<16 {
+		for r := range m.asciiIv {
+			m.asciiIv[r] = uint16(m.interval(rune(r)))
+		}
+	}
 	iv := make([]uint64, 2*w*len(m.bounds))
 	m.ivAdv, m.ivLoop = iv[:w*len(m.bounds)], iv[w*len(m.bounds):]
 	for i, lo := range m.bounds {
@@ -207,6 +230,33 @@ func (b *builder) build() *machine {
 			}
 		}
 		m.clos1 = clos
+	}
+	if w > 1 && len(m.eps) > 0 {
+		// Computed with the general closure, before closW is set; skipped
+		// when the table would be large (the general closure remains).
+		from := make([]uint64, w)
+		srcs := 0
+		for _, e := range b.eps {
+			if e[0] != e[1] && from[e[0]/64]&(1<<(uint(e[0])%64)) == 0 {
+				setBit(from, e[0])
+				srcs++
+			}
+		}
+		if srcs*w <= 1<<20 {
+			closW := make([]uint64, 0, srcs*w)
+			at := make([]int32, n)
+			for i := 0; i < n; i++ {
+				if from[i/64]&(1<<(uint(i)%64)) == 0 {
+					continue
+				}
+				row := make([]uint64, w)
+				setBit(row, i)
+				m.closure(row)
+				at[i] = int32(len(closW))
+				closW = append(closW, row...)
+			}
+			m.epsFromW, m.closW, m.closAt = from, closW, at
+		}
 	}
 	setBit(m.start, 0)
 	m.closure(m.start)
@@ -268,6 +318,55 @@ func (b *builder) literalSuffix() string {
 	var sb strings.Builder
 	for p := t; p < n-1; p++ {
 		sb.WriteRune(b.adv[p].spans[0].lo)
+	}
+	return sb.String()
+}
+
+// requiredLiteral returns the longest run of literal runes every word of
+// the builder's language reads in sequence. The gap between positions i
+// and i+1 is clean when no epsilon edge crosses it; a word then crosses it
+// by reading adv[i]. A run of clean gaps over single-rune tokens, with no
+// loop inside and no accepting position before its end, is read by every
+// accepted word.
+func (b *builder) requiredLiteral() string {
+	n := len(b.adv)
+	if n < 2 {
+		return ""
+	}
+	firstAccept := n - 1
+	for _, a := range b.accept {
+		firstAccept = min(firstAccept, a)
+	}
+	// crossing[i] counts epsilon edges over gap i (a difference array).
+	crossing := make([]int, n+1)
+	for _, e := range b.eps {
+		lo, hi := min(e[0], e[1]), max(e[0], e[1])
+		crossing[lo]++
+		crossing[hi]--
+	}
+	bestLo, bestLen := 0, 0
+	runLo, depth := -1, 0
+	for i := 0; i < n-1; i++ {
+		depth += crossing[i]
+		cs := b.adv[i]
+		ok := depth == 0 && !cs.neg && len(cs.spans) == 1 && cs.spans[0].lo == cs.spans[0].hi && i+1 <= firstAccept
+		if ok && runLo >= 0 && !b.loop[i].isEmpty() {
+			runLo = -1 // a loop inside the run breaks it; a new run starts here
+		}
+		if !ok {
+			runLo = -1
+			continue
+		}
+		if runLo < 0 {
+			runLo = i
+		}
+		if l := i + 1 - runLo; l > bestLen {
+			bestLo, bestLen = runLo, l
+		}
+	}
+	var sb strings.Builder
+	for i := bestLo; i < bestLo+bestLen; i++ {
+		sb.WriteRune(b.adv[i].spans[0].lo)
 	}
 	return sb.String()
 }
@@ -356,6 +455,9 @@ func (m *machine) closure(v []uint64) {
 		}
 		return
 	}
+	if m.closW != nil && m.closeSparse(v) {
+		return
+	}
 	if m.words == 1 {
 		for {
 			v0 := v[0]
@@ -386,6 +488,34 @@ func (m *machine) closure(v []uint64) {
 	}
 }
 
+// closeSparse closes v as the union of its positions' closures when few
+// of its positions have epsilon edges (a long literal with a star or two);
+// with many (a pattern of many stars) the passes over the edges are
+// cheaper, and it reports false without touching v.
+func (m *machine) closeSparse(v []uint64) bool {
+	const most = 4
+	var srcs [most]int
+	k := 0
+	for i, x := range v {
+		for x &= m.epsFromW[i]; x != 0; x &= x - 1 {
+			if k == most {
+				return false
+			}
+			srcs[k] = i*64 + bits.TrailingZeros64(x)
+			k++
+		}
+	}
+	w := m.words
+	for _, p := range srcs[:k] {
+		o := int(m.closAt[p])
+		row := m.closW[o : o+w]
+		for i := range v {
+			v[i] |= row[i]
+		}
+	}
+	return true
+}
+
 // step1 is stepRaw for a machine whose states fit one word.
 func (m *machine) step1(c, adv, loop uint64) uint64 {
 	v := (c&adv)<<1 | c&loop
@@ -414,6 +544,23 @@ func (m *machine) stepRaw(dst, cur, adv, loop []uint64) {
 // run simulates the machine on s and reports acceptance.
 func (m *machine) run(s string) bool {
 	w := m.words
+	if w == 1 {
+		// One word: no buffers.
+		cur := m.start[0]
+		ascii := len(m.bounds) < 1<<16
+		for _, r := range s {
+			var i int
+			if r < 128 && ascii {
+				i = int(m.asciiIv[r])
+			} else {
+				i = m.interval(r)
+			}
+			if cur = m.step1(cur, m.ivAdv[i], m.ivLoop[i]); cur == 0 {
+				return false
+			}
+		}
+		return cur&m.accept[0] != 0
+	}
 	cur := append([]uint64(nil), m.start...)
 	next := make([]uint64, w)
 	for _, r := range s {

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"unicode/utf8"
 )
 
 // maxSearchStates and maxArenaWords bound the memory of the product search
@@ -51,6 +52,7 @@ type searcher struct {
 	twinsV   map[string]int // interval vector → symbol, when keys do not pack
 	keyBuf   []byte
 	meter    meter
+	lead     string // the literal prefix every word starts with, read before the search
 }
 
 var searchers = sync.Pool{New: func() any { return &searcher{} }}
@@ -262,13 +264,66 @@ func (s *searcher) find(must, mustNot []*machine) (string, searchResult) {
 	if !live(s.arena) {
 		return "", notFound
 	}
-	// The start node stands for the empty word, which is never a witness,
-	// so it stays out of the table: a non-empty word reaching the same
-	// states is a node of its own.
+	// Every word starts with the longest literal prefix of the must
+	// machines (when the others' prefixes are prefixes of it; otherwise no
+	// word exists): read it once instead of searching through it, so a
+	// long literal or a long shared prefix costs its length, not a search.
+	s.lead = ""
+	for _, m := range must {
+		if len(m.prefix) > len(s.lead) {
+			s.lead = m.prefix
+		}
+	}
+	for _, m := range must {
+		if !strings.HasPrefix(s.lead, m.prefix) {
+			return "", notFound
+		}
+	}
+	if s.lead != "" {
+		cur := s.arena[:total]
+		// A machine reads its own literal prefix deterministically: after
+		// k runes of it its state is position k. So each machine jumps
+		// over the part of the lead its prefix spells (or dies where the
+		// two differ), and only the rest of the lead is stepped.
+		for i, m := range s.machines {
+			v := cur[s.offs[i]:s.offs[i+1]]
+			k, rest, agree := commonRunes(m.prefix, s.lead)
+			s.meter.spent += int64(m.words + k/8)
+			clear(v)
+			if !agree {
+				continue // the machine rejects every word starting with the lead
+			}
+			setBit(v, k)
+			m.closure(v)
+			for _, r := range rest {
+				w, o := m.words, s.offs[i]
+				iv := m.interval(r)
+				s.meter.spent += int64(w * (1 + len(m.eps)))
+				m.stepRaw(next[o:o+w], v, m.ivAdv[iv*w:(iv+1)*w], m.ivLoop[iv*w:(iv+1)*w])
+				copy(v, next[o:o+w])
+				if isZero(v) {
+					break
+				}
+			}
+			if s.meter.over() {
+				return "", gaveUp
+			}
+		}
+		if !live(cur) {
+			return "", notFound
+		}
+		// The start node is now the word lead itself: a witness, and a
+		// state of the table.
+		seen(cur, 0)
+	}
+	// Without a lead the start node stands for the empty word, which is
+	// never a witness, so it stays out of the table: a non-empty word
+	// reaching the same states is a node of its own.
+	startWord := s.lead != ""
 	s.parents = append(s.parents, -1)
 	s.syms = append(s.syms, -1)
 	for head := 0; head < len(s.parents); head++ {
-		if head > 0 && accepts(s.arena[head*total:(head+1)*total]) {
+		if (head > 0 || startWord) && accepts(s.arena[head*total:(head+1)*total]) {
 			return s.spell(head), found
 		}
 		if s.meter.over() || head&63 == 63 && s.meter.ctx.Err() != nil {
@@ -306,7 +361,7 @@ func (s *searcher) find(must, mustNot []*machine) (string, searchResult) {
 					continue symbols
 				}
 			}
-			if head > 0 && slices.Equal(next, cur) {
+			if (head > 0 || startWord) && slices.Equal(next, cur) {
 				continue
 			}
 			id := int32(len(s.parents))
@@ -322,6 +377,28 @@ func (s *searcher) find(must, mustNot []*machine) (string, searchResult) {
 		}
 	}
 	return "", notFound
+}
+
+// commonRunes compares a machine's literal prefix with the lead (the
+// longest must prefix): k is the number of runes of the prefix the lead
+// starts with, rest the part of the lead after them, and agree is false
+// when the two differ within the shorter (the machine then accepts no word
+// starting with the lead).
+func commonRunes(prefix, lead string) (k int, rest string, agree bool) {
+	i := 0
+	for i < len(prefix) && i < len(lead) {
+		rp, np := utf8.DecodeRuneInString(prefix[i:])
+		rl, nl := utf8.DecodeRuneInString(lead[i:])
+		if rp != rl || np != nl {
+			return 0, "", false
+		}
+		i += np
+		k++
+	}
+	if i < len(prefix) {
+		return k, "", true // the lead is a prefix of the machine's prefix
+	}
+	return k, lead[i:], true
 }
 
 // hashWords mixes a state vector into a hash.
@@ -356,6 +433,7 @@ func (s *searcher) spell(node int) string {
 		rs = append(rs, s.reps[s.syms[n]])
 	}
 	var sb strings.Builder
+	sb.WriteString(s.lead)
 	for i := len(rs) - 1; i >= 0; i-- {
 		sb.WriteRune(rs[i])
 	}
