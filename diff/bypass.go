@@ -27,13 +27,43 @@ var bypassForms = []func(string) string{
 // stops, in any form Claude Code reads the line. It names the grant that
 // lets each call through.
 func (e *engine) denyBypasses(scope string, grants []lattice.Rule, max int) (calls []string, via string) {
+	for _, w := range e.bypassCandidates(scope) {
+		for _, g := range grants {
+			if g.Canonical != "Bash" || lattice.MatchContext(e.ctx, g, w) != lattice.Yes {
+				continue
+			}
+			if _, skip := notNewlyRun(w, g); skip {
+				continue
+			}
+			calls = append(calls, w.Arg)
+			if via == "" {
+				via = g.Text
+			}
+			break
+		}
+		if len(calls) >= max {
+			break
+		}
+	}
+	return calls, via
+}
+
+// bypassCandidates are the bypass forms of the commands the head's deny
+// rules of a scope name that no deny or ask rule of the head stops,
+// computed once per scope.
+func (e *engine) bypassCandidates(scope string) []lattice.Call {
+	if c, ok := e.bypasses[scope]; ok {
+		return c
+	}
 	denies := e.scopeRules(scope, true, lattice.Deny)
 	stops := e.scopeRules(scope, true, lattice.Deny, lattice.Ask)
+	var out []lattice.Call
 	seen := map[string]bool{}
 	for _, d := range denies {
-		if d.Canonical != "Bash" || d.Whole() || d.Dead() || !d.HasSpecifier {
+		if d.Canonical != "Bash" || d.Whole() || d.Dead() || !d.HasSpecifier || seen["rule "+d.Text] {
 			continue
 		}
+		seen["rule "+d.Text] = true
 		c, ans := lattice.FindContext(e.ctx, []lattice.Rule{d}, nil)
 		if ans != lattice.Yes || c.Arg == "" || strings.ContainsAny(c.Arg, `'"\`) {
 			continue
@@ -47,26 +77,15 @@ func (e *engine) denyBypasses(scope string, grants []lattice.Rule, max int) (cal
 			if seen[w.Arg] || stoppedInAnyForm(e, w, stops) {
 				continue
 			}
-			for _, g := range grants {
-				if g.Canonical != "Bash" || lattice.MatchContext(e.ctx, g, w) != lattice.Yes {
-					continue
-				}
-				if _, skip := notNewlyRun(w, g); skip {
-					continue
-				}
-				seen[w.Arg] = true
-				calls = append(calls, w.Arg)
-				if via == "" {
-					via = g.Text
-				}
-				break
-			}
-			if len(calls) >= max {
-				return calls, via
-			}
+			seen[w.Arg] = true
+			out = append(out, w)
 		}
 	}
-	return calls, via
+	if e.bypasses == nil {
+		e.bypasses = map[string][]lattice.Call{}
+	}
+	e.bypasses[scope] = out
+	return out
 }
 
 // stoppedInAnyForm reports whether a deny or ask rule may match any part of

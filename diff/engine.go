@@ -36,6 +36,7 @@ type engine struct {
 	changes  []Change
 	findings []Finding
 	status   []FileStatus
+	bypasses map[string][]lattice.Call // bypassCandidates, by scope (diff/bypass.go)
 	pools    map[string][]lattice.Rule // scopeRules, computed once (the files do not change)
 
 	// scripts are the commands that run each script file (hookscripts.go).

@@ -34,6 +34,9 @@ func (r Report) normalized() Report {
 	if out.Decision == "" {
 		out.Decision = DecisionAllow
 	}
+	if out.CheckedAgainst == nil {
+		out.CheckedAgainst = CheckedAgainst()
+	}
 	if out.Files == nil {
 		out.Files = []FileStatus{}
 	}

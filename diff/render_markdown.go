@@ -276,7 +276,7 @@ func mdFooter(o RenderOptions) string {
 	if o.Version != "" {
 		v += " " + mdEscape(clip(o.Version, 80))
 	}
-	s := "<sub>" + v + " · Static configuration only: this is what the files permit, not what the agent did.</sub>\n"
+	s := "<sub>" + v + " · checked against Claude Code " + CheckedAgainst()["claude-code"] + " · Static configuration only: this is what the files permit, not what the agent did.</sub>\n"
 	if o.Reproduce != "" {
 		s += "\nReproduce: " + mdCode(clip(o.Reproduce, mdMaxText)) + "\n"
 	}

@@ -152,7 +152,7 @@ func TestJSONContract(t *testing.T) {
 		t.Fatalf("sample report lacks files, changes or findings: %s", out)
 	}
 	want := map[string][]string{
-		"report":  {"schema", "decision", "files", "changes", "findings"},
+		"report":  {"schema", "decision", "checked_against", "files", "changes", "findings"},
 		"file":    {"path", "status"},
 		"change":  {"path", "kind", "list", "direction", "before", "after", "expands", "access", "risk", "line", "witnesses", "why"},
 		"finding": {"check_id", "action", "risk", "path", "line", "evidence", "message"},

@@ -10,6 +10,7 @@
 package diff
 
 import (
+	"github.com/shipgate-app/shipgate/lattice"
 	"github.com/shipgate-app/shipgate/policy"
 	"github.com/shipgate-app/shipgate/rating"
 )
@@ -30,11 +31,15 @@ const (
 // Report is the outcome of comparing a change. Its JSON form is a stable
 // contract (DESIGN.md section 4): schema, decision, files, changes, findings.
 type Report struct {
-	Schema   string       `json:"schema"`
-	Decision Decision     `json:"decision"`
-	Files    []FileStatus `json:"files"`
-	Changes  []Change     `json:"changes"`
-	Findings []Finding    `json:"findings"`
+	Schema   string   `json:"schema"`
+	Decision Decision `json:"decision"`
+	// CheckedAgainst names the versions of the agents whose measured
+	// behaviour the verdict was checked against: {"claude-code": "2.1.328"}
+	// (lattice.ClaudeCodeVersion). Additive to shipgate.report/v1.
+	CheckedAgainst map[string]string `json:"checked_against"`
+	Files          []FileStatus      `json:"files"`
+	Changes        []Change          `json:"changes"`
+	Findings       []Finding         `json:"findings"`
 }
 
 // File statuses.
@@ -171,4 +176,10 @@ func decide(fs []Finding) Decision {
 		return DecisionRequireReview
 	}
 	return DecisionAllow
+}
+
+// CheckedAgainst is the Report.CheckedAgainst of every report this build
+// produces: the Claude Code version the lattice's semantics were measured on.
+func CheckedAgainst() map[string]string {
+	return map[string]string{"claude-code": lattice.ClaudeCodeVersion}
 }

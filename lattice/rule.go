@@ -431,7 +431,7 @@ func starSlashOnly(s string) bool {
 // starCompound reports whether a Bash specifier is a compound command
 // (parts joined by && || | ; & or a line break) with an unescaped star.
 func starCompound(spec string) bool {
-	if stars(globTokens(spec)) == 0 {
+	if !strings.ContainsAny(spec, "&|;\n") || !strings.ContainsRune(spec, '*') || stars(globTokens(spec)) == 0 {
 		return false
 	}
 	cmd, err := ParseCommand(strings.TrimSuffix(spec, ":*"))
