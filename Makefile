@@ -7,7 +7,7 @@ FUZZTIME  ?= 20s
 FUZZMINIMIZE ?= 2s
 BENCHTIME ?= 1s
 
-.PHONY: all build test lint bench fuzz cover clean
+.PHONY: all build test lint bench fuzz cover clean conformance claude-code
 
 all: lint test build
 
@@ -36,6 +36,33 @@ fuzz:
 
 cover:
 	$(GO) test -coverprofile=cover.out $(PKGS) && $(GO) tool cover -func=cover.out | tail -1
+
+# The Claude Code conformance harness (docs/conformance.md). `make
+# conformance` installs the pinned @anthropic-ai/claude-code (its version is
+# internal/conformance/claude-code.version) into a cache outside the
+# repository, generates a corpus of about N decisions from SEED, asks Claude
+# Code and Shipgate, prints the agreement per class and every disagreement,
+# and fails on any disagreement internal/conformance/known.txt does not list.
+CLAUDE_CODE_VERSION := $(shell cat internal/conformance/claude-code.version)
+SHIPGATE_CLAUDE_CACHE ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/shipgate/claude-code/$(CLAUDE_CODE_VERSION)
+export SHIPGATE_CLAUDE_CACHE
+SEED    ?= 1
+N       ?= 24000
+WORKERS ?= 2
+
+claude-code:
+	@bin=$(SHIPGATE_CLAUDE_CACHE)/node_modules/@anthropic-ai/claude-code-linux-x64/claude; \
+	if [ -x "$$bin" ] && [ "$$($$bin --version 2>/dev/null | cut -d' ' -f1)" = "$(CLAUDE_CODE_VERSION)" ]; then \
+	  echo "Claude Code $(CLAUDE_CODE_VERSION) is installed at $$bin"; \
+	else \
+	  mkdir -p $(SHIPGATE_CLAUDE_CACHE) && \
+	  npm install --prefix $(SHIPGATE_CLAUDE_CACHE) --no-audit --no-fund --loglevel=error \
+	    @anthropic-ai/claude-code@$(CLAUDE_CODE_VERSION) && \
+	  "$$bin" --version; \
+	fi
+
+conformance: claude-code
+	$(GO) run ./cmd/conformance -seed $(SEED) -n $(N) -workers $(WORKERS)
 
 clean:
 	rm -rf bin cover.out

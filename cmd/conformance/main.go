@@ -1,0 +1,78 @@
+// Command conformance holds Shipgate's model to the pinned Claude Code
+// binary: it generates a corpus of (settings, call) decisions, asks Claude
+// Code (offline, against a fake Messages API) and the engine's effective
+// view, prints the agreement per class and every disagreement, and exits 1
+// on any disagreement internal/conformance/known.txt does not list.
+//
+//	go run ./cmd/conformance [-seed N] [-n DECISIONS] [-workers W] [-bin PATH]
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+
+	"github.com/shipgate-app/shipgate/internal/conformance"
+)
+
+func main() {
+	seed := flag.Uint64("seed", 1, "corpus seed (the same seed gives the same corpus)")
+	n := flag.Int("n", 24000, "about how many decisions to generate")
+	workers := flag.Int("workers", 2, "Claude Code sessions run at a time")
+	bin := flag.String("bin", "", "claude executable (default: $"+conformance.BinaryEnv+", else the pinned package in the cache; make claude-code installs it)")
+	all := flag.Bool("all", false, "print every known disagreement, not a few of each group")
+	record := flag.String("record", "", "write a sample of the measured decisions as table rows to this file")
+	dump := flag.String("dump", "", "write every decision of both sides, with Claude Code's result text, to this file (JSON lines)")
+	flag.Parse()
+	if err := run(*seed, *n, *workers, *bin, *all, *record, *dump); err != nil {
+		fmt.Fprintln(os.Stderr, "conformance:", err)
+		os.Exit(1)
+	}
+}
+
+func run(seed uint64, n, workers int, bin string, all bool, record, dump string) error {
+	if bin == "" {
+		bin = conformance.FindBinary()
+	}
+	if bin == "" {
+		return fmt.Errorf("no claude binary: run `make claude-code` (installs @anthropic-ai/claude-code@%s into %s) or set $%s",
+			conformance.ClaudeCodeVersion, conformance.CacheDir(), conformance.BinaryEnv)
+	}
+	if err := conformance.CheckVersion(context.Background(), bin); err != nil {
+		return err
+	}
+	known, err := conformance.KnownDisagreements()
+	if err != nil {
+		return err
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	batches := conformance.Generate(seed, n)
+	fmt.Fprintf(os.Stderr, "conformance: %d sessions, Claude Code %s at %s\n", len(batches), conformance.ClaudeCodeVersion, bin)
+	r := conformance.Execute(ctx, conformance.Driver{Binary: bin}, batches, workers, known, func(done, total int) {
+		fmt.Fprintf(os.Stderr, "\rconformance: %d/%d sessions", done, total)
+	})
+	fmt.Fprintln(os.Stderr)
+	r.Seed = seed
+	examples := 3
+	if all {
+		examples = -1
+	}
+	r.Write(os.Stdout, examples)
+	if record != "" {
+		if err := os.WriteFile(record, []byte(r.Rows(seed)), 0o644); err != nil {
+			return fmt.Errorf("write %s: %w", record, err)
+		}
+	}
+	if dump != "" {
+		if err := os.WriteFile(dump, r.Dump(), 0o644); err != nil {
+			return fmt.Errorf("write %s: %w", dump, err)
+		}
+	}
+	if r.Failed() {
+		return fmt.Errorf("Claude Code %s and Shipgate disagree (see above)", conformance.ClaudeCodeVersion)
+	}
+	return nil
+}

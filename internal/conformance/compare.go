@@ -1,0 +1,192 @@
+package conformance
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/shipgate-app/shipgate/diff"
+	"github.com/shipgate-app/shipgate/lattice"
+)
+
+// Outcome is one decision asked of both sides.
+type Outcome struct {
+	Case
+	Batch      int      // index of the batch in the corpus
+	Claude     Decision // what Claude Code did
+	ClaudeText string   // its tool_result text
+	Shipgate   Decision // what the engine's effective view says
+	Why        string   // the engine's reason
+	Known      *Known   // the known-disagreement entry that covers it, if any
+}
+
+// Agrees reports whether both sides decided the same.
+func (o Outcome) Agrees() bool { return o.Claude != Unclassified && o.Claude == o.Shipgate }
+
+// ShipgateCall turns a harness call into the call the engine judges: a
+// path in the project becomes project-relative ("src/app.go"), one in the
+// home "~/…", any other one (the extra folder, /etc) absolute.
+func ShipgateCall(lay Layout, c Call) lattice.Call {
+	switch c.Tool {
+	case "Read", "Edit", "Write":
+		p := c.Path()
+		switch {
+		case strings.HasPrefix(p, "$PROJ/"):
+			p = strings.TrimPrefix(p, "$PROJ/")
+		case strings.HasPrefix(p, "$HOME/"):
+			p = "~/" + strings.TrimPrefix(p, "$HOME/")
+		default:
+			p = lay.Expand(p)
+		}
+		return lattice.Call{Tool: c.Tool, Arg: p}
+	}
+	return lattice.Call{Tool: c.Tool, Arg: lay.Expand(c.Arg)}
+}
+
+// ShipgateDecide asks the engine's effective view about every case of a
+// batch, with the settings files expanded for the session's layout.
+func ShipgateDecide(lay Layout, b Batch) []diff.CallOutcome {
+	files := map[string][]byte{".claude/settings.json": []byte(lay.Expand(b.Settings.JSON()))}
+	if b.Local != nil {
+		files[".claude/settings.local.json"] = []byte(lay.Expand(b.Local.JSON()))
+	}
+	eff := diff.NewEffective(files)
+	out := make([]diff.CallOutcome, len(b.Cases))
+	for i, c := range b.Cases {
+		out[i] = eff.Decide(ShipgateCall(lay, c.Call))
+	}
+	return out
+}
+
+// Run is a whole conformance run: the corpus, both sides' answers and the
+// figures.
+type Run struct {
+	Version  string
+	Seed     uint64
+	Batches  []Batch
+	Outcomes []Outcome
+	Sessions []SessionStat
+	Errors   []error
+	Elapsed  time.Duration
+}
+
+// SessionStat is one session's size and time.
+type SessionStat struct {
+	Class   string
+	Calls   int
+	Elapsed time.Duration
+}
+
+// Execute runs every batch through Claude Code (workers sessions at a
+// time) and the engine, and marks the disagreements the known list
+// covers. progress, when set, is called after each session.
+func Execute(ctx context.Context, d Driver, batches []Batch, workers int, known []Known, progress func(done, total int)) *Run {
+	if workers < 1 {
+		workers = 1
+	}
+	run := &Run{Version: ClaudeCodeVersion, Batches: batches}
+	start := time.Now()
+	type res struct {
+		i   int
+		out []Outcome
+		st  SessionStat
+		err error
+	}
+	jobs := make(chan int)
+	results := make(chan res)
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range jobs {
+				out, st, err := runBatch(ctx, d, i, batches[i])
+				results <- res{i, out, st, err}
+			}
+		}()
+	}
+	go func() {
+		defer close(jobs)
+		for i := range batches {
+			select {
+			case jobs <- i:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	go func() { wg.Wait(); close(results) }()
+	byBatch := make([][]Outcome, len(batches))
+	done := 0
+	for r := range results {
+		done++
+		if r.err != nil {
+			run.Errors = append(run.Errors, fmt.Errorf("batch %d (%s): %w", r.i, batches[r.i].Class, r.err))
+		} else {
+			byBatch[r.i] = r.out
+			run.Sessions = append(run.Sessions, r.st)
+		}
+		if progress != nil {
+			progress(done, len(batches))
+		}
+	}
+	for _, out := range byBatch {
+		for i := range out {
+			if !out[i].Agrees() {
+				out[i].Known = matchKnown(known, out[i])
+			}
+		}
+		run.Outcomes = append(run.Outcomes, out...)
+	}
+	run.Elapsed = time.Since(start)
+	return run
+}
+
+// runBatch asks both sides about one batch.
+func runBatch(ctx context.Context, d Driver, i int, b Batch) ([]Outcome, SessionStat, error) {
+	sr, err := d.Run(ctx, b.Session())
+	if err != nil {
+		return nil, SessionStat{}, err
+	}
+	sg := ShipgateDecide(sr.Layout, b)
+	out := make([]Outcome, len(b.Cases))
+	for j, c := range b.Cases {
+		out[j] = Outcome{Case: c, Batch: i, Claude: sr.Results[j].Decision, ClaudeText: sr.Results[j].Text,
+			Shipgate: Decision(sg[j].Decision), Why: sg[j].Why}
+	}
+	if b.MatchRule != "" {
+		out = append(out, matchOutcomes(sr.Layout, i, b, out)...)
+	}
+	return out, SessionStat{Class: b.Class, Calls: len(b.Cases), Elapsed: sr.Elapsed}, nil
+}
+
+// MatchesSuffix marks the class of the outcomes lattice.Match decides.
+const MatchesSuffix = " (Matches)"
+
+// matchOutcomes puts the single-rule question to lattice.Match for every
+// call of the batch's deny rule's tool: Claude Code denied it exactly when
+// the rule matches it (the allow rules let every other call run).
+func matchOutcomes(lay Layout, i int, b Batch, eff []Outcome) []Outcome {
+	r := lattice.ParseIn(lattice.Deny, lay.Expand(b.MatchRule))
+	var out []Outcome
+	for j, c := range b.Cases {
+		if c.Call.Tool != r.Tool {
+			continue
+		}
+		d := Allow
+		switch lattice.Match(r, ShipgateCall(lay, c.Call)) {
+		case lattice.Yes:
+			d = Deny
+		case lattice.Unknown:
+			d = "unknown"
+		}
+		o := eff[j]
+		o.Class += MatchesSuffix
+		o.Shipgate = d
+		o.Why = "lattice.Match(" + b.MatchRule + ") = " + string(d)
+		out = append(out, o)
+	}
+	return out
+}

@@ -1,0 +1,298 @@
+package conformance
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"time"
+)
+
+// Driver runs the pinned Claude Code binary offline and reads its
+// decisions.
+type Driver struct {
+	// Binary is the path of the claude executable.
+	Binary string
+	// Timeout bounds one session (default five minutes).
+	Timeout time.Duration
+	// KeepDir keeps each session's throwaway folder (for debugging).
+	KeepDir bool
+}
+
+// Layout is where a session's throwaway folders are. A call's path and a
+// rule's text may name them through the placeholders $PROJ, $HOME and
+// $EXTRA, which Expand replaces.
+type Layout struct {
+	Root  string // the session's folder
+	Home  string // HOME
+	Proj  string // the project (the working directory, trusted)
+	Extra string // a folder outside the project, for additionalDirectories
+	Stubs string // the stub executables, first on PATH
+}
+
+// Expand replaces the layout's placeholders in s.
+func (l Layout) Expand(s string) string {
+	return strings.NewReplacer("$PROJ", l.Proj, "$HOME", l.Home, "$EXTRA", l.Extra).Replace(s)
+}
+
+// Result is what Claude Code did with one call of a session.
+type Result struct {
+	Decision Decision
+	Text     string // the tool_result text, trimmed
+}
+
+// SessionResult is what one session measured.
+type SessionResult struct {
+	Results  []Result // one per call, in order
+	Layout   Layout   // where the session ran (the folders are gone unless KeepDir)
+	Tools    []string // the tools Claude Code offered the model
+	Elapsed  time.Duration
+	Requests int
+	Stderr   string
+}
+
+// stubMarker starts every line a stub prints, so a command that ran is
+// told from one that was refused, and a command that ran the real
+// executable instead of the stub is caught.
+const stubMarker = "SHIPGATE-STUB-RAN"
+
+// fileMarker is the content of every file a Read call may read.
+const fileMarker = "SHIPGATE-FILE-CONTENT"
+
+// Run asks Claude Code for its decision on every call of the session.
+func (d Driver) Run(ctx context.Context, s Session) (SessionResult, error) {
+	var out SessionResult
+	root, err := os.MkdirTemp("", "shipgate-cc-")
+	if err != nil {
+		return out, fmt.Errorf("conformance: session folder: %w", err)
+	}
+	if !d.KeepDir {
+		defer os.RemoveAll(root)
+	}
+	lay := Layout{Root: root, Home: filepath.Join(root, "home"), Proj: filepath.Join(root, "proj"),
+		Extra: filepath.Join(root, "extra"), Stubs: filepath.Join(root, "stubs")}
+	out.Layout = lay
+	if err := prepare(lay, s); err != nil {
+		return out, err
+	}
+	uses := make([]ToolUse, len(s.Calls))
+	for i, c := range s.Calls {
+		uses[i] = toolUse(lay, i, c)
+	}
+	api, err := newFakeAPI(uses)
+	if err != nil {
+		return out, err
+	}
+	defer api.Close()
+
+	timeout := d.Timeout
+	if timeout == 0 {
+		timeout = 5 * time.Minute
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, d.Binary, "-p", "go", "--output-format", "json")
+	cmd.Dir = lay.Proj
+	cmd.Env = sessionEnv(lay, api.URL())
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	cmd.WaitDelay = 5 * time.Second
+	start := time.Now()
+	runErr := cmd.Run()
+	out.Elapsed = time.Since(start)
+	out.Stderr = stderr.String()
+	results, errs := api.Results()
+	api.mu.Lock()
+	out.Tools = append([]string(nil), api.toolList...)
+	out.Requests = api.requests
+	served := api.served
+	api.mu.Unlock()
+	if !served {
+		return out, fmt.Errorf("conformance: Claude Code never asked the fake Messages API for the batch (%v); stderr: %s; stdout: %s",
+			runErr, clip(stderr.String(), 2000), clip(stdout.String(), 2000))
+	}
+	offered := map[string]bool{}
+	for _, t := range out.Tools {
+		offered[t] = true
+	}
+	out.Results = make([]Result, len(s.Calls))
+	missing := 0
+	for i, c := range s.Calls {
+		text, ok := results[uses[i].ID]
+		switch {
+		case ok:
+			out.Results[i] = Result{Decision: classify(c, text, errs[uses[i].ID]), Text: strings.TrimSpace(text)}
+		case !offered[c.Tool]:
+			// A deny of the whole tool takes it out of the model's tool
+			// list; Claude Code answers a call of it with an error such
+			// as "No such tool available".
+			out.Results[i] = Result{Decision: Deny, Text: "(the tool was not offered)"}
+		default:
+			missing++
+			out.Results[i] = Result{Decision: Unclassified, Text: "(no tool_result)"}
+		}
+	}
+	if missing == len(s.Calls) && len(s.Calls) > 0 {
+		return out, fmt.Errorf("conformance: no tool_result came back for any of %d calls (%v); stderr: %s", len(s.Calls), runErr, clip(stderr.String(), 2000))
+	}
+	return out, nil
+}
+
+// sessionEnv is the environment of a session: HOME is the throwaway home,
+// the stubs come first on PATH, the Messages API is the fake, and nothing
+// non-essential (telemetry, updates) leaves the machine.
+func sessionEnv(lay Layout, api string) []string {
+	path := lay.Stubs + ":/usr/local/bin:/usr/bin:/bin"
+	return []string{
+		"HOME=" + lay.Home,
+		"PATH=" + path,
+		"SHELL=/bin/bash",
+		"TERM=dumb",
+		"LANG=C.UTF-8",
+		"TMPDIR=" + filepath.Join(lay.Root, "tmp"),
+		"ANTHROPIC_BASE_URL=" + api,
+		"ANTHROPIC_API_KEY=sk-ant-api03-shipgate-conformance-fake-key",
+		"DISABLE_TELEMETRY=1",
+		"DISABLE_AUTOUPDATER=1",
+		"DISABLE_ERROR_REPORTING=1",
+		"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1",
+		"CLAUDE_CODE_DISABLE_TERMINAL_TITLE=1",
+	}
+}
+
+// prepare writes the session's folders: the trusted project with its
+// settings files, the home with .claude.json, the files the calls read,
+// and a stub for every command word.
+func prepare(lay Layout, s Session) error {
+	for _, dir := range []string{lay.Home, lay.Proj, lay.Extra, lay.Stubs, filepath.Join(lay.Root, "tmp"),
+		filepath.Join(lay.Proj, ".claude"), filepath.Join(lay.Home, ".claude")} {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return fmt.Errorf("conformance: %w", err)
+		}
+	}
+	cfg := map[string]any{
+		"hasCompletedOnboarding": true,
+		"projects": map[string]any{lay.Proj: map[string]any{
+			"hasTrustDialogAccepted": true, "hasCompletedProjectOnboarding": true}},
+	}
+	data, _ := json.Marshal(cfg)
+	if err := os.WriteFile(filepath.Join(lay.Home, ".claude.json"), data, 0o600); err != nil {
+		return fmt.Errorf("conformance: .claude.json: %w", err)
+	}
+	if s.Settings != "" {
+		if err := os.WriteFile(filepath.Join(lay.Proj, ".claude", "settings.json"), []byte(lay.Expand(s.Settings)), 0o644); err != nil {
+			return fmt.Errorf("conformance: settings.json: %w", err)
+		}
+	}
+	if s.Local != "" {
+		if err := os.WriteFile(filepath.Join(lay.Proj, ".claude", "settings.local.json"), []byte(lay.Expand(s.Local)), 0o644); err != nil {
+			return fmt.Errorf("conformance: settings.local.json: %w", err)
+		}
+	}
+	for name, text := range projectFiles {
+		if err := os.WriteFile(filepath.Join(lay.Proj, name), []byte(text), 0o644); err != nil {
+			return fmt.Errorf("conformance: %w", err)
+		}
+	}
+	words := map[string]bool{}
+	for _, w := range stubWords {
+		words[w] = true
+	}
+	for _, c := range s.Calls {
+		switch c.Tool {
+		case "Read":
+			p := lay.Expand(c.Path())
+			if strings.HasPrefix(p, lay.Root+"/") {
+				if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+					return fmt.Errorf("conformance: %w", err)
+				}
+				if err := os.WriteFile(p, []byte(fileMarker+"\n"), 0o644); err != nil {
+					return fmt.Errorf("conformance: %w", err)
+				}
+			}
+		case "Edit", "Write":
+			p := lay.Expand(c.Path())
+			if strings.HasPrefix(p, lay.Root+"/") {
+				if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+					return fmt.Errorf("conformance: %w", err)
+				}
+			}
+		case "Bash":
+			for _, w := range commandWords(c.Arg) {
+				words[w] = true
+			}
+		}
+	}
+	for w := range words {
+		if !stubName.MatchString(w) || realCommands[w] {
+			continue
+		}
+		script := "#!/bin/sh\necho " + stubMarker + " " + shellQuote(w) + " \"$@\"\n"
+		if err := os.WriteFile(filepath.Join(lay.Stubs, w), []byte(script), 0o755); err != nil {
+			return fmt.Errorf("conformance: stub %s: %w", w, err)
+		}
+	}
+	return nil
+}
+
+// stubName is a word that may name a command.
+var stubName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_.+-]*$`)
+
+// projectFiles are in every session's project, for the read-only
+// commands of the corpus to read.
+var projectFiles = map[string]string{"README.md": "# project\n", "package.json": "{\"name\": \"p\"}\n"}
+
+// realCommands are never stubbed: Claude Code runs its commands through
+// them.
+var realCommands = map[string]bool{"bash": true, "sh": true}
+
+// stubWords are stubbed in every session, whether a call names them or not,
+// so that no corpus command can reach a real executable.
+var stubWords = []string{"rm", "curl", "wget", "git", "npm", "npx", "node", "python3", "python", "pip", "docker",
+	"make", "go", "cargo", "kubectl", "gh", "ls", "cat", "grep", "find", "sudo", "env", "timeout", "nice", "nohup",
+	"xargs", "watch", "setsid", "stdbuf", "chmod", "mv", "cp", "touch", "mkdir", "tee", "sed", "awk", "head", "tail",
+	"terraform", "aws", "ssh", "scp", "yarn", "pnpm", "uvx", "pytest", "jq", "wc", "sort", "echo"}
+
+// toolUse turns a call into the tool_use block the fake model sends.
+func toolUse(lay Layout, i int, c Call) ToolUse {
+	id := fmt.Sprintf("toolu_%06d", i)
+	switch c.Tool {
+	case "Bash":
+		return ToolUse{ID: id, Name: "Bash", Input: map[string]any{"command": lay.Expand(c.Arg), "description": "conformance call",
+			"timeout": 20000}}
+	case "Read":
+		return ToolUse{ID: id, Name: "Read", Input: map[string]any{"file_path": lay.Expand(c.Path())}}
+	case "Edit":
+		// Creating a new file (old_string empty) needs no earlier Read.
+		return ToolUse{ID: id, Name: "Edit", Input: map[string]any{"file_path": lay.Expand(c.Path()), "old_string": "", "new_string": "x\n"}}
+	case "Write":
+		return ToolUse{ID: id, Name: "Write", Input: map[string]any{"file_path": lay.Expand(c.Path()), "content": "x\n"}}
+	}
+	return ToolUse{ID: id, Name: c.Tool, Input: map[string]any{}}
+}
+
+// commandWords returns the words of a command line that may be run as
+// commands: every word, which is more than needed and harmless (a stub
+// that is never run costs nothing).
+func commandWords(line string) []string {
+	f := strings.FieldsFunc(line, func(r rune) bool {
+		return strings.ContainsRune(" \t\n;&|()<>`$'\"{}=\\", r)
+	})
+	sort.Strings(f)
+	return f
+}
+
+func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
+
+func clip(s string, n int) string {
+	if len(s) > n {
+		return s[:n] + "…"
+	}
+	return s
+}

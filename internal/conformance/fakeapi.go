@@ -1,0 +1,236 @@
+package conformance
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"sync"
+)
+
+// ToolUse is one tool call the fake model asks Claude Code to make.
+type ToolUse struct {
+	// ID is the tool_use id; the tool_result that answers it carries it.
+	ID string
+	// Name is the tool ("Bash", "Read", "Edit", "Write").
+	Name string
+	// Input is the tool's input object, marshalled as given.
+	Input map[string]any
+}
+
+// fakeAPI is a fake of the Anthropic Messages API on loopback, just enough
+// for Claude Code in print mode: the first request of the conversation (the
+// one that offers tools and carries no tool_result) is answered, streamed
+// over server-sent events, with every tool call of the batch in one
+// assistant message; the next request carries the tool_result blocks,
+// which are recorded, and is answered with a short text that ends the
+// turn. Any other request (a side query without tools, a token count) gets
+// a short text answer so nothing Claude Code asks on the side can stall it.
+type fakeAPI struct {
+	srv  *http.Server
+	ln   net.Listener
+	uses []ToolUse
+
+	mu       sync.Mutex
+	results  map[string]string // tool_use_id -> the result's text
+	errs     map[string]bool   // tool_use_id -> is_error was set
+	toolList []string          // tool names offered in the first request
+	served   bool              // the batch has been sent
+	requests int
+	log      []string // one line per request, for a failing session's report
+}
+
+// newFakeAPI starts the fake on a loopback port.
+func newFakeAPI(uses []ToolUse) (*fakeAPI, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, fmt.Errorf("fake Messages API: listen on loopback: %w", err)
+	}
+	f := &fakeAPI{ln: ln, uses: uses, results: map[string]string{}, errs: map[string]bool{}}
+	f.srv = &http.Server{Handler: http.HandlerFunc(f.serve)}
+	go f.srv.Serve(ln) //nolint:errcheck // ends with Close
+	return f, nil
+}
+
+// URL is the base URL to give Claude Code as ANTHROPIC_BASE_URL.
+func (f *fakeAPI) URL() string { return "http://" + f.ln.Addr().String() }
+
+// Close stops the server.
+func (f *fakeAPI) Close() { f.srv.Close() }
+
+// request is the part of a Messages API request the fake reads.
+type request struct {
+	Stream   bool `json:"stream"`
+	Messages []struct {
+		Role    string          `json:"role"`
+		Content json.RawMessage `json:"content"`
+	} `json:"messages"`
+	Tools []struct {
+		Name string `json:"name"`
+	} `json:"tools"`
+}
+
+// block is one content block of a message.
+type block struct {
+	Type      string          `json:"type"`
+	Text      string          `json:"text"`
+	ToolUseID string          `json:"tool_use_id"`
+	IsError   bool            `json:"is_error"`
+	Content   json.RawMessage `json:"content"`
+}
+
+func (f *fakeAPI) serve(w http.ResponseWriter, r *http.Request) {
+	body, _ := io.ReadAll(io.LimitReader(r.Body, 64<<20))
+	f.mu.Lock()
+	f.requests++
+	f.log = append(f.log, r.Method+" "+r.URL.Path)
+	f.mu.Unlock()
+	if r.Method != http.MethodPost || !strings.HasSuffix(r.URL.Path, "/v1/messages") {
+		if strings.HasSuffix(r.URL.Path, "/count_tokens") {
+			writeJSON(w, map[string]any{"input_tokens": 1})
+			return
+		}
+		writeJSON(w, map[string]any{})
+		return
+	}
+	var req request
+	if err := json.Unmarshal(body, &req); err != nil {
+		http.Error(w, `{"type":"error","error":{"type":"invalid_request_error","message":"bad json"}}`, http.StatusBadRequest)
+		return
+	}
+	results := f.record(req)
+	f.mu.Lock()
+	first := !f.served && len(req.Tools) > 0 && !results
+	if first {
+		f.served = true
+		for _, t := range req.Tools {
+			f.toolList = append(f.toolList, t.Name)
+		}
+	}
+	f.mu.Unlock()
+	if first {
+		f.respond(w, req.Stream, nil, f.uses)
+		return
+	}
+	f.respond(w, req.Stream, []string{"done"}, nil)
+}
+
+// record stores the tool_result blocks of the request's last user message
+// and reports whether there were any.
+func (f *fakeAPI) record(req request) bool {
+	if len(req.Messages) == 0 {
+		return false
+	}
+	last := req.Messages[len(req.Messages)-1]
+	var blocks []block
+	if err := json.Unmarshal(last.Content, &blocks); err != nil {
+		return false
+	}
+	found := false
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for _, b := range blocks {
+		if b.Type != "tool_result" {
+			continue
+		}
+		found = true
+		f.results[b.ToolUseID] = resultText(b.Content)
+		f.errs[b.ToolUseID] = b.IsError
+	}
+	return found
+}
+
+// resultText flattens a tool_result's content (a string or text blocks).
+func resultText(raw json.RawMessage) string {
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return s
+	}
+	var bs []block
+	if json.Unmarshal(raw, &bs) == nil {
+		var parts []string
+		for _, b := range bs {
+			if b.Type == "text" {
+				parts = append(parts, b.Text)
+			}
+		}
+		return strings.Join(parts, "\n")
+	}
+	return string(raw)
+}
+
+// respond answers with a message of text blocks and tool_use blocks,
+// streamed when the request asked for it.
+func (f *fakeAPI) respond(w http.ResponseWriter, stream bool, texts []string, uses []ToolUse) {
+	stop := "end_turn"
+	if len(uses) > 0 {
+		stop = "tool_use"
+	}
+	if !stream {
+		var content []map[string]any
+		for _, t := range texts {
+			content = append(content, map[string]any{"type": "text", "text": t})
+		}
+		for _, u := range uses {
+			content = append(content, map[string]any{"type": "tool_use", "id": u.ID, "name": u.Name, "input": u.Input})
+		}
+		writeJSON(w, map[string]any{"id": "msg_fake", "type": "message", "role": "assistant", "model": "claude-fake",
+			"content": content, "stop_reason": stop, "stop_sequence": nil,
+			"usage": map[string]any{"input_tokens": 1, "output_tokens": 1}})
+		return
+	}
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.Header().Set("Cache-Control", "no-cache")
+	var sb strings.Builder
+	event := func(name string, v any) {
+		data, _ := json.Marshal(v)
+		fmt.Fprintf(&sb, "event: %s\ndata: %s\n\n", name, data)
+	}
+	event("message_start", map[string]any{"type": "message_start", "message": map[string]any{
+		"id": "msg_fake", "type": "message", "role": "assistant", "model": "claude-fake", "content": []any{},
+		"stop_reason": nil, "stop_sequence": nil, "usage": map[string]any{"input_tokens": 1, "output_tokens": 1}}})
+	i := 0
+	for _, t := range texts {
+		event("content_block_start", map[string]any{"type": "content_block_start", "index": i,
+			"content_block": map[string]any{"type": "text", "text": ""}})
+		event("content_block_delta", map[string]any{"type": "content_block_delta", "index": i,
+			"delta": map[string]any{"type": "text_delta", "text": t}})
+		event("content_block_stop", map[string]any{"type": "content_block_stop", "index": i})
+		i++
+	}
+	for _, u := range uses {
+		in, _ := json.Marshal(u.Input)
+		event("content_block_start", map[string]any{"type": "content_block_start", "index": i,
+			"content_block": map[string]any{"type": "tool_use", "id": u.ID, "name": u.Name, "input": map[string]any{}}})
+		event("content_block_delta", map[string]any{"type": "content_block_delta", "index": i,
+			"delta": map[string]any{"type": "input_json_delta", "partial_json": string(in)}})
+		event("content_block_stop", map[string]any{"type": "content_block_stop", "index": i})
+		i++
+	}
+	event("message_delta", map[string]any{"type": "message_delta", "delta": map[string]any{"stop_reason": stop, "stop_sequence": nil},
+		"usage": map[string]any{"output_tokens": 1}})
+	event("message_stop", map[string]any{"type": "message_stop"})
+	io.WriteString(w, sb.String()) //nolint:errcheck // the client's problem
+}
+
+func writeJSON(w http.ResponseWriter, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	json.NewEncoder(w).Encode(v) //nolint:errcheck // the client's problem
+}
+
+// Results returns the recorded tool_result texts by tool_use id.
+func (f *fakeAPI) Results() (map[string]string, map[string]bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	out := make(map[string]string, len(f.results))
+	errs := make(map[string]bool, len(f.errs))
+	for k, v := range f.results {
+		out[k] = v
+	}
+	for k, v := range f.errs {
+		errs[k] = v
+	}
+	return out, errs
+}

@@ -1,0 +1,134 @@
+package conformance
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os/exec"
+	"sort"
+	"strings"
+	"time"
+)
+
+// Row is one measured decision kept as a table row: the settings, the call
+// and what the named Claude Code version did. The table test holds the
+// engine to every row without running the binary.
+type Row struct {
+	Version  string    `json:"claude_code"`
+	Class    string    `json:"class"`
+	Label    string    `json:"label"`
+	Settings Settings  `json:"settings"`
+	Local    *Settings `json:"local,omitempty"`
+	Tool     string    `json:"tool"`
+	Arg      string    `json:"arg"`
+	Claude   Decision  `json:"claude"`
+}
+
+// Batch is the row as a one-case batch.
+func (r Row) Batch() Batch {
+	return Batch{Class: r.Class, Settings: r.Settings, Local: r.Local,
+		Cases: []Case{{Class: r.Class, Label: r.Label, Call: Call{Tool: r.Tool, Arg: r.Arg}}}}
+}
+
+// rowsPerGroup is how many rows of each (class, label, Claude decision,
+// Shipgate decision) group a recording keeps.
+const rowsPerGroup = 3
+
+// Rows renders a sample of the run's decisions as JSON lines: up to
+// rowsPerGroup of every group of class, label and both decisions, so every
+// shape and every disagreement is represented. Unclassified results are
+// left out (they measure nothing).
+func (r *Run) Rows(seed uint64) string {
+	var buf bytes.Buffer
+	fmt.Fprintf(&buf, "# measured on Claude Code %s by `go run ./cmd/conformance -seed %d -record`; one JSON object a line\n", r.Version, seed)
+	count := map[string]int{}
+	var rows []Row
+	for _, o := range r.Outcomes {
+		if o.Claude == Unclassified || strings.HasSuffix(o.Class, MatchesSuffix) {
+			continue
+		}
+		key := o.Class + "|" + o.Label + "|" + string(o.Claude) + "|" + string(o.Shipgate)
+		if count[key] >= rowsPerGroup {
+			continue
+		}
+		count[key]++
+		b := r.Batches[o.Batch]
+		rows = append(rows, Row{Version: r.Version, Class: o.Class, Label: o.Label, Settings: b.Settings, Local: b.Local,
+			Tool: o.Call.Tool, Arg: o.Call.Arg, Claude: o.Claude})
+	}
+	sort.SliceStable(rows, func(i, j int) bool { return classOrder(rows[i].Class) < classOrder(rows[j].Class) })
+	for _, row := range rows {
+		data, _ := json.Marshal(row)
+		buf.Write(data)
+		buf.WriteByte('\n')
+	}
+	return buf.String()
+}
+
+func classOrder(c string) int {
+	for i, x := range Classes {
+		if x == c {
+			return i
+		}
+	}
+	return len(Classes)
+}
+
+// ParseRows reads rows written by Rows.
+func ParseRows(data []byte) ([]Row, error) {
+	var out []Row
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	line := 0
+	for sc.Scan() {
+		line++
+		t := strings.TrimSpace(sc.Text())
+		if t == "" || strings.HasPrefix(t, "#") {
+			continue
+		}
+		var r Row
+		dec := json.NewDecoder(strings.NewReader(t))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&r); err != nil {
+			return nil, fmt.Errorf("line %d: %w", line, err)
+		}
+		if r.Version == "" || r.Tool == "" {
+			return nil, fmt.Errorf("line %d: a row names the Claude Code version and the tool", line)
+		}
+		out = append(out, r)
+	}
+	return out, sc.Err()
+}
+
+// CheckVersion runs `claude --version` and fails unless it is the pinned
+// version: figures from another version are not this harness's figures.
+func CheckVersion(ctx context.Context, bin string) error {
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, "--version")
+	cmd.Env = []string{"HOME=/nonexistent", "PATH=/usr/bin:/bin", "DISABLE_AUTOUPDATER=1"}
+	out, err := cmd.Output()
+	if err != nil {
+		return fmt.Errorf("conformance: %s --version: %w", bin, err)
+	}
+	got := strings.Fields(string(out))
+	if len(got) == 0 || got[0] != ClaudeCodeVersion {
+		return fmt.Errorf("conformance: %s is Claude Code %q, the harness pins %s (internal/conformance/claude-code.version): install the pinned one with `make claude-code`, or measure the new version as docs/conformance.md says",
+			bin, strings.TrimSpace(string(out)), ClaudeCodeVersion)
+	}
+	return nil
+}
+
+// Dump renders every outcome as a JSON line (for studying a run).
+func (r *Run) Dump() []byte {
+	var buf bytes.Buffer
+	for _, o := range r.Outcomes {
+		data, _ := json.Marshal(map[string]any{"class": o.Class, "label": o.Label, "tool": o.Call.Tool, "arg": o.Call.Arg,
+			"claude": o.Claude, "shipgate": o.Shipgate, "text": o.ClaudeText, "why": o.Why, "settings": r.Batches[o.Batch].Describe()})
+		buf.Write(data)
+		buf.WriteByte('\n')
+	}
+	return buf.Bytes()
+}

@@ -1,0 +1,104 @@
+package conformance
+
+import (
+	"strings"
+)
+
+// Decision is what Claude Code does with a call: runs it without a prompt,
+// asks (in print mode: refuses, saying it needs approval), or denies.
+type Decision string
+
+const (
+	Allow Decision = "allow"
+	Ask   Decision = "ask"
+	Deny  Decision = "deny"
+	// Unclassified is a tool result the harness cannot read as any of
+	// the three; it is always reported, never counted as agreement.
+	Unclassified Decision = "unclassified"
+)
+
+// Call is one tool call of a session. For Bash, Arg is the command line;
+// for Read, Edit and Write it is a path, absolute or through a layout
+// placeholder ($PROJ/src/a.go, $HOME/.ssh/id_rsa, $EXTRA/notes.md).
+type Call struct {
+	Tool string
+	Arg  string
+}
+
+// Path is the call's path argument (Read, Edit, Write).
+func (c Call) Path() string { return c.Arg }
+
+// String renders the call for a report.
+func (c Call) String() string { return c.Tool + "(" + c.Arg + ")" }
+
+// Session is one run of Claude Code: the project's settings files and a
+// batch of calls the fake model makes in one assistant message.
+type Session struct {
+	// Settings is .claude/settings.json ("" for none); it may name the
+	// layout's placeholders.
+	Settings string
+	// Local is .claude/settings.local.json ("" for none).
+	Local string
+	// Calls are made in order, all in one message.
+	Calls []Call
+}
+
+// The texts Claude Code 2.1.328 puts in a tool_result when it does not run
+// a call (always with is_error set). Ask: print mode has no one to ask, so
+// the call is refused with a request for approval. Deny: a rule or the
+// mode refuses it. A refusal whose text matches neither list is
+// Unclassified and fails the run, so a new wording is noticed.
+var (
+	denyMarkers = []string{
+		"has been denied",
+		"denied by your permission settings",
+		"covered by a Read deny rule",
+		"No such tool available",
+		"while in plan mode",
+		// plan mode sends Bash to the auto-mode classifier, which cannot
+		// run offline: the call is not run and not offered for approval.
+		"Auto mode is unavailable",
+	}
+	askMarkers = []string{
+		"requires approval",
+		"require approval",
+		"needs approval",
+		"require explicit approval",
+		"requires manual approval",
+		"can't be checked",
+		"requested permissions",
+		"haven't granted it yet",
+		"was blocked. For security",
+		"evaluates arguments as shell code",
+		"cannot be auto-allowed",
+		"incomplete fragment",
+		"changes directory before running",
+		"Approving runs",
+		"Approve only if",
+	}
+)
+
+// classify reads a decision from a call's tool_result: a refusal by its
+// text, a call that ran by the absence of is_error (or, for Bash, by the
+// exit code Claude Code reports for a command that ran and failed).
+func classify(c Call, text string, isError bool) Decision {
+	for _, m := range denyMarkers {
+		if strings.Contains(text, m) {
+			return Deny
+		}
+	}
+	for _, m := range askMarkers {
+		if strings.Contains(text, m) {
+			return Ask
+		}
+	}
+	switch {
+	case !isError:
+		return Allow
+	case c.Tool == "Bash" && strings.HasPrefix(text, "Exit code "):
+		return Allow
+	case c.Tool == "Bash" && strings.Contains(text, stubMarker):
+		return Allow
+	}
+	return Unclassified
+}
