@@ -7,7 +7,7 @@ FUZZTIME  ?= 20s
 FUZZMINIMIZE ?= 2s
 BENCHTIME ?= 1s
 
-.PHONY: all build test lint bench fuzz cover clean conformance claude-code
+.PHONY: all build test lint bench fuzz cover clean conformance claude-code claude-code-version
 
 all: lint test build
 
@@ -39,16 +39,19 @@ cover:
 
 # The Claude Code conformance harness (docs/conformance.md). `make
 # conformance` installs the pinned @anthropic-ai/claude-code (its version is
-# internal/conformance/claude-code.version) into a cache outside the
+# lattice/version.go) into a cache outside the
 # repository, generates a corpus of about N decisions from SEED, asks Claude
 # Code and Shipgate, prints the agreement per class and every disagreement,
 # and fails on any disagreement internal/conformance/known.txt does not list.
-CLAUDE_CODE_VERSION := $(shell cat internal/conformance/claude-code.version)
+CLAUDE_CODE_VERSION := $(shell sed -n 's/^const ClaudeCodeVersion = "\(.*\)"/\1/p' lattice/version.go)
 SHIPGATE_CLAUDE_CACHE ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/shipgate/claude-code/$(CLAUDE_CODE_VERSION)
 export SHIPGATE_CLAUDE_CACHE
 SEED    ?= 1
 N       ?= 24000
 WORKERS ?= 2
+
+claude-code-version:
+	@echo $(CLAUDE_CODE_VERSION)
 
 claude-code:
 	@bin=$(SHIPGATE_CLAUDE_CACHE)/node_modules/@anthropic-ai/claude-code-linux-x64/claude; \

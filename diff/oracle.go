@@ -1,6 +1,7 @@
 package diff
 
 import (
+	"context"
 	"strings"
 
 	"github.com/shipgate-app/shipgate/lattice"
@@ -37,7 +38,9 @@ func NewEffective(files map[string][]byte) *Effective {
 	for p, data := range files {
 		in = append(in, File{Path: p, Head: Version{Exists: true, Data: data}})
 	}
-	e := &engine{scopes: map[string][]*fileState{}}
+	ctx := context.Background()
+	b := lattice.NewBudget(0, 0) // the default work budget, as CompareContext
+	e := &engine{ctx: lattice.WithBudget(ctx, b), budget: b, scopes: map[string][]*fileState{}}
 	e.load(in, ruleCache{})
 	return &Effective{e: e}
 }

@@ -70,6 +70,7 @@ type Run struct {
 	Sessions []SessionStat
 	Errors   []error
 	Elapsed  time.Duration
+	Known    []Known // the known-disagreement list the run was judged with
 }
 
 // SessionStat is one session's size and time.
@@ -86,7 +87,7 @@ func Execute(ctx context.Context, d Driver, batches []Batch, workers int, known 
 	if workers < 1 {
 		workers = 1
 	}
-	run := &Run{Version: ClaudeCodeVersion, Batches: batches}
+	run := &Run{Version: ClaudeCodeVersion, Batches: batches, Known: known}
 	start := time.Now()
 	type res struct {
 		i   int

@@ -31,7 +31,7 @@ func KnownDisagreements() ([]Known, error) { return ParseKnown(knownFile) }
 // ParseKnown reads a known-disagreement list: one entry a line,
 // `class | label | claude | shipgate | version | reason`, where class and
 // label are globs and claude/shipgate are decisions or `*`; blank lines
-// and lines starting with # are skipped.
+// and lines starting with # are skipped. Only the reason may contain a |.
 func ParseKnown(text string) ([]Known, error) {
 	var out []Known
 	for i, line := range strings.Split(text, "\n") {
@@ -39,7 +39,7 @@ func ParseKnown(text string) ([]Known, error) {
 		if line == "" || strings.HasPrefix(line, "#") {
 			continue
 		}
-		f := strings.Split(line, "|")
+		f := strings.SplitN(line, "|", 6) // the reason may hold a |
 		if len(f) != 6 {
 			return nil, fmt.Errorf("known.txt:%d: want 6 fields separated by |, got %d: class | label | claude | shipgate | version | reason", i+1, len(f))
 		}

@@ -126,6 +126,12 @@ func (r *Run) Write(w io.Writer, knownExamples int) {
 		g.items = append(g.items, o)
 	}
 	sort.Strings(keys)
+	if unused := r.unusedKnown(); len(unused) > 0 {
+		fmt.Fprintf(w, "\nknown.txt entries no disagreement of this run needed (remove them once a full run agrees):\n")
+		for _, k := range unused {
+			fmt.Fprintf(w, "   known.txt:%d %s\n", k.Line, k)
+		}
+	}
 	for _, known := range []bool{false, true} {
 		header := false
 		for _, k := range keys {
@@ -156,6 +162,24 @@ func (r *Run) Write(w io.Writer, knownExamples int) {
 			}
 		}
 	}
+}
+
+// unusedKnown returns the known entries (of the pinned version) that no
+// disagreement of the run matched.
+func (r *Run) unusedKnown() []Known {
+	used := map[int]bool{}
+	for _, o := range r.Outcomes {
+		if o.Known != nil {
+			used[o.Known.Line] = true
+		}
+	}
+	var out []Known
+	for _, k := range r.Known {
+		if k.Version == r.Version && !used[k.Line] {
+			out = append(out, k)
+		}
+	}
+	return out
 }
 
 // Describe renders a batch's settings on one line.

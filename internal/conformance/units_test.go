@@ -167,12 +167,14 @@ func TestParseKnown(t *testing.T) {
 	if !reflect.DeepEqual(ks, want) {
 		t.Fatalf("got %+v, want %+v", ks, want)
 	}
+	if ks, err := ParseKnown("a | b | allow | ask | 2.1.328 | x | xargs y"); err != nil || ks[0].Reason != "x | xargs y" {
+		t.Fatalf("a reason with a |: %+v, %v", ks, err)
+	}
 	for _, bad := range []string{
-		"a | b | allow | ask | 2.1.328",              // five fields
-		"a | b | runs | ask | 2.1.328 | why",         // not a decision
-		"a | b | allow | ask |  | why",               // no version
-		"a | b | allow | ask | 2.1.328 | ",           // no reason
-		"a | b | allow | ask | 2.1.328 | why | more", // seven fields
+		"a | b | allow | ask | 2.1.328",      // five fields
+		"a | b | runs | ask | 2.1.328 | why", // not a decision
+		"a | b | allow | ask |  | why",       // no version
+		"a | b | allow | ask | 2.1.328 | ",   // no reason
 	} {
 		if _, err := ParseKnown(bad); err == nil {
 			t.Errorf("ParseKnown(%q) accepted it", bad)

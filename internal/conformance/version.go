@@ -15,19 +15,17 @@
 package conformance
 
 import (
-	_ "embed"
 	"os"
 	"path/filepath"
-	"strings"
+
+	"github.com/shipgate-app/shipgate/lattice"
 )
 
-//go:embed claude-code.version
-var versionFile string
-
 // ClaudeCodeVersion is the version of @anthropic-ai/claude-code the
-// harness pins; claude-code.version beside this file is its one source
-// (the Makefile and .ci/run read it too).
-var ClaudeCodeVersion = strings.TrimSpace(versionFile)
+// harness pins and installs: the one the model names,
+// lattice.ClaudeCodeVersion in lattice/version.go, its one source (the
+// Makefile and .ci/run read it from there too).
+const ClaudeCodeVersion = lattice.ClaudeCodeVersion
 
 // BinaryEnv names the environment variable that points the harness at a
 // claude executable.
