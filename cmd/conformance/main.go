@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"syscall"
 
 	"github.com/shipgate-app/shipgate/internal/conformance"
 )
@@ -24,15 +25,59 @@ func main() {
 	bin := flag.String("bin", "", "claude executable (default: $"+conformance.BinaryEnv+", else the pinned package in the cache; make claude-code installs it)")
 	all := flag.Bool("all", false, "print every known disagreement, not a few of each group")
 	record := flag.String("record", "", "write a sample of the measured decisions as table rows to this file")
+	recordAll := flag.Bool("record-all", false, "with -record: write every decision, not a few of each group")
 	dump := flag.String("dump", "", "write every decision of both sides, with Claude Code's result text, to this file (JSON lines)")
+	replay := flag.String("replay", "", "judge the rows of this file (written by -record) with the engine as it is now, without running Claude Code; with -record, write a sample of them")
 	flag.Parse()
-	if err := run(*seed, *n, *workers, *bin, *all, *record, *dump); err != nil {
+	if *replay != "" {
+		if err := replayRows(*replay, *all, *record); err != nil {
+			fmt.Fprintln(os.Stderr, "conformance:", err)
+			os.Exit(1)
+		}
+		return
+	}
+	perGroup := conformance.RowsPerGroup
+	if *recordAll {
+		perGroup = -1
+	}
+	if err := run(*seed, *n, *workers, *bin, *all, *record, perGroup, *dump); err != nil {
 		fmt.Fprintln(os.Stderr, "conformance:", err)
 		os.Exit(1)
 	}
 }
 
-func run(seed uint64, n, workers int, bin string, all bool, record, dump string) error {
+// replayRows judges recorded rows again and prints the report.
+func replayRows(path string, all bool, record string) error {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	rows, err := conformance.ParseRows(data)
+	if err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	known, err := conformance.KnownDisagreements()
+	if err != nil {
+		return err
+	}
+	r := conformance.Replay(rows, known)
+	examples := 3
+	if all {
+		examples = -1
+	}
+	r.Write(os.Stdout, examples)
+	if record != "" {
+		if err := os.WriteFile(record, []byte(r.Rows(0, conformance.RowsPerGroup)), 0o644); err != nil {
+			return fmt.Errorf("write %s: %w", record, err)
+		}
+	}
+	if r.Failed() {
+		return fmt.Errorf("the recorded Claude Code %s decisions and Shipgate disagree (see above)", r.Version)
+	}
+	return nil
+}
+
+func run(seed uint64, n, workers int, bin string, all bool, record string, perGroup int, dump string) error {
 	if bin == "" {
 		bin = conformance.FindBinary()
 	}
@@ -47,7 +92,7 @@ func run(seed uint64, n, workers int, bin string, all bool, record, dump string)
 	if err != nil {
 		return err
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	batches := conformance.Generate(seed, n)
 	fmt.Fprintf(os.Stderr, "conformance: %d sessions, Claude Code %s at %s\n", len(batches), conformance.ClaudeCodeVersion, bin)
@@ -62,7 +107,7 @@ func run(seed uint64, n, workers int, bin string, all bool, record, dump string)
 	}
 	r.Write(os.Stdout, examples)
 	if record != "" {
-		if err := os.WriteFile(record, []byte(r.Rows(seed)), 0o644); err != nil {
+		if err := os.WriteFile(record, []byte(r.Rows(seed, perGroup)), 0o644); err != nil {
 			return fmt.Errorf("write %s: %w", record, err)
 		}
 	}

@@ -32,15 +32,15 @@ func (r Row) Batch() Batch {
 		Cases: []Case{{Class: r.Class, Label: r.Label, Call: Call{Tool: r.Tool, Arg: r.Arg}}}}
 }
 
-// rowsPerGroup is how many rows of each (class, label, Claude decision,
-// Shipgate decision) group a recording keeps.
-const rowsPerGroup = 3
+// RowsPerGroup is how many rows of each (class, label, Claude decision,
+// Shipgate decision) group a recording for the repository keeps.
+const RowsPerGroup = 3
 
-// Rows renders a sample of the run's decisions as JSON lines: up to
-// rowsPerGroup of every group of class, label and both decisions, so every
-// shape and every disagreement is represented. Unclassified results are
-// left out (they measure nothing).
-func (r *Run) Rows(seed uint64) string {
+// Rows renders the run's decisions as JSON lines: up to perGroup of every
+// group of class, label and both decisions (all of them when perGroup < 0),
+// so every shape and every disagreement is represented. Unclassified
+// results are left out (they measure nothing).
+func (r *Run) Rows(seed uint64, perGroup int) string {
 	var buf bytes.Buffer
 	fmt.Fprintf(&buf, "# measured on Claude Code %s by `go run ./cmd/conformance -seed %d -record`; one JSON object a line\n", r.Version, seed)
 	count := map[string]int{}
@@ -50,7 +50,7 @@ func (r *Run) Rows(seed uint64) string {
 			continue
 		}
 		key := o.Class + "|" + o.Label + "|" + string(o.Claude) + "|" + string(o.Shipgate)
-		if count[key] >= rowsPerGroup {
+		if perGroup >= 0 && count[key] >= perGroup {
 			continue
 		}
 		count[key]++
@@ -131,4 +131,25 @@ func (r *Run) Dump() []byte {
 		buf.WriteByte('\n')
 	}
 	return buf.Bytes()
+}
+
+// Replay judges recorded rows again with the engine as it is now, without
+// running Claude Code: its answers are in the rows. One batch a row.
+func Replay(rows []Row, known []Known) *Run {
+	run := &Run{Known: known}
+	lay := Layout{Root: "/tmp/sg", Home: "/tmp/sg/home", Proj: "/tmp/sg/proj", Extra: "/tmp/sg/extra"}
+	for i, row := range rows {
+		if run.Version == "" {
+			run.Version = row.Version
+		}
+		b := row.Batch()
+		run.Batches = append(run.Batches, b)
+		sg := ShipgateDecide(lay, b)[0]
+		o := Outcome{Case: b.Cases[0], Batch: i, Claude: row.Claude, ClaudeText: "(recorded)", Shipgate: Decision(sg.Decision), Why: sg.Why}
+		if !o.Agrees() && row.Version == ClaudeCodeVersion {
+			o.Known = matchKnown(known, o)
+		}
+		run.Outcomes = append(run.Outcomes, o)
+	}
+	return run
 }
