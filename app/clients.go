@@ -397,9 +397,17 @@ func (t *Transport) observe(req *http.Request, endpoint string, resp *http.Respo
 		}
 	}
 	t.Metrics.Requests.WithLabelValues(endpoint, req.Method, code).Inc()
-	if err != nil || (resp != nil && resp.StatusCode >= 400) {
+	if err != nil || (resp != nil && resp.StatusCode >= 400 && !routineNotFound(req, endpoint, resp)) {
 		t.Metrics.Errors.WithLabelValues(endpoint).Inc()
 	}
+}
+
+// routineNotFound reports a 404 on reading a file: GitHub's way of saying
+// the file does not exist (a repository without .github/shipgate.yml, a
+// settings file the base lacks). It is an answer, not a failure, so it is
+// counted in shipgate_github_requests_total{code="404"} but not as an error.
+func routineNotFound(req *http.Request, endpoint string, resp *http.Response) bool {
+	return resp.StatusCode == http.StatusNotFound && req.Method == http.MethodGet && endpoint == "/repos/{owner}/{repo}/contents/{path}"
 }
 
 var secondaryLimit = regexp.MustCompile(`(?i)secondary rate limit|abuse detection`)

@@ -13,11 +13,52 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
+	"runtime/debug"
 	"strings"
 )
 
-// version is set at build time with -ldflags "-X main.version=...".
-var version = "dev"
+// version and commit are stamped at build time (GoReleaser and
+// deploy/build.sh): -ldflags "-X main.version=1.2.3 -X main.commit=SHA".
+// An unstamped build says "dev" and takes the commit from Go's VCS stamp
+// when it has one.
+var (
+	version = "dev"
+	commit  = ""
+)
+
+// buildCommit is the commit the binary was built from: the -X stamp, else
+// Go's VCS stamp (go build in a git checkout; "-dirty" when the work tree
+// had changes), else "unknown".
+func buildCommit() string {
+	if commit != "" {
+		return commit
+	}
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		rev, dirty := "", false
+		for _, s := range bi.Settings {
+			switch s.Key {
+			case "vcs.revision":
+				rev = s.Value
+			case "vcs.modified":
+				dirty = s.Value == "true"
+			}
+		}
+		if rev != "" {
+			if dirty {
+				rev += "-dirty"
+			}
+			return rev
+		}
+	}
+	return "unknown"
+}
+
+// versionLine is what `shipgate version` and `shipgate --version` print:
+// the version, the commit and the Go toolchain, on one line.
+func versionLine() string {
+	return fmt.Sprintf("shipgate %s (commit %s, %s %s/%s)", version, buildCommit(), runtime.Version(), runtime.GOOS, runtime.GOARCH)
+}
 
 func main() {
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
@@ -46,14 +87,14 @@ func commands() []command {
 		{"serve", "run the GitHub App (webhook server and workers)", runServe},
 		{"register", "create Shipgate's GitHub App from its manifest (a local page and GitHub's redirect) and save its credentials", runRegister},
 		{"validate-policy", "check a policy file (.github/shipgate.yml) and print its errors with line and column", runValidatePolicy},
-		{"version", "print the version", func(_ []string, _ io.Reader, stdout, _ io.Writer) int {
-			fmt.Fprintln(stdout, "shipgate", version)
-			return exitOK
-		}},
+		{"version", "print the version, the commit and the Go version it was built with", runVersion},
 	}
 }
 
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if len(args) > 0 && (args[0] == "--version" || args[0] == "-version") {
+		return runVersion(args[1:], stdin, stdout, stderr)
+	}
 	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
 		usage(stderr)
 		if len(args) == 0 {
@@ -71,6 +112,19 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	return exitUsage
 }
 
+func runVersion(args []string, _ io.Reader, stdout, stderr io.Writer) int {
+	fs := newFlagSet("version", "", stderr)
+	pos, err := parseFlags(fs, args)
+	if err != nil {
+		return flagError(err)
+	}
+	if len(pos) > 0 {
+		return usageError(stderr, "version", "unexpected argument %q", pos[0])
+	}
+	fmt.Fprintln(stdout, versionLine())
+	return exitOK
+}
+
 func usage(w io.Writer) {
 	fmt.Fprintln(w, "usage: shipgate <command> [arguments]")
 	fmt.Fprintln(w)
@@ -78,7 +132,8 @@ func usage(w io.Writer) {
 	for _, c := range commands() {
 		fmt.Fprintf(w, "  %-16s %s\n", c.name, c.summary)
 	}
-	fmt.Fprintln(w, "\nRun 'shipgate <command> -h' for a command's flags.")
+	fmt.Fprintln(w, "\nRun 'shipgate <command> -h' for a command's flags and an example;")
+	fmt.Fprintln(w, "'shipgate --version' for the version.")
 }
 
 // parseFlags parses flags that may appear before, between or after the
@@ -101,15 +156,68 @@ func parseFlags(fs *flag.FlagSet, args []string) ([]string, error) {
 	}
 }
 
-// newFlagSet returns a flag set that reports errors instead of exiting.
+// newFlagSet returns a flag set that reports errors instead of exiting. Its
+// help (-h) prints the synopsis, the flags and at least one example: each
+// example is a command line, or a line starting with "#" that explains the
+// next one.
 func newFlagSet(name, synopsis string, stderr io.Writer) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: shipgate %s %s\n", name, synopsis)
 		fs.PrintDefaults()
+		if ex := examples[name]; len(ex) > 0 {
+			fmt.Fprintln(stderr, "\nexamples:")
+			for _, e := range ex {
+				fmt.Fprintf(stderr, "  %s\n", e)
+			}
+		}
 	}
 	return fs
+}
+
+// examples are the command lines each subcommand's help ends with (a line
+// starting with "#" explains the next one). TestHelpHasExamples holds every
+// subcommand to having one.
+var examples = map[string][]string{
+	"check": {
+		"# a change to .claude/settings.json, as a reviewer would see it",
+		"git show origin/main:.claude/settings.json > /tmp/base.json",
+		"shipgate check --base /tmp/base.json --head .claude/settings.json",
+		"# the head version on standard input, JSON out, exit 1 on block",
+		"git show HEAD:.claude/settings.json | shipgate check --base /tmp/base.json --head - --format json --fail-on block",
+	},
+	"covers": {
+		"shipgate covers 'Bash(npm *)' 'Bash(npm test:*)'        # yes: exit 0",
+		"shipgate covers 'Bash(npm test:*)' 'Bash(npm *)'        # no, witness npm publish: exit 1",
+		"shipgate covers --list deny --format json 'Read(./secrets/**)' 'Read(./secrets/a)'",
+	},
+	"diff": {
+		"# every agent-config file changed since the merge base with origin/main",
+		"shipgate diff --base origin/main --format markdown --fail-on block",
+		"# only what is staged for the next commit (the pre-commit hook)",
+		"shipgate diff --staged --fail-on block",
+	},
+	"demo": {
+		"shipgate demo",
+		"shipgate demo --listen 127.0.0.1:8080 --verbose",
+	},
+	"serve": {
+		"SHIPGATE_APP_ID=123456 SHIPGATE_PRIVATE_KEY_FILE=/etc/shipgate/private-key.pem \\",
+		"  SHIPGATE_WEBHOOK_SECRET_FILE=/etc/shipgate/webhook-secret shipgate serve --listen :8080",
+	},
+	"register": {
+		"shipgate register --org acme --webhook-url https://shipgate.example.com/webhook --out shipgate-credentials",
+	},
+	"validate-policy": {
+		"shipgate validate-policy .github/shipgate.yml",
+		"shipgate validate-policy .github/shipgate.yml --org ../.github/shipgate.yml",
+		"git show origin/main:.github/shipgate.yml | shipgate validate-policy -",
+	},
+	"version": {
+		"shipgate version",
+		"shipgate --version",
+	},
 }
 
 // usageError prints a message naming what is wrong and returns exitUsage.

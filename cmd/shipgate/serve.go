@@ -130,7 +130,7 @@ func startServer(ctx context.Context, cfg serveConfig) (*server, error) {
 		return nil, errors.New("no GitHub App private key: set --private-key-file or SHIPGATE_PRIVATE_KEY_FILE")
 	}
 	reg := prometheus.NewRegistry()
-	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}), newBuildInfo())
 	metrics, err := webhook.NewMetrics(reg)
 	if err != nil {
 		return nil, err

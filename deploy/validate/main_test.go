@@ -352,9 +352,9 @@ func TestBuiltBinaryIsStatic(t *testing.T) {
 		t.Error("VCS stamping on: the image (no .git in its context) would differ")
 	}
 	out, err := exec.Command(path, "version").CombinedOutput()
-	want := "shipgate " + os.Getenv("SHIPGATE_VERSION")
-	if err != nil || os.Getenv("SHIPGATE_VERSION") == "" || strings.TrimSpace(string(out)) != want {
-		t.Errorf("shipgate version: %q (%v), want %q (SHIPGATE_VERSION, set with -X main.version)", out, err, want)
+	want := regexp.MustCompile(`^shipgate ` + regexp.QuoteMeta(os.Getenv("SHIPGATE_VERSION")) + ` \(commit ([0-9a-f]{40}|unknown), go1\.[0-9.]+ linux/[a-z0-9]+\)$`)
+	if err != nil || os.Getenv("SHIPGATE_VERSION") == "" || !want.MatchString(strings.TrimSpace(string(out))) {
+		t.Errorf("shipgate version: %q (%v), want %s (SHIPGATE_VERSION, set with -X main.version; the commit with -X main.commit)", out, err, want)
 	}
 }
 
