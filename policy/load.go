@@ -265,6 +265,13 @@ func (l *loader) checks(n *yaml.Node) map[string]CheckRule {
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i], n.Content[i+1]
 		id := k.Value
+		if full, ok := ResolveCheckID(id, l.opts.Checks); ok {
+			id = full // a short ID (PERMISSION-DENY-REMOVED) names its check
+		}
+		if prev, dup := out[id]; dup {
+			l.errorf(k, "checks: %s names %s, already raised on line %d", k.Value, id, prev.Line)
+			continue
+		}
 		def, known := l.opts.Checks[id]
 		if l.opts.Checks != nil && !known {
 			ids := make([]string, 0, len(l.opts.Checks))
@@ -273,6 +280,8 @@ func (l *loader) checks(n *yaml.Node) map[string]CheckRule {
 			}
 			msg := fmt.Sprintf("checks: unknown check ID %q (docs/checks.md lists them)", id)
 			if s := closest(id, ids); s != "" {
+				msg += fmt.Sprintf("; did you mean %q?", s)
+			} else if s := closestShort(id, ids); s != "" {
 				msg += fmt.Sprintf("; did you mean %q?", s)
 			}
 			l.errorf(k, "%s", msg)
@@ -441,6 +450,48 @@ func checkCommand(c lattice.Call) error {
 func Suggest(s string, candidates []string) string { return closest(s, candidates) }
 
 // closest returns the candidate one or two edits from s (case aside).
+// ResolveCheckID returns the full check ID that id names: the ID itself, or
+// a short form without the SHIP-<AREA>-<SUBJECT>- prefix
+// (PERMISSION-DENY-REMOVED for SHIP-HOST-BOUNDARY-PERMISSION-DENY-REMOVED),
+// in any letter case, when exactly one known ID ends with it. ok is false
+// when nothing, or more than one ID, matches.
+func ResolveCheckID[V any](id string, known map[string]V) (full string, ok bool) {
+	if _, exact := known[id]; exact {
+		return id, true
+	}
+	up := strings.ToUpper(strings.TrimSpace(id))
+	if up == "" {
+		return "", false
+	}
+	if _, exact := known[up]; exact {
+		return up, true
+	}
+	for k := range known {
+		if strings.HasSuffix(k, "-"+up) {
+			if full != "" {
+				return "", false // ambiguous
+			}
+			full = k
+		}
+	}
+	return full, full != ""
+}
+
+// closestShort suggests a full check ID for a mistyped short one
+// (PERMISION-DENY-REMOVED): the ID whose short form (without its first three
+// segments, SHIP-HOST-BOUNDARY-) is nearest.
+func closestShort(s string, ids []string) string {
+	short := map[string]string{}
+	var shorts []string
+	for _, id := range ids {
+		if parts := strings.SplitN(id, "-", 4); len(parts) == 4 {
+			short[parts[3]] = id
+			shorts = append(shorts, parts[3])
+		}
+	}
+	return short[closest(strings.ToUpper(s), shorts)]
+}
+
 func closest(s string, candidates []string) string {
 	best, bestD := "", 3
 	for _, c := range candidates {

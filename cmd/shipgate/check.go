@@ -6,6 +6,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"strings"
 
@@ -18,6 +19,7 @@ type reportFlags struct {
 	format     *string
 	failOn     *string
 	policyPath *string
+	color      *string
 }
 
 func addReportFlags(fs interface {
@@ -26,7 +28,8 @@ func addReportFlags(fs interface {
 	return reportFlags{
 		format:     fs.String("format", "text", "output format: text, json, markdown or sarif"),
 		failOn:     fs.String("fail-on", "", "exit 1 when the decision reaches review (require_review or block) or block"),
-		policyPath: fs.String("policy", "", "policy file (.github/shipgate.yml) to apply"),
+		policyPath: fs.String("policy", "", "policy file (.github/shipgate.yml) to apply (-: standard input)"),
+		color:      fs.String("color", "auto", "colour the text report: auto (when standard output is a terminal and NO_COLOR is unset), always or never"),
 	}
 }
 
@@ -39,19 +42,49 @@ func (f reportFlags) validate() error {
 			return err
 		}
 	}
-	return nil
+	return oneOf("color", *f.color, "auto", "always", "never")
 }
 
-// loadPolicy reads a policy file given on the command line.
+// loadPolicy reads a policy file given on the command line ("-": standard
+// input).
 func loadPolicy(path string) (*policy.Policy, error) {
+	return loadPolicyFrom(path, os.Stdin)
+}
+
+// loadPolicyFrom reads a policy file, "-" from stdin.
+func loadPolicyFrom(path string, stdin io.Reader) (*policy.Policy, error) {
 	if path == "" {
 		return nil, nil
 	}
-	data, err := os.ReadFile(path)
+	data, name, err := readInput(path, stdin, maxPolicySize)
 	if err != nil {
 		return nil, fmt.Errorf("reading the policy: %w", err)
 	}
-	return policy.Parse(path, data, diff.PolicyOptions())
+	return policy.Parse(name, data, diff.PolicyOptions())
+}
+
+// maxPolicySize bounds a policy file read from the command line (the App
+// reads at most 1 MiB of .github/shipgate.yml too).
+const maxPolicySize = 1 << 20
+
+// readInput reads a file named on the command line; "-" reads standard
+// input (named "<stdin>" in messages), refusing more than limit bytes.
+func readInput(path string, stdin io.Reader, limit int64) (data []byte, name string, err error) {
+	if path == "-" {
+		if stdin == nil {
+			return nil, "<stdin>", errors.New("standard input is not available")
+		}
+		data, err = io.ReadAll(io.LimitReader(stdin, limit+1))
+		if err != nil {
+			return nil, "<stdin>", fmt.Errorf("reading standard input: %w", err)
+		}
+		if int64(len(data)) > limit {
+			return nil, "<stdin>", fmt.Errorf("standard input is over the %d-byte limit", limit)
+		}
+		return data, "<stdin>", nil
+	}
+	data, err = os.ReadFile(path)
+	return data, path, err
 }
 
 // render writes a report in the chosen format and returns the exit code.
@@ -67,6 +100,9 @@ func render(stdout, stderr io.Writer, cmd string, r diff.Report, f reportFlags, 
 		out = []byte(r.Markdown(o))
 	default:
 		out = []byte(r.Text(o))
+		if useColor(*f.color, stdout, os.LookupEnv) {
+			out = []byte(colorize(string(out)))
+		}
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "shipgate %s: rendering the report: %v\n", cmd, err)
@@ -86,10 +122,22 @@ func render(stdout, stderr io.Writer, cmd string, r diff.Report, f reportFlags, 
 }
 
 // readVersion reads one side of `shipgate check`: "" or /dev/null is an
-// absent file; a file over the size limit is reported, not read.
-func readVersion(path string) (diff.Version, error) {
+// absent file; "-" is standard input; a file over the size limit is
+// reported, not read.
+func readVersion(path string, stdin io.Reader) (diff.Version, error) {
 	if path == "" || path == os.DevNull {
 		return diff.Version{}, nil
+	}
+	if path == "-" {
+		data, err := io.ReadAll(io.LimitReader(stdin, diff.MaxFileSize+1))
+		if err != nil {
+			return diff.Version{}, fmt.Errorf("reading standard input: %w", err)
+		}
+		if int64(len(data)) > diff.MaxFileSize {
+			return diff.Version{Exists: true, TooLarge: true,
+				Unreadable: fmt.Sprintf("standard input is over the %d-byte limit; it was not read", diff.MaxFileSize)}, nil
+		}
+		return diff.Version{Exists: true, Data: data}, nil
 	}
 	st, err := os.Stat(path)
 	if err != nil {
@@ -112,11 +160,11 @@ func readVersion(path string) (diff.Version, error) {
 	return diff.Version{Exists: true, Data: data}, nil
 }
 
-func runCheck(args []string, _ io.Reader, stdout, stderr io.Writer) int {
-	fs := newFlagSet("check", "--base FILE --head FILE [--path P] [--policy FILE] [--format text|json|markdown|sarif] [--fail-on review|block]", stderr)
-	base := fs.String("base", "", "the file before the change (/dev/null or omitted: the file is new)")
-	head := fs.String("head", "", "the file after the change (/dev/null or omitted: the file is deleted)")
-	path := fs.String("path", "", "the file's path in the repository (default: from --head or --base, else .claude/settings.json)")
+func runCheck(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	fs := newFlagSet("check", "--base FILE --head FILE [--path P] [--policy FILE] [--format text|json|markdown|sarif] [--fail-on review|block] [--color auto|always|never]", stderr)
+	base := fs.String("base", "", "the file before the change (/dev/null or omitted: the file is new; -: standard input)")
+	head := fs.String("head", "", "the file after the change (/dev/null or omitted: the file is deleted; -: standard input)")
+	path := fs.String("path", "", "the file's path in the repository (default: from --head or --base, else .claude/settings.json); the policy's paths.watch and paths.ignore apply")
 	rf := addReportFlags(fs)
 	pos, err := parseFlags(fs, args)
 	if err != nil {
@@ -131,24 +179,32 @@ func runCheck(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	if (*base == "" || *base == os.DevNull) && (*head == "" || *head == os.DevNull) {
 		return usageError(stderr, "check", "give --base, --head or both")
 	}
+	if n := countStdin(*base, *head, *rf.policyPath); n > 1 {
+		return usageError(stderr, "check", "only one of --base, --head and --policy can be - (standard input)")
+	}
+	// The policy first: its paths.watch and paths.ignore decide whether
+	// --path is an agent-config file at all.
+	pol, err := loadPolicyFrom(*rf.policyPath, stdin)
+	if err != nil {
+		return usageError(stderr, "check", "--policy: %v", err)
+	}
 	repoPath := *path
 	if repoPath == "" {
-		repoPath = guessRepoPath(*head, *base)
+		repoPath = guessRepoPath(pol, *head, *base)
 	}
-	if kind, _ := diff.Classify(repoPath, nil); kind == diff.NotAgentConfig {
-		return usageError(stderr, "check", "--path %q is not an agent-config file Shipgate reads (.claude/settings.json, .claude/settings.local.json, .mcp.json, in any directory)", repoPath)
+	if kind, _ := diff.Classify(repoPath, pol); kind == diff.NotAgentConfig {
+		if pol.Ignored(repoPath) {
+			return usageError(stderr, "check", "--path %q is ignored by the policy (paths.ignore), so Shipgate does not review it", repoPath)
+		}
+		return usageError(stderr, "check", "--path %q is not an agent-config file Shipgate reads (.claude/settings.json, .claude/settings.local.json, .mcp.json, in any directory, or a .json file the policy's paths.watch names)", repoPath)
 	}
-	bv, err := readVersion(*base)
+	bv, err := readVersion(*base, stdin)
 	if err != nil {
 		return usageError(stderr, "check", "--base: %v", err)
 	}
-	hv, err := readVersion(*head)
+	hv, err := readVersion(*head, stdin)
 	if err != nil {
 		return usageError(stderr, "check", "--head: %v", err)
-	}
-	pol, err := loadPolicy(*rf.policyPath)
-	if err != nil {
-		return usageError(stderr, "check", "--policy: %v", err)
 	}
 	r := diff.Compare(diff.Input{Files: []diff.File{{Path: repoPath, Base: bv, Head: hv}}, Policy: pol})
 	o := diff.RenderOptions{
@@ -159,20 +215,38 @@ func runCheck(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	return render(stdout, stderr, "check", r, rf, o)
 }
 
+// countStdin counts the arguments that read standard input ("-").
+func countStdin(paths ...string) int {
+	n := 0
+	for _, p := range paths {
+		if p == "-" {
+			n++
+		}
+	}
+	return n
+}
+
 func side(p string) string {
-	if p == "" || p == os.DevNull {
+	switch p {
+	case "", os.DevNull:
 		return "(absent)"
+	case "-":
+		return "(standard input)"
 	}
 	return p
 }
 
-// guessRepoPath names the file in the repository from the file given.
-func guessRepoPath(paths ...string) string {
+// guessRepoPath names the file in the repository from the file given: a
+// path the policy watches is taken as it is.
+func guessRepoPath(pol *policy.Policy, paths ...string) string {
 	for _, p := range paths {
-		if p == "" || p == os.DevNull {
+		if p == "" || p == os.DevNull || p == "-" {
 			continue
 		}
 		slash := filepath.ToSlash(p)
+		if pol.Watched(strings.TrimPrefix(path.Clean("/"+slash), "/")) {
+			return strings.TrimPrefix(path.Clean("/"+slash), "/")
+		}
 		if k, _ := diff.Classify(slash, nil); k != diff.NotAgentConfig {
 			if i := strings.Index(slash, ".claude/"); i >= 0 && !strings.Contains(slash[:i], "..") {
 				return ".claude/" + slash[i+len(".claude/"):]

@@ -17,8 +17,21 @@ type coversJSON struct {
 	Reason  string `json:"reason"`
 }
 
+// coversExit is the exit status of `shipgate covers`, so scripts can branch
+// on the answer without parsing it: 0 yes, 1 no, 3 unknown (2 stays the
+// usage error of every subcommand).
+func coversExit(a lattice.Answer) int {
+	switch a {
+	case lattice.Yes:
+		return exitOK
+	case lattice.No:
+		return exitFail
+	}
+	return exitUnknown
+}
+
 func runCovers(args []string, _ io.Reader, stdout, stderr io.Writer) int {
-	fs := newFlagSet("covers", "A B [--list allow|ask|deny] [--format text|json]", stderr)
+	fs := newFlagSet("covers", "A B [--list allow|ask|deny] [--format text|json]   (exit 0 yes, 1 no, 3 unknown, 2 usage error)", stderr)
 	list := fs.String("list", "allow", "the permission list both rules are declared in: allow, ask or deny")
 	format := fs.String("format", "text", "output format: text or json")
 	pos, err := parseFlags(fs, args)
@@ -63,7 +76,7 @@ func runCovers(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "shipgate covers: writing output: %v\n", err)
 			return exitUsage
 		}
-		return exitOK
+		return coversExit(v.Answer)
 	}
 	switch v.Answer {
 	case lattice.Yes:
@@ -78,5 +91,5 @@ func runCovers(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stdout, "unknown: whether %s covers %s depends on how Claude Code reads an ambiguous rule\n", a.Text, b.Text)
 	}
 	fmt.Fprintf(stdout, "reason: %s\n", v.Reason)
-	return exitOK
+	return coversExit(v.Answer)
 }

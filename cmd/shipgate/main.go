@@ -66,9 +66,10 @@ func main() {
 
 // exit codes shared by every subcommand.
 const (
-	exitOK    = 0
-	exitFail  = 1 // the result reached --fail-on
-	exitUsage = 2 // unusable arguments or unreadable input
+	exitOK      = 0
+	exitFail    = 1 // the result reached --fail-on; covers: no
+	exitUsage   = 2 // unusable arguments or unreadable input
+	exitUnknown = 3 // covers: the answer depends on how Claude Code reads an ambiguous rule
 )
 
 // command is one subcommand.
@@ -142,6 +143,9 @@ func parseFlags(fs *flag.FlagSet, args []string) ([]string, error) {
 	var pos []string
 	for {
 		if err := fs.Parse(args); err != nil {
+			if s := flagSuggestion(fs, err); s != "" {
+				fmt.Fprintf(fs.Output(), "shipgate %s: %s\n", fs.Name(), s)
+			}
 			return nil, err
 		}
 		rest := fs.Args()

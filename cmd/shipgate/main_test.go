@@ -21,8 +21,8 @@ func TestCoversCLI(t *testing.T) {
 		out, err string
 	}{
 		{"yes", []string{"covers", "Bash(npm *)", "Bash(npm test:*)"}, 0, "yes: Bash(npm *) covers Bash(npm test:*)", ""},
-		{"no with a readable witness", []string{"covers", "Bash(npm test:*)", "Bash(npm *)"}, 0, "witness: npm publish", ""},
-		{"unknown", []string{"covers", "Bash(git * *)", "Bash(git x)"}, 0, "unknown:", ""},
+		{"no with a readable witness", []string{"covers", "Bash(npm test:*)", "Bash(npm *)"}, 1, "witness: npm publish", ""},
+		{"unknown", []string{"covers", "Bash(git * *)", "Bash(git x)"}, 3, "unknown:", ""},
 		{"flags after the rules", []string{"covers", "Read(src/**)", "Read(src/**)", "--list", "deny"}, 0, "yes:", ""},
 		{"deny list", []string{"covers", "--list=deny", "*", "Bash"}, 0, "yes:", ""},
 		{"one rule", []string{"covers", "Bash"}, 2, "", "need exactly two rules, got 1"},
@@ -30,7 +30,7 @@ func TestCoversCLI(t *testing.T) {
 		{"bad list", []string{"covers", "--list", "allowed", "a", "b"}, 2, "", `unknown permission list "allowed"`},
 		{"bad format", []string{"covers", "--format", "yaml", "a", "b"}, 2, "", `--format "yaml": use one of text, json`},
 		{"blank rule", []string{"covers", " ", "Bash"}, 2, "", "rule A is blank"},
-		{"malformed rule warns", []string{"covers", "Bash(npm *", "Bash(npm)"}, 0, "no:", "unclosed parenthesis"},
+		{"malformed rule warns", []string{"covers", "Bash(npm *", "Bash(npm)"}, 1, "no:", "unclosed parenthesis"},
 		{"unknown flag", []string{"covers", "--nope", "a", "b"}, 2, "", "flag provided but not defined"},
 		{"unknown command", []string{"cover", "a", "b"}, 2, "", `unknown command "cover"`},
 	}
@@ -53,15 +53,16 @@ func TestCoversCLI(t *testing.T) {
 func TestCoversJSONContract(t *testing.T) {
 	cases := []struct {
 		a, b, verdict, witness string
+		code                   int
 	}{
-		{"Bash(npm *)", "Bash(npm test:*)", "yes", ""},
-		{"Bash(npm test:*)", "Bash(npm *)", "no", "npm publish"},
-		{"Bash(git * *)", "Bash(git x)", "unknown", ""},
+		{"Bash(npm *)", "Bash(npm test:*)", "yes", "", 0},
+		{"Bash(npm test:*)", "Bash(npm *)", "no", "npm publish", 1},
+		{"Bash(git * *)", "Bash(git x)", "unknown", "", 3},
 	}
 	for _, c := range cases {
 		code, out, errs := runCLI("covers", "--format", "json", c.a, c.b)
-		if code != 0 {
-			t.Fatalf("exit %d: %s", code, errs)
+		if code != c.code {
+			t.Fatalf("covers %s %s: exit %d, want %d: %s", c.a, c.b, code, c.code, errs)
 		}
 		var got map[string]any
 		if err := json.Unmarshal([]byte(out), &got); err != nil {

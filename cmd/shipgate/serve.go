@@ -274,6 +274,9 @@ func runServe(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	if _, err := parseFlags(fs, args); err != nil {
 		return flagError(err)
 	}
+	if err := checkEnv(fs, os.Environ()); err != nil {
+		return usageError(stderr, "serve", "%v", err)
+	}
 	logger, err := newLogger(stderr, *logFormat, *logLevel)
 	if err != nil {
 		return usageError(stderr, "serve", "%v", err)

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
 	"github.com/shipgate-app/shipgate/diff"
@@ -13,10 +12,11 @@ import (
 
 // runValidatePolicy checks a policy file the way the App reads it, and
 // prints each problem as file:line:column: message. Exit 0 when valid, 1
-// when the file has errors, 2 when it cannot be read.
-func runValidatePolicy(args []string, _ io.Reader, stdout, stderr io.Writer) int {
-	fs := newFlagSet("validate-policy", "FILE [--org FILE]", stderr)
-	org := fs.String("org", "", "an organisation default (shipgate.yml of the org's .github repository) the file extends")
+// when the file has errors, 2 when it cannot be read. "-" reads a file from
+// standard input.
+func runValidatePolicy(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	fs := newFlagSet("validate-policy", "FILE [--org FILE]   (FILE - : standard input)", stderr)
+	org := fs.String("org", "", "an organisation default (shipgate.yml of the org's .github repository) the file extends (-: standard input)")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return flagError(err)
@@ -25,12 +25,15 @@ func runValidatePolicy(args []string, _ io.Reader, stdout, stderr io.Writer) int
 		fs.Usage()
 		return usageError(stderr, "validate-policy", "give one policy file, got %d", len(pos))
 	}
+	if pos[0] == "-" && *org == "-" {
+		return usageError(stderr, "validate-policy", "only one of FILE and --org can be - (standard input)")
+	}
 	read := func(path string) (*policy.Policy, bool, error) {
-		data, err := os.ReadFile(path)
+		data, name, err := readInput(path, stdin, maxPolicySize)
 		if err != nil {
 			return nil, false, err
 		}
-		p, err := policy.Parse(path, data, diff.PolicyOptions())
+		p, err := policy.Parse(name, data, diff.PolicyOptions())
 		var es policy.Errors
 		if errors.As(err, &es) {
 			for _, e := range es {
@@ -79,6 +82,10 @@ func runValidatePolicy(args []string, _ io.Reader, stdout, stderr io.Writer) int
 	if len(parts) > 0 {
 		summary = strings.Join(parts, "; ")
 	}
-	fmt.Fprintf(stdout, "%s: valid: %s.\n", pos[0], summary)
+	name := pos[0]
+	if name == "-" {
+		name = "<stdin>"
+	}
+	fmt.Fprintf(stdout, "%s: valid: %s.\n", name, summary)
 	return exitOK
 }
