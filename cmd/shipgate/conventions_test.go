@@ -320,3 +320,49 @@ func TestEnvNamesDocumented(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckPolicyWatch: check --policy applies paths.watch and paths.ignore
+// before deciding whether --path is an agent-config file.
+func TestCheckPolicyWatch(t *testing.T) {
+	dir := t.TempDir()
+	base := writeFile(t, dir, "base.json", `{"permissions":{"allow":["Bash(npm test:*)"]}}`)
+	head := writeFile(t, dir, "head.json", `{"permissions":{"allow":["Bash(npm *)"]}}`)
+	watch := writeFile(t, dir, "watch.yml", "version: 1\npaths:\n  watch: [\"tools/agent/*.json\"]\n")
+	ignore := writeFile(t, dir, "ignore.yml", "version: 1\npaths:\n  ignore: [\"examples/**\"]\n")
+	cases := []struct {
+		name string
+		args []string
+		code int
+		out  string
+		err  string
+	}{
+		{"watched path", []string{"--path", "tools/agent/claude.json", "--policy", watch}, 0, `"path": "tools/agent/claude.json"`, ""},
+		{"watched path, no policy", []string{"--path", "tools/agent/claude.json"}, 2, "", "not an agent-config file"},
+		{"unwatched path", []string{"--path", "tools/other.json", "--policy", watch}, 2, "", "paths.watch"},
+		{"ignored path", []string{"--path", "examples/.claude/settings.json", "--policy", ignore}, 2, "", "ignored by the policy (paths.ignore)"},
+		{"not ignored", []string{"--path", ".claude/settings.json", "--policy", ignore}, 0, `"decision": "require_review"`, ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			args := append([]string{"check", "--base", base, "--head", head, "--format", "json"}, c.args...)
+			code, out, errs := runCLI(args...)
+			if code != c.code {
+				t.Fatalf("exit %d, want %d\n%s%s", code, c.code, out, errs)
+			}
+			if !strings.Contains(out, c.out) || !strings.Contains(errs, c.err) {
+				t.Errorf("stdout %q / stderr %q, want %q / %q", out, errs, c.out, c.err)
+			}
+		})
+	}
+	// Without --path, a --head file at a watched path is named by it.
+	wd, _ := os.Getwd()
+	defer os.Chdir(wd)
+	if err := os.Chdir(dir); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, dir, "tools/agent/claude.json", `{"permissions":{"allow":["Bash(npm *)"]}}`)
+	code, out, errs := runCLI("check", "--base", base, "--head", "tools/agent/claude.json", "--policy", watch, "--format", "json")
+	if code != 0 || !strings.Contains(out, `"path": "tools/agent/claude.json"`) {
+		t.Errorf("guessed path: exit %d\n%s%s", code, out, errs)
+	}
+}
