@@ -16,9 +16,10 @@ import (
 const policyPath = gather.DefaultPolicyPath
 
 func runDiff(args []string, _ io.Reader, stdout, stderr io.Writer) int {
-	fs := newFlagSet("diff", "[--repo DIR] [--base REF] [--policy FILE] [--format text|json|markdown|sarif] [--fail-on review|block]", stderr)
+	fs := newFlagSet("diff", "[--repo DIR] [--base REF | --staged] [--policy FILE] [--format text|json|markdown|sarif] [--fail-on review|block]", stderr)
 	dir := fs.String("repo", ".", "a directory inside the git work tree to review")
 	baseRef := fs.String("base", "", "compare against the merge base with this ref (default: origin/HEAD, origin/main, origin/master, main or master)")
+	staged := fs.Bool("staged", false, "compare the staged changes (the index) with HEAD, as the next commit would record them (the pre-commit hook)")
 	rf := addReportFlags(fs)
 	pos, err := parseFlags(fs, args)
 	if err != nil {
@@ -31,6 +32,12 @@ func runDiff(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		return usageError(stderr, "diff", "%v", err)
 	}
 	ctx := context.Background()
+	if *staged {
+		if *baseRef != "" {
+			return usageError(stderr, "diff", "%v", errStagedWithBase)
+		}
+		return runDiffStaged(ctx, *dir, rf, stdout, stderr)
+	}
 	repo, err := gitrepo.Open(ctx, *dir)
 	if err != nil {
 		return usageError(stderr, "diff", "%v", err)
