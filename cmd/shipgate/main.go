@@ -88,6 +88,7 @@ func commands() []command {
 		{"serve", "run the GitHub App (webhook server and workers)", runServe},
 		{"register", "create Shipgate's GitHub App from its manifest (a local page and GitHub's redirect) and save its credentials", runRegister},
 		{"validate-policy", "check a policy file (.github/shipgate.yml) and print its errors with line and column", runValidatePolicy},
+		{"probe", "GET a URL and exit 0 on a 2xx answer (the image has no curl: helm test uses this)", runProbe},
 		{"version", "print the version, the commit and the Go version it was built with", runVersion},
 	}
 }
@@ -217,6 +218,10 @@ var examples = map[string][]string{
 		"shipgate validate-policy .github/shipgate.yml",
 		"shipgate validate-policy .github/shipgate.yml --org ../.github/shipgate.yml",
 		"git show origin/main:.github/shipgate.yml | shipgate validate-policy -",
+	},
+	"probe": {
+		"shipgate probe http://shipgate.shipgate.svc/readyz",
+		"shipgate probe --timeout 3s http://127.0.0.1:8080/healthz",
 	},
 	"version": {
 		"shipgate version",

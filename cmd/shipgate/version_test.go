@@ -1,11 +1,14 @@
 package main
 
 import (
+	"fmt"
 	"net/http"
+	"net/http/httptest"
 	"regexp"
 	"runtime"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestVersion: `shipgate version` and `shipgate --version` print the same
@@ -41,5 +44,42 @@ func TestBuildInfoMetric(t *testing.T) {
 	want := `shipgate_build_info{commit="feedface",goversion="` + runtime.Version() + `",version="9.8.7"} 1`
 	if !strings.Contains(body, want) {
 		t.Errorf("/metrics lacks %s", want)
+	}
+}
+
+// TestProbe: exit 0 on 2xx, 1 otherwise or when nothing answers, 2 for a
+// bad URL.
+func TestProbe(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/readyz":
+			fmt.Fprintln(w, "ready")
+		case "/slow":
+			time.Sleep(300 * time.Millisecond)
+		default:
+			http.Error(w, "the GitHub App credentials do not work yet", http.StatusServiceUnavailable)
+		}
+	}))
+	defer srv.Close()
+	closed := httptest.NewServer(http.NotFoundHandler())
+	closed.Close()
+	cases := []struct {
+		args []string
+		code int
+		out  string
+	}{
+		{[]string{srv.URL + "/readyz"}, 0, "200 OK ready"},
+		{[]string{srv.URL + "/other"}, 1, "503 Service Unavailable the GitHub App credentials"},
+		{[]string{"--timeout", "50ms", srv.URL + "/slow"}, 1, ""},
+		{[]string{closed.URL + "/readyz"}, 1, ""},
+		{[]string{"ftp://example.com/"}, 2, ""},
+		{[]string{"readyz"}, 2, ""},
+		{nil, 2, ""},
+	}
+	for _, c := range cases {
+		code, out, errs := runCLI(append([]string{"probe"}, c.args...)...)
+		if code != c.code || !strings.Contains(out, c.out) {
+			t.Errorf("probe %v: exit %d (want %d), stdout %q, stderr %q", c.args, code, c.code, out, errs)
+		}
 	}
 }

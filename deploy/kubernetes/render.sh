@@ -21,7 +21,7 @@ render() { # values-file output-file title
       echo "# Set the Ingress host (and TLS secret) to the name GitHub delivers to."
     fi
     echo "# Then: kubectl -n shipgate apply -f $2"
-    "$HELM" template shipgate ../helm/shipgate -f "$1" --kube-version 1.31.0 |
+    "$HELM" template shipgate ../helm/shipgate -f "$1" --kube-version 1.31.0 --skip-tests |
       grep -v -e '^    helm.sh/chart: ' -e '^    app.kubernetes.io/managed-by: ' -e '^# Source: '
   } > "$2"
 }

@@ -23,6 +23,8 @@ func check(obj any) []error {
 		return checkDeployment(o)
 	case *networkingv1.Ingress:
 		return checkIngress(o)
+	case *corev1.Pod:
+		return checkTestPod(o)
 	case *policyv1.PodDisruptionBudget:
 		if o.Spec.Selector == nil || len(o.Spec.Selector.MatchLabels) == 0 {
 			return []error{fmt.Errorf("PodDisruptionBudget without a selector")}
@@ -181,6 +183,41 @@ func checkIngress(in *networkingv1.Ingress) []error {
 				errs = append(errs, fmt.Errorf("ingress path %q: expose only /webhook (metrics and probes stay inside the cluster)", p.Path))
 			}
 		}
+	}
+	return errs
+}
+
+// checkTestPod holds the chart's only bare Pod, the `helm test` hook, to
+// what it is for: a hook that runs once, as locked down as the App, asking
+// the Service for /readyz with the image's own `shipgate probe`.
+func checkTestPod(p *corev1.Pod) []error {
+	var errs []error
+	bad := func(format string, a ...any) {
+		errs = append(errs, fmt.Errorf("Pod %s: "+format, append([]any{p.Name}, a...)...))
+	}
+	if p.Annotations["helm.sh/hook"] != "test" {
+		bad("a bare Pod must be the helm test hook (annotation helm.sh/hook: test)")
+	}
+	if p.Spec.RestartPolicy != corev1.RestartPolicyNever {
+		bad("restartPolicy %q: a test runs once (Never)", p.Spec.RestartPolicy)
+	}
+	if sc := p.Spec.SecurityContext; sc == nil || sc.RunAsNonRoot == nil || !*sc.RunAsNonRoot {
+		bad("runAsNonRoot is not set")
+	}
+	if len(p.Spec.Containers) != 1 {
+		bad("want one container, got %d", len(p.Spec.Containers))
+		return errs
+	}
+	c := p.Spec.Containers[0]
+	if sc := c.SecurityContext; sc == nil || sc.ReadOnlyRootFilesystem == nil || !*sc.ReadOnlyRootFilesystem ||
+		sc.AllowPrivilegeEscalation == nil || *sc.AllowPrivilegeEscalation {
+		bad("container %s: want readOnlyRootFilesystem and no privilege escalation", c.Name)
+	}
+	if len(c.Args) == 0 || c.Args[0] != "probe" || !strings.HasSuffix(c.Args[len(c.Args)-1], "/readyz") {
+		bad("container %s: want args [probe ... URL/readyz], got %v", c.Name, c.Args)
+	}
+	if c.Resources.Limits.Memory().IsZero() {
+		bad("container %s: no memory limit", c.Name)
 	}
 	return errs
 }

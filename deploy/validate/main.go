@@ -85,6 +85,8 @@ func newObject(apiVersion, kind string) (any, bool) {
 		return &corev1.Secret{}, true
 	case "v1/ServiceAccount":
 		return &corev1.ServiceAccount{}, true
+	case "v1/Pod":
+		return &corev1.Pod{}, true
 	case "v1/ConfigMap":
 		return &corev1.ConfigMap{}, true
 	case "networking.k8s.io/v1/Ingress":
