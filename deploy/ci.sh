@@ -12,6 +12,8 @@
 #      manifests, strictly into the Kubernetes API types and checks the
 #      Deployment's probes, resources and security context.
 #   4. deploy/kubernetes is re-rendered from the chart: any drift fails.
+#   5. values.schema.json refuses mistyped or unusable values; the chart's
+#      helm test hook renders and validates.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 t0=$(date +%s)
@@ -22,7 +24,7 @@ KUBE_VERSION=1.31.0
 HELM="$(go env GOPATH)/bin/helm"
 if ! "$HELM" version --template '{{.Version}}' 2>/dev/null | grep -q '^v3\.22'; then
   step "installing helm $HELM_VERSION (go install)"
-  GOFLAGS= go install "helm.sh/helm/v3/cmd/helm@$HELM_VERSION"
+  GOFLAGS="" go install "helm.sh/helm/v3/cmd/helm@$HELM_VERSION"
 fi
 
 work=$(mktemp -d)
@@ -47,6 +49,19 @@ for bad in "" "--set github.appId=1" "--set github.appId=1 --set credentials.exi
   fi
   grep -q "Error: execution error" "$work/err" || { cat "$work/err"; exit 1; }
 done
+
+step "values.schema.json refuses what the chart cannot use"
+for bad in "--set app.workers=abc" "--set app.logLevel=verbose" "--set imag.tag=x" \
+  "--set image.digest=sha256:zz" "--set github.apiUrl=api.github.com" "--set replicaCount=0"; do
+  # shellcheck disable=SC2086
+  if "$HELM" template shipgate deploy/helm/shipgate -f deploy/helm/ci/values-minimal.yaml $bad --kube-version "$KUBE_VERSION" > /dev/null 2> "$work/err"; then
+    echo "helm template accepted values the schema should refuse: [$bad]"; exit 1
+  fi
+  grep -q "values don't meet the specifications of the schema" "$work/err" || { cat "$work/err"; exit 1; }
+done
+
+step "helm test hook: a Pod probing /readyz with the chart's image"
+grep -q "helm.sh/hook: test" "$work/minimal.yaml" || { echo "the rendered chart has no helm test hook"; exit 1; }
 
 step "plain manifests are the chart's rendering"
 cp -r deploy/kubernetes "$work/kubernetes"

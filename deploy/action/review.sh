@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The review step of action.yml (a script, not inline YAML, so it is
-# shellchecked and tested: deploy/action/review_test.sh). Inputs arrive as
+# checked by shellcheck and tested: deploy/action/review_test.sh). Inputs arrive as
 # environment variables, never interpolated into the script.
 #
 #   SHIPGATE       the binary

@@ -76,7 +76,8 @@ run review-pr full INPUT_FAIL_ON=review;  check "review fails fail-on review" 1 
 run main full;                            check "no change" 0 allow
 run block-pr 1;                           check "a shallow clone is deepened" 1 block
 grep -q "The checkout is shallow" "$last.log" || fail "shallow: no notice"
-run block-pr full INPUT_SUMMARY=false;    [ "$code" = 1 ] && [ ! -s "$last.summary" ] && pass=$((pass + 1)) || fail "summary=false still wrote a summary"
+run block-pr full INPUT_SUMMARY=false
+if [ "$code" = 1 ] && [ ! -s "$last.summary" ]; then pass=$((pass + 1)); else fail "summary=false still wrote a summary"; fi
 run block-pr full INPUT_FAIL_ON=blocker;  check "a bad fail-on is refused" 2 ""
 run block-pr full PR_BASE_SHA=;           check "no base anywhere is refused" 2 ""
 run block-pr full PR_BASE_SHA= INPUT_BASE=main; check "the base input" 1 block

@@ -256,7 +256,13 @@ func TestReleaseSnapshot(t *testing.T) {
 	if b, err := os.ReadFile(filepath.Join(dist, "metadata.json")); err != nil || json.Unmarshal(b, &meta) != nil {
 		t.Fatalf("metadata.json: %v", err)
 	}
-	root, _ := filepath.Abs(repo)
+	// Paths in artifacts.json are relative to where goreleaser ran: the
+	// directory holding dist.
+	distAbs, err := filepath.Abs(dist)
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := filepath.Dir(distAbs)
 	abs := func(p string) string {
 		if filepath.IsAbs(p) {
 			return p
@@ -394,4 +400,44 @@ func sorted(list []string) []string {
 	out := append([]string(nil), list...)
 	sort.Strings(out)
 	return out
+}
+
+// TestValuesSchemaComplete: values.schema.json describes every key of
+// values.yaml (the schema refuses unknown keys, so a key it lacked would make
+// the chart's own defaults invalid) and nothing values.yaml lacks.
+func TestValuesSchemaComplete(t *testing.T) {
+	var values map[string]any
+	if err := yaml.Unmarshal([]byte(read(t, "deploy/helm/shipgate/values.yaml")), &values); err != nil {
+		t.Fatal(err)
+	}
+	var schema map[string]any
+	if err := json.Unmarshal([]byte(read(t, "deploy/helm/shipgate/values.schema.json")), &schema); err != nil {
+		t.Fatal(err)
+	}
+	var walk func(prefix string, v map[string]any, s map[string]any)
+	walk = func(prefix string, v map[string]any, s map[string]any) {
+		props, _ := s["properties"].(map[string]any)
+		if props == nil {
+			return // a free-form object (resources, affinity, ...)
+		}
+		if s["additionalProperties"] != false {
+			t.Errorf("%s: the schema allows unknown keys", strings.TrimPrefix(prefix, "."))
+		}
+		for k, sub := range v {
+			ps, ok := props[k].(map[string]any)
+			if !ok {
+				t.Errorf("values.yaml key %s%s is not in values.schema.json", prefix, k)
+				continue
+			}
+			if m, ok := sub.(map[string]any); ok {
+				walk(prefix+k+".", m, ps)
+			}
+		}
+		for k := range props {
+			if _, ok := v[k]; !ok {
+				t.Errorf("values.schema.json has %s%s, which values.yaml does not", prefix, k)
+			}
+		}
+	}
+	walk("", values, schema)
 }
