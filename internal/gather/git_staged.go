@@ -1,0 +1,91 @@
+package gather
+
+import (
+	"context"
+
+	"github.com/shipgate-app/shipgate/diff"
+	"github.com/shipgate-app/shipgate/internal/gitrepo"
+)
+
+// GitStaged is a local repository's next commit: the base is HEAD (nothing
+// before the first commit), the head is the index — what `git commit`
+// would record. Unstaged edits and untracked files are not part of it.
+// `shipgate diff --staged` (the pre-commit hook) reads through it.
+type GitStaged struct {
+	repo *gitrepo.Repo
+	base string // "" on an unborn branch
+}
+
+// NewGitStaged reads repo from commit base ("" before the first commit) to
+// its index.
+func NewGitStaged(repo *gitrepo.Repo, base string) *GitStaged {
+	return &GitStaged{repo: repo, base: base}
+}
+
+// Base reads HEAD, or nothing before the first commit.
+func (g *GitStaged) Base() Revision {
+	if g.base == "" {
+		return noRevision{}
+	}
+	return gitCommit{g.repo, g.base}
+}
+
+// Head reads the index.
+func (g *GitStaged) Head() Revision { return gitIndex{g.repo} }
+
+// ListBase lists HEAD's tree (empty before the first commit).
+func (g *GitStaged) ListBase(ctx context.Context) ([]Entry, bool, error) {
+	if g.base == "" {
+		return nil, true, nil
+	}
+	return (&Git{repo: g.repo, base: g.base}).ListBase(ctx)
+}
+
+// Changed lists the paths whose staged version differs from HEAD.
+func (g *GitStaged) Changed(ctx context.Context, sel Selector) ([]Change, bool, error) {
+	cs, err := g.repo.ChangedStaged(ctx, g.base, sel.Pathspecs, sel.Match)
+	if err != nil {
+		return nil, false, &ReadError{What: "the staged changes", Err: err}
+	}
+	var out []Change
+	for _, c := range gitrepo.SplitRenames(cs) {
+		st := Modified
+		switch c.Status {
+		case gitrepo.StatusAdded:
+			st = Added
+		case gitrepo.StatusDeleted:
+			st = Deleted
+		}
+		out = append(out, Change{Path: c.Path, Status: st})
+	}
+	return out, false, nil
+}
+
+// noRevision is the side before the first commit: nothing is there.
+type noRevision struct{}
+
+func (noRevision) Read(ctx context.Context, p string) (Entry, error) {
+	if err := ctx.Err(); err != nil {
+		return Entry{}, err
+	}
+	return Entry{Path: p, Kind: Missing}, nil
+}
+
+// gitIndex reads the staged version of a path (stage 0 of the index).
+type gitIndex struct{ repo *gitrepo.Repo }
+
+func (x gitIndex) Read(ctx context.Context, p string) (Entry, error) {
+	data, exists, err := x.repo.ReadIndex(ctx, p, diff.MaxFileSize)
+	e, rerr := gitEntry(p, data, exists, err)
+	if rerr != nil || e.Kind != Submodule || e.Path != p {
+		return e, rerr
+	}
+	commit, ok, err := x.repo.IndexSubmodule(ctx, p)
+	if err != nil {
+		return Entry{}, &ReadError{What: p, Err: err}
+	}
+	if ok {
+		e.Commit = commit
+	}
+	return e, nil
+}
