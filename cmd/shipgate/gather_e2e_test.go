@@ -17,6 +17,7 @@ import (
 	"testing"
 
 	"github.com/shipgate-app/shipgate/githubtest"
+	"github.com/shipgate-app/shipgate/internal/redistest"
 )
 
 // gatherCase is one repository: the files of main and the changes of the
@@ -234,6 +235,50 @@ func materialise(t *testing.T, dir string, git func(...string), files map[string
 			git("rm", "-q", "--cached", "--ignore-unmatch", "-r", p)
 		default:
 			writeFile(t, dir, p, c)
+		}
+	}
+}
+
+// TestE2ECallBudgetRedis counts GitHub API calls per evaluation with the
+// shared (Redis) queue, where the worker also looks for a run another
+// replica left in progress on the head: a pull request that touches no
+// agent-config file costs at most 3, one that touches a settings file at
+// most 6, once the base's tree and policy are cached. (The gatherer reads
+// the base's tree once per base commit: it says which files exist, so an
+// absent policy or sibling costs nothing.)
+func TestE2ECallBudgetRedis(t *testing.T) {
+	if redistest.Binary() == "" {
+		if os.Getenv(redistest.RequireEnv) != "" {
+			t.Fatal("redis-server not found")
+		}
+		t.Skip("redis-server not found")
+	}
+	t.Parallel()
+	rs := redistest.Start(t)
+	env := newE2E(t, func(s *e2eSetup) { s.cfg.Redis.URL = rs.URL() })
+	const path = ".claude/settings.json"
+	env.repo("budget", map[string]string{path: baseSettings, "README.md": "# budget\n"})
+	widen := settingsJSON(replaced(baseAllow, "Bash(npm test:*)", "Bash(npm *)"), baseDeny)
+	narrow := settingsJSON(replaced(baseAllow, "Bash(npm test:*)", "Bash(npm test)"), baseDeny)
+	cases := []struct {
+		name  string
+		files map[string]string
+		max   int
+	}{
+		{"first PR (cold: token, tree, org default)", map[string]string{"docs/a.md": "a\n"}, 0},
+		{"no agent-config file", map[string]string{"docs/b.md": "b\n"}, 3},
+		{"one settings file", map[string]string{path: widen}, 6},
+		{"one settings file, base file cached", map[string]string{path: narrow}, 6},
+	}
+	for i, c := range cases {
+		env.gh.ResetCounts()
+		pr := env.openPR("budget", fmt.Sprintf("b%d", i), c.files)
+		env.waitCompleted("budget", pr.HeadSHA, 1)
+		env.waitJobs(i + 1)
+		n, detail := env.apiCalls()
+		t.Logf("redis queue, %s: %d GitHub API calls: %s", c.name, n, detail)
+		if c.max > 0 && n > c.max {
+			t.Errorf("%s: %d GitHub API calls, want at most %d: %s", c.name, n, c.max, detail)
 		}
 	}
 }

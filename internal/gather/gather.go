@@ -253,7 +253,7 @@ func (g *gatherer) target(ctx context.Context, s side, e Entry) string {
 // resolveLink resolves a symlink's target from its directory; ok is false
 // when it leaves the repository (absolute, or above the root).
 func resolveLink(link, target string) (string, bool) {
-	if target == "" || strings.HasPrefix(target, "/") || strings.Contains(target, "\\") || (len(target) > 1 && target[1] == ':') {
+	if target == "" || strings.HasPrefix(link, "/") || strings.HasPrefix(target, "/") || strings.Contains(target, "\\") || (len(target) > 1 && target[1] == ':') {
 		return "", false
 	}
 	r := path.Clean(path.Join(path.Dir(link), target))
