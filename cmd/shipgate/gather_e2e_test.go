@@ -7,6 +7,8 @@ package main
 // decision and the findings.
 
 import (
+	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -16,7 +18,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/shipgate-app/shipgate/app"
+	"github.com/shipgate-app/shipgate/diff"
 	"github.com/shipgate-app/shipgate/githubtest"
+	"github.com/shipgate-app/shipgate/internal/gather"
 	"github.com/shipgate-app/shipgate/internal/redistest"
 )
 
@@ -281,4 +286,133 @@ func TestE2ECallBudgetRedis(t *testing.T) {
 			t.Errorf("%s: %d GitHub API calls, want at most %d: %s", c.name, n, c.max, detail)
 		}
 	}
+}
+
+// corpus generates repositories from the building blocks the gatherer
+// must handle: settings pairs (widening, narrowing, respelling, deleting),
+// a local sibling that shadows, policy changes, symlinks (a file, a
+// folder), case variants and .mcp.json. Deterministic: the same corpus on
+// every run.
+func corpus() []gatherCase {
+	wide := settingsJSON(append(append([]string(nil), baseAllow...), "Bash(git push:*)"), baseDeny)
+	narrow := settingsJSON(baseAllow[:1], baseDeny)
+	respelled := settingsJSON(replaced(baseAllow, "Bash(npm test:*)", "Bash(npm test *)"), baseDeny)
+	shadow := settingsJSON(nil, []string{"Bash(git push:*)"})
+	mcp := "{\n  \"mcpServers\": {\n    \"x\": {\"command\": \"node\", \"args\": [\"srv.js\"]}\n  }\n}\n"
+	pol := "version: 1\nchecks:\n  SHIP-HOST-BOUNDARY-MCP-SERVER-ADDED:\n    action: block\n"
+	type layout struct {
+		name string
+		// place puts the project's settings at base: the files, and the
+		// path a change to the settings is written to.
+		files  map[string]string
+		target string
+	}
+	layouts := []layout{
+		{"plain", map[string]string{".claude/settings.json": baseSettings}, ".claude/settings.json"},
+		{"nested", map[string]string{"pkg/.claude/settings.json": baseSettings}, "pkg/.claude/settings.json"},
+		{"file symlink", map[string]string{"cfg/claude.json": baseSettings, ".claude/settings.json": githubtest.Symlink("../cfg/claude.json")}, "cfg/claude.json"},
+		{"folder symlink", map[string]string{"shared/settings.json": baseSettings, ".claude": githubtest.Symlink("shared")}, "shared/settings.json"},
+		{"with a local sibling", map[string]string{".claude/settings.json": baseSettings, ".claude/settings.local.json": shadow}, ".claude/settings.json"},
+		{"with a policy", map[string]string{".claude/settings.json": baseSettings, ".github/shipgate.yml": pol}, ".claude/settings.json"},
+	}
+	edits := []struct {
+		name string
+		head func(l layout) map[string]string
+	}{
+		{"widen", func(l layout) map[string]string { return map[string]string{l.target: wide} }},
+		{"narrow", func(l layout) map[string]string { return map[string]string{l.target: narrow} }},
+		{"respell", func(l layout) map[string]string { return map[string]string{l.target: respelled} }},
+		{"delete", func(l layout) map[string]string { return map[string]string{l.target: ""} }},
+		{"case variant", func(l layout) map[string]string { return map[string]string{".CLAUDE/settings.json": wide} }},
+		{"mcp server", func(l layout) map[string]string { return map[string]string{".MCP.json": mcp} }},
+		{"policy loosened", func(l layout) map[string]string {
+			return map[string]string{".github/shipgate.yml": "version: 1\n", l.target: respelled}
+		}},
+	}
+	var out []gatherCase
+	for _, l := range layouts {
+		for _, e := range edits {
+			out = append(out, gatherCase{name: l.name + "/" + e.name, base: l.files, head: e.head(l), mayAllow: true})
+		}
+	}
+	return out
+}
+
+// TestE2EGatherCorpus runs the corpus through the App's gatherer over the
+// fake GitHub (the real go-github client, an installation token) and
+// through shipgate diff over real git, and requires the same report:
+// decision, changes and findings, byte for byte in the JSON contract. The
+// App's check run must conclude as that decision says.
+func TestE2EGatherCorpus(t *testing.T) {
+	t.Parallel()
+	env := newE2E(t)
+	clients, err := app.NewClients(env.srv.cfg.AppID, env.srv.cfg.PrivateKey, env.gh.URL()+"/", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	env.repo("corpus-warm", map[string]string{"README.md": "# w\n"})
+	inst, _, err := clients.App().Apps.FindRepositoryInstallation(context.Background(), e2eOwner, "corpus-warm")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cl, err := clients.Installation(inst.GetID())
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := corpus()
+	for i, c := range cases {
+		name := fmt.Sprintf("c%d", i)
+		t.Run(c.name, func(t *testing.T) {
+			env.repo(name, c.base)
+			pr := env.openPR(name, "change", c.head)
+			run := env.waitCompleted(name, pr.HeadSHA, 1)
+
+			src := &gather.GitHub{Client: cl, Owner: e2eOwner, Repo: name, PR: pr.Number, BaseSHA: pr.BaseSHA, HeadSHA: pr.HeadSHA}
+			res, err := gather.Gather(context.Background(), src, gather.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			rep := diff.Compare(res.Input)
+			appJSON, err := rep.JSON()
+			if err != nil {
+				t.Fatal(err)
+			}
+			cliJSON := cliJSONOut(t, c.base, c.head)
+			type contract struct {
+				Decision string          `json:"decision"`
+				Changes  json.RawMessage `json:"changes"`
+				Findings json.RawMessage `json:"findings"`
+			}
+			var a, b contract
+			if err := json.Unmarshal(appJSON, &a); err != nil {
+				t.Fatal(err)
+			}
+			if err := json.Unmarshal([]byte(cliJSON), &b); err != nil {
+				t.Fatal(err)
+			}
+			if a.Decision != b.Decision || !bytes.Equal(a.Changes, b.Changes) || !bytes.Equal(a.Findings, b.Findings) {
+				t.Errorf("the App's gatherer and shipgate diff disagree:\nApp: %s\nCLI: %s", appJSON, cliJSON)
+			}
+			t.Logf("%s: %s, %d bytes of changes, %d of findings", c.name, b.Decision, len(b.Changes), len(b.Findings))
+			if want := conclusionOf(b.Decision); run.Conclusion != want {
+				t.Errorf("App's check run %s %q, the report says %s", run.Conclusion, run.Title, b.Decision)
+			}
+		})
+	}
+}
+
+// cliJSONOut is shipgate diff's JSON report on the case built in git.
+func cliJSONOut(t *testing.T, base, head map[string]string) string {
+	t.Helper()
+	dir, git := gitRepo(t)
+	materialise(t, dir, git, base)
+	git("commit", "-q", "--allow-empty", "-m", "base")
+	git("checkout", "-q", "-b", "feature")
+	materialise(t, dir, git, head)
+	git("commit", "-q", "--allow-empty", "-m", "change")
+	code, out, errs := runCLI("diff", "--repo", dir, "--base", "main", "--format", "json")
+	if code != 0 && code != 1 {
+		t.Fatalf("shipgate diff: exit %d\n%s\n%s", code, out, errs)
+	}
+	return out
 }
