@@ -107,10 +107,10 @@ func (e *engine) load(files []File, rules ruleCache) {
 	var others []File // not agent-config files: scripts hooks run, or nothing
 	for _, f := range files {
 		kind, scope := Classify(f.classifiedPath(), e.pol)
-		if kind == NotAgentConfig && !seen[f.Path] {
+		if (kind == NotAgentConfig || kind == ScriptFile) && !seen[f.Path] {
 			others = append(others, f)
 		}
-		if kind == NotAgentConfig || seen[f.Path] {
+		if kind == NotAgentConfig || kind == ScriptFile || seen[f.Path] {
 			continue
 		}
 		seen[f.Path] = true

@@ -80,8 +80,11 @@ const (
 	SubagentFile
 	// ScriptFile is a repository file a hook, status line or helper of a
 	// settings file (or a skill's or subagent's hooks) executes: a change to
-	// it is a change to the hook. Classify never returns it — which files
-	// are scripts depends on the settings (ExtraPaths).
+	// it is a change to the hook. Which files are scripts depends on the
+	// settings (ExtraPaths names them); Classify returns ScriptFile for
+	// every other file of a .claude folder (where hook scripts usually
+	// live), so that a pull request that edits only .claude/hooks/check.sh
+	// is read with the settings that run it.
 	ScriptFile
 )
 
@@ -108,6 +111,13 @@ func Classify(p string, pol *policy.Policy) (FileKind, string) {
 		return k, frontmatterScope(dir)
 	case pol.Watched(p) && strings.HasSuffix(base, ".json"):
 		return SettingsFile, "watched:" + p
+	case inClaudeFolder(dir):
+		// Any other file of a .claude folder (.claude/hooks/check.sh,
+		// .claude/statusline.sh, a skill's scripts): a candidate script.
+		// The engine reports it only when a command of the project's
+		// settings (or a skill's or subagent's hooks) runs it; reading it
+		// makes the front ends read that project's settings too.
+		return ScriptFile, frontmatterScope(dir + "/x")
 	}
 	return NotAgentConfig, ""
 }
@@ -122,6 +132,7 @@ func Pathspecs(pol *policy.Policy) []string {
 		":(glob).claude/skills/**/SKILL.md", ":(glob)**/.claude/skills/**/SKILL.md",
 		":(glob).claude/commands/**/*.md", ":(glob)**/.claude/commands/**/*.md",
 		":(glob).claude/agents/**/*.md", ":(glob)**/.claude/agents/**/*.md",
+		":(glob).claude/**", ":(glob)**/.claude/**",
 	}
 	if pol != nil {
 		for _, w := range pol.Paths.Watch {
@@ -178,4 +189,13 @@ func (f File) classifiedPath() string {
 		return f.As
 	}
 	return f.Path
+}
+
+// inClaudeFolder reports whether a directory is, or is inside, a .claude
+// folder — not inside .claude/worktrees, where Claude Code keeps whole
+// checkouts of its own.
+func inClaudeFolder(dir string) bool {
+	d := "/" + dir + "/"
+	i := strings.LastIndex(d, "/.claude/")
+	return i >= 0 && !strings.HasPrefix(d[i:], "/.claude/worktrees/")
 }

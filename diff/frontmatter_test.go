@@ -100,13 +100,19 @@ func TestClassifyAgentDocs(t *testing.T) {
 	}{
 		{".claude/skills/x/SKILL.md", SkillFile, ""},
 		{"pkg/.claude/skills/x/SKILL.md", SkillFile, "pkg"},
-		{".claude/skills/SKILL.md", NotAgentConfig, ""},
-		{".claude/skills/x/notes.md", NotAgentConfig, ""},
+		{".claude/skills/SKILL.md", ScriptFile, ""},
+		{".claude/skills/x/notes.md", ScriptFile, ""},
 		{".claude/commands/x.md", CommandFile, ""},
 		{".claude/commands/ops/deploy.md", CommandFile, ""},
 		{".claude/agents/yolo.md", SubagentFile, ""},
 		{"a/b/.claude/agents/yolo.md", SubagentFile, "a/b"},
-		{".claude/agents/yolo.txt", NotAgentConfig, ""},
+		{".claude/agents/yolo.txt", ScriptFile, ""},
+		{".claude/hooks/check.sh", ScriptFile, ""},
+		{"pkg/.claude/hooks/check.sh", ScriptFile, "pkg"},
+		{".claude/statusline.sh", ScriptFile, ""},
+		{".claude/worktrees/feature/.claude/settings.json", SettingsFile, ".claude/worktrees/feature"},
+		{".claude/worktrees/feature/run.sh", NotAgentConfig, ""},
+		{"scripts/check.sh", NotAgentConfig, ""},
 		{"docs/agents/yolo.md", NotAgentConfig, ""},
 	}
 	for _, c := range cases {

@@ -38,7 +38,7 @@ import (
 // names nothing: Compare reports the file).
 func ExtraPaths(p string, data []byte) []string {
 	kind, scope := Classify(p, nil)
-	if kind == NotAgentConfig {
+	if kind == NotAgentConfig || kind == ScriptFile {
 		return nil
 	}
 	d, err := parseDoc(p, kind, Version{Exists: true, Data: data}, ruleCache{})

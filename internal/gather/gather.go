@@ -804,7 +804,7 @@ func (g *gatherer) siblings(ctx context.Context, have map[string]bool) error {
 		if f.As != "" {
 			p = f.As
 		}
-		if k, scope := diff.Classify(p, g.pol); k == diff.SettingsFile && !strings.HasPrefix(scope, "watched:") {
+		if k, scope := diff.Classify(p, g.pol); (k == diff.SettingsFile || k == diff.ScriptFile) && !strings.HasPrefix(scope, "watched:") {
 			scopes[scope] = true
 		}
 	}
