@@ -111,7 +111,7 @@ func Classify(p string, pol *policy.Policy) (FileKind, string) {
 		return k, frontmatterScope(dir)
 	case pol.Watched(p) && strings.HasSuffix(base, ".json"):
 		return SettingsFile, "watched:" + p
-	case inClaudeFolder(dir):
+	case inClaudeFolder(dir) && !configSpelledOtherwise(dir, base):
 		// Any other file of a .claude folder (.claude/hooks/check.sh,
 		// .claude/statusline.sh, a skill's scripts): a candidate script.
 		// The engine reports it only when a command of the project's
@@ -198,4 +198,19 @@ func inClaudeFolder(dir string) bool {
 	d := "/" + dir + "/"
 	i := strings.LastIndex(d, "/.claude/")
 	return i >= 0 && !strings.HasPrefix(d[i:], "/.claude/worktrees/")
+}
+
+// configSpelledOtherwise reports whether a file is an agent-config file
+// spelled in another case (.claude/Settings.json, .claude/skills/x/skill.md):
+// not a script — the front ends read it as the file Claude Code opens on a
+// case-insensitive file system.
+func configSpelledOtherwise(dir, base string) bool {
+	ld, lb := strings.ToLower(dir), strings.ToLower(base)
+	switch {
+	case lb == "settings.json" || lb == "settings.local.json" || lb == ".mcp.json":
+		return true
+	case lb == "skill.md" && frontmatterPath(ld, "SKILL.md") == SkillFile:
+		return true
+	}
+	return frontmatterPath(ld, lb) != NotAgentConfig
 }

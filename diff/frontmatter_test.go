@@ -113,6 +113,9 @@ func TestClassifyAgentDocs(t *testing.T) {
 		{".claude/worktrees/feature/.claude/settings.json", SettingsFile, ".claude/worktrees/feature"},
 		{".claude/worktrees/feature/run.sh", NotAgentConfig, ""},
 		{"scripts/check.sh", NotAgentConfig, ""},
+		{".claude/Settings.json", NotAgentConfig, ""},
+		{".claude/skills/x/skill.md", NotAgentConfig, ""},
+		{".claude/Agents/x.md", NotAgentConfig, ""},
 		{"docs/agents/yolo.md", NotAgentConfig, ""},
 	}
 	for _, c := range cases {
