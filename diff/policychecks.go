@@ -61,13 +61,25 @@ func (e *engine) ceiling(c policy.Ceiling, touched map[string]bool) {
 				msg := fmt.Sprintf("allow: %s in %s is not within the ceiling of %s", r.Text, f.Path, c.Source)
 				var wit []string
 				switch {
-				case v.Answer == lattice.No && v.HasWitness():
-					w := v.Witness
-					if calls, ans := lattice.FindNContext(e.ctx, []lattice.Rule{r}, ceil, 2); ans == lattice.Yes && len(calls) > 0 {
-						w = calls[0] // a recognisable call when there is one
+				case v.Answer == lattice.No && v.HasWitness() && r.Family != lattice.FamilyToolGlob:
+					// Only a call the rule newly lets run counts against the
+					// ceiling: not a read-only command or a read inside the
+					// project (Claude Code runs those with no rule), not one it
+					// asks about whatever the rule says.
+					calls, ans, past, _ := e.newlyRuns(r, append(append([]lattice.Rule(nil), ceil...), lattice.ImplicitAllows()...), 2)
+					if ans == lattice.No && lattice.CoveredByContext(e.ctx, r, past).Answer == lattice.Yes {
+						continue
 					}
-					wit = []string{w.String()}
-					msg += fmt.Sprintf(": it allows `%s`, which no ceiling rule allows", w)
+					if ans == lattice.Yes && len(calls) > 0 {
+						w := calls[0] // a recognisable call when there is one
+						wit = callStrings([]lattice.Call{w})
+						msg += fmt.Sprintf(": it allows `%s`, which no ceiling rule allows", wit[0])
+					} else {
+						msg += ": it cannot be proven to fit (every call the search found runs with no rule or asks anyway, but not every call it matches could be shown to)"
+					}
+				case v.Answer == lattice.No && v.HasWitness():
+					wit = []string{v.Witness.String()}
+					msg += fmt.Sprintf(": it allows `%s`, which no ceiling rule allows", v.Witness)
 				case v.Answer == lattice.Unknown:
 					msg += ": it cannot be proven to fit (" + v.Reason + ")"
 				}
