@@ -123,6 +123,7 @@ type outcome struct {
 	maybe string // a rule that may match under another reading
 	part  string // for a compound command, the part that decides it
 	note  string // why a command the rules allow still prompts
+	whole bool   // allowed by a rule naming the whole tool (Bash, Bash(*))
 }
 
 // callOutcome is outcome for a call as Claude Code handles a Bash command
@@ -164,6 +165,17 @@ func (e *engine) callOutcome(scope string, c lattice.Call) outcome {
 		o.part = "" // every part is allowed: no single part decides
 		o.by = "every part is allowed"
 	}
+	if o.state == "allowed" && len(cmd.Expansions) == 0 {
+		// Line-level command checks: a subshell, a block, a background &
+		// (Claude Code 2.1.328 asks, measured).
+		whole := true
+		for _, po := range parts {
+			whole = whole && po.whole
+		}
+		if why, ok := lattice.AlwaysAsks(c.Arg, whole); ok {
+			o = outcome{state: "default", by: "defaultMode " + e.headMode(scope), note: why + " (Claude Code " + lattice.ClaudeCodeVersion + ", measured)"}
+		}
+	}
 	if o.state == "allowed" && len(cmd.Expansions) > 0 {
 		o = outcome{state: "default", by: "defaultMode " + e.headMode(scope),
 			note: "it contains " + strings.Join(cmd.Expansions, ", ") + ", and Claude Code asks about such a command whatever the allow rules say"}
@@ -174,7 +186,18 @@ func (e *engine) callOutcome(scope string, c lattice.Call) outcome {
 // outcome is the outcome of a call that is not a Bash command line.
 func (e *engine) outcome(scope string, c lattice.Call) outcome {
 	self := []lattice.Form{{Text: c.Arg}}
-	return e.formsOutcome(scope, c.Tool, self, self, "")
+	o := e.formsOutcome(scope, c.Tool, self, self, "")
+	if o.state == "default" && o.note == "" {
+		switch {
+		case lattice.RunsWithoutRule(c):
+			// A read inside the project needs no rule (Claude Code
+			// 2.1.328, measured).
+			o = outcome{state: "allowed", by: "no rule: a read inside the project, which Claude Code " + lattice.ClaudeCodeVersion + " allows with no rule"}
+		case c.Tool == "Read" && e.headMode(scope) == "plan":
+			o = outcome{state: "allowed", by: "defaultMode plan, in which Claude Code " + lattice.ClaudeCodeVersion + " reads any file without a prompt"}
+		}
+	}
+	return o
 }
 
 // partOutcome is the outcome of one simple command of a Bash command line,
@@ -184,7 +207,17 @@ func (e *engine) outcome(scope string, c lattice.Call) outcome {
 // flock (lattice.CommandForms).
 func (e *engine) partOutcome(scope, part string) outcome {
 	fs := lattice.CommandForms(part)
-	return e.formsOutcome(scope, "Bash", fs.Allow, fs.Deny, fs.Wrapper)
+	o := e.formsOutcome(scope, "Bash", fs.Allow, fs.Deny, fs.Wrapper)
+	switch {
+	case o.state == "default" && o.note == "" && lattice.ReadOnly(part):
+		o = outcome{state: "allowed", by: "no rule: a read-only command Claude Code " + lattice.ClaudeCodeVersion + " runs with no rule"}
+	case o.state == "allowed" && !strings.ContainsAny(part, "$`"):
+		// (Expansions are worded for the whole line by callOutcome.)
+		if why, ok := lattice.AlwaysAsks(part, o.whole); ok {
+			o = outcome{state: "default", by: "defaultMode " + e.headMode(scope), note: why + " (Claude Code " + lattice.ClaudeCodeVersion + ", measured)"}
+		}
+	}
+	return o
 }
 
 // formsOutcome decides deny > ask > allow > mode over the texts each list's
@@ -210,7 +243,7 @@ func (e *engine) formsOutcome(scope, tool string, allow, deny []lattice.Form, wr
 					if f.Past != "" {
 						by += ", which matches `" + f.Text + "` past `" + f.Past + "`"
 					}
-					return outcome{state: st.state, by: by}
+					return outcome{state: st.state, by: by, whole: r.Whole()}
 				case lattice.Unknown:
 					if maybe == "" {
 						maybe = string(st.list) + ": " + r.Text

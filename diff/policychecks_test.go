@@ -129,7 +129,17 @@ func TestCompoundIntents(t *testing.T) {
 	}{
 		{"allowed", "npm test && npm run lint", true, ""},
 		{"allowed", "npm test; git status", true, ""},
-		{"allowed", "(git status && npm run lint)", true, ""},
+		// Measured on Claude Code 2.1.328: a subshell asks; read-only
+		// commands need no rule; CI= is stripped for allow rules; eval asks
+		// under a pattern rule.
+		{"allowed", "(git status && npm run lint)", false, "a subshell (…) asks under every pattern rule"},
+		{"allowed", "git status && npm run lint", true, ""},
+		{"allowed", "npm test && ls -la", true, ""},
+		{"asked", "ls", false, "runs without a prompt (no rule: a read-only command Claude Code 2.1.328 runs with no rule)"},
+		{"allowed", "CI=1 npm test", true, ""},
+		{"allowed", "CI=1 FOO=1 npm test", false, "prompts only because no rule matches"},
+		{"allowed", "npm test & npm run lint", false, "a background & asks"},
+		{"allowed", "npm test > out.txt", false, "a redirection to a file asks"},
 		{"allowed", "npm test && npm run build", false, "decided by its part `npm run build`"},
 		{"allowed", "npm test | tee out.txt", false, "decided by its part `tee out.txt`"},
 		{"allowed", "npm test -- $(cat args)", false, "it contains $(…)"},
