@@ -242,7 +242,7 @@ func detailsURL(ev *evaluation) *string {
 // publishNothing completes a run for a pull request that touches no
 // agent-config file, in a single call.
 func (p *Worker) publishNothing(ctx context.Context, cl *github.Client, ev *evaluation) error {
-	summary := fmt.Sprintf("This pull request changes no agent-config file (`.claude/settings.json`, `.claude/settings.local.json`, `.mcp.json` in any directory). Nothing that changes what an AI coding agent may do was found.\n\nPolicy: %s. Head `%s`, base `%s`. Shipgate %s.",
+	summary := fmt.Sprintf("This pull request changes no agent-config file (Claude Code's settings, `.mcp.json`, skills, commands, subagents and the files their hooks run, in any directory, in any case spelling, or through a symlink), nor the Shipgate policy. Nothing that changes what an AI coding agent may do was found.\n\nPolicy: %s. Head `%s`, base `%s`. Shipgate %s.",
 		ev.policySrc, shortSHA(ev.head), shortSHA(ev.base), p.cfg.Version)
 	_, _, err := cl.Checks.CreateCheckRun(ctx, ev.owner, ev.repo, github.CreateCheckRunOptions{
 		Name: p.cfg.CheckName, HeadSHA: ev.head, Status: github.String("completed"), Conclusion: github.String("success"),
