@@ -112,10 +112,8 @@ func WithLogger(ctx context.Context, l *slog.Logger) context.Context {
 	return context.WithValue(ctx, loggerKey{}, l)
 }
 
-// loggerFrom returns the logger a context carries, or one that discards.
+// loggerFrom returns the logger a context carries (nil when none).
 func loggerFrom(ctx context.Context) *slog.Logger {
-	if l, ok := ctx.Value(loggerKey{}).(*slog.Logger); ok && l != nil {
-		return l
-	}
-	return slog.New(slog.DiscardHandler)
+	l, _ := ctx.Value(loggerKey{}).(*slog.Logger)
+	return l
 }

@@ -123,13 +123,23 @@ func NewWorker(clients *Clients, cfg Config) *Worker {
 		org: map[string]ttlEntry{}, runs: map[string]*openRun{}, unsure: map[string]bool{}, members: map[string]memberEntry{}}
 }
 
-// Process runs one job.
+// log is the logger of the job ctx carries (its LogAttrs on every line),
+// else the worker's.
+func (p *Worker) log(ctx context.Context) *slog.Logger {
+	if l := loggerFrom(ctx); l != nil {
+		return l
+	}
+	return p.cfg.Logger
+}
+
+// Process runs one job, with the job's logger in its context (unless the
+// queue put one there).
 func (p *Worker) Process(ctx context.Context, job Job) ([]Job, error) {
 	cl, err := p.clients.Installation(job.InstallationID)
 	if err != nil {
 		return nil, err
 	}
-	if _, ok := ctx.Value(loggerKey{}).(*slog.Logger); !ok {
+	if loggerFrom(ctx) == nil {
 		ctx = WithLogger(ctx, p.cfg.Logger.With(job.LogAttrs()...))
 	}
 	switch job.Kind {
@@ -250,7 +260,7 @@ type evaluation struct {
 // head gets exactly one run. Runs this worker left in progress on an older
 // head of the PR (a failed attempt superseded by a newer push) are closed.
 func (p *Worker) evaluatePR(ctx context.Context, cl *github.Client, job Job, n int) error {
-	log := loggerFrom(ctx)
+	log := p.log(ctx)
 	if job.PRNumber != n {
 		log = log.With("pr", n)
 		ctx = WithLogger(ctx, log)
@@ -348,7 +358,7 @@ func (p *Worker) gather(ctx context.Context, cl *github.Client, ev *evaluation) 
 	} else {
 		ev.policySrc = strings.Join(srcs, ", extending ")
 	}
-	loggerFrom(ctx).Debug("gathered", "files", len(ev.files), "api_calls", src.Calls(), "notes", len(res.Notes))
+	p.log(ctx).Debug("gathered", "files", len(ev.files), "api_calls", src.Calls(), "notes", len(res.Notes))
 	return res, nil
 }
 
@@ -408,6 +418,9 @@ func isNotFound(err error) bool {
 // failed before creating one (say, reading the policy), creates a failed
 // run there. Either asks for a re-run.
 func (p *Worker) JobFailed(ctx context.Context, job Job, cause error) {
+	if loggerFrom(ctx) == nil {
+		ctx = WithLogger(ctx, p.cfg.Logger.With(job.LogAttrs()...))
+	}
 	cl, err := p.clients.Installation(job.InstallationID)
 	if err != nil {
 		return
@@ -435,7 +448,7 @@ func (p *Worker) JobFailed(ctx context.Context, job Job, cause error) {
 		runs, _, err := cl.Checks.ListCheckRunsForRef(ctx, job.Owner, job.Repo, h, &github.ListCheckRunsOptions{
 			CheckName: github.String(p.cfg.CheckName), Status: github.String("in_progress")})
 		if err != nil {
-			p.cfg.Logger.Error("could not list check runs to mark a failed job", "repo", job.Owner+"/"+job.Repo, "error", err)
+			p.log(ctx).Error("could not list check runs to mark a failed job", "repo", job.Owner+"/"+job.Repo, "error", err)
 			return
 		}
 		for _, run := range runs.CheckRuns {
@@ -454,7 +467,7 @@ func (p *Worker) JobFailed(ctx context.Context, job Job, cause error) {
 		opts.ExternalID = github.String(externalID(job.PRNumber))
 	}
 	if _, _, err := cl.Checks.CreateCheckRun(ctx, job.Owner, job.Repo, opts); err != nil {
-		p.cfg.Logger.Error("could not create a check run to report a failed job", "repo", job.Owner+"/"+job.Repo, "error", err)
+		p.log(ctx).Error("could not create a check run to report a failed job", "repo", job.Owner+"/"+job.Repo, "error", err)
 	}
 }
 
@@ -465,7 +478,7 @@ func (p *Worker) failRun(ctx context.Context, cl *github.Client, owner, repo str
 		CompletedAt: &github.Timestamp{Time: p.cfg.Now()}, Output: p.failureOutput(cause),
 	})
 	if err != nil {
-		p.cfg.Logger.Error("could not mark a check run failed", "repo", owner+"/"+repo, "check_run_id", id, "error", err)
+		p.log(ctx).Error("could not mark a check run failed", "repo", owner+"/"+repo, "check_run_id", id, "error", err)
 	}
 }
 

@@ -140,7 +140,7 @@ func (p *Worker) closeSuperseded(ctx context.Context, cl *github.Client, owner, 
 			Output:      &github.CheckRunOutput{Title: github.String("Superseded"), Summary: github.String(summary)},
 		})
 		if err != nil {
-			p.cfg.Logger.Warn("could not close a superseded check run; will retry", "repo", owner+"/"+repo, "check_run_id", st.run.id, "error", err)
+			p.log(ctx).Warn("could not close a superseded check run; will retry", "repo", owner+"/"+repo, "check_run_id", st.run.id, "error", err)
 			p.runsMu.Lock()
 			if _, taken := p.runs[st.key]; !taken {
 				p.runs[st.key] = st.run
@@ -481,7 +481,7 @@ func (p *Worker) createRun(ctx context.Context, cl *github.Client, ev *evaluatio
 	p.runsMu.Lock()
 	delete(p.unsure, key)
 	p.runsMu.Unlock()
-	loggerFrom(ctx).Debug("check run created completed in one call", "annotations", len(anns))
+	p.log(ctx).Debug("check run created completed in one call", "annotations", len(anns))
 	return true, nil
 }
 
@@ -611,7 +611,10 @@ func (p *Worker) JobSuperseded(ctx context.Context, job Job) {
 	if job.Kind != KindEvaluatePR || job.HeadSHA == "" {
 		return
 	}
-	log := p.cfg.Logger.With(job.LogAttrs()...)
+	log := p.log(ctx)
+	if loggerFrom(ctx) == nil {
+		log = log.With(job.LogAttrs()...)
+	}
 	log.Info("superseded job: closing what its attempt left open")
 	defer log.Info("superseded job: done")
 	cl, err := p.clients.Installation(job.InstallationID)
@@ -648,6 +651,6 @@ func (p *Worker) cancelStaleOnGitHub(ctx context.Context, cl *github.Client, own
 		CompletedAt: &github.Timestamp{Time: p.cfg.Now()},
 		Output:      &github.CheckRunOutput{Title: github.String("Superseded"), Summary: github.String(summary)},
 	}); err != nil {
-		p.cfg.Logger.Warn("could not close a superseded check run", "repo", owner+"/"+repo, "check_run_id", id, "error", err)
+		p.log(ctx).Warn("could not close a superseded check run", "repo", owner+"/"+repo, "check_run_id", id, "error", err)
 	}
 }
