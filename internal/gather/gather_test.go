@@ -34,6 +34,9 @@ func memEntry(p, c string) Entry {
 }
 
 func (m *memSource) ListBase(context.Context) ([]Entry, bool, error) {
+	if m.incomplete {
+		return nil, false, nil // a cut listing: here, nothing listed at all
+	}
 	var out []Entry
 	for p, c := range m.base {
 		e := memEntry(p, c)
@@ -365,4 +368,26 @@ func FuzzFold(f *testing.F) {
 			t.Fatalf("fold(%q) = %q", p, g)
 		}
 	})
+}
+
+// TestGatherIncompleteListing: when the host cut the base's listing, a
+// path it did not list is read rather than taken as absent, and the
+// report says what could not be checked.
+func TestGatherIncompleteListing(t *testing.T) {
+	src := &memSource{base: map[string]string{".claude/settings.json": tBase, ".claude/settings.local.json": `{"permissions":{"deny":["Bash(*)"]}}`}, incomplete: true}
+	src.head = with(src.base, map[string]string{".claude/settings.json": tWide})
+	res, err := Gather(t.Context(), src, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Notes) == 0 || !strings.Contains(res.Notes[0], "too large for one listing") {
+		t.Errorf("notes %q", res.Notes)
+	}
+	paths := map[string]bool{}
+	for _, f := range res.Input.Files {
+		paths[f.Path] = true
+	}
+	if !paths[".claude/settings.json"] || !paths[".claude/settings.local.json"] {
+		t.Errorf("files %v", paths)
+	}
 }
