@@ -2,6 +2,7 @@ package lattice
 
 import (
 	"context"
+	"encoding/binary"
 	"fmt"
 	"math/bits"
 	"slices"
@@ -112,11 +113,12 @@ type OperandVerdict struct {
 	Spent int
 }
 
-// DefaultOperandBudget is the work Operand spends at most when given none:
-// automaton steps (states explored × symbols tried). Real rules need a few
-// hundred; a rule that needs more is pathological, and the answer is then
-// Undecided (the rating fails closed).
-const DefaultOperandBudget = 1 << 18
+// DefaultOperandBudget is the work Operand spends at most when given none,
+// in the lattice's steps (machine words advanced on one symbol from one
+// state). Real rules need at most a few tens of thousands; a rule that needs
+// more is pathological, and the answer is then Undecided (the rating fails
+// closed).
+const DefaultOperandBudget = 1_000_000
 
 // Operand decides whether rule r leaves l's operand selectable: whether the
 // commands r surely matches include, for some fixed flag context F and
@@ -124,16 +126,30 @@ const DefaultOperandBudget = 1 << 18
 // on the automata: a product of r's command automata with the launcher's
 // prefix automaton, explored state set by state set, then a cycle through
 // operand characters on a path to acceptance (which is exactly an infinite
-// set of operand words for one prefix and one tail). At most budget steps
-// are spent (DefaultOperandBudget when budget ≤ 0); ctx may end it early.
-// Only Bash command rules can answer Yes; the whole tool does.
+// set of operand words for one prefix and one tail). Only Bash command
+// rules can answer Yes; the whole tool does.
+//
+// Work is counted in the lattice's steps (see Budget): at most budget steps
+// (DefaultOperandBudget when budget ≤ 0), and no more than the context's
+// Budget allows one search, which the steps are then charged to. A done
+// context or a spent budget answers Unknown with Undecided set.
 func (l Launcher) Operand(ctx context.Context, r Rule, budget int) OperandVerdict {
 	if budget <= 0 {
 		budget = DefaultOperandBudget
 	}
-	w := &work{ctx: ctx, left: budget}
+	m := newMeter(ctx)
+	w := &work{ctx: m.ctx, left: int64(budget)}
+	if m.budget != nil {
+		w.left = min(w.left, m.limit)
+	}
 	v := l.operand(w, parsed(r))
-	v.Spent = w.spent
+	v.Spent = int(w.spent)
+	m.spent = w.spent
+	res := found
+	if v.Undecided {
+		res = gaveUp
+	}
+	m.done(res)
 	return v
 }
 
@@ -199,29 +215,32 @@ func (l Launcher) operand(w *work, r Rule) OperandVerdict {
 // work is the budget of one Operand call.
 type work struct {
 	ctx   context.Context
-	left  int
-	spent int
+	left  int64
+	spent int64
+	calls int
 	err   error
 }
 
-// step spends one unit and reports whether work may go on.
-func (w *work) step() bool {
+// step spends n steps (the machine words one symbol advances) and reports
+// whether work may go on; the context is looked at on the first call and
+// every 256th.
+func (w *work) step(n int) bool {
 	if w.err != nil {
 		return false
 	}
-	w.left--
-	w.spent++
+	w.left -= int64(n)
+	w.spent += int64(n)
 	if w.left < 0 {
-		w.err = fmt.Errorf("the operand search needed more than %d automaton steps", w.spent-1)
+		w.err = fmt.Errorf("the operand search needed more than %d steps", w.spent-int64(n))
 		return false
 	}
-	if w.spent&1023 == 1 && w.ctx != nil { // the first step, and every 1024th
-
+	if w.calls&255 == 0 {
 		if err := w.ctx.Err(); err != nil {
-			w.err = fmt.Errorf("the operand search was cancelled: %w", err)
+			w.err = fmt.Errorf("the operand search was stopped: %w", err)
 			return false
 		}
 	}
+	w.calls++
 	return true
 }
 
@@ -341,6 +360,7 @@ type opGraph struct {
 	index            map[string]int32
 	from, to, syms   []int32
 	stepBuf, snap    []uint64
+	keyBuf           []byte
 	closures         []*closureTable
 	machineOffsetInA int   // the alphabet column of ms[0]
 	base             int32 // the depth of the root
@@ -374,18 +394,23 @@ func (g *opGraph) vec(id int32) []uint64 {
 	return g.arena[int(id)*g.total : int(id+1)*g.total]
 }
 
+// wordsKey spells a state vector as a map key.
+func wordsKey(v []uint64) string {
+	b := make([]byte, 0, 8*len(v))
+	for _, x := range v {
+		b = binary.LittleEndian.AppendUint64(b, x)
+	}
+	return string(b)
+}
+
 // add records the node (phase, v) reached from parent by sym, with its
 // edge, and reports whether it is new.
 func (g *opGraph) add(phase int, v []uint64, parent, sym int32) (int32, bool) {
-	var sb strings.Builder
-	sb.Grow(1 + 8*len(v))
-	sb.WriteByte(byte(phase))
+	g.keyBuf = append(g.keyBuf[:0], byte(phase))
 	for _, x := range v {
-		for i := 0; i < 8; i++ {
-			sb.WriteByte(byte(x >> (8 * i)))
-		}
+		g.keyBuf = binary.LittleEndian.AppendUint64(g.keyBuf, x)
 	}
-	k := sb.String()
+	k := string(g.keyBuf)
 	id, ok := g.index[k]
 	if !ok {
 		id = int32(len(g.nodes))
@@ -609,34 +634,69 @@ func (l Launcher) search(w *work, tmpl *machine, rds []*reading) (OperandFamily,
 	}
 	al := newOpAlphabet(ms)
 	g := newOpGraph(ms, al, 0)
-	start := make([]uint64, g.total)
+	cur := make([]uint64, g.total)
 	for i, m := range ms {
-		copy(start[g.offs[i]:g.offs[i+1]], m.start)
+		copy(cur[g.offs[i]:g.offs[i+1]], m.start)
 	}
-	g.lit = literalSymbols(al, rds)
-	g.add(phasePrefix, start, -1, -1)
-	tried := map[string]bool{}
+	litText, lit := literalSymbols(al, rds)
+	g.lit = lit
 	marker := l.marker()
-	for head := int32(0); int(head) < len(g.nodes); head++ {
-		cur := g.vec(head)
+	// The literal text every matched command starts with is one path: walk
+	// it without keeping its states (a long literal rule costs its length).
+	litRunes := []rune(litText)
+	for d := 0; ; d++ {
 		if g.universal(cur, 1) {
-			// Every continuation is matched: complete the prefix, and any
-			// operand word follows.
-			rest, res := g.completePrefix(w, head)
+			rest, res := g.completePrefix(w, cur[:g.offs[1]])
 			if res != found {
 				return OperandFamily{}, res
 			}
-			return OperandFamily{Prefix: g.spell(head, -1) + rest, Head: "x", Loop: "x"}, found
+			return OperandFamily{Prefix: string(litRunes[:d]) + rest, Head: "x", Loop: "x"}, found
 		}
 		if intersects(cur[:g.offs[1]], tmpl.accept) {
+			f, res := operandFrom(w, al, ms[1:], slices.Clone(cur[g.offs[1]:]), marker, int32(d), lit)
+			switch res {
+			case found:
+				f.Prefix = string(litRunes[:d])
+				return f, found
+			case gaveUp:
+				return OperandFamily{}, gaveUp
+			}
+		}
+		if d == len(lit) {
+			break
+		}
+		if !w.step(g.total) {
+			return OperandFamily{}, gaveUp
+		}
+		if !g.step(cur, lit[d], 0) {
+			return OperandFamily{}, notFound
+		}
+		copy(cur, g.stepBuf)
+	}
+	// Past the literal: breadth-first over the product.
+	g.base = int32(len(lit))
+	g.add(phasePrefix, cur, -1, -1)
+	tried := map[string]bool{}
+	for head := int32(0); int(head) < len(g.nodes); head++ {
+		cur := g.vec(head)
+		if head > 0 && g.universal(cur, 1) {
+			// Every continuation is matched: complete the prefix, and any
+			// operand word follows.
+			rest, res := g.completePrefix(w, cur[:g.offs[1]])
+			if res != found {
+				return OperandFamily{}, res
+			}
+			return OperandFamily{Prefix: litText + g.spell(head, -1) + rest, Head: "x", Loop: "x"}, found
+		}
+		if head > 0 && intersects(cur[:g.offs[1]], tmpl.accept) {
 			mv := slices.Clone(cur[g.offs[1]:])
-			mk := fmt.Sprint(mv)
+			mk := wordsKey(mv)
 			if !tried[mk] {
 				tried[mk] = true
-				f, res := operandFrom(w, al, ms[1:], mv, marker, g.nodes[head].depth, g.lit)
+				f, res := operandFrom(w, al, ms[1:], mv, marker, g.nodes[head].depth, lit)
 				switch res {
 				case found:
-					f.Prefix = g.spell(head, -1)
+					f.Prefix = litText + g.spell(head, -1)
 					return f, found
 				case gaveUp:
 					return OperandFamily{}, gaveUp
@@ -645,7 +705,7 @@ func (l Launcher) search(w *work, tmpl *machine, rds []*reading) (OperandFamily,
 			cur = g.vec(head)
 		}
 		for _, k := range g.symbols(head) {
-			if !w.step() {
+			if !w.step(g.total) {
 				return OperandFamily{}, gaveUp
 			}
 			if !g.step(cur, k, 0) {
@@ -659,10 +719,9 @@ func (l Launcher) search(w *work, tmpl *machine, rds []*reading) (OperandFamily,
 }
 
 // completePrefix returns the shortest text that takes the template from
-// node id's state to acceptance.
-func (g *opGraph) completePrefix(w *work, id int32) (string, searchResult) {
+// its state set v to acceptance.
+func (g *opGraph) completePrefix(w *work, v []uint64) (string, searchResult) {
 	tmpl := g.ms[0]
-	v := g.vec(id)[:g.offs[1]]
 	if intersects(v, tmpl.accept) {
 		return "", found
 	}
@@ -670,7 +729,7 @@ func (g *opGraph) completePrefix(w *work, id int32) (string, searchResult) {
 	t.add(phasePrefix, slices.Clone(v), -1, -1)
 	for head := int32(0); int(head) < len(t.nodes); head++ {
 		for _, k := range g.al.order {
-			if !w.step() {
+			if !w.step(t.total) {
 				return "", gaveUp
 			}
 			if !t.step(t.vec(head), k, 0) {
@@ -691,6 +750,12 @@ func (g *opGraph) completePrefix(w *work, id int32) (string, searchResult) {
 // first character, for infinitely many operand words with one tail: a
 // cycle of operand characters on a path to acceptance.
 func operandFrom(w *work, al *opAlphabet, ms []*machine, v []uint64, marker bool, depth int32, lit []int) (OperandFamily, searchResult) {
+	// Inside the literal text every matched command starts with, each node
+	// has one depth, so no cycle: an operand word that ends (at a space)
+	// inside it is fixed.
+	if int(depth) < len(lit) && slices.Contains(lit[depth:], al.symbolOf(operandSpace)) {
+		return OperandFamily{}, notFound
+	}
 	g := newOpGraph(ms, al, 1)
 	g.base, g.lit = depth, lit
 	g.add(phaseEntry, v, -1, -1)
@@ -719,7 +784,7 @@ func operandFrom(w *work, al *opAlphabet, ms []*machine, v []uint64, marker bool
 					continue
 				}
 			}
-			if !w.step() {
+			if !w.step(g.total) {
 				return OperandFamily{}, gaveUp
 			}
 			if !g.step(cur, k, 0) {
@@ -887,16 +952,16 @@ type opAlphabet struct {
 
 // symbolOf returns the symbol of rune r.
 func (al *opAlphabet) symbolOf(r rune) int {
-	var kb strings.Builder
+	kb := make([]byte, 0, 4*len(al.ms))
 	for _, m := range al.ms {
-		fmt.Fprintf(&kb, "%d,", m.interval(r))
+		kb = binary.LittleEndian.AppendUint32(kb, uint32(m.interval(r)))
 	}
-	return al.byKey[kb.String()]
+	return al.byKey[string(kb)]
 }
 
-// literalSymbols spells, as symbols, the literal text every command the
-// readings match starts with (the longest of their literal prefixes).
-func literalSymbols(al *opAlphabet, rds []*reading) []int {
+// literalSymbols returns the literal text every command the readings match
+// starts with (the longest of their literal prefixes), and its symbols.
+func literalSymbols(al *opAlphabet, rds []*reading) (string, []int) {
 	lit := ""
 	for _, rd := range rds {
 		if len(rd.prefix) > len(lit) {
@@ -907,7 +972,7 @@ func literalSymbols(al *opAlphabet, rds []*reading) []int {
 	for _, r := range lit {
 		out = append(out, al.symbolOf(r))
 	}
-	return out
+	return lit, out
 }
 
 func newOpAlphabet(ms []*machine) *opAlphabet {
@@ -921,24 +986,25 @@ func newOpAlphabet(ms []*machine) *opAlphabet {
 	seen := map[string]int{}
 	al.byKey = seen
 	vec := make([]int, len(ms))
+	kb := make([]byte, 0, 4*len(ms))
 	for i, lo := range bounds {
 		hi := maxRune
 		if i+1 < len(bounds) {
 			hi = bounds[i+1] - 1
 		}
-		var kb strings.Builder
+		kb = kb[:0]
 		for j, m := range ms {
 			vec[j] = m.interval(lo)
-			fmt.Fprintf(&kb, "%d,", vec[j])
+			kb = binary.LittleEndian.AppendUint32(kb, uint32(vec[j]))
 		}
 		r := representative(lo, hi)
-		if k, ok := seen[kb.String()]; ok {
+		if k, ok := seen[string(kb)]; ok {
 			if runeRank(r) < runeRank(al.reps[k]) {
 				al.reps[k] = r
 			}
 			continue
 		}
-		seen[kb.String()] = len(al.reps)
+		seen[string(kb)] = len(al.reps)
 		al.reps = append(al.reps, r)
 		al.classes = append(al.classes, vec...)
 	}

@@ -1,6 +1,8 @@
 package rating
 
 import (
+	"context"
+	"strings"
 	"testing"
 
 	"github.com/shipgate-app/shipgate/lattice"
@@ -21,6 +23,8 @@ var tierShapes = map[string]string{
 	"ambiguous":      "Bash(p* -c *)",
 	"star-heavy":     "Bash(docker * -* * --x *)",
 	"many-stars":     "Bash(sudo *a*b*c*d*e*f*g*h *)",
+	"long-literal":   "Bash(docker run " + strings.Repeat("-a b ", 200) + "alpine *)",
+	"star-flags":     "Bash(docker -*a*-*b*-*c*-*d*-*e*-*f --x*)",
 }
 
 // BenchmarkTier times the whole tier decision (every launcher of the
@@ -33,6 +37,25 @@ func BenchmarkTier(b *testing.B) {
 			for i := 0; i < b.N; i++ {
 				rt.Tier(r)
 			}
+		})
+	}
+}
+
+// BenchmarkTierSteps reports the work of each shape in the lattice's steps
+// (the unit of the budget), beside its time.
+func BenchmarkTierSteps(b *testing.B) {
+	for name, text := range tierShapes {
+		r := lattice.Parse(text)
+		b.Run(name, func(b *testing.B) {
+			steps := 0
+			for i := 0; i < b.N; i++ {
+				steps = 0
+				for _, l := range Launchers {
+					lr, _ := launcherFor(l)
+					steps += lr.Operand(context.Background(), r, 0).Spent
+				}
+			}
+			b.ReportMetric(float64(steps), "steps")
 		})
 	}
 }

@@ -161,7 +161,7 @@ func (rt Rater) TierContext(ctx context.Context, r lattice.Rule) (TierMatch, boo
 // the whole table, in automaton steps (see lattice.Launcher.Operand). The
 // hardest realistic shapes need a few thousand (BenchmarkTier); a rule that
 // needs more is rated as the tier, failing closed.
-const DefaultTierBudget = 1 << 16
+const DefaultTierBudget = 2_000_000
 
 // ordered lists the launchers to try for a rule: an entry the rule spells
 // first, then entries whose text the rule's trailing-star stem is a prefix
