@@ -309,7 +309,7 @@ func (e *engine) tooComplex(f *fileState, n int64) {
 		if line == 0 {
 			line = r.line
 		}
-		if rt := e.rater.Rule(r.rule); rt.ExecTier || rt.Wildcard || r.rule.MayBeWhole() {
+		if rt := e.rater.RuleContext(e.ctx, r.rule); rt.ExecTier || rt.Wildcard || r.rule.MayBeWhole() {
 			action, risk = policy.Block, rating.RiskCritical
 			if len(worst) < 3 {
 				worst = append(worst, r.rule.Text)

@@ -165,7 +165,7 @@ func (e *engine) judgeAllowAdditions(rs *ruleSet, moved map[*event]*event) {
 			continue
 		}
 		r := a.decl.rule
-		rt := e.rater.Rule(r)
+		rt := e.rater.RuleContext(e.ctx, r)
 		switch {
 		case r.Family == lattice.FamilyToolGlob:
 			a.expands = true
@@ -824,7 +824,7 @@ func (e *engine) judgeRemaining(rs *ruleSet) {
 // emitRuleRows turns the events into rows and records their findings.
 func (e *engine) emitRuleRows(rs *ruleSet, moved map[*event]*event) {
 	f := rs.f
-	rt := func(r lattice.Rule) rating.Rating { return e.rater.Rule(r) }
+	rt := func(r lattice.Rule) rating.Rating { return e.rater.RuleContext(e.ctx, r) }
 	emitted := map[*event]bool{}
 	for _, l := range lists {
 		for _, a := range rs.added[l] {

@@ -7,6 +7,7 @@
 package rating
 
 import (
+	"context"
 	"strings"
 
 	"github.com/shipgate-app/shipgate/lattice"
@@ -117,7 +118,12 @@ type Rater struct {
 
 // Rule rates one permission rule in its list. Ask and deny rules restrict,
 // so they are rated (none, low) whatever they say.
-func (rt Rater) Rule(r lattice.Rule) Rating {
+func (rt Rater) Rule(r lattice.Rule) Rating { return rt.RuleContext(context.Background(), r) }
+
+// RuleContext is Rule under a context: the tier decision draws on the
+// context's lattice.Budget and stops when the context is done, failing
+// closed (the rule is rated as the tier).
+func (rt Rater) RuleContext(ctx context.Context, r lattice.Rule) Rating {
 	if r.List != lattice.Allow {
 		return Rating{Access: AccessNone, Risk: RiskLow, Evidence: Redact(r), Basis: "a restriction"}
 	}
@@ -136,7 +142,7 @@ func (rt Rater) Rule(r lattice.Rule) Rating {
 	if !strings.HasPrefix(strings.TrimSpace(r.Specifier), "*") || !r.HasSpecifier {
 		// A rule starting with a star matches every command's first word and
 		// is rated as a wildcard below (same risk, `<wildcard>` evidence).
-		if t, ok := rt.Tier(r); ok {
+		if t, ok := rt.TierContext(ctx, r); ok {
 			basis := "leaves the code, command or package that " + t.Launcher + " runs selectable by the caller"
 			if t.Undecided && t.Launcher == "" {
 				basis = "too complex to decide whether it leaves a launcher's operand selectable (rated as the exec tier, failing closed): write the launcher rules out plainly"
