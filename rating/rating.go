@@ -110,9 +110,9 @@ type Rating struct {
 // rated exactly like its entries, wider rules included.
 type Rater struct {
 	Extra []string
-	// Budget bounds the work of one tier decision per launcher
-	// (lattice.DefaultOperandBudget when zero); a decision that needs more
-	// fails closed into the tier.
+	// Budget bounds the work of one tier decision across the table, in the
+	// lattice's steps (DefaultTierBudget when zero); a decision that needs
+	// more fails closed into the tier.
 	Budget int
 }
 

@@ -158,9 +158,11 @@ func (rt Rater) TierContext(ctx context.Context, r lattice.Rule) (TierMatch, boo
 }
 
 // DefaultTierBudget is the work one tier decision spends at most across
-// the whole table, in automaton steps (see lattice.Launcher.Operand). The
-// hardest realistic shapes need a few thousand (BenchmarkTier); a rule that
-// needs more is rated as the tier, failing closed.
+// the whole table, in the lattice's steps (see lattice.Budget and
+// lattice.Launcher.Operand): a few tens of milliseconds at worst. Realistic
+// shapes need at most a few thousand, a 1,000-character literal rule about
+// 50,000 (BenchmarkTierSteps); a rule that needs more is rated as the tier,
+// failing closed.
 const DefaultTierBudget = 2_000_000
 
 // ordered lists the launchers to try for a rule: an entry the rule spells
