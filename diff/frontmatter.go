@@ -51,7 +51,7 @@ func frontmatterKind(k FileKind) bool {
 func frontmatterBlock(data []byte) (block []byte, line int, ok bool) {
 	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
 	data = bytes.ReplaceAll(data, []byte("\r\n"), []byte("\n"))
-	if !bytes.HasPrefix(data, []byte("---")) || bytes.Index(data[3:], []byte("---")) < 0 {
+	if !bytes.HasPrefix(data, []byte("---")) || !bytes.Contains(data[3:], []byte("---")) {
 		return nil, 0, false
 	}
 	i := 3

@@ -163,7 +163,7 @@ func commandSites(d *doc, kind FileKind) []commandSite {
 func commandRefs(d *doc, kind FileKind, filePath, scope string) ([]scriptRef, []unresolvedCommand) {
 	var refs []scriptRef
 	var bad []unresolvedCommand
-	env := map[string]string{"CLAUDE_PROJECT_DIR": repoMark + "/" + scope}
+	env := ProjectEnv(scope)
 	if kind == SkillFile {
 		env["CLAUDE_SKILL_DIR"] = repoMark + "/" + path.Dir(filePath)
 	}
@@ -316,11 +316,8 @@ func wordText(w *syntax.Word, env map[string]string) (string, bool) {
 			return "", false
 		}
 	}
-	s := sb.String()
-	if strings.HasPrefix(s, "\\") {
-		s = s[1:]
-	}
-	return strings.ReplaceAll(s, "\\", ""), true
+	// Escapes (\rm, a\ b) are read as the characters they escape.
+	return strings.ReplaceAll(sb.String(), "\\", ""), true
 }
 
 // resolveArgv resolves an exec-style argv (an .mcp.json server).

@@ -43,7 +43,8 @@ func (e *engine) ceiling(c policy.Ceiling, touched map[string]bool) {
 	}
 	if c.HasAllow {
 		for _, f := range e.files {
-			if f.kind != SettingsFile || !f.changed || f.head == nil {
+			// A skill's or command's allowed-tools are allow rules too.
+			if (f.kind != SettingsFile && f.kind != SkillFile && f.kind != CommandFile) || !f.changed || f.head == nil {
 				continue
 			}
 			for _, d := range f.head.rulesIn(lattice.Allow) {
