@@ -67,8 +67,9 @@ func (e *engine) ceiling(c policy.Ceiling, touched map[string]bool) {
 					// ceiling: not a read-only command or a read inside the
 					// project (Claude Code runs those with no rule), not one it
 					// asks about whatever the rule says.
-					calls, ans, past, _ := e.newlyRuns(r, append(append([]lattice.Rule(nil), ceil...), lattice.ImplicitAllows()...), 2)
-					if ans == lattice.No && lattice.CoveredByContext(e.ctx, r, past).Answer == lattice.Yes {
+					pool := append(append([]lattice.Rule(nil), ceil...), lattice.ImplicitAllows()...)
+					calls, ans, skipped := e.newlyRuns(r, pool, 2)
+					if ans == lattice.No && lattice.CoveredByExceptContext(e.ctx, r, pool, skipped).Answer == lattice.Yes {
 						continue
 					}
 					if ans == lattice.Yes && len(calls) > 0 {

@@ -2,6 +2,7 @@ package diff
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -185,13 +186,13 @@ func (e *engine) judgeAllowAdditions(rs *ruleSet, moved map[*event]*event) {
 			e.invalidRuleFinding(f, a)
 			continue
 		}
-		calls, ans, past, skipped := e.newlyRuns(r, none, maxWitnesses)
+		calls, ans, skipped := e.newlyRuns(r, none, maxWitnesses)
 		switch ans {
 		case lattice.Yes:
 			a.expands = true
 			a.witnesses = callStrings(calls)
 		case lattice.No:
-			if v := lattice.CoveredByContext(e.ctx, r, past); v.Answer != lattice.Yes {
+			if v := lattice.CoveredByExceptContext(e.ctx, r, none, skipped); v.Answer != lattice.Yes {
 				// An ambiguous rule on either side: what it may grant is not
 				// surely stopped or already granted.
 				a.expands = true
@@ -312,40 +313,35 @@ const maxSkips = 4
 // runs with no rule at all (a read-only command, a read inside the
 // project) or that Claude Code asks about whatever the rules say under r
 // (lattice.AlwaysAsks) is not one: the search looks past it, up to
-// maxSkips times. It returns the calls, Find's answer over what remains,
-// the rules it searched past (none plus one exact rule per skipped call)
-// and the skipped calls. An answer of Unknown with skipped calls means the
-// search gave up looking past them: the rule is treated as a grant.
-func (e *engine) newlyRuns(r lattice.Rule, none []lattice.Rule, n int) ([]lattice.Call, lattice.Answer, []lattice.Rule, []lattice.Call) {
-	past := none
+// maxSkips times. It returns the calls, Find's answer over what remains
+// and the skipped calls (the search looked past none and them: the rules
+// searched past are none plus one exact rule per skipped call, which the
+// lattice's Except forms take without copying none). An answer of Unknown
+// with skipped calls means the search gave up looking past them: the rule
+// is treated as a grant.
+func (e *engine) newlyRuns(r lattice.Rule, none []lattice.Rule, n int) ([]lattice.Call, lattice.Answer, []lattice.Call) {
 	var skipped []lattice.Call
 	for i := 0; i <= maxSkips; i++ {
-		calls, ans := lattice.FindNContext(e.ctx, []lattice.Rule{r}, past, n)
+		calls, ans := lattice.FindNExceptContext(e.ctx, []lattice.Rule{r}, none, skipped, n)
 		if ans != lattice.Yes {
-			return nil, ans, past, skipped
+			return nil, ans, skipped
 		}
 		var out []lattice.Call
-		grown := false
 		for _, c := range calls {
 			if _, ok := notNewlyRun(c, r); ok {
 				skipped = append(skipped, c)
-				if !grown {
-					past = append([]lattice.Rule(nil), past...)
-					grown = true
-				}
-				past = append(past, lattice.Exactly(c))
 				continue
 			}
 			out = append(out, c)
 		}
 		if len(out) == 0 {
-			out = e.pastReadOnly(r, past, calls)
+			out = e.pastReadOnly(r, none, skipped, calls)
 		}
 		if len(out) > 0 {
-			return out, lattice.Yes, past, skipped
+			return out, lattice.Yes, skipped
 		}
 	}
-	return nil, lattice.Unknown, past, skipped
+	return nil, lattice.Unknown, skipped
 }
 
 // outsideOperands are operands that take a read-only command out of
@@ -357,7 +353,7 @@ var outsideOperands = []string{" ~/.ssh/id_rsa", " /etc/passwd", " ~/.aws/creden
 // commands the search found: the command with an operand outside the
 // project (`cat ~/.ssh/id_rsa` for Bash(cat *)), which Claude Code asks
 // about without the rule.
-func (e *engine) pastReadOnly(r lattice.Rule, none []lattice.Rule, calls []lattice.Call) []lattice.Call {
+func (e *engine) pastReadOnly(r lattice.Rule, none []lattice.Rule, skipped, calls []lattice.Call) []lattice.Call {
 	for _, c := range calls {
 		if c.Tool != "Bash" || !lattice.ReadOnly(c.Arg) {
 			continue
@@ -367,7 +363,7 @@ func (e *engine) pastReadOnly(r lattice.Rule, none []lattice.Rule, calls []latti
 			if lattice.MatchContext(e.ctx, r, w) != lattice.Yes {
 				continue
 			}
-			if _, skip := notNewlyRun(w, r); skip || stoppedBy(w, none) {
+			if _, skip := notNewlyRun(w, r); skip || stoppedBy(w, none) || slices.Contains(skipped, w) {
 				continue
 			}
 			return []lattice.Call{w}

@@ -2,6 +2,7 @@ package lattice
 
 import (
 	"context"
+	"sync"
 	"sync/atomic"
 )
 
@@ -14,12 +15,12 @@ import (
 // a few nanoseconds on one core.
 const (
 	// DefaultSearchSteps bounds one search (one Covers, Find or Match
-	// question) when the context carries no Budget: about 20 ms of CPU.
+	// question) when the context carries no Budget: about 30 ms of CPU.
 	// Real rules need a few hundred steps.
-	DefaultSearchSteps = 4_000_000
+	DefaultSearchSteps = 2_000_000
 	// DefaultTotalSteps is the budget NewBudget(0, 0) gives a whole
-	// comparison: well under a second of CPU on one core.
-	DefaultTotalSteps = 60_000_000
+	// comparison: about 0.4 s of CPU on one core (a step costs 10–20 ns).
+	DefaultTotalSteps = 25_000_000
 )
 
 // Budget bounds the work of every lattice search that runs under one
@@ -32,6 +33,11 @@ type Budget struct {
 	used       atomic.Int64
 	gaveUp     atomic.Int64
 	canceled   atomic.Int64
+
+	// indexes caches the rule indexes of the comparison's rule sets
+	// (index.go): the engine asks about one pool of rules many times.
+	mu      sync.Mutex
+	indexes map[indexKey]cachedIndex
 }
 
 // NewBudget returns a budget of total steps for every search together and

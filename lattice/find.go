@@ -26,14 +26,33 @@ func Find(all, none []Rule) (Call, Answer) { return FindContext(context.Backgrou
 // Budget is spent the answer is Unknown (the Budget counts the search that
 // gave up, so a caller can tell a limit from a mix of shapes).
 func FindContext(ctx context.Context, all, none []Rule) (Call, Answer) {
-	c, ans := find(ctx, all, none)
+	return findExcept(ctx, all, none, nil)
+}
+
+// exceptRules are the calls of except as rules that match exactly them.
+func exceptRules(except []Call) []Rule {
+	if len(except) == 0 {
+		return nil
+	}
+	out := make([]Rule, len(except))
+	for i, c := range except {
+		out[i] = Exactly(c)
+	}
+	return out
+}
+
+// findExcept is Find with extra none rules kept apart from the indexed
+// (and cached) none set: a caller that grows the set by a few exact calls
+// per question does not copy or re-index thousands of rules.
+func findExcept(ctx context.Context, all, none, extra []Rule) (Call, Answer) {
+	c, ans := find(ctx, all, none, extra)
 	if ans == Yes {
 		c = recased(parsed(all[0]), c)
 	}
 	return c, ans
 }
 
-func find(ctx context.Context, all, none []Rule) (Call, Answer) {
+func find(ctx context.Context, all, none, extra []Rule) (Call, Answer) {
 	if len(all) == 0 {
 		return Call{}, No
 	}
@@ -55,30 +74,33 @@ func find(ctx context.Context, all, none []Rule) (Call, Answer) {
 	}
 	// noneRs visits every reading of the none rules without copying them.
 	noneRs := func(yield func(*reading) bool) {
-		for i := range none {
-			rs := none[i].readings
-			if len(rs) == 0 {
-				rs = parsed(none[i]).readings
-			}
-			for _, rd := range rs {
-				if !yield(rd) {
-					return
+		for _, set := range [2][]Rule{none, extra} {
+			for i := range set {
+				rs := set[i].readings
+				if len(rs) == 0 {
+					rs = parsed(set[i]).readings
+				}
+				for _, rd := range rs {
+					if !yield(rd) {
+						return
+					}
 				}
 			}
 		}
 	}
+	ix := indexOf(ctx, none)
 	verify := func(c Call) bool {
 		for _, r := range all {
 			if MatchContext(ctx, r, c) != Yes {
 				return false
 			}
 		}
-		for i := range none {
-			if mayMatch(&none[i], c) && MatchContext(ctx, none[i], c) != No {
+		for i := range extra {
+			if mayMatch(&extra[i], c) && MatchContext(ctx, extra[i], c) != No {
 				return false
 			}
 		}
-		return true
+		return !ix.mayStop(ctx, none, c)
 	}
 	var target *reading
 	for _, rd := range must {
@@ -130,24 +152,35 @@ func find(ctx context.Context, all, none []Rule) (Call, Answer) {
 			}
 		}
 	}
-	for rd := range noneRs {
-		switch rd.kind {
-		case readNames:
-			if rd.names.run(target.tool) {
-				return Call{}, No
-			}
-		case readArgs:
-			if rd.tool != target.tool || rd.param != "" || (rd.arg == argPath && rd.zone != target.zone) {
-				continue // checked on the witness by verify
-			}
-			if !strings.HasPrefix(prefix, rd.prefix) && !strings.HasPrefix(rd.prefix, prefix) {
-				continue // starts with other text: it cannot match any call of the target
-			}
-			if rs := rd.args.suffix; !strings.HasSuffix(suffix, rs) && !strings.HasSuffix(rs, suffix) {
-				continue // ends with other text: likewise
-			}
-			notM = append(notM, rd.args)
+	for _, rd := range ix.names {
+		if rd.names.run(target.tool) {
+			return Call{}, No
 		}
+	}
+	compatible := func(rd *reading) bool {
+		if !strings.HasPrefix(prefix, rd.prefix) && !strings.HasPrefix(rd.prefix, prefix) {
+			return false // starts with other text: it cannot match any call of the target
+		}
+		rs := rd.args.suffix
+		return strings.HasSuffix(suffix, rs) || strings.HasSuffix(rs, suffix) // or ends with other text
+	}
+	for i := range extra {
+		for _, rd := range extra[i].readings {
+			if rd.kind == readArgs && rd.tool == target.tool && rd.param == "" && rd.zone == target.zone && rd.arg == target.arg && compatible(rd) {
+				notM = append(notM, rd.args)
+			}
+		}
+	}
+	// Readings of other tools, zones or with a parameter are checked on
+	// the witness by verify; the index yields the others whose literal
+	// ends could agree with the target's.
+	if g := ix.groups[groupKey{tool: target.tool, zone: target.zone, arg: target.arg}]; g != nil {
+		g.each(prefix, suffix, func(e indexed) bool {
+			if compatible(e.rd) {
+				notM = append(notM, e.rd.args)
+			}
+			return true
+		})
 	}
 	mk := func(w string) Call {
 		if target.arg == argPath {
@@ -256,6 +289,17 @@ func CoveredBy(r Rule, others []Rule) Verdict {
 // CoveredByContext is CoveredBy under a context and its Budget; an answer
 // the budget or the context cut short is Unknown with TooComplex set.
 func CoveredByContext(ctx context.Context, r Rule, others []Rule) Verdict {
+	return coveredBy(ctx, r, others, nil)
+}
+
+// CoveredByExceptContext is CoveredByContext with the calls of except
+// counted among the others (each as a rule matching exactly it), without
+// copying others: see FindNExceptContext.
+func CoveredByExceptContext(ctx context.Context, r Rule, others []Rule, except []Call) Verdict {
+	return coveredBy(ctx, r, others, exceptRules(except))
+}
+
+func coveredBy(ctx context.Context, r Rule, others, extra []Rule) Verdict {
 	r = parsed(r)
 	gave := gaveUpCount(ctx)
 	for _, o := range others {
@@ -263,7 +307,7 @@ func CoveredByContext(ctx context.Context, r Rule, others []Rule) Verdict {
 			return Verdict{Answer: Yes, Reason: "the same rule"}
 		}
 	}
-	c, ans := FindContext(ctx, []Rule{r}, others)
+	c, ans := findExcept(ctx, []Rule{r}, others, extra)
 	switch ans {
 	case Yes:
 		return Verdict{Answer: No, Witness: c, Reason: label(r) + " matches " + c.String() + ", none of the other rules does"}
@@ -287,7 +331,7 @@ func CoveredByContext(ctx context.Context, r Rule, others []Rule) Verdict {
 		if o := parsed(others[i]); o.Ambiguous() {
 			// o matters when the others without it no longer cover r.
 			rest := append(append([]Rule(nil), others[:i]...), others[i+1:]...)
-			if _, a := FindContext(ctx, []Rule{r}, rest); a != No {
+			if _, a := findExcept(ctx, []Rule{r}, rest, extra); a != No {
 				doubt = &others[i]
 			}
 		}
@@ -312,10 +356,23 @@ func FindN(all, none []Rule, n int) ([]Call, Answer) {
 
 // FindNContext is FindN under a context and its Budget.
 func FindNContext(ctx context.Context, all, none []Rule, n int) ([]Call, Answer) {
-	c, ans := FindContext(ctx, all, none)
+	return findN(ctx, all, none, nil, n)
+}
+
+// FindNExceptContext is FindNContext with the calls of except counted
+// among the none rules (each as a rule matching exactly it) without copying
+// none: a caller that sets aside a few calls per question and asks again
+// keeps the large rule set, and its cached index, as it is.
+func FindNExceptContext(ctx context.Context, all, none []Rule, except []Call, n int) ([]Call, Answer) {
+	return findN(ctx, all, none, exceptRules(except), n)
+}
+
+func findN(ctx context.Context, all, none, extra []Rule, n int) ([]Call, Answer) {
+	c, ans := findExcept(ctx, all, none, extra)
 	if ans != Yes || n <= 0 {
 		return nil, ans
 	}
+	ix := indexOf(ctx, none)
 	var out []Call
 	for _, e := range exampleCalls {
 		if len(out) >= n-1 {
@@ -334,13 +391,13 @@ func FindNContext(ctx context.Context, all, none []Rule, n int) ([]Call, Answer)
 				break
 			}
 		}
-		for i := 0; ok && i < len(none); i++ {
-			if !mayMatch(&none[i], e) {
-				continue
-			}
-			if MatchContext(ctx, none[i], e) != No {
+		for i := 0; ok && i < len(extra); i++ {
+			if mayMatch(&extra[i], e) && MatchContext(ctx, extra[i], e) != No {
 				ok = false
 			}
+		}
+		if ok && ix.mayStop(ctx, none, e) {
+			ok = false
 		}
 		if ok {
 			out = append(out, e)

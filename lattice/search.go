@@ -73,7 +73,7 @@ func findWord(ctx context.Context, must, mustNot []*machine) (string, searchResu
 	s.meter = newMeter(ctx)
 	var w string
 	res := gaveUp
-	if s.meter.ctx.Err() == nil {
+	if s.meter.limit > 0 && s.meter.ctx.Err() == nil {
 		w, res = s.find(must, mustNot)
 	}
 	s.meter.done(res)

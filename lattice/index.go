@@ -1,0 +1,230 @@
+package lattice
+
+import (
+	"context"
+	"strings"
+	"unicode/utf8"
+)
+
+// ruleIndex indexes the readings of a set of rules (the none side of a Find)
+// by their literal ends, so that a set question over thousands of rules
+// visits only the rules that could matter: for a search, those whose
+// literal prefix and suffix agree with the target's; for a candidate call,
+// those whose prefix, suffix and required literal the call's text has.
+// Indexing is exact: a reading it leaves out cannot match (or cannot share
+// a word with the target); the checks that follow are the ones Find always
+// made.
+type ruleIndex struct {
+	// always are the rules verify checks whatever the call: tool-name
+	// readings, case-folded, parameter, host and text readings.
+	always []int32
+	// names are the tool-name readings (a search over a tool's arguments
+	// ends at once when one of them names the tool).
+	names []*reading
+	// groups hold the argument readings without a parameter, by tool,
+	// zone and argument kind.
+	groups map[groupKey]*endBuckets
+	// byTool lists each tool's groups.
+	byTool map[string][]*endBuckets
+}
+
+type groupKey struct {
+	tool string
+	zone zone
+	arg  argKind
+}
+
+// indexed is one reading of rule number rule.
+type indexed struct {
+	rd   *reading
+	rule int32
+}
+
+// endBuckets holds a group's readings by the first rune of their literal
+// prefix and the last rune of their literal suffix (noEnd when empty).
+type endBuckets struct {
+	key  groupKey
+	all  []indexed
+	ends map[[2]rune][]indexed
+}
+
+const noEnd = rune(-1)
+
+func firstRune(s string) rune {
+	if s == "" {
+		return noEnd
+	}
+	r, _ := utf8.DecodeRuneInString(s)
+	return r
+}
+
+func lastRune(s string) rune {
+	if s == "" {
+		return noEnd
+	}
+	r, _ := utf8.DecodeLastRuneInString(s)
+	return r
+}
+
+func newRuleIndex(rules []Rule) *ruleIndex {
+	ix := &ruleIndex{groups: map[groupKey]*endBuckets{}, byTool: map[string][]*endBuckets{}}
+	for i := range rules {
+		rs := rules[i].readings
+		if len(rs) == 0 {
+			rs = parsed(rules[i]).readings
+		}
+		always := false
+		for _, rd := range rs {
+			switch rd.kind {
+			case readNames:
+				ix.names = append(ix.names, rd)
+				always = true
+			case readArgs:
+				if rd.param != "" || rd.fold || (rd.arg != argShell && rd.arg != argPath) {
+					always = true
+				}
+				if rd.param != "" {
+					continue
+				}
+				k := groupKey{tool: rd.tool, zone: rd.zone, arg: rd.arg}
+				g := ix.groups[k]
+				if g == nil {
+					g = &endBuckets{key: k, ends: map[[2]rune][]indexed{}}
+					ix.groups[k] = g
+					ix.byTool[rd.tool] = append(ix.byTool[rd.tool], g)
+				}
+				e := indexed{rd: rd, rule: int32(i)}
+				g.all = append(g.all, e)
+				ek := [2]rune{firstRune(rd.prefix), lastRune(rd.args.suffix)}
+				g.ends[ek] = append(g.ends[ek], e)
+			}
+		}
+		if always {
+			ix.always = append(ix.always, int32(i))
+		}
+	}
+	return ix
+}
+
+// each calls f on every reading of g whose prefix and suffix could agree
+// with text (startsWith and endsWith select which ends are known: a search
+// knows the target's literal prefix and suffix, a call knows its whole
+// text), stopping when f returns false.
+func (g *endBuckets) each(prefix, suffix string, f func(indexed) bool) bool {
+	if prefix == "" || suffix == "" {
+		for _, e := range g.all {
+			if !f(e) {
+				return false
+			}
+		}
+		return true
+	}
+	fr, lr := firstRune(prefix), lastRune(suffix)
+	for _, k := range [4][2]rune{{fr, lr}, {fr, noEnd}, {noEnd, lr}, {noEnd, noEnd}} {
+		for _, e := range g.ends[k] {
+			if !f(e) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// indexKey names a slice of rules for the cache of one Budget: the rules
+// of a slice do not change while a comparison runs (the engine builds its
+// pools once), and the cache keeps the slice alive, so its address cannot
+// be reused for another slice.
+type indexKey struct {
+	first        *Rule
+	n            int
+	head, tail   string
+	headL, tail2 List
+}
+
+// indexOf returns the index of rules, cached in the context's Budget when
+// there is one.
+func indexOf(ctx context.Context, rules []Rule) *ruleIndex {
+	b := BudgetOf(ctx)
+	if b == nil || len(rules) < 8 {
+		return newRuleIndex(rules)
+	}
+	k := indexKey{first: &rules[0], n: len(rules), head: rules[0].Text, tail: rules[len(rules)-1].Text,
+		headL: rules[0].List, tail2: rules[len(rules)-1].List}
+	b.mu.Lock()
+	ix, ok := b.indexes[k]
+	b.mu.Unlock()
+	if ok {
+		return ix.ix
+	}
+	ix = cachedIndex{rules: rules, ix: newRuleIndex(rules)}
+	b.mu.Lock()
+	if b.indexes == nil || len(b.indexes) >= maxCachedIndexes {
+		// A caller building a fresh slice per question gains nothing
+		// from the cache; keep it from holding them all.
+		b.indexes = map[indexKey]cachedIndex{}
+	}
+	b.indexes[k] = ix
+	b.mu.Unlock()
+	return ix.ix
+}
+
+// maxCachedIndexes bounds the indexes one Budget keeps.
+const maxCachedIndexes = 64
+
+// cachedIndex keeps the indexed slice with its index.
+type cachedIndex struct {
+	rules []Rule
+	ix    *ruleIndex
+}
+
+// mayStop reports whether some rule of none may match c (a call escaping
+// every one of them is a witness): the indexed form of checking every rule
+// with mayMatch and Match.
+func (ix *ruleIndex) mayStop(ctx context.Context, none []Rule, c Call) bool {
+	for _, i := range ix.always {
+		if mayMatch(&none[i], c) && MatchContext(ctx, none[i], c) != No {
+			return true
+		}
+	}
+	stop := false
+	check := func(text string) func(indexed) bool {
+		return func(e indexed) bool {
+			rd := e.rd
+			if rd.fold {
+				return true // in always
+			}
+			if !strings.HasPrefix(text, rd.prefix) || !strings.HasSuffix(text, rd.args.suffix) || !strings.Contains(text, rd.args.required) {
+				return true
+			}
+			if MatchContext(ctx, none[e.rule], c) != No {
+				stop = true
+				return false
+			}
+			return true
+		}
+	}
+	for _, g := range ix.byTool[c.Tool] {
+		switch g.key.arg {
+		case argShell:
+			g.each(c.Arg, c.Arg, check(c.Arg))
+		case argPath:
+			z, rel := splitPath(c.Arg)
+			switch {
+			case g.key.zone == z:
+				g.each(rel, rel, check(rel))
+			case g.key.zone == zoneRoot:
+				// A root pattern matches a home or project path through
+				// the directories above it: check each.
+				for _, e := range g.all {
+					if MatchContext(ctx, none[e.rule], c) != No {
+						return true
+					}
+				}
+			}
+		}
+		if stop {
+			return true
+		}
+	}
+	return false
+}
