@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 )
 
 // Launcher says where a launcher's operand stands in a command: the code,
@@ -41,6 +42,8 @@ type Launcher struct {
 	Assignments bool
 	// PlusOptions says options may also start with "+" (the shells' `+o`).
 	PlusOptions bool
+
+	bare, full *machine // built by Prepared
 }
 
 // ParseLauncher reads a launcher written as its words ("python3 -c",
@@ -595,19 +598,70 @@ func (l Launcher) decide(w *work, rds []*reading) (OperandFamily, searchResult) 
 			return OperandFamily{}, notFound
 		}
 	}
-	bare := l
-	bare.ValueOptions = nil
-	f, res := bare.search(w, bare.cachedTemplate(), rds)
+	bare, full := l.bare, l.full
+	if bare == nil {
+		b := l
+		b.ValueOptions = nil
+		bare = b.cachedTemplate()
+	}
+	f, res, died := l.search(w, bare, rds)
 	if res != notFound || len(l.ValueOptions) == 0 {
 		return f, res
 	}
-	return l.search(w, l.cachedTemplate(), rds)
+	if died >= 0 && !l.valueBefore(rds, died) {
+		// The option-words template died inside the literal text every
+		// matched command starts with, before any value option: the value
+		// options cannot help.
+		return OperandFamily{}, notFound
+	}
+	if full == nil {
+		full = l.cachedTemplate()
+	}
+	f, res, _ = l.search(w, full, rds)
+	return f, res
+}
+
+// valueBefore reports whether a value option stands among the words before
+// rune index at of the literal text every matched command starts with: only
+// then can the full template read a different flag context there than the
+// option-words template did (a parse that uses a value needs its option).
+func (l Launcher) valueBefore(rds []*reading, at int) bool {
+	lit, _ := literalSymbols(nil, rds)
+	rs := []rune(lit)
+	if at > len(rs) {
+		return true
+	}
+	for _, f := range strings.Fields(string(rs[:at])) {
+		if slices.Contains(l.ValueOptions, f) {
+			return true
+		}
+	}
+	return false
+}
+
+// Prepared returns the launcher with its automata built, for a caller that
+// asks about many rules (the rating's table): Operand then builds and looks
+// up nothing. A prepared launcher must not have its fields changed.
+func (l Launcher) Prepared() Launcher {
+	b := l
+	b.ValueOptions, b.bare, b.full = nil, nil, nil
+	l.bare = b.cachedTemplate()
+	if len(l.ValueOptions) > 0 {
+		l.full = l.cachedTemplate()
+	}
+	return l
 }
 
 // templates caches launcher templates, with option words only and with
 // value options (a few dozen launchers, each looked at for every Bash
 // rule; policy launchers add theirs).
-var templates sync.Map
+var (
+	templates       sync.Map
+	cachedTemplates atomic.Int64
+)
+
+// maxCachedTemplates bounds the template cache.
+const maxCachedTemplates = 1024
 
 func (l Launcher) cachedTemplate() *machine {
 	key := fmt.Sprintf("%q %v %v %q", l.Words, l.Assignments, l.PlusOptions, l.ValueOptions)
@@ -615,6 +669,9 @@ func (l Launcher) cachedTemplate() *machine {
 		return m.(*machine)
 	}
 	m := l.template()
+	if cachedTemplates.Add(1) > maxCachedTemplates {
+		return m // a policy with endless launchers does not grow the cache
+	}
 	if m.words > 1 {
 		templateClosures.Store(m, closureOf(m))
 	}
@@ -626,7 +683,7 @@ func (l Launcher) cachedTemplate() *machine {
 // over the product of the template and the readings' automata, and at
 // every completed prefix (a state vector of the readings) an operand
 // search from there.
-func (l Launcher) search(w *work, tmpl *machine, rds []*reading) (OperandFamily, searchResult) {
+func (l Launcher) search(w *work, tmpl *machine, rds []*reading) (OperandFamily, searchResult, int) {
 	ms := make([]*machine, 0, len(rds)+1)
 	ms = append(ms, tmpl)
 	for _, rd := range rds {
@@ -648,28 +705,28 @@ func (l Launcher) search(w *work, tmpl *machine, rds []*reading) (OperandFamily,
 		if g.universal(cur, 1) {
 			rest, res := g.completePrefix(w, cur[:g.offs[1]])
 			if res != found {
-				return OperandFamily{}, res
+				return OperandFamily{}, res, -1
 			}
-			return OperandFamily{Prefix: string(litRunes[:d]) + rest, Head: "x", Loop: "x"}, found
+			return OperandFamily{Prefix: string(litRunes[:d]) + rest, Head: "x", Loop: "x"}, found, -1
 		}
 		if intersects(cur[:g.offs[1]], tmpl.accept) {
 			f, res := operandFrom(w, al, ms[1:], slices.Clone(cur[g.offs[1]:]), marker, int32(d), lit)
 			switch res {
 			case found:
 				f.Prefix = string(litRunes[:d])
-				return f, found
+				return f, found, -1
 			case gaveUp:
-				return OperandFamily{}, gaveUp
+				return OperandFamily{}, gaveUp, -1
 			}
 		}
 		if d == len(lit) {
 			break
 		}
 		if !w.step(g.total) {
-			return OperandFamily{}, gaveUp
+			return OperandFamily{}, gaveUp, -1
 		}
 		if !g.step(cur, lit[d], 0) {
-			return OperandFamily{}, notFound
+			return OperandFamily{}, notFound, d
 		}
 		copy(cur, g.stepBuf)
 	}
@@ -684,9 +741,9 @@ func (l Launcher) search(w *work, tmpl *machine, rds []*reading) (OperandFamily,
 			// operand word follows.
 			rest, res := g.completePrefix(w, cur[:g.offs[1]])
 			if res != found {
-				return OperandFamily{}, res
+				return OperandFamily{}, res, -1
 			}
-			return OperandFamily{Prefix: litText + g.spell(head, -1) + rest, Head: "x", Loop: "x"}, found
+			return OperandFamily{Prefix: litText + g.spell(head, -1) + rest, Head: "x", Loop: "x"}, found, -1
 		}
 		if head > 0 && intersects(cur[:g.offs[1]], tmpl.accept) {
 			mv := slices.Clone(cur[g.offs[1]:])
@@ -697,16 +754,16 @@ func (l Launcher) search(w *work, tmpl *machine, rds []*reading) (OperandFamily,
 				switch res {
 				case found:
 					f.Prefix = litText + g.spell(head, -1)
-					return f, found
+					return f, found, -1
 				case gaveUp:
-					return OperandFamily{}, gaveUp
+					return OperandFamily{}, gaveUp, -1
 				}
 			}
 			cur = g.vec(head)
 		}
 		for _, k := range g.symbols(head) {
 			if !w.step(g.total) {
-				return OperandFamily{}, gaveUp
+				return OperandFamily{}, gaveUp, -1
 			}
 			if !g.step(cur, k, 0) {
 				continue
@@ -715,7 +772,7 @@ func (l Launcher) search(w *work, tmpl *machine, rds []*reading) (OperandFamily,
 			cur = g.vec(head)
 		}
 	}
-	return OperandFamily{}, notFound
+	return OperandFamily{}, notFound, -1
 }
 
 // completePrefix returns the shortest text that takes the template from
@@ -967,6 +1024,9 @@ func literalSymbols(al *opAlphabet, rds []*reading) (string, []int) {
 		if len(rd.prefix) > len(lit) {
 			lit = rd.prefix
 		}
+	}
+	if al == nil {
+		return lit, nil
 	}
 	out := make([]int, 0, len(lit))
 	for _, r := range lit {

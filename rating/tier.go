@@ -3,6 +3,8 @@ package rating
 import (
 	"context"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/shipgate-app/shipgate/lattice"
 )
@@ -210,17 +212,38 @@ func display(r lattice.Rule, entry string) (string, bool) {
 	return "Bash(" + entry + " <redacted-arguments>)", false
 }
 
-// launcherFor builds the lattice's launcher for a table or policy entry,
-// with its command's value options.
+// launcherFor returns the lattice's launcher for a table or policy entry,
+// with its command's value options, prepared once (every Bash rule asks
+// about every launcher).
 func launcherFor(text string) (lattice.Launcher, bool) {
-	l, ok := lattice.ParseLauncher(text)
-	if !ok {
-		return l, false
+	if l, ok := prepared.Load(text); ok {
+		pl := l.(preparedLauncher)
+		return pl.l, pl.ok
 	}
-	opts := commandOptions[l.Words[0]]
-	l.ValueOptions, l.Assignments, l.PlusOptions = opts.ValueOptions, opts.Assignments, opts.PlusOptions
-	return l, true
+	l, ok := lattice.ParseLauncher(text)
+	if ok {
+		opts := commandOptions[l.Words[0]]
+		l.ValueOptions, l.Assignments, l.PlusOptions = opts.ValueOptions, opts.Assignments, opts.PlusOptions
+		l = l.Prepared()
+	}
+	if int64(len(Launchers))+maxPreparedExtra > preparedCount.Add(1) {
+		prepared.Store(text, preparedLauncher{l, ok})
+	}
+	return l, ok
 }
+
+type preparedLauncher struct {
+	l  lattice.Launcher
+	ok bool
+}
+
+// prepared caches launchers by their text; maxPreparedExtra bounds what
+// policies add to it (a hostile policy cannot grow it without end).
+var (
+	prepared         sync.Map
+	preparedCount    atomic.Int64
+	maxPreparedExtra = int64(256)
+)
 
 // launchers is the table with the policy's extra prefixes.
 func (rt Rater) launchers() []string {

@@ -76,6 +76,7 @@ func TestTierRows(t *testing.T) {
 		{"Bash(npx --package private-pkg *)", true, "Bash(npx <redacted-arguments>)", false},
 		{"Bash(docker -H tcp://h run *)", true, "Bash(docker run <redacted-arguments>)", false},
 		{"Bash(docker run -v /:/host -e X=1 *)", true, "Bash(docker run <redacted-arguments>)", false},
+		{"Bash(docker -H run run *)", true, "Bash(docker run <redacted-arguments>)", false}, // host "run"
 		{"Bash(xargs -n 1 *)", true, "Bash(xargs <redacted-arguments>)", false},
 		{"Bash(uv run --with private-pkg *)", true, "Bash(uv run <redacted-arguments>)", false},
 		{"Bash(bash +e -c *)", true, "Bash(bash -c <redacted-arguments>)", false},
