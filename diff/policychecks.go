@@ -142,6 +142,14 @@ func (e *engine) callOutcome(scope string, c lattice.Call) outcome {
 	if err != nil {
 		return outcome{state: "default", by: "defaultMode " + e.headMode(scope), note: "Claude Code cannot split it (" + err.Error() + ")"}
 	}
+	for _, in := range cmd.Inner {
+		// A deny rule sees the commands inside $(…) and <(…) (Claude Code
+		// 2.1.328, measured).
+		if po := e.partOutcome(scope, in); po.state == "denied" {
+			po.part = in
+			return po
+		}
+	}
 	parts := make([]outcome, len(cmd.Parts))
 	for i, p := range cmd.Parts {
 		parts[i] = e.partOutcome(scope, p)
@@ -178,7 +186,13 @@ func (e *engine) callOutcome(scope string, c lattice.Call) outcome {
 			o = outcome{state: "default", by: "defaultMode " + e.headMode(scope), note: why + " (Claude Code " + lattice.ClaudeCodeVersion + ", measured)"}
 		}
 	}
-	if o.state == "allowed" && len(cmd.Expansions) > 0 {
+	allWhole := o.state == "allowed"
+	for _, po := range parts {
+		allWhole = allWhole && po.whole
+	}
+	if o.state == "allowed" && len(cmd.Expansions) > 0 && !allWhole {
+		// (Under the whole tool, Bash or Bash(*), $(…) and $VAR run:
+		// Claude Code 2.1.328, measured.)
 		o = outcome{state: "default", by: "defaultMode " + e.headMode(scope),
 			note: "it contains " + strings.Join(cmd.Expansions, ", ") + ", and Claude Code asks about such a command whatever the allow rules say"}
 	}
@@ -195,6 +209,8 @@ func (e *engine) outcome(scope string, c lattice.Call) outcome {
 			// A read inside the project needs no rule (Claude Code
 			// 2.1.328, measured).
 			o = outcome{state: "allowed", by: "no rule: a read inside the project, which Claude Code " + lattice.ClaudeCodeVersion + " allows with no rule"}
+		case (c.Tool == "Edit" || c.Tool == "Write") && e.headMode(scope) == "acceptEdits" && inProjectPath(c.Arg):
+			o = outcome{state: "allowed", by: "defaultMode acceptEdits, in which Claude Code " + lattice.ClaudeCodeVersion + " edits and writes inside the project without a prompt"}
 		case c.Tool == "Read" && e.headMode(scope) == "plan":
 			o = outcome{state: "allowed", by: "defaultMode plan, in which Claude Code " + lattice.ClaudeCodeVersion + " reads any file without a prompt"}
 		}
@@ -213,6 +229,8 @@ func (e *engine) partOutcome(scope, part string) outcome {
 	switch {
 	case o.state == "default" && o.note == "" && lattice.ReadOnly(part):
 		o = outcome{state: "allowed", by: "no rule: a read-only command Claude Code " + lattice.ClaudeCodeVersion + " runs with no rule"}
+	case o.state == "default" && o.note == "" && e.headMode(scope) == "acceptEdits" && projectFileCommand(part):
+		o = outcome{state: "allowed", by: "defaultMode acceptEdits, in which Claude Code " + lattice.ClaudeCodeVersion + " runs rm and touch inside the project without a prompt"}
 	case o.state == "allowed" && !strings.ContainsAny(part, "$`"):
 		// (Expansions are worded for the whole line by callOutcome.)
 		if why, ok := lattice.AlwaysAsks(part, o.whole); ok {
@@ -232,6 +250,13 @@ func (e *engine) formsOutcome(scope, tool string, allow, deny []lattice.Form, wr
 		forms []lattice.Form
 	}{{lattice.Deny, "denied", deny}, {lattice.Ask, "asked", deny}, {lattice.Allow, "allowed", allow}} {
 		if st.list == lattice.Allow && wrapper != "" {
+			// The whole tool runs even watch and setsid (Claude Code
+			// 2.1.328, measured); no pattern rule does.
+			for _, r := range e.scopeRules(scope, true, lattice.Allow) {
+				if r.Whole() && lattice.MatchContext(e.ctx, r, lattice.Call{Tool: tool, Arg: allow[0].Text}) == lattice.Yes {
+					return outcome{state: "allowed", by: "allow: " + r.Text, whole: true}
+				}
+			}
 			return outcome{state: "default", by: "defaultMode " + e.headMode(scope),
 				note: "it runs through `" + wrapper + "`, and Claude Code asks about a command run through " + wrapper + " whatever the allow rules say"}
 		}
@@ -348,4 +373,30 @@ func (e *engine) intents() {
 	check(in.Denied, "be denied", func(o outcome) bool {
 		return o.state == "denied" || (o.state == "default" && mode == "dontAsk")
 	})
+}
+
+// inProjectPath reports whether a path argument, as the lattice writes
+// one, lies inside the project.
+func inProjectPath(p string) bool {
+	return lattice.RunsWithoutRule(lattice.Call{Tool: "Read", Arg: p})
+}
+
+// projectFileCommand reports whether a simple command is one acceptEdits
+// was measured to run without a prompt (Claude Code 2.1.328: `rm src`,
+// `rm -rf x`, `touch x`): rm or touch with every operand inside the
+// project and no expansion.
+func projectFileCommand(part string) bool {
+	f := strings.Fields(part)
+	if len(f) < 2 || (f[0] != "rm" && f[0] != "touch") || strings.ContainsAny(part, "$`*?[{;&|<>\\'\"") {
+		return false
+	}
+	for _, a := range f[1:] {
+		if strings.HasPrefix(a, "-") {
+			continue
+		}
+		if !inProjectPath(a) || a == "." || strings.HasPrefix(a, ".git") {
+			return false
+		}
+	}
+	return true
 }

@@ -30,6 +30,11 @@ type Command struct {
 	// Expansions are the expansions found anywhere in the line, each once
 	// ("$(…)", "`…`", "<(…)", ">(…)", "$((…))", "$NAME", "${…}").
 	Expansions []string
+	// Inner are the simple commands inside command and process
+	// substitutions (`$(…)`, backticks, `<(…)`, `>(…)`), in order: Claude
+	// Code's deny rules see them (2.1.328, measured: `echo $(wget x)` and
+	// `x=$(wget x)` are denied by deny Bash(wget)).
+	Inner []string
 }
 
 // Compound reports whether the line has more than one part.
@@ -61,12 +66,14 @@ func ParseCommand(text string) (Command, error) {
 	syntax.Walk(f, func(n syntax.Node) bool {
 		switch x := n.(type) {
 		case *syntax.CmdSubst:
+			r.inner(x.Stmts)
 			if x.Backquotes {
 				r.expansion("`…`")
 			} else {
 				r.expansion("$(…)")
 			}
 		case *syntax.ProcSubst:
+			r.inner(x.Stmts)
 			if x.Op == syntax.CmdIn {
 				r.expansion("<(…)")
 			} else {
@@ -100,6 +107,16 @@ func (r *cmdReader) operator(op string) {
 		}
 	}
 	r.c.Operators = append(r.c.Operators, op)
+}
+
+// inner records the simple commands of a substitution's statements.
+func (r *cmdReader) inner(ss []*syntax.Stmt) {
+	var sub Command
+	sr := cmdReader{text: r.text, c: &sub}
+	sr.stmts(ss)
+	if sr.err == nil {
+		r.c.Inner = append(r.c.Inner, sub.Parts...)
+	}
 }
 
 func (r *cmdReader) expansion(e string) {

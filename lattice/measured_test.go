@@ -55,6 +55,12 @@ func TestMeasuredMatches(t *testing.T) {
 		{measured, "Bash(curl x | sh:*)", Allow, bash("curl x | sh -s"), false},
 		{measured, "Bash(git add * && git commit *)", Allow, bash("git add x && git commit x"), false},
 		{measured, "Bash(curl * | sh)", Deny, bash("curl x | sh"), true},
+		// A pattern matching a directory covers what it holds.
+		{measured, "Read(./secrets)", Deny, read("secrets/key"), true},
+		{measured, "Read(/secrets)", Ask, read("secrets/key"), true},
+		{measured, "Edit(~/*)", Deny, edit("~/.ssh/x"), true},
+		{measured, "Read(~/*)", Allow, read("~/.ssh/id_rsa"), true},
+		// A deny sees through exec (wrappers.go; CommandForms).
 		// As documented (kept to pin them).
 		{measured, "Bash(npm test:*)", Allow, bash("npm test x"), true},
 		{measured, "Bash(npm test:*)", Allow, bash("npm testx"), false},
@@ -97,7 +103,7 @@ func TestMeasuredAssignments(t *testing.T) {
 		{measured, "LD_PRELOAD=x npm test", false},
 		{measured, "PYTHONPATH=x npm test", false},
 		{measured, "HOME=/tmp npm test", false},
-		{measured, "LC_ALL=C npm test", false},
+		{measured, "LC_ALL=C npm test", true}, // internal/conformance/testdata/measured.jsonl
 		{measured, "NPM_CONFIG_REGISTRY=x npm test", false},
 		{measured, "BASH_ENV=x npm test", false},
 		{measured, "PAGER=x npm test", false},
@@ -157,6 +163,8 @@ func TestMeasuredWriteAndImplied(t *testing.T) {
 		{measured, "Edit", Allow, w("a.go"), false}, // bare Edit does not allow Write
 		{measured, "Read(*.env)", Deny, Call{Tool: "Edit", Arg: "x.env"}, true},
 		{measured, "Read(*.env)", Deny, w("a/x.env"), true},
+		{measured, "Edit(./docs/**)", Deny, w("docs/sub/e33.md"), true},
+		{measured, "Edit(./docs/**)", Deny, Call{Tool: "Read", Arg: "docs/a.md"}, false},
 		{"", "Read(*.env)", Ask, Call{Tool: "Edit", Arg: "x.env"}, false}, // not measured: not derived
 		{"", "Edit(~/**)", Deny, Call{Tool: "Read", Arg: "~/x"}, false},   // not measured: not derived
 	}
@@ -172,6 +180,44 @@ func TestMeasuredWriteAndImplied(t *testing.T) {
 		}
 		if got != c.want {
 			t.Errorf("Implied(%s:%s) matches %v = %v, want %v (Claude Code %s)", c.list, c.rule, c.call, got, c.want, firstOr(c.cc, "fail-closed"))
+		}
+	}
+}
+
+// TestMeasuredDenyThroughExec: deny and ask rules see through exec; allow
+// rules do not (Claude Code 2.1.328: exec asks under a pattern rule).
+func TestMeasuredDenyThroughExec(t *testing.T) {
+	fs := CommandForms("exec npm publish x")
+	var deny, allow []string
+	for _, f := range fs.Deny {
+		deny = append(deny, f.Text)
+	}
+	for _, f := range fs.Allow {
+		allow = append(allow, f.Text)
+	}
+	if !slices.Contains(deny, "npm publish x") {
+		t.Errorf("deny forms %q lack npm publish x (measured on Claude Code %s)", deny, measured)
+	}
+	if slices.Contains(allow, "npm publish x") {
+		t.Errorf("allow forms %q see through exec", allow)
+	}
+}
+
+// TestMeasuredNormalisedBlanks: the command is matched with its blanks
+// normalised (Claude Code 2.1.328, the harness's recording).
+func TestMeasuredNormalisedBlanks(t *testing.T) {
+	for _, c := range []struct{ line, want string }{
+		{"python3  -m pytest x", "python3 -m pytest x"},
+		{"kubectl  apply x", "kubectl apply x"},
+		{"FOO=1  npm\ttest", "npm test"},
+		{"echo 'a  b'  x", "echo 'a  b' x"},
+	} {
+		var deny []string
+		for _, f := range CommandForms(c.line).Deny {
+			deny = append(deny, f.Text)
+		}
+		if !slices.Contains(deny, c.want) {
+			t.Errorf("CommandForms(%q).Deny = %q, want %q among them (measured on Claude Code %s)", c.line, deny, c.want, measured)
 		}
 	}
 }

@@ -44,7 +44,27 @@ func ReadOnly(line string) bool {
 			return false
 		}
 	}
-	return true
+	return !cdThenGit(f)
+}
+
+// cdThenGit reports a `cd` followed, later in the line, by `git`: Claude
+// Code asks ("changes directory before running a version-control command,
+// which can pick up untrusted hooks or repository configuration";
+// 2.1.328, measured).
+func cdThenGit(f *syntax.File) bool {
+	cd, found := false, false
+	syntax.Walk(f, func(n syntax.Node) bool {
+		if x, ok := n.(*syntax.CallExpr); ok && len(x.Args) > 0 {
+			switch x.Args[0].Lit() {
+			case "cd", "pushd":
+				cd = true
+			case "git":
+				found = found || cd
+			}
+		}
+		return !found
+	})
+	return found
 }
 
 func parseBash(line string) (*syntax.File, error) {
@@ -406,6 +426,9 @@ func AlwaysAsks(line string, whole bool) (string, bool) {
 	}
 	if strings.Contains(line, "\\\n") {
 		return "a line continuation asks under every pattern rule", true
+	}
+	if cdThenGit(f) {
+		return "cd before a git command asks (it could pick up the target directory's hooks)", true
 	}
 	why := ""
 	syntax.Walk(f, func(n syntax.Node) bool {

@@ -76,6 +76,9 @@ func TestReadOnly(t *testing.T) {
 		{measured, "timeout 5 ls", true},
 		{measured, "ls | grep x", true},
 		{measured, "git status && ls", true},
+		{measured, "cd web\ngit status", false},
+		{measured, "cd web && git status", false},
+		{measured, "cd src && ls", true},
 		{measured, "ls 2>&1", true},
 		{measured, "ls > /dev/null", true},
 		// Path-aware: these asked.
@@ -182,6 +185,7 @@ func TestAlwaysAsks(t *testing.T) {
 		{measured, "npm test & npm publish", true, false},
 		{measured, "ls \\\n-la", true, false},
 		{measured, "npm test 2>&1", false, false},
+		{measured, "cd web\ngit status", true, false},
 		{measured, "npm test > /dev/null", false, false},
 		{measured, "npm test", false, false},
 		{measured, "curl x | sh", false, false},

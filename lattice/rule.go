@@ -468,7 +468,10 @@ func (r *Rule) compileWriteStars(spec string) []*reading {
 //     (Edit(~/.ssh/**) lets Read ~/.ssh/id_rsa run) and Write of them
 //     (Edit(./src/**) allows Write in src; bare Edit does not allow Write);
 //   - a Read path rule in a deny list also denies Edit and Write of its
-//     paths ("File is covered by a Read deny rule … cannot be edited").
+//     paths ("File is covered by a Read deny rule … cannot be edited");
+//   - an Edit path rule in a deny list also denies Write of its paths
+//     (the harness's recording: deny Edit(./docs/**) refuses a Write in
+//     docs/sub).
 //
 // Nothing else is derived: an unmeasured derivation could hide a grant
 // (an implied allow makes an addition look covered) or claim a protection
@@ -484,6 +487,8 @@ func Implied(r Rule) []Rule {
 		tools = []string{"Read", "Write"}
 	case r.List == Deny && r.Canonical == "Read":
 		tools = []string{"Edit", "Write"}
+	case r.List == Deny && r.Canonical == "Edit":
+		tools = []string{"Write"}
 	default:
 		return nil
 	}

@@ -162,7 +162,8 @@ func TestMatches(t *testing.T) {
 		{"Read(.env)", Allow, read("a/b/.env"), Yes},
 		{"Read(./.env)", Allow, read("a/.env"), No},
 		{"Read(src/*)", Allow, read("src/a.go"), Yes},
-		{"Read(src/*)", Allow, read("src/a/b.go"), No},
+		{"Read(src/*)", Allow, read("src/a/b.go"), Yes}, // src/a is matched, so is src/a/b.go (2.1.328)
+		{"Read(src/*.go)", Allow, read("src/a/b.go"), No},
 		{"Read(src/**)", Allow, read("lib/src/a"), No},
 		{"Read(src/**)", Deny, read("lib/src/a"), Yes},
 		{"Read(~/.ssh/**)", Allow, read("~/.ssh/id_rsa"), Yes},

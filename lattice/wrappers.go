@@ -1,6 +1,7 @@
 package lattice
 
 import (
+	"sort"
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
@@ -44,14 +45,17 @@ type Forms struct {
 // safeAssignments are the variables an allow rule matches past when a
 // command starts by assigning them, as measured on Claude Code 2.1.328
 // (ClaudeCodeVersion): LANG, TZ, NO_COLOR, NODE_ENV, CI, RUST_LOG, GOOS,
-// FORCE_COLOR and TERM. Measured as not stripped: FOO, DEBUG, NODE_OPTIONS,
-// PATH, LD_PRELOAD, PYTHONPATH, HOME, LC_ALL, NPM_CONFIG_*, BASH_ENV, PAGER,
+// FORCE_COLOR, TERM and LC_ALL (the conformance harness's recording:
+// `LC_ALL=C npm run build x` ran under Bash(npm run build:*), though an
+// earlier probe read it as not stripped). Measured as not stripped: FOO,
+// DEBUG, NODE_OPTIONS, PATH, LD_PRELOAD, PYTHONPATH, HOME, NPM_CONFIG_*,
+// BASH_ENV, PAGER,
 // EDITOR, GIT_DIR, USER, TMPDIR, http_proxy. Any other assignment keeps the
 // allow rules to the command as written, which errs toward a prompt; one
 // unsafe assignment among safe ones (`CI=1 FOO=1 npm test`) does too.
 var safeAssignments = map[string]bool{
 	"LANG": true, "TZ": true, "NO_COLOR": true, "NODE_ENV": true,
-	"CI": true, "RUST_LOG": true, "GOOS": true, "FORCE_COLOR": true, "TERM": true,
+	"CI": true, "RUST_LOG": true, "GOOS": true, "FORCE_COLOR": true, "TERM": true, "LC_ALL": true,
 }
 
 // noApproveWrappers are the exec wrappers no allow rule approves through.
@@ -62,6 +66,65 @@ var noApproveWrappers = map[string]bool{"watch": true, "setsid": true, "ionice":
 // declaration, a test, a bare redirection) or does not parse has only
 // itself as its form.
 func CommandForms(part string) Forms {
+	fs := commandForms(part)
+	if n := normalizedCommand(part); n != "" && n != part {
+		// Claude Code matches the command with its blanks normalised
+		// (2.1.98+; measured on 2.1.328: `python3  -m pytest x` ran under
+		// Bash(python3 -m pytest **), `kubectl  apply x` was denied by a
+		// deny on kubectl apply): the normalised text's forms count too.
+		ns := commandForms(n)
+		for _, g := range ns.Allow {
+			fs.Allow = appendForm(fs.Allow, g)
+		}
+		for _, g := range ns.Deny {
+			fs.Deny = appendForm(fs.Deny, g)
+		}
+		if fs.Wrapper == "" {
+			fs.Wrapper = ns.Wrapper
+		}
+	}
+	return fs
+}
+
+// normalizedCommand is a simple command with the blanks between its words
+// (assignments, words and redirections, each kept as written) reduced to
+// one space, or "" when it is not one plain simple command.
+func normalizedCommand(part string) string {
+	if !strings.Contains(part, "  ") && !strings.ContainsRune(part, '\t') {
+		return ""
+	}
+	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(part), "")
+	if err != nil || len(f.Stmts) != 1 {
+		return ""
+	}
+	st := f.Stmts[0]
+	call, ok := st.Cmd.(*syntax.CallExpr)
+	if !ok {
+		return ""
+	}
+	var nodes []syntax.Node
+	for _, a := range call.Assigns {
+		nodes = append(nodes, a)
+	}
+	for _, w := range call.Args {
+		nodes = append(nodes, w)
+	}
+	for _, r := range st.Redirs {
+		nodes = append(nodes, r)
+	}
+	sort.Slice(nodes, func(i, j int) bool { return nodes[i].Pos().Offset() < nodes[j].Pos().Offset() })
+	texts := make([]string, 0, len(nodes))
+	for _, n := range nodes {
+		a, b := int(n.Pos().Offset()), int(n.End().Offset())
+		if a < 0 || b > len(part) || a > b {
+			return ""
+		}
+		texts = append(texts, part[a:b])
+	}
+	return strings.Join(texts, " ")
+}
+
+func commandForms(part string) Forms {
 	self := Form{Text: part}
 	fs := Forms{Allow: []Form{self}, Deny: []Form{self}}
 	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(part), "")
@@ -197,6 +260,9 @@ var seenThroughWrappers = func() map[string]wrapperSpec {
 		"sudo":   {valued: "-u -g -h -p -C -D -r -t -U -T --user --group --host --prompt --close-from --chdir --role --type --other-user --command-timeout", assigns: true, stopOpts: "-e --edit -l --list -v --validate -k -K --reset-timestamp --remove-timestamp"},
 		"watch":  {valued: "-n --interval -q --equexit"},
 		"setsid": {},
+		// A deny sees through exec (Claude Code 2.1.328, measured: exec
+		// npm publish x is denied by deny Bash(npm publish:*)).
+		"exec":   {valued: "-a", stopOpts: ""},
 		"ionice": {valued: "-c -n --class --classdata", stopOpts: "-p --pid -P --pgid -u --uid"},
 		"flock":  {valued: "-w --timeout -E --conflict-exit-code", operands: 1, stopOpts: "-c --command"},
 	}
