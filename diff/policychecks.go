@@ -171,7 +171,17 @@ func (e *engine) callOutcome(scope string, c lattice.Call) outcome {
 			break
 		}
 	}
-	if o.state == "allowed" && cmd.Compound() {
+	if o.state == "default" && cmd.Compound() && !strings.ContainsAny(c.Arg, "*") {
+		// An exact compound allow rule matches its whole line (Claude Code
+		// 2.1.328, measured), once no part is denied or asked.
+		for _, r := range e.scopeRules(scope, true, lattice.Allow) {
+			if r.Canonical == "Bash" && r.HasSpecifier && !strings.Contains(r.Specifier, "*") && lattice.MatchContext(e.ctx, r, c) == lattice.Yes {
+				o = outcome{state: "allowed", by: "allow: " + r.Text + ", an exact compound rule, which matches the whole line"}
+				break
+			}
+		}
+	}
+	if o.state == "allowed" && cmd.Compound() && !strings.HasSuffix(o.by, "matches the whole line") {
 		o.part = "" // every part is allowed: no single part decides
 		o.by = "every part is allowed"
 	}
@@ -211,6 +221,10 @@ func (e *engine) outcome(scope string, c lattice.Call) outcome {
 			o = outcome{state: "allowed", by: "no rule: a read inside the project, which Claude Code " + lattice.ClaudeCodeVersion + " allows with no rule"}
 		case (c.Tool == "Edit" || c.Tool == "Write") && e.headMode(scope) == "acceptEdits" && inProjectPath(c.Arg):
 			o = outcome{state: "allowed", by: "defaultMode acceptEdits, in which Claude Code " + lattice.ClaudeCodeVersion + " edits and writes inside the project without a prompt"}
+		case c.Tool == "Read" && e.inExtraDir(scope, c.Arg):
+			o = outcome{state: "allowed", by: "additionalDirectories: Claude Code " + lattice.ClaudeCodeVersion + " reads inside an additional directory with no rule"}
+		case (c.Tool == "Edit" || c.Tool == "Write") && e.headMode(scope) == "plan":
+			o = outcome{state: "denied", by: "defaultMode plan, in which Claude Code " + lattice.ClaudeCodeVersion + " refuses edits and writes"}
 		case c.Tool == "Read" && e.headMode(scope) == "plan":
 			o = outcome{state: "allowed", by: "defaultMode plan, in which Claude Code " + lattice.ClaudeCodeVersion + " reads any file without a prompt"}
 		}
@@ -399,4 +413,26 @@ func projectFileCommand(part string) bool {
 		}
 	}
 	return true
+}
+
+// inExtraDir reports whether an absolute path lies inside one of the head's
+// additionalDirectories of a scope (written as absolute paths).
+func (e *engine) inExtraDir(scope, p string) bool {
+	if !strings.HasPrefix(p, "/") || strings.Contains(p, "/../") || strings.HasSuffix(p, "/..") {
+		return false
+	}
+	for _, f := range e.scopes[scope] {
+		if f.kind != SettingsFile || f.head == nil {
+			continue
+		}
+		for _, s := range []setting{lookupOnly(f.head, "permissions", "additionalDirectories"), lookupOnly(f.head, "", "additionalDirectories")} {
+			for dir := range stringSet(s.v) {
+				d := strings.TrimRight(dir, "/")
+				if strings.HasPrefix(d, "/") && d != "" && (p == d || strings.HasPrefix(p, d+"/")) {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }
