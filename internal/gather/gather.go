@@ -78,7 +78,6 @@ type gatherer struct {
 	res      *Result
 	pol      *policy.Policy
 	base     map[string]Entry // the base listing
-	lower    map[string][]string
 	complete bool
 	changed  map[string]Status
 	read     [2]map[string]Entry // entries read, per side
@@ -92,17 +91,16 @@ func Gather(ctx context.Context, src Source, o Options) (*Result, error) {
 	if o.PolicyPath == "" {
 		o.PolicyPath = DefaultPolicyPath
 	}
-	g := &gatherer{src: src, o: o, res: &Result{}, base: map[string]Entry{}, lower: map[string][]string{},
+	g := &gatherer{src: src, o: o, res: &Result{},
 		changed: map[string]Status{}, read: [2]map[string]Entry{{}, {}}, notes: map[string]bool{}}
 	entries, complete, err := src.ListBase(ctx)
 	if err != nil {
 		return nil, err
 	}
 	g.complete = complete
+	g.base = make(map[string]Entry, len(entries))
 	for _, e := range entries {
 		g.base[e.Path] = e
-		l := strings.ToLower(e.Path)
-		g.lower[l] = append(g.lower[l], e.Path)
 	}
 	if !complete {
 		g.note("The repository's file tree is too large for one listing: agent-config files reached through symlinks or spelled in another case outside the changed files were not checked.")
@@ -155,6 +153,9 @@ func (g *gatherer) note(s string) { g.notes[s] = true }
 // Claude Code reads it as when p is a case variant of one ("" when p is
 // spelled canonically).
 func (g *gatherer) candidate(p string) (as string, ok bool) {
+	if !g.mayBeConfig(p) {
+		return "", false
+	}
 	if k, _ := diff.Classify(p, g.pol); k != diff.NotAgentConfig {
 		return "", true
 	}
@@ -165,6 +166,26 @@ func (g *gatherer) candidate(p string) (as string, ok bool) {
 		}
 	}
 	return "", false
+}
+
+// mayBeConfig is a quick test that rules out most paths of a large tree:
+// without watched paths in the policy, an agent-config path lies in a
+// .claude folder or is an .mcp.json, in any case.
+func (g *gatherer) mayBeConfig(p string) bool {
+	if g.pol != nil && len(g.pol.Paths.Watch) > 0 {
+		return true
+	}
+	return containsFold(p, ".claude") || containsFold(p, ".mcp.json")
+}
+
+// containsFold reports whether s contains sub (ASCII), ignoring case.
+func containsFold(s, sub string) bool {
+	for i := 0; i+len(sub) <= len(s); i++ {
+		if strings.EqualFold(s[i:i+len(sub)], sub) {
+			return true
+		}
+	}
+	return false
 }
 
 // canonicalSegments are the path segments Claude Code looks for, by their

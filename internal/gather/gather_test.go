@@ -391,3 +391,31 @@ func TestGatherIncompleteListing(t *testing.T) {
 		t.Errorf("files %v", paths)
 	}
 }
+
+// BenchmarkGatherLargeTree gathers one changed settings file in a
+// repository of 100,000 files (the App does this on every pull request,
+// from the cached base tree).
+func BenchmarkGatherLargeTree(b *testing.B) {
+	base := map[string]string{".claude/settings.json": tBase}
+	for i := range 100_000 {
+		base["src/pkg"+strings.Repeat("x", i%7)+"/"+string(rune('a'+i%26))+"/file"+strings.Repeat("0", i%5)+".go"+string(rune('0'+i%10))+"_"+itoa(i)] = "x"
+	}
+	src := &memSource{base: base, head: with(base, map[string]string{".claude/settings.json": tWide})}
+	b.ResetTimer()
+	for range b.N {
+		if _, err := Gather(context.Background(), src, Options{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func itoa(i int) string {
+	s := ""
+	for {
+		s = string(rune('0'+i%10)) + s
+		i /= 10
+		if i == 0 {
+			return s
+		}
+	}
+}
