@@ -116,9 +116,8 @@ func with(files map[string]string, changes map[string]string) map[string]string 
 }
 
 type fileWant struct {
-	path, as         string
-	base, head       string // content, "" absent, "!substring" unreadable mentioning substring
-	decisionNotAllow bool
+	path, as   string
+	base, head string // content, "" absent, "!substring" unreadable mentioning substring
 }
 
 func describe(v diff.Version) string {
