@@ -99,7 +99,7 @@ func (e *engine) compareLocks(f *fileState) {
 			continue
 		}
 		line, headLine := lineOf(b, h)
-		if !l.holds(b) || l.holds(h) {
+		if !l.holds(b) || l.holds(h) || heldElsewhere(f.head, l) {
 			e.row(f, KindSetting, direction(b, h), side(key, b), side(key, h), false, rating.Rating{Access: rating.AccessNone, Risk: rating.RiskLow}, line, headLine, "a lock: "+l.what)
 			continue
 		}
@@ -115,6 +115,19 @@ func (e *engine) compareLocks(f *fileState) {
 			Message: fmt.Sprintf("%s %s: %s.", f.Path, switchChange(key, b, h), why),
 			Key:     CheckAllowExpanded + "|" + f.Path + "|" + key})
 	}
+}
+
+// heldElsewhere reports whether the document holds the same lock at
+// another path Claude Code reads it at (disableAutoMode, read inside
+// permissions and at the top level).
+func heldElsewhere(d *doc, l lock) bool {
+	name := l.path[len(l.path)-1]
+	for _, o := range locks {
+		if o.path[len(o.path)-1] == name && strings.Join(o.path, ".") != strings.Join(l.path, ".") && o.holds(at(d, o.path)) {
+			return true
+		}
+	}
+	return false
 }
 
 // movedTo names another place of the document that holds the lock's

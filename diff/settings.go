@@ -290,12 +290,18 @@ var knownKeys = map[string]bool{
 	"editorMode": true, "autoConnectIde": true, "cleanupPeriod": true, "feedbackSurveyState": true,
 	"autoMemoryEnabled": true, "useAutoModeDuringPlan": true, "disableClaudeAiConnectors": true,
 	"isolatePeerMachines": true, "remoteControlAtStartup": true, "crossSessionInbound": true, "syncClaudeAiSkills": true,
+	// Restrictive settings Claude Code 2.1.328 lists (read from the binary).
+	"disableSkillShellExecution": true, "disableCommandPluginSources": true, "disableSideloadFlags": true,
+	"disableWindowsBashCommandSplit": true, "disableRemoteControl": true, "disableAgentView": true, "disableWorkflows": true,
+	"disableArtifact": true, "disableBundledSkills": true, "fastModePerSessionOptIn": true, "disableDeepLinkRegistration": true,
+	"enableArtifact": true, "enableWorkflows": true, "syncClaudeAiPlugins": true, "worktree": true, "autoMode": true,
 }
 
 // knownPermissionKeys are the keys of the permissions object.
 var knownPermissionKeys = map[string]bool{
 	"allow": true, "ask": true, "deny": true, "defaultMode": true, "additionalDirectories": true,
 	"disableBypassPermissionsMode": true, "disableAutoMode": true,
+	"blockReadsOutsideWorkingDirectories": true, "blockWritesOutsideWorkingDirectories": true, "denyInsteadOfPrompting": true,
 }
 
 // readUnknownKeys notes keys Claude Code ignores, with a likely intent.

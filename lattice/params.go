@@ -18,7 +18,11 @@ import (
 //
 // toolInputs lists each built-in tool's input fields as its tool schema
 // declares them (code.claude.com/docs/en/tools-reference and the tool
-// definitions Claude Code sends to the model): the scalar fields a
+// definitions Claude Code sends to the model; the Bash, Read and WebFetch
+// schemas were read from the Claude Code 2.1.328 binary — Bash: command,
+// timeout, description, run_in_background, dangerouslyDisableSandbox;
+// Read: file_path, offset, limit, pages; WebFetch: url, prompt, offset —
+// the others are from the documentation): the scalar fields a
 // parameter rule may name, the primary content fields it may not, and the
 // fields every call carries (a rule on one of those with the value `*`
 // matches every call: it is the whole tool). For a tool not listed, or a
@@ -44,7 +48,7 @@ var toolInputs = map[string]toolInput{
 	"Glob":         {fields: []string{"pattern"}, required: []string{"pattern"}, primary: []string{"path"}},
 	"Grep": {fields: []string{"pattern", "glob", "output_mode", "-B", "-A", "-C", "-n", "-i", "type", "head_limit", "offset", "multiline"},
 		required: []string{"pattern"}, primary: []string{"path"}},
-	"WebFetch":  {fields: []string{"prompt"}, required: []string{"prompt"}, primary: []string{"url"}},
+	"WebFetch":  {fields: []string{"prompt", "offset"}, required: []string{"prompt"}, primary: []string{"url"}},
 	"WebSearch": {fields: []string{"query"}, required: []string{"query"}, arrays: []string{"allowed_domains", "blocked_domains"}},
 	"Agent": {fields: []string{"description", "prompt", "subagent_type", "model", "run_in_background", "name", "team_name", "mode", "isolation"},
 		required: []string{"description", "prompt"}},
