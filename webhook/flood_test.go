@@ -16,6 +16,11 @@ import (
 func startLoopback(t *testing.T, srv *Server, o HTTPOptions) string {
 	t.Helper()
 	hs, limit := HTTPServer(srv, o)
+	return startListener(t, hs, limit)
+}
+
+func startListener(t testing.TB, hs *http.Server, limit func(net.Listener) net.Listener) string {
+	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -111,10 +116,11 @@ func TestBodyBudget(t *testing.T) {
 	env := newTestEnv(t, func(o *Options) { o.MaxBodyBytes = 32 << 10; o.MaxInFlightBytes = budget })
 	addr := startLoopback(t, env.srv, HTTPOptions{ErrorLog: nopLogger()})
 	// Each holder has sent 10,000 bytes of a 16,000-byte ping: its buffer
-	// has grown to the declared length (plus the byte that sees EOF).
-	const size = 16_000
+	// has grown to the declared length (plus the byte that sees EOF),
+	// rounded up to its 16 KiB size class.
+	const size, class = 16_000, 16 << 10
 	body := `{"zen":"x"}` + strings.Repeat(" ", size-len(`{"zen":"x"}`))
-	const holding = budget / (size + 1)
+	const holding = budget / class
 	var holders []net.Conn
 	for range holding {
 		c, err := net.Dial("tcp", addr)
@@ -127,7 +133,7 @@ func TestBodyBudget(t *testing.T) {
 			Sign([]byte(testSecret), []byte(body)), len(body), body[:10_000])
 		holders = append(holders, c)
 	}
-	waitFor(t, "the budget to be spent", func() bool { return env.srv.budget.used.Load() == holding*(size+1) })
+	waitFor(t, "the budget to be spent", func() bool { return env.srv.budget.used.Load() == holding*class })
 	// One more: refused.
 	late := halfOpen(t, addr, 20_000, 10_000)
 	defer late.Close()
@@ -211,7 +217,7 @@ func TestLimitListener(t *testing.T) {
 	a, b := halfOpen(t, addr, 100, 0), halfOpen(t, addr, 100, 0)
 	defer a.Close()
 	defer b.Close()
-	waitFor(t, "two handlers reading", func() bool { return env.srv.budget.used.Load() == 2*101 })
+	waitFor(t, "two handlers reading", func() bool { return env.srv.budget.used.Load() == 2*firstBodyChunk })
 	third, err := net.Dial("tcp", addr) // the kernel completes the handshake; Accept waits
 	if err != nil {
 		t.Fatal(err)

@@ -49,6 +49,14 @@ type router struct {
 	orgPolicyRepo  string
 	orgPolicyPath  string
 	logger         *slog.Logger
+	// slowOnly turns decodePRFast off (tests compare both decoders).
+	slowOnly bool
+}
+
+// fast decodes a pull_request-shaped payload with decodePRFast unless the
+// router is told not to.
+func (rt *router) fast(body []byte, e *hookPullRequest) bool {
+	return !rt.slowOnly && decodePRFast(body, e)
 }
 
 // route decides what an authenticated delivery asks for. meta carries the
@@ -68,13 +76,19 @@ func (rt *router) route(event string, body []byte, meta app.Job) (routed, error)
 		return rt.installation(event, &e), nil
 	case "pull_request":
 		var e hookPullRequest
-		if err := decodeHook(event, body, &e); err != nil {
-			return routed{}, err
+		if !rt.fast(body, &e) {
+			e = hookPullRequest{}
+			if err := decodeHook(event, body, &e); err != nil {
+				return routed{}, err
+			}
 		}
 		return rt.pullRequest(&e, meta)
 	case "pull_request_review":
 		var e hookReview
-		if err := decodeHook(event, body, &e); err != nil {
+		var f hookPullRequest
+		if rt.fast(body, &f) {
+			e.hookCommon, e.PullRequest = f.hookCommon, f.PullRequest
+		} else if err := decodeHook(event, body, &e); err != nil {
 			return routed{}, err
 		}
 		return rt.pullRequestReview(&e, meta)

@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"runtime/debug"
 	"strconv"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -306,7 +307,12 @@ func (s *Server) handleWebhook(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	body, held, err := s.readBody(w, r)
-	defer s.budget.give(held)
+	defer func() {
+		if body != nil {
+			putBodyBuffer(body) // nothing keeps the body: jobs hold copies of what they need
+		}
+		s.budget.give(held)
+	}()
 	if err != nil {
 		if _, tooLarge := errors.AsType[*http.MaxBytesError](err); tooLarge {
 			s.reject(w, r, http.StatusRequestEntityTooLarge, reasonBodyTooLarge,
@@ -338,11 +344,13 @@ func (s *Server) handleWebhook(w http.ResponseWriter, r *http.Request) {
 	// Authenticated from here on.
 	meta := app.Job{DeliveryID: delivery, Event: event, ReceivedAt: received}
 	rt, err := s.router.route(event, body, meta)
-	log := s.log.With("delivery_id", delivery, "event", event, "action", rt.action,
-		"installation_id", rt.installationID, "repo", rt.repo, "pr", rt.pr)
+	// Attributes are formatted only for lines that are logged: slog's With
+	// formats them up front, on every delivery.
+	log := deliveryLog{l: s.log, attrs: []any{"delivery_id", delivery, "event", event, "action", rt.action,
+		"installation_id", rt.installationID, "repo", rt.repo, "pr", rt.pr}}
 	if err != nil {
 		s.m.rejections.WithLabelValues(reasonBadPayload).Inc()
-		log.Warn("webhook delivery rejected", "reason", reasonBadPayload, "error", err, "remote_addr", r.RemoteAddr)
+		log.log(slog.LevelWarn, "webhook delivery rejected", "reason", reasonBadPayload, "error", err, "remote_addr", r.RemoteAddr)
 		writeJSON(w, http.StatusBadRequest, response{Error: "unusable payload: " + err.Error()})
 		return
 	}
@@ -350,17 +358,17 @@ func (s *Server) handleWebhook(w http.ResponseWriter, r *http.Request) {
 		s.m.deliveries.WithLabelValues(event, rt.outcome).Inc()
 		switch rt.outcome {
 		case "pong":
-			log.Info("webhook ping received")
+			log.log(slog.LevelInfo, "webhook ping received")
 			writeJSON(w, http.StatusOK, response{Status: "pong"})
 		default:
-			log.Debug("webhook delivery ignored", "reason", rt.reason)
+			log.log(slog.LevelDebug, "webhook delivery ignored", "reason", rt.reason)
 			writeJSON(w, http.StatusOK, response{Status: "ignored", Reason: rt.reason})
 		}
 		return
 	}
 	if s.closing.Load() && !isDurable(s.queue) {
 		s.m.deliveries.WithLabelValues(event, "shutting_down").Inc()
-		log.Warn("webhook delivery refused: shutting down", "jobs", len(rt.jobs))
+		log.log(slog.LevelWarn, "webhook delivery refused: shutting down", "jobs", len(rt.jobs))
 		s.refused(delivery, rt.jobs)
 		writeJSON(w, http.StatusServiceUnavailable, response{Error: "shutting down; redeliver later"})
 		return
@@ -372,20 +380,20 @@ func (s *Server) handleWebhook(w http.ResponseWriter, r *http.Request) {
 		switch {
 		case errors.Is(err, ErrDuplicateDelivery):
 			s.m.deliveries.WithLabelValues(event, "duplicate").Inc()
-			log.Info("webhook delivery is a duplicate", "jobs", len(rt.jobs))
+			log.log(slog.LevelInfo, "webhook delivery is a duplicate", "jobs", len(rt.jobs))
 			writeJSON(w, http.StatusAccepted, response{Status: "duplicate"})
 		case errors.Is(err, ErrQueueFull):
 			s.m.deliveries.WithLabelValues(event, "queue_full").Inc()
 			s.m.queueFull.Inc()
-			log.Error("webhook delivery refused: job queue full", "jobs", len(rt.jobs), "depth", s.queue.Depth())
+			log.log(slog.LevelError, "webhook delivery refused: job queue full", "jobs", len(rt.jobs), "depth", s.queue.Depth())
 			writeJSON(w, http.StatusServiceUnavailable, response{Error: "job queue full; redeliver later"})
 		case errors.Is(err, ErrQueueClosed):
 			s.m.deliveries.WithLabelValues(event, "shutting_down").Inc()
-			log.Warn("webhook delivery refused: queue shut down", "jobs", len(rt.jobs))
+			log.log(slog.LevelWarn, "webhook delivery refused: queue shut down", "jobs", len(rt.jobs))
 			writeJSON(w, http.StatusServiceUnavailable, response{Error: "shutting down; redeliver later"})
 		default:
 			s.m.deliveries.WithLabelValues(event, "enqueue_error").Inc()
-			log.Error("webhook delivery refused: enqueue failed", "error", err, "jobs", len(rt.jobs))
+			log.log(slog.LevelError, "webhook delivery refused: enqueue failed", "error", err, "jobs", len(rt.jobs))
 			writeJSON(w, http.StatusServiceUnavailable, response{Error: "could not queue the delivery; redeliver later"})
 		}
 		return
@@ -394,8 +402,21 @@ func (s *Server) handleWebhook(w http.ResponseWriter, r *http.Request) {
 	if s.onQueued != nil {
 		s.onQueued(delivery, rt.jobs)
 	}
-	log.Info("webhook delivery queued", "jobs", len(rt.jobs), "keys", jobKeys(rt.jobs))
+	log.log(slog.LevelInfo, "webhook delivery queued", "jobs", len(rt.jobs), "keys", jobKeys(rt.jobs))
 	writeJSON(w, http.StatusAccepted, response{Status: "queued", Jobs: len(rt.jobs)})
+}
+
+// deliveryLog logs lines about one delivery with its attributes.
+type deliveryLog struct {
+	l     *slog.Logger
+	attrs []any
+}
+
+func (d deliveryLog) log(level slog.Level, msg string, args ...any) {
+	if !d.l.Enabled(context.Background(), level) {
+		return
+	}
+	d.l.Log(context.Background(), level, msg, append(d.attrs[:len(d.attrs):len(d.attrs)], args...)...)
 }
 
 // refused tells OnRefused about a delivery answered 503.
@@ -456,15 +477,57 @@ func (b *bodyBudget) take(n int64) bool {
 // give returns n reserved bytes.
 func (b *bodyBudget) give(n int64) { b.used.Add(-n) }
 
+// Body buffers of up to maxPooledBody bytes are reused (sync.Pool per
+// power-of-two size class from firstBodyChunk): most deliveries are 5–50
+// KB, and allocating their buffers afresh made the garbage collector a
+// visible share of a delivery's cost.
+const maxPooledBody = 256 << 10
+
+var bodyPools = func() []*sync.Pool {
+	var ps []*sync.Pool
+	for size := firstBodyChunk; size <= maxPooledBody; size *= 2 {
+		ps = append(ps, &sync.Pool{New: func() any { b := make([]byte, size); return &b }})
+	}
+	return ps
+}()
+
+// bodyClass returns the pool index whose buffers hold n bytes, or -1.
+func bodyClass(n int64) int {
+	for i, size := 0, int64(firstBodyChunk); size <= maxPooledBody; i, size = i+1, size*2 {
+		if n <= size {
+			return i
+		}
+	}
+	return -1
+}
+
+// newBodyBuffer returns a buffer of capacity at least n (exactly a class
+// size when pooled).
+func newBodyBuffer(n int64) []byte {
+	if c := bodyClass(n); c >= 0 {
+		return (*bodyPools[c].Get().(*[]byte))[:0]
+	}
+	return make([]byte, 0, n)
+}
+
+// putBodyBuffer gives a buffer from newBodyBuffer back for reuse.
+func putBodyBuffer(b []byte) {
+	if c := bodyClass(int64(cap(b))); c >= 0 && int64(cap(b)) == int64(firstBodyChunk)<<c {
+		b = b[:cap(b)]
+		bodyPools[c].Put(&b)
+	}
+}
+
 // readBody reads the request body before anything in it is trusted. The
 // buffer starts small and doubles only when full, so memory follows the
 // bytes actually received, never the Content-Length a client claims (a
-// client that declares 25 MiB and sends nothing costs one small buffer).
-// With a declared length the buffer never outgrows it. Every byte of
-// capacity is reserved from the server's in-flight budget first; held is
-// what the caller must give back once it no longer needs the body. More
-// than maxBody bytes is an *http.MaxBytesError, a spent budget
-// errBodyBudget.
+// client that declares 25 MiB and sends nothing costs one 4 KiB buffer).
+// With a declared length the buffer never outgrows it by more than
+// rounding up to a power of two (up to 256 KiB; exactly, above). Every
+// byte of capacity is reserved from the server's in-flight budget first;
+// held is what the caller must give back, with the buffer
+// (putBodyBuffer), once it no longer needs the body. More than maxBody
+// bytes is an *http.MaxBytesError, a spent budget errBodyBudget.
 func (s *Server) readBody(w http.ResponseWriter, r *http.Request) (body []byte, held int64, err error) {
 	limit := s.maxBody + 1 // one spare byte sees EOF (or the overrun) without growing again
 	if n := r.ContentLength; n >= 0 && n < s.maxBody {
@@ -472,19 +535,31 @@ func (s *Server) readBody(w http.ResponseWriter, r *http.Request) (body []byte, 
 	}
 	rd := http.MaxBytesReader(w, r.Body, s.maxBody)
 	var buf []byte
+	fail := func(err error) ([]byte, int64, error) {
+		if buf != nil {
+			putBodyBuffer(buf)
+		}
+		return nil, held, err
+	}
 	for {
 		if len(buf) == cap(buf) {
-			newCap := min(max(2*int64(cap(buf)), firstBodyChunk), limit)
-			if newCap <= int64(cap(buf)) {
-				newCap = int64(cap(buf)) + firstBodyChunk // a body longer than declared: MaxBytesReader still caps it
+			want := min(max(2*int64(cap(buf)), firstBodyChunk), limit)
+			if want <= int64(cap(buf)) {
+				want = int64(cap(buf)) + firstBodyChunk // a body longer than declared: MaxBytesReader still caps it
 			}
-			grow := newCap - int64(cap(buf))
+			if c := bodyClass(want); c >= 0 {
+				want = int64(firstBodyChunk) << c
+			}
+			grow := want - int64(cap(buf))
 			if !s.budget.take(grow) {
-				return nil, held, errBodyBudget
+				return fail(errBodyBudget)
 			}
 			held += grow
-			nb := make([]byte, len(buf), newCap)
+			nb := newBodyBuffer(want)[:len(buf)]
 			copy(nb, buf)
+			if buf != nil {
+				putBodyBuffer(buf)
+			}
 			buf = nb
 		}
 		n, rerr := rd.Read(buf[len(buf):cap(buf)])
@@ -493,7 +568,7 @@ func (s *Server) readBody(w http.ResponseWriter, r *http.Request) (body []byte, 
 			return buf, held, nil
 		}
 		if rerr != nil {
-			return nil, held, rerr
+			return fail(rerr)
 		}
 	}
 }
