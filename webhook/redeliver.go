@@ -83,10 +83,7 @@ const (
 	DefaultRedeliverInterval    = time.Minute
 	DefaultRedeliverLookback    = time.Hour
 	DefaultRedeliverMaxAttempts = 5
-	// redeliverOverlap is how far each scan reaches back before the last
-	// one started, for clock skew between GitHub and this machine.
-	redeliverOverlap = 2 * time.Minute
-	redeliverPerPage = 100
+	redeliverPerPage            = 100
 	// maxRemembered bounds the refused deliveries and attempt counts kept.
 	maxRemembered = 100_000
 )
@@ -121,8 +118,12 @@ type Redeliverer struct {
 	nudge chan struct{}
 
 	mu sync.Mutex
-	// horizon: the next scan stops at deliveries older than this.
-	horizon time.Time
+	// lastTop is the newest delivery ID the previous scan listed; the next
+	// scan stops there (0: not scanned yet; the first looks back Lookback).
+	lastTop int64
+	// pending: GUID → the newest listed attempt of a delivery whose
+	// attempts all failed, until one succeeds or it is given up.
+	pending map[string]HookDelivery
 	// tries counts the redeliveries asked per GUID (or -1: covered by a
 	// newer refused delivery of the same pull request).
 	tries map[string]int
@@ -166,7 +167,7 @@ func NewRedeliverer(o RedelivererOptions) (*Redeliverer, error) {
 		return nil, err
 	}
 	o.Metrics = m
-	return &Redeliverer{o: o, nudge: make(chan struct{}, 1), horizon: o.Now().Add(-o.Lookback),
+	return &Redeliverer{o: o, nudge: make(chan struct{}, 1), pending: map[string]HookDelivery{},
 		tries: map[string]int{}, refused: map[string]refusal{}, newest: map[string]refusal{}}, nil
 }
 
@@ -210,12 +211,14 @@ func (r *Redeliverer) Nudge() {
 	}
 }
 
-// Run scans every Interval, and soon after a Nudge (but at most once a
-// second), until ctx ends. Errors are logged; the next scan tries again.
+// Run scans every Interval, and soon after a Nudge (but at most once every
+// 10 s, or every Interval when shorter: each scan costs at least one App-JWT
+// request, 5,000 an hour), until ctx ends. Errors are logged; the next scan
+// tries again.
 func (r *Redeliverer) Run(ctx context.Context) {
 	tick := time.NewTicker(r.o.Interval)
 	defer tick.Stop()
-	minGap := min(time.Second, r.o.Interval)
+	minGap := min(10*time.Second, r.o.Interval)
 	var last time.Time
 	for {
 		select {
@@ -245,36 +248,41 @@ func retryable(code int) bool {
 	return code == 0 || code >= 500 || code == http.StatusTooManyRequests
 }
 
-// Scan lists the deliveries since the horizon and asks for another attempt
-// of every delivery whose attempts all failed retryably, newest first, while
-// the queue has room. It returns how many redeliveries it asked for.
+// Scan lists the deliveries GitHub recorded since the previous scan (on the
+// first scan, since Lookback), newest first, stopping at the newest one the
+// previous scan saw — so a scan costs one request plus one per 100 new
+// deliveries — and remembers each delivery whose attempts all failed. Then
+// it asks for another attempt of every remembered delivery whose last
+// attempt failed retryably, newest first, with backoff between attempts and
+// at most Room() of them. It returns how many redeliveries it asked for.
 func (r *Redeliverer) Scan(ctx context.Context) (int, error) {
 	start := r.o.Now()
 	r.mu.Lock()
-	horizon := r.horizon
+	stopAt, horizon := r.lastTop, start.Add(-r.o.Lookback)
 	r.mu.Unlock()
 
-	type guidState struct {
-		latest    HookDelivery // newest attempt seen
+	type seen struct {
+		latest    HookDelivery // newest attempt listed
 		succeeded bool
 	}
-	byGUID := map[string]*guidState{}
-	var order []string // GUIDs, newest first
+	byGUID := map[string]*seen{}
+	var order []string
+	top := stopAt
 	cursor := ""
+list:
 	for {
 		page, next, err := r.o.Deliveries.List(ctx, cursor, redeliverPerPage)
 		if err != nil {
 			return 0, err
 		}
-		done := next == ""
 		for _, d := range page {
-			if d.DeliveredAt.Before(horizon) {
-				done = true
-				break
+			if d.ID <= stopAt || d.DeliveredAt.Before(horizon) {
+				break list
 			}
+			top = max(top, d.ID)
 			st := byGUID[d.GUID]
 			if st == nil {
-				st = &guidState{latest: d}
+				st = &seen{latest: d}
 				byGUID[d.GUID] = st
 				order = append(order, d.GUID)
 			}
@@ -282,70 +290,85 @@ func (r *Redeliverer) Scan(ctx context.Context) (int, error) {
 				st.succeeded = true
 			}
 		}
-		if done {
+		if next == "" {
 			break
 		}
 		cursor = next
 	}
 
-	asked, deferred := 0, time.Time{}
-	room := r.o.Room()
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	r.lastTop = top
 	for _, guid := range order {
 		st := byGUID[guid]
-		if st.succeeded {
+		switch {
+		case st.succeeded:
 			r.forget(guid)
-			continue
-		}
-		if !retryable(st.latest.StatusCode) || r.tries[guid] < 0 {
-			continue
-		}
-		if r.tries[guid] >= r.o.MaxAttempts {
-			if r.tries[guid] == r.o.MaxAttempts {
-				r.o.Metrics.redeliveries.WithLabelValues("gave_up").Inc()
-				r.o.Logger.Error("webhook delivery still failing after redeliveries; not asking again (redeliver it by hand once the cause is fixed)",
-					"delivery_id", guid, "event", st.latest.Event, "redeliveries", r.tries[guid], "status_code", st.latest.StatusCode)
-				r.tries[guid]++
+		case !retryable(st.latest.StatusCode):
+			delete(r.pending, guid) // a 4xx would fail the same way again
+		default:
+			if old, ok := r.pending[guid]; !ok || st.latest.ID > old.ID {
+				if ok || len(r.pending) < maxRemembered {
+					r.pending[guid] = st.latest
+				}
 			}
+		}
+	}
+
+	// The remembered failures, newest first.
+	todo := make([]HookDelivery, 0, len(r.pending))
+	for guid, d := range r.pending {
+		if d.DeliveredAt.Before(horizon) {
+			r.forget(guid) // past the lookback: given up silently, as GitHub's log ages
+			continue
+		}
+		todo = append(todo, d)
+	}
+	sort.Slice(todo, func(i, j int) bool { return todo[i].ID > todo[j].ID })
+	asked, room := 0, r.o.Room()
+	for _, d := range todo {
+		guid := d.GUID
+		n := r.tries[guid]
+		if n < 0 {
+			continue // covered by a newer delivery about the same pull requests
+		}
+		if n >= r.o.MaxAttempts {
+			r.o.Metrics.redeliveries.WithLabelValues("gave_up").Inc()
+			r.o.Logger.Error("webhook delivery still failing after redeliveries; not asking again (redeliver it by hand once the cause is fixed)",
+				"delivery_id", guid, "event", d.Event, "redeliveries", n, "status_code", d.StatusCode)
+			delete(r.pending, guid)
 			continue
 		}
 		if f, ok := r.refused[guid]; ok && r.superseded(f) {
-			// A newer refused delivery about the same pull requests will be
-			// redelivered instead; this one adds nothing.
+			// A newer delivery about the same pull requests was queued, or
+			// will be redelivered instead: this one adds nothing.
 			r.tries[guid] = -1
+			delete(r.pending, guid)
 			r.o.Metrics.redeliveries.WithLabelValues("coalesced").Inc()
 			continue
 		}
-		if asked >= room {
-			if deferred.IsZero() || st.latest.DeliveredAt.Before(deferred) {
-				deferred = st.latest.DeliveredAt
-			}
+		// A redelivery that failed again waits Interval, 2×, 4×… after its
+		// last attempt, so a queue or Redis that is down for a while is not
+		// given all the attempts in its first seconds.
+		if n > 0 && start.Sub(d.DeliveredAt) < min(r.o.Interval<<(n-1), r.o.Lookback) {
 			continue
 		}
+		if asked >= room {
+			continue // still mark the covered ones above; ask next scan
+		}
 		r.mu.Unlock()
-		err := r.o.Deliveries.Redeliver(ctx, st.latest.ID)
+		err := r.o.Deliveries.Redeliver(ctx, d.ID)
 		r.mu.Lock()
 		if err != nil {
 			r.o.Metrics.redeliveries.WithLabelValues("error").Inc()
-			r.horizon = minTime(horizon, st.latest.DeliveredAt)
 			return asked, err
 		}
-		if len(r.tries) < maxRemembered {
-			r.tries[guid]++
-		}
+		r.tries[guid] = n + 1
 		asked++
 		r.o.Metrics.redeliveries.WithLabelValues("asked").Inc()
-		r.o.Logger.Info("asked GitHub to redeliver a failed webhook delivery", "delivery_id", guid, "event", st.latest.Event,
-			"attempt_id", st.latest.ID, "status_code", st.latest.StatusCode, "redelivery", r.tries[guid])
+		r.o.Logger.Info("asked GitHub to redeliver a failed webhook delivery", "delivery_id", guid, "event", d.Event,
+			"attempt_id", d.ID, "status_code", d.StatusCode, "redelivery", n+1)
 	}
-	// The next scan starts a little before this one did, or at the oldest
-	// delivery left for lack of room.
-	h := start.Add(-redeliverOverlap)
-	if !deferred.IsZero() {
-		h = minTime(h, deferred)
-	}
-	r.horizon = maxTime(minTime(h, start), start.Add(-r.o.Lookback))
 	r.prune(start)
 	return asked, nil
 }
@@ -364,18 +387,14 @@ func (r *Redeliverer) superseded(f refusal) bool {
 	return true
 }
 
-// forget drops what is remembered of a delivery that succeeded. Callers
-// hold r.mu.
+// forget drops what is remembered of a delivery that succeeded or is given
+// up. Its pull requests stay recorded as covered by it (newest), so older
+// refused deliveries about them are still not redelivered; prune ages that
+// out. Callers hold r.mu.
 func (r *Redeliverer) forget(guid string) {
-	if f, ok := r.refused[guid]; ok {
-		for _, k := range f.keys {
-			if n := r.newest[k]; n.guid == guid {
-				delete(r.newest, k)
-			}
-		}
-		delete(r.refused, guid)
-	}
+	delete(r.refused, guid)
 	delete(r.tries, guid)
+	delete(r.pending, guid)
 }
 
 // prune drops refusals older than the lookback. Callers hold r.mu.
@@ -384,6 +403,11 @@ func (r *Redeliverer) prune(now time.Time) {
 	for guid, f := range r.refused {
 		if f.at.Before(cut) {
 			r.forget(guid)
+		}
+	}
+	for k, f := range r.newest {
+		if f.at.Before(cut) {
+			delete(r.newest, k)
 		}
 	}
 	if len(r.tries) >= maxRemembered {
@@ -400,18 +424,4 @@ func (r *Redeliverer) prune(now time.Time) {
 		}
 		r.tries = tries
 	}
-}
-
-func minTime(a, b time.Time) time.Time {
-	if a.Before(b) {
-		return a
-	}
-	return b
-}
-
-func maxTime(a, b time.Time) time.Time {
-	if a.After(b) {
-		return a
-	}
-	return b
 }

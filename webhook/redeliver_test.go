@@ -78,7 +78,7 @@ func newTestRedeliverer(t *testing.T, f *fakeDeliveries, room func() int) (*Rede
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := NewRedeliverer(RedelivererOptions{Deliveries: f, Room: room, Metrics: m, Logger: nopLogger(),
+	r, err := NewRedeliverer(RedelivererOptions{Deliveries: f, Room: room, Metrics: m, Logger: nopLogger(), Lookback: 72 * time.Hour,
 		Now: func() time.Time { f.mu.Lock(); defer f.mu.Unlock(); return f.now.Add(time.Second) }})
 	if err != nil {
 		t.Fatal(err)
@@ -103,7 +103,6 @@ func TestRedelivererScan(t *testing.T) {
 		f.add(fmt.Sprintf("ok2-%d", i), 200)
 	}
 	r, reg := newTestRedeliverer(t, f, nil)
-	r.horizon = time.Time{} // everything listed is recent enough
 	n, err := r.Scan(context.Background())
 	if err != nil {
 		t.Fatal(err)
@@ -140,7 +139,6 @@ func TestRedelivererCoalescesAndPaces(t *testing.T) {
 	f := &fakeDeliveries{now: time.Date(2026, 12, 1, 8, 0, 0, 0, time.UTC)}
 	room := 2
 	r, reg := newTestRedeliverer(t, f, func() int { return room })
-	r.horizon = time.Time{}
 	pr := func(n int) []app.Job { return []app.Job{prJob(n, "h")} }
 	for i, d := range []struct {
 		guid string
@@ -187,11 +185,21 @@ func TestRedelivererCoalescesAndPaces(t *testing.T) {
 	// A delivery whose redeliveries keep failing: given up after 5.
 	g := &fakeDeliveries{now: f.now, answer: func(string) int { return 503 }}
 	r2, reg2 := newTestRedeliverer(t, g, nil)
-	r2.horizon = time.Time{}
 	g.add("stuck", 503)
-	for range 10 {
+	var asks []int
+	for range 40 {
 		if _, err := r2.Scan(context.Background()); err != nil {
 			t.Fatal(err)
+		}
+		asks = append(asks, len(g.asked))
+		g.mu.Lock()
+		g.now = g.now.Add(time.Minute) // one scan interval
+		g.mu.Unlock()
+	}
+	// Redelivered at once, then 1, 2, 4 and 8 scan intervals apart.
+	for scan, want := range map[int]int{0: 1, 1: 2, 2: 2, 3: 3, 6: 3, 7: 4, 14: 4, 15: 5, 39: 5} {
+		if asks[scan] != want {
+			t.Errorf("after scan %d: %d redeliveries, want %d (backoff); all: %v", scan, asks[scan], want, asks)
 		}
 	}
 	if len(g.asked) != DefaultRedeliverMaxAttempts {

@@ -1,8 +1,11 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"net/http"
+	"os"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -56,8 +59,29 @@ func TestE2ERevokedTokenIsRefreshed(t *testing.T) {
 // newest refused delivery of each (GET /app/hook/deliveries, POST
 // .../attempts). Every PR ends with exactly one completed run on its final
 // head. Run with the in-process queue and with the Redis queue.
+//
+// Larger runs for figures (docs/scaling.md), e.g. the issue's 10,000
+// deliveries over 2,000 PRs into the default queue of 1,000:
+//
+//	SHIPGATE_BURST_REPOS=10 SHIPGATE_BURST_PRS=200 SHIPGATE_BURST_PUSHES=4 SHIPGATE_BURST_QUEUE=1000 \
+//	SHIPGATE_BURST_WORKERS=4 SHIPGATE_BURST_LATENCY=0 SHIPGATE_BURST_INTERVAL_MS=1000 SHIPGATE_BURST_BACKENDS=memory \
+//	  go test -run TestE2EQueueFullBurstIsRedelivered -v -count=1 ./cmd/shipgate
 func TestE2EQueueFullBurstIsRedelivered(t *testing.T) {
-	for _, backend := range []string{"memory", "redis"} {
+	num := func(k string, def int) int {
+		if n, err := strconv.Atoi(os.Getenv(k)); err == nil && n >= 0 {
+			return n
+		}
+		return def
+	}
+	repos, prsPerRepo, pushes := num("SHIPGATE_BURST_REPOS", 2), num("SHIPGATE_BURST_PRS", 15), num("SHIPGATE_BURST_PUSHES", 2)
+	queueSize, workers := num("SHIPGATE_BURST_QUEUE", 4), num("SHIPGATE_BURST_WORKERS", 1)
+	latency := time.Duration(num("SHIPGATE_BURST_LATENCY", 20)) * time.Millisecond
+	interval := time.Duration(num("SHIPGATE_BURST_INTERVAL_MS", 50)) * time.Millisecond
+	backends := []string{"memory", "redis"}
+	if b := os.Getenv("SHIPGATE_BURST_BACKENDS"); b != "" {
+		backends = strings.Split(b, ",")
+	}
+	for _, backend := range backends {
 		t.Run(backend, func(t *testing.T) {
 			var rc redisConfig
 			if backend == "redis" {
@@ -66,16 +90,18 @@ func TestE2EQueueFullBurstIsRedelivered(t *testing.T) {
 					DedupTTL: redisqueue.DefaultDedupTTL}
 			}
 			env := newE2E(t, func(s *e2eSetup) {
-				s.cfg.QueueSize, s.cfg.Workers = 4, 1
-				s.cfg.RedeliverInterval = 50 * time.Millisecond
+				s.cfg.QueueSize, s.cfg.Workers = queueSize, workers
+				s.cfg.RedeliverInterval = interval
 				s.cfg.Redis = rc
 			})
-			const repos, prsPerRepo, pushes = 2, 15, 2
 			for r := range repos {
 				env.repo(fmt.Sprintf("svc-%d", r), map[string]string{".claude/settings.json": baseSettings})
 			}
 			// Every evaluation is slow, so the burst outruns the single worker.
-			env.gh.Inject(githubtest.Fault{Method: "GET", PathPattern: routePull, Latency: 20 * time.Millisecond, Times: 1000})
+			if latency > 0 {
+				env.gh.Inject(githubtest.Fault{Method: "GET", PathPattern: routePull, Latency: latency, Times: 1 << 20})
+			}
+			start := time.Now()
 			type pr struct {
 				repo string
 				pr   githubtest.PullRequest
@@ -115,8 +141,21 @@ func TestE2EQueueFullBurstIsRedelivered(t *testing.T) {
 			}
 			asked := env.metric("shipgate_redeliveries_total", `outcome="asked"`)
 			coalesced := env.metric("shipgate_redeliveries_total", `outcome="coalesced"`)
-			t.Logf("%d PRs, %d deliveries about them: %d answered 503 queue full; %v redeliveries asked, %v coalesced into a newer one",
-				len(all), len(all)*(1+pushes), refused, asked, coalesced)
+			without := 0 // PRs none of whose first deliveries was queued: before, they never got a run
+			firstOK := map[string]bool{}
+			for _, d := range env.gh.Deliveries() {
+				if d.Event == "pull_request" && !d.Redelivery && d.StatusCode == http.StatusAccepted {
+					firstOK[prOfPayload(t, d.Payload)] = true
+				}
+			}
+			for _, p := range all {
+				if !firstOK[fmt.Sprintf("%s#%d", p.repo, p.pr.Number)] {
+					without++
+				}
+			}
+			t.Logf("%d PRs, %d deliveries about them, queue %d, %d workers: %d answered 503 queue full, leaving %d PRs with no delivery queued; "+
+				"%v redeliveries asked, %v refused deliveries coalesced into a newer one; every PR's final head completed after %s",
+				len(all), len(all)*(1+pushes), queueSize, workers, refused, without, asked, coalesced, time.Since(start).Round(time.Millisecond))
 			if asked == 0 || int(asked) > refused {
 				t.Fatalf("%v redeliveries for %d refused deliveries", asked, refused)
 			}
@@ -205,4 +244,16 @@ func TestE2EWritesArePaced(t *testing.T) {
 			env.noneInProgress("svc")
 		})
 	}
+}
+
+// prOfPayload is "repo#number" of a pull_request payload.
+func prOfPayload(t *testing.T, payload []byte) string {
+	var p struct {
+		Number int
+		Repo   struct{ Name string } `json:"repository"`
+	}
+	if err := json.Unmarshal(payload, &p); err != nil {
+		t.Fatal(err)
+	}
+	return fmt.Sprintf("%s#%d", p.Repo.Name, p.Number)
 }
