@@ -88,6 +88,14 @@ func FuzzMatches(f *testing.F) {
 		}
 		if i := strings.IndexByte(cmd, ' '); i > 0 {
 			prefix := Parse("Bash(" + cmd[:i] + " *)")
+			if prefix.Dead() {
+				// A compound prefix with a star (`n&0 *`) matches nothing
+				// in Claude Code 2.1.328 (measured).
+				if !starCompound(cmd[:i] + " *") {
+					t.Fatalf("%s is dead: %s", prefix.Text, prefix.Note)
+				}
+				return
+			}
 			if !Matches(prefix, Call{Tool: "Bash", Arg: cmd}) {
 				t.Fatalf("%s does not match %q", prefix.Text, cmd)
 			}

@@ -113,15 +113,23 @@ func normalizedCommand(part string) string {
 		nodes = append(nodes, r)
 	}
 	sort.Slice(nodes, func(i, j int) bool { return nodes[i].Pos().Offset() < nodes[j].Pos().Offset() })
-	texts := make([]string, 0, len(nodes))
-	for _, n := range nodes {
+	var sb strings.Builder
+	at := 0
+	for i, n := range nodes {
 		a, b := int(n.Pos().Offset()), int(n.End().Offset())
-		if a < 0 || b > len(part) || a > b {
-			return ""
+		if a < at || b > len(part) || a > b || strings.Trim(part[at:a], " \t") != "" {
+			return "" // something between the words: not only blanks
 		}
-		texts = append(texts, part[a:b])
+		if i > 0 && a > at {
+			sb.WriteByte(' ') // a run of blanks becomes one space; none stays none
+		}
+		sb.WriteString(part[a:b])
+		at = b
 	}
-	return strings.Join(texts, " ")
+	if strings.Trim(part[at:], " \t") != "" {
+		return ""
+	}
+	return sb.String()
 }
 
 func commandForms(part string) Forms {
