@@ -614,6 +614,7 @@ func (g *gatherer) files(ctx context.Context) error {
 			g.linkChildren(ctx, e, add)
 		}
 	}
+	var newLinks []Entry
 	for p := range g.changed {
 		add(p)
 		if hasClaudeSegment(p) && strings.EqualFold(path.Base(p), ".claude") {
@@ -621,6 +622,18 @@ func (g *gatherer) files(ctx context.Context) error {
 				add(path.Join(p, n))
 			}
 		}
+		if g.hides(p) && g.changed[p] != Deleted {
+			e, err := g.entry(ctx, headSide, p, false)
+			if err != nil {
+				return err
+			}
+			if e.Kind == Symlink && e.Path == p {
+				newLinks = append(newLinks, e)
+			}
+		}
+	}
+	if err := g.headLinkChildren(ctx, newLinks, add); err != nil {
+		return err
 	}
 	// Group the spellings of one file: on a case-insensitive file system
 	// only one of them is checked out, and which one is undefined.
@@ -812,6 +825,54 @@ func (g *gatherer) linkChildren(ctx context.Context, e Entry, add func(string)) 
 			add(path.Join(e.Path, rest))
 		}
 	}
+}
+
+// headLinkChildren adds the agent-config paths a folder symlink the change
+// makes or retargets stands for: the files under its new target, those
+// the base has and those the change adds there (listed again, narrowly:
+// the first listing was selected before the target was known).
+func (g *gatherer) headLinkChildren(ctx context.Context, links []Entry, add func(string)) error {
+	type target struct{ link, to string }
+	var ts []target
+	var specs []string
+	for _, e := range links {
+		if to, ok := resolveLink(e.Path, e.Target); ok {
+			ts = append(ts, target{e.Path, to})
+			specs = append(specs, ":(literal)"+to)
+		}
+	}
+	if len(ts) == 0 {
+		return nil
+	}
+	under := func(p string) bool {
+		for _, t := range ts {
+			if strings.HasPrefix(p, t.to+"/") {
+				return true
+			}
+		}
+		return false
+	}
+	more, truncated, err := g.src.Changed(ctx, Selector{Pathspecs: specs, Match: under})
+	if err != nil {
+		return err
+	}
+	g.res.Truncated = g.res.Truncated || truncated
+	for _, c := range more {
+		g.changed[c.Path] = c.Status
+	}
+	for _, t := range ts {
+		for p := range g.base {
+			if rest, ok := strings.CutPrefix(p, t.to+"/"); ok {
+				add(path.Join(t.link, rest))
+			}
+		}
+		for _, c := range more {
+			if rest, ok := strings.CutPrefix(c.Path, t.to+"/"); ok && c.Status != Deleted {
+				add(path.Join(t.link, rest))
+			}
+		}
+	}
+	return nil
 }
 
 // siblings adds the settings files of the projects whose settings the

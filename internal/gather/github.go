@@ -187,7 +187,12 @@ func (g *GitHub) Changed(ctx context.Context, sel Selector) ([]Change, bool, err
 		}
 		if resp.NextPage == 0 || seen >= max {
 			g.mu.Lock()
-			g.prFiles = files
+			if g.prFiles == nil {
+				g.prFiles = map[string]string{}
+			}
+			for p, sha := range files { // a second listing (a narrower selector) adds to the first
+				g.prFiles[p] = sha
+			}
 			if seen < max {
 				g.allPR = all
 			}
