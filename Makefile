@@ -7,7 +7,7 @@ FUZZTIME  ?= 20s
 FUZZMINIMIZE ?= 2s
 BENCHTIME ?= 1s
 
-.PHONY: all build test lint bench fuzz cover clean conformance claude-code claude-code-version
+.PHONY: all build test lint tools bench fuzz cover clean conformance claude-code claude-code-version
 
 all: lint test build
 
@@ -17,10 +17,27 @@ build:
 test:
 	$(GO) test -race $(PKGS)
 
+# Linters at pinned versions (.ci/run installs them with `make tools`).
+GOBIN_DIR         := $(shell $(GO) env GOPATH)/bin
+STATICCHECK_PKG   := honnef.co/go/tools/cmd/staticcheck@v0.8.2
+DEADCODE_PKG      := golang.org/x/tools/cmd/deadcode@v0.52.0
+STATICCHECK       ?= $(GOBIN_DIR)/staticcheck
+DEADCODE          ?= $(GOBIN_DIR)/deadcode
+
+tools:
+	GOFLAGS= $(GO) install $(STATICCHECK_PKG)
+	GOFLAGS= $(GO) install $(DEADCODE_PKG)
+
+# gofmt, go vet, staticcheck, and deadcode (functions no main package or
+# test reaches; .deadcode-allow lists the exported API kept on purpose).
 lint:
 	@unformatted=$$(gofmt -l $$(git ls-files -co --exclude-standard -- '*.go')); \
 	if [ -n "$$unformatted" ]; then echo "gofmt would change:"; echo "$$unformatted"; exit 1; fi
 	$(GO) vet $(PKGS)
+	@test -x $(STATICCHECK) && test -x $(DEADCODE) || { echo "staticcheck or deadcode missing: run make tools"; exit 1; }
+	$(STATICCHECK) $(PKGS)
+	@out=$$($(DEADCODE) -test $(PKGS) | sed -E 's/:[0-9]+:[0-9]+: /: /' | grep -vxF -f .deadcode-allow || true); \
+	if [ -n "$$out" ]; then echo "deadcode: unreachable code (delete it, or list it in .deadcode-allow with why):"; echo "$$out"; exit 1; fi
 
 bench:
 	$(GO) test -run='^$$' -bench=. -benchmem -benchtime=$(BENCHTIME) $(PKGS)
