@@ -202,14 +202,11 @@ func TestRedeliveryAndDeliveryAPI(t *testing.T) {
 	f, rc := newReceiverFixture(t)
 	ctx := context.Background()
 	app, _ := f.appClient(false)
-	var guids []string
 	for i := 0; i < 4; i++ {
 		_, err := f.srv.PushCommit("acme", "widgets", "b"+strconv.Itoa(i), map[string]string{"f": strconv.Itoa(i)}, "c")
 		must(t, err)
-		pr, guid, err := f.srv.OpenPR(PROptions{Owner: "acme", Repo: "widgets", Head: "b" + strconv.Itoa(i)})
+		_, _, err = f.srv.OpenPR(PROptions{Owner: "acme", Repo: "widgets", Head: "b" + strconv.Itoa(i)})
 		must(t, err)
-		_ = pr
-		guids = append(guids, guid)
 	}
 	all := f.srv.Deliveries()
 

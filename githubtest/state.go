@@ -279,20 +279,6 @@ func (st *state) installationFor(a *app, r *repository) *installation {
 	return nil
 }
 
-// installationOfRepo returns any installation covering r, preferring the
-// primary app's.
-func (st *state) installationOfRepo(r *repository) *installation {
-	if in := st.installationFor(st.apps[st.primaryAppID], r); in != nil {
-		return in
-	}
-	for _, in := range st.sortedInstallations() {
-		if in.covers(r) {
-			return in
-		}
-	}
-	return nil
-}
-
 func (in *installation) covers(r *repository) bool {
 	if !strings.EqualFold(in.account.login, r.owner.login) {
 		return false

@@ -573,15 +573,3 @@ func (m *machine) run(s string) bool {
 	}
 	return intersects(cur, m.accept)
 }
-
-// size is the number of states, used to bound work on pathological rules.
-func (m *machine) size() int { return m.n }
-
-// popcount counts states in a set (for diagnostics and tests).
-func popcount(v []uint64) int {
-	n := 0
-	for _, x := range v {
-		n += bits.OnesCount64(x)
-	}
-	return n
-}

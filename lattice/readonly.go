@@ -449,7 +449,7 @@ func AlwaysAsks(line string, whole bool) (string, bool) {
 				why = "a background & asks under every pattern rule"
 			}
 			for _, rd := range x.Redirs {
-				if !harmlessRedirect(rd) && (rd.Op == syntax.RdrOut || rd.Op == syntax.AppOut || rd.Op == syntax.RdrAll || rd.Op == syntax.AppAll || rd.Op == syntax.ClbOut) {
+				if !harmlessRedirect(rd) && (rd.Op == syntax.RdrOut || rd.Op == syntax.AppOut || rd.Op == syntax.RdrAll || rd.Op == syntax.AppAll || rd.Op == syntax.RdrClob) {
 					why = "a redirection to a file asks under every pattern rule"
 				}
 			}

@@ -117,7 +117,7 @@ func run(seed uint64, n, workers int, bin string, all bool, record string, perGr
 		}
 	}
 	if r.Failed() {
-		return fmt.Errorf("Claude Code %s and Shipgate disagree (see above)", conformance.ClaudeCodeVersion)
+		return fmt.Errorf("the pinned Claude Code %s and Shipgate disagree (see above)", conformance.ClaudeCodeVersion)
 	}
 	return nil
 }
