@@ -42,7 +42,11 @@ const RowsPerGroup = 3
 // results are left out (they measure nothing).
 func (r *Run) Rows(seed uint64, perGroup int) string {
 	var buf bytes.Buffer
-	fmt.Fprintf(&buf, "# measured on Claude Code %s by `go run ./cmd/conformance -seed %d -record`; one JSON object a line\n", r.Version, seed)
+	if seed != 0 {
+		fmt.Fprintf(&buf, "# measured on Claude Code %s by `go run ./cmd/conformance -seed %d -record`; one JSON object a line\n", r.Version, seed)
+	} else {
+		fmt.Fprintf(&buf, "# measured on Claude Code %s by the conformance harness (cmd/conformance -record, sampled by -replay); one JSON object a line\n", r.Version)
+	}
 	count := map[string]int{}
 	var rows []Row
 	for _, o := range r.Outcomes {

@@ -290,17 +290,23 @@ func TestShipgateCall(t *testing.T) {
 }
 
 // TestMeasuredRows holds the engine to every decision recorded from the
-// real binary (testdata/measured.jsonl, each row naming the Claude Code
-// version it was measured on), without running it: a row the engine gets
-// wrong fails unless known.txt lists its class.
+// real binary (testdata/measured.jsonl, a sample of the full run, and
+// testdata/findings.jsonl, curated rows each measured in its own session;
+// every row names the Claude Code version it was measured on), without
+// running it: a row the engine gets wrong fails unless known.txt lists its
+// class.
 func TestMeasuredRows(t *testing.T) {
-	data, err := os.ReadFile("testdata/measured.jsonl")
-	if err != nil {
-		t.Fatal(err)
-	}
-	rows, err := ParseRows(data)
-	if err != nil {
-		t.Fatalf("testdata/measured.jsonl: %v", err)
+	var rows []Row
+	for _, name := range []string{"testdata/measured.jsonl", "testdata/findings.jsonl"} {
+		data, err := os.ReadFile(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rs, err := ParseRows(data)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		rows = append(rows, rs...)
 	}
 	if len(rows) < 100 {
 		t.Fatalf("only %d measured rows", len(rows))
