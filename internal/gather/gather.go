@@ -608,10 +608,26 @@ func (g *gatherer) files(ctx context.Context) error {
 			cands[p] = cand{path: p, as: as}
 		}
 	}
+	type link struct{ link, to string }
+	var baseLinks []link
 	for p, e := range g.base {
 		add(p)
 		if (e.Kind == Symlink || e.Kind == Submodule) && g.hides(p) {
 			g.linkChildren(ctx, e, add)
+			if e.Kind == Symlink {
+				if to, ok := resolveLink(p, g.target(ctx, baseSide, e)); ok {
+					baseLinks = append(baseLinks, link{p, to})
+				}
+			}
+		}
+	}
+	// A file the change adds under a folder a base symlink points at is a
+	// file under the link.
+	for p, st := range g.changed {
+		for _, l := range baseLinks {
+			if rest, ok := strings.CutPrefix(p, l.to+"/"); ok && st != Deleted {
+				add(path.Join(l.link, rest))
+			}
 		}
 	}
 	var newLinks []Entry
