@@ -1,9 +1,13 @@
 package diff
 
 import (
+	"context"
 	"fmt"
 	"runtime"
+	"sort"
 	"testing"
+
+	"github.com/shipgate-app/shipgate/lattice"
 )
 
 // benchRules makes n distinct, realistic allow rules: prefix rules over
@@ -68,3 +72,49 @@ func BenchmarkCompare60(b *testing.B) { benchCompare(b, 60) }
 
 // BenchmarkCompare2000 is a 2,000-rule pair (target: under 200 ms).
 func BenchmarkCompare2000(b *testing.B) { benchCompare(b, 2000) }
+
+// compareBench runs Compare on one input and reports the work budget it
+// spent (steps, out of lattice.DefaultTotalSteps).
+func compareBench(b *testing.B, in Input) {
+	b.ReportAllocs()
+	var used int64
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		bud := lattice.NewBudget(0, 0)
+		if _, err := CompareContext(lattice.WithBudget(context.Background(), bud), in); err != nil {
+			b.Fatal(err)
+		}
+		used = bud.Used()
+	}
+	b.ReportMetric(float64(used), "steps")
+}
+
+// BenchmarkHostile holds the adversarial shapes, generated
+// (diff/shapes_test.go), and their scaling curves: the rule counts grow
+// 10, 100, 1,000, 2,000.
+func BenchmarkHostile(b *testing.B) {
+	b.Run("stars-128-runes", func(b *testing.B) { compareBench(b, shapeStars(128)) })
+	for _, n := range []int{10, 100, 300, 1000, 2000} {
+		b.Run(fmt.Sprintf("opts/n=%d", n), func(b *testing.B) { compareBench(b, shapeOpts(n)) })
+	}
+	for _, n := range []int{10, 100, 1000, 2000} {
+		b.Run(fmt.Sprintf("mid-star/n=%d", n), func(b *testing.B) { compareBench(b, shapeMidStar(n)) })
+		b.Run(fmt.Sprintf("rewritten/n=%d", n), func(b *testing.B) { compareBench(b, shapeRewritten(n)) })
+		b.Run(fmt.Sprintf("realistic/n=%d", n), func(b *testing.B) { compareBench(b, benchPair(n)) })
+	}
+}
+
+// BenchmarkHuge is the worst case: 1 MiB settings files built to be as
+// costly as possible (diff/shapes_test.go). Target: well under a second of
+// CPU each, whatever the rules say.
+func BenchmarkHuge(b *testing.B) {
+	shapes := hugeShapes(hugeSize)
+	names := make([]string, 0, len(shapes))
+	for name := range shapes {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		b.Run(name, func(b *testing.B) { compareBench(b, shapes[name]) })
+	}
+}

@@ -1,7 +1,9 @@
 package lattice
 
 import (
+	"context"
 	"fmt"
+	"strings"
 	"testing"
 )
 
@@ -93,5 +95,51 @@ func BenchmarkMatrix500(b *testing.B) {
 				Covers(x, y)
 			}
 		}
+	}
+}
+
+// BenchmarkCoversHostile: the single-pair shapes. Each is decided
+// (Yes or No) or stops on the budget; the figure is the time either way.
+func BenchmarkCoversHostile(b *testing.B) {
+	long := strings.Repeat("abcdefghij", 1000)
+	pairs := []struct {
+		name string
+		a, b Rule
+	}{
+		{"512-distinct-runes-between-stars", starRule(Allow, 512, 0), starRule(Allow, 512, 7)},
+		{"128-distinct-runes-between-stars", starRule(Allow, 128, 0), starRule(Allow, 128, 1)},
+		{"10000-char-literals", ParseIn(Deny, "Bash("+long+")"), Parse("Bash(" + long + ")")},
+		{"10000-char-near-literal", Parse("Bash(" + long + " *)"), Parse("Bash(" + long + ")")},
+		{"10000-char-prefix-star", Parse("Bash(" + long + "*)"), Parse("Bash(" + long + "x *)")},
+	}
+	for _, p := range pairs {
+		b.Run(p.name, func(b *testing.B) {
+			var v Verdict
+			for i := 0; i < b.N; i++ {
+				v = Covers(p.a, p.b)
+			}
+			b.ReportMetric(float64(v.Answer), "answer(0=no,1=yes,2=unknown)")
+		})
+	}
+}
+
+// BenchmarkFindScaling: one added rule asked against n rules sharing its
+// prefix with stars mid-pattern (Bash(git log * --flagN)), the engine's
+// question for each added rule; n = 10, 100, 1,000, 10,000.
+func BenchmarkFindScaling(b *testing.B) {
+	for _, n := range []int{10, 100, 1000, 10000} {
+		none := make([]Rule, n)
+		for i := range none {
+			none[i] = Parse(fmt.Sprintf("Bash(git log * --flag%d)", i))
+		}
+		r := Parse("Bash(git log * --flag-new)")
+		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
+			ctx := WithBudget(context.Background(), NewBudget(1<<62, 0))
+			for i := 0; i < b.N; i++ {
+				if _, ans := FindContext(ctx, []Rule{r}, none); ans != Yes {
+					b.Fatal(ans)
+				}
+			}
+		})
 	}
 }

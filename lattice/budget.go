@@ -19,8 +19,8 @@ const (
 	// Real rules need a few hundred steps.
 	DefaultSearchSteps = 2_000_000
 	// DefaultTotalSteps is the budget NewBudget(0, 0) gives a whole
-	// comparison: about 0.4 s of CPU on one core (a step costs 10–20 ns).
-	DefaultTotalSteps = 25_000_000
+	// comparison: about 0.6 s of CPU on one core (a step costs 10–20 ns).
+	DefaultTotalSteps = 40_000_000
 )
 
 // Budget bounds the work of every lattice search that runs under one

@@ -201,8 +201,13 @@ func (b *builder) build() *machine {
 	slices.Sort(m.bounds)
 	m.bounds = slices.Compact(m.bounds)
 	if len(m.bounds) < 1<<16 {
+		// One walk over the sorted bounds (bounds[0] is 0).
+		iv := 0
 		for r := range m.asciiIv {
-			m.asciiIv[r] = uint16(m.interval(rune(r)))
+			for iv+1 < len(m.bounds) && m.bounds[iv+1] <= rune(r) {
+				iv++
+			}
+			m.asciiIv[r] = uint16(iv)
 		}
 	}
 	iv := make([]uint64, 2*w*len(m.bounds))
@@ -561,7 +566,20 @@ func (m *machine) run(s string) bool {
 		}
 		return cur&m.accept[0] != 0
 	}
-	cur := append([]uint64(nil), m.start...)
+	cur := make([]uint64, w)
+	if m.prefix != "" {
+		// The literal prefix is read deterministically: after k of its
+		// runes the state is position k.
+		k, rest, agree := commonRunes(m.prefix, s)
+		if !agree {
+			return false
+		}
+		setBit(cur, k)
+		m.closure(cur)
+		s = rest
+	} else {
+		copy(cur, m.start)
+	}
 	next := make([]uint64, w)
 	for _, r := range s {
 		i := m.interval(r)

@@ -379,26 +379,26 @@ func (s *searcher) find(must, mustNot []*machine) (string, searchResult) {
 	return "", notFound
 }
 
-// commonRunes compares a machine's literal prefix with the lead (the
-// longest must prefix): k is the number of runes of the prefix the lead
-// starts with, rest the part of the lead after them, and agree is false
-// when the two differ within the shorter (the machine then accepts no word
-// starting with the lead).
-func commonRunes(prefix, lead string) (k int, rest string, agree bool) {
-	i := 0
-	for i < len(prefix) && i < len(lead) {
+// commonRunes compares a machine's literal prefix with text rune by rune,
+// as the machine reads it (an invalid byte of text reads as U+FFFD): k is
+// the number of runes of the prefix text starts with, rest the part of
+// text after them, and agree is false when the two differ within the
+// shorter (the machine then accepts no word starting with text).
+func commonRunes(prefix, text string) (k int, rest string, agree bool) {
+	i, j := 0, 0
+	for i < len(prefix) && j < len(text) {
 		rp, np := utf8.DecodeRuneInString(prefix[i:])
-		rl, nl := utf8.DecodeRuneInString(lead[i:])
-		if rp != rl || np != nl {
+		rl, nl := utf8.DecodeRuneInString(text[j:])
+		if rp != rl {
 			return 0, "", false
 		}
-		i += np
+		i, j = i+np, j+nl
 		k++
 	}
 	if i < len(prefix) {
-		return k, "", true // the lead is a prefix of the machine's prefix
+		return k, "", true // text is a prefix of the machine's prefix
 	}
-	return k, lead[i:], true
+	return k, text[j:], true
 }
 
 // hashWords mixes a state vector into a hash.
