@@ -300,7 +300,9 @@ func (p *Worker) evaluatePR(ctx context.Context, cl *github.Client, job Job, n i
 	}
 	// judge: the pure engine
 	r, err := diff.CompareContext(ctx, res.Input)
-	if _, stopped := errors.AsType[*diff.IncompleteError](err); stopped {
+	if _, stopped := errors.AsType[*diff.IncompleteError](err); stopped && !errors.Is(err, context.DeadlineExceeded) {
+		return err // canceled (the queue is stopping): the job is not judged
+	} else if stopped {
 		// The job's time ran out inside the engine. The report fails closed
 		// and evaluating again would do the same work, so it is published
 		// (with time of its own) rather than retried as a transient fault.
