@@ -138,7 +138,8 @@ func (r *Run) Dump() []byte {
 }
 
 // Replay judges recorded rows again with the engine as it is now, without
-// running Claude Code: its answers are in the rows. One batch a row.
+// running Claude Code: its answers are in the rows. One batch a row; a row
+// of bash-match or path-match is put to lattice.Match too.
 func Replay(rows []Row, known []Known) *Run {
 	run := &Run{Known: known}
 	lay := Layout{Root: "/tmp/sg", Home: "/tmp/sg/home", Proj: "/tmp/sg/proj", Extra: "/tmp/sg/extra"}
@@ -147,13 +148,22 @@ func Replay(rows []Row, known []Known) *Run {
 			run.Version = row.Version
 		}
 		b := row.Batch()
+		if (row.Class == "bash-match" || row.Class == "path-match") && len(row.Settings.Deny) == 1 {
+			b.MatchRule = row.Settings.Deny[0] // the class's one deny rule (corpus.go)
+		}
 		run.Batches = append(run.Batches, b)
 		sg := ShipgateDecide(lay, b)[0]
 		o := Outcome{Case: b.Cases[0], Batch: i, Claude: row.Claude, ClaudeText: "(recorded)", Shipgate: Decision(sg.Decision), Why: sg.Why}
-		if !o.Agrees() && row.Version == ClaudeCodeVersion {
-			o.Known = matchKnown(known, o)
+		outs := []Outcome{o}
+		if b.MatchRule != "" {
+			outs = append(outs, matchOutcomes(lay, i, b, outs)...)
 		}
-		run.Outcomes = append(run.Outcomes, o)
+		for _, o := range outs {
+			if !o.Agrees() && row.Version == ClaudeCodeVersion {
+				o.Known = matchKnown(known, o)
+			}
+			run.Outcomes = append(run.Outcomes, o)
+		}
 	}
 	return run
 }
