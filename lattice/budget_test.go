@@ -95,3 +95,16 @@ func TestLiteralPairsExact(t *testing.T) {
 		}
 	}
 }
+
+// TestManyDistinctRunesDecided: a pair with 512 distinct runes between
+// stars (9 s and Unknown before the budget) is decided, with a witness,
+// within the default budget.
+func TestManyDistinctRunesDecided(t *testing.T) {
+	for _, n := range []int{128, 512, 1400} {
+		a, b := starRule(Allow, n, 0), starRule(Allow, n, 7)
+		v := Covers(a, b)
+		if v.Answer != No || !Matches(b, v.Witness) || Matches(a, v.Witness) {
+			t.Errorf("n=%d: Covers = %v (%s), witness %q: want No with a witness b matches and a does not", n, v.Answer, v.Reason, v.Witness.Arg)
+		}
+	}
+}

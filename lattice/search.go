@@ -2,6 +2,7 @@ package lattice
 
 import (
 	"context"
+	"math/bits"
 	"slices"
 	"strings"
 	"sync"
@@ -202,6 +203,11 @@ func (s *searcher) find(must, mustNot []*machine) (string, searchResult) {
 	if !s.alphabet() {
 		return "", gaveUp
 	}
+	if len(must) == 1 && len(mustNot) == 0 {
+		if w, res, ok := s.greedy(must[0]); ok {
+			return w, res
+		}
+	}
 
 	if cap(s.next) < total {
 		s.next = make([]uint64, total)
@@ -399,6 +405,149 @@ func commonRunes(prefix, text string) (k int, rest string, agree bool) {
 		return k, "", true // text is a prefix of the machine's prefix
 	}
 	return k, text[j:], true
+}
+
+// greedy finds the shortest word of one machine without a product search:
+// the distance of every position to acceptance (a 0-1 breadth-first search
+// over positions: an advance costs one rune, an epsilon edge none) gives
+// the length, and each rune is then the most readable symbol that advances
+// some position of the current set one step closer. The breadth-first
+// search returns the same word (the least of the shortest in symbol order),
+// at a cost of states × symbols instead of one position per rune; for a
+// pattern of 512 distinct runes between stars that is the difference
+// between a search the budget stops and a few hundred thousand steps. ok is
+// false when the empty word is accepted (the search handles that case).
+func (s *searcher) greedy(m *machine) (string, searchResult, bool) {
+	n, w := m.n, m.words
+	advAny := make([]uint64, w)
+	for iv := range m.bounds {
+		for x := 0; x < w; x++ {
+			advAny[x] |= m.ivAdv[iv*w+x]
+		}
+	}
+	s.meter.spent += int64(len(m.bounds)*w + n*(1+len(m.eps)))
+	has := func(v []uint64, p int) bool { return v[p/64]&(1<<(uint(p)%64)) != 0 }
+	const inf = int32(1 << 30)
+	dist := make([]int32, n)
+	for i := range dist {
+		dist[i] = inf
+	}
+	deque := make([]int32, 2*n+2)
+	head := n + 1 // the deque grows both ways from the middle of its buffer
+	tail := head
+	push := func(p int32, front bool) {
+		if front {
+			head--
+			deque[head] = p
+		} else {
+			deque[tail] = p
+			tail++
+		}
+	}
+	for p := 0; p < n; p++ {
+		if has(m.accept, p) {
+			dist[p] = 0
+			push(int32(p), false)
+		}
+	}
+	for head < tail {
+		if head == 0 || tail == len(deque) {
+			// Re-centre the deque (each position enters it a bounded number
+			// of times, so this is rare).
+			live := append([]int32(nil), deque[head:tail]...)
+			head = (len(deque) - len(live)) / 2
+			tail = head + copy(deque[head:], live)
+		}
+		p := deque[head]
+		head++
+		d := dist[p]
+		for _, e := range m.eps {
+			q := int(p) - e.shift // q → q+shift = p
+			if q >= 0 && q < n && has(e.mask, q) && dist[q] > d {
+				dist[q] = d
+				push(int32(q), true)
+			}
+		}
+		if q := int(p) - 1; q >= 0 && has(advAny, q) && dist[q] > d+1 {
+			dist[q] = d + 1
+			push(int32(q), false)
+		}
+	}
+	minDist := func(v []uint64) int32 {
+		best := inf
+		for x, word := range v {
+			for ; word != 0; word &= word - 1 {
+				if d := dist[x*64+bits.TrailingZeros64(word)]; d < best {
+					best = d
+				}
+			}
+		}
+		return best
+	}
+	// Every word starts with the literal prefix: read it at once (after k
+	// of its runes the state is position k).
+	var sb strings.Builder
+	cur := make([]uint64, w)
+	if m.prefix != "" {
+		setBit(cur, utf8.RuneCountInString(m.prefix))
+		m.closure(cur)
+		sb.WriteString(m.prefix)
+	} else {
+		copy(cur, m.start)
+	}
+	t := minDist(cur)
+	switch {
+	case t == inf:
+		return "", notFound, true
+	case t == 0 && m.prefix != "":
+		return sb.String(), found, true
+	case t == 0:
+		return "", notFound, false
+	}
+	next := make([]uint64, w)
+	closer := make([]uint64, w)
+	var nz []int
+	for ; t > 0; t-- {
+		clear(closer)
+		nz = nz[:0]
+		for x, word := range cur {
+			for ; word != 0; word &= word - 1 {
+				p := x*64 + bits.TrailingZeros64(word)
+				if dist[p] == t && p+1 < n && has(advAny, p) && dist[p+1] == t-1 {
+					closer[x] |= 1 << (uint(p) % 64)
+				}
+			}
+			if closer[x] != 0 {
+				nz = append(nz, x)
+			}
+		}
+		pick := -1
+		for _, k := range s.order {
+			iv := int(s.classes[k])
+			s.meter.spent += int64(len(nz))
+			for _, x := range nz {
+				if m.ivAdv[iv*w+x]&closer[x] != 0 {
+					pick = k
+					break
+				}
+			}
+			if pick >= 0 {
+				break
+			}
+		}
+		if pick < 0 {
+			return "", notFound, false // cannot happen; let the search decide
+		}
+		iv := int(s.classes[pick])
+		s.meter.spent += int64(w * (1 + len(m.eps)))
+		m.stepRaw(next, cur, m.ivAdv[iv*w:(iv+1)*w], m.ivLoop[iv*w:(iv+1)*w])
+		cur, next = next, cur
+		sb.WriteRune(s.reps[pick])
+		if s.meter.over() {
+			return "", gaveUp, true
+		}
+	}
+	return sb.String(), found, true
 }
 
 // hashWords mixes a state vector into a hash.
