@@ -231,22 +231,26 @@ func TestE2EAnnotationsAreCapped(t *testing.T) {
 }
 
 // TestE2EWritesArePaced: a burst of PRs on one installation with the fake
-// enforcing a (scaled-down) content-creation limit of 4 writes a second.
-// Unpaced, the App's writes run into it (the fake refuses them with 403 and
-// Retry-After, as GitHub does); paced just under it, none is refused and
-// every PR gets its run.
+// enforcing a scaled-down content-creation limit (4 writes a minute
+// unpaced, 4 per 2 s paced). Unpaced, the App's writes run into it (the fake
+// refuses them with 403 and Retry-After, as GitHub does); paced at half of
+// it, none is refused and every PR gets its run.
 func TestE2EWritesArePaced(t *testing.T) {
-	// A 1 s window (not 400 ms): on a loaded machine a request can take a
-	// few hundred milliseconds between the App's send and the fake's count.
-	limit := []githubtest.ContentLimit{{Window: time.Second, Max: 4}}
+	// Neither half may depend on how fast a loaded machine runs: unpaced, ten
+	// writes meet a limit of four a minute however slowly the PRs open;
+	// paced at half the limit, a write would have to arrive seconds late to
+	// be counted with the ones after it (the App counts a write when it sends
+	// it, GitHub when it arrives).
 	for _, paced := range []bool{false, true} {
 		t.Run(fmt.Sprintf("paced=%v", paced), func(t *testing.T) {
+			limit := []githubtest.ContentLimit{{Window: time.Minute, Max: 4}}
+			if paced {
+				limit = []githubtest.ContentLimit{{Window: 2 * time.Second, Max: 4}}
+			}
 			env := newE2E(t, func(s *e2eSetup) {
 				s.fake.ContentLimits = limit
 				if paced {
-					// One under the limit, as GitHubWritePace keeps a margin: the
-					// App counts a write when it sends it, GitHub when it arrives.
-					s.cfg.WritePace = []app.WritePace{{Per: limit[0].Window, N: limit[0].Max - 1}}
+					s.cfg.WritePace = []app.WritePace{{Per: limit[0].Window, N: limit[0].Max / 2}}
 				}
 			})
 			env.repo("svc", map[string]string{".claude/settings.json": baseSettings})
