@@ -15,7 +15,7 @@ build:
 	$(GO) build -o bin/shipgate ./cmd/shipgate
 
 test:
-	$(GO) test -race $(PKGS)
+	$(GO) test -race -timeout 20m $(PKGS)
 
 # Linters at pinned versions (.ci/run installs them with `make tools`).
 GOBIN_DIR         := $(shell $(GO) env GOPATH)/bin
