@@ -106,23 +106,16 @@ func fmSetting(d *doc, key string) setting {
 // like defaultMode: bypassPermissions in a settings file.
 func (e *engine) comparePermissionMode(f *fileState) {
 	b, h := fmSetting(f.base, "permissionMode"), fmSetting(f.head, "permissionMode")
-	if b.present() == h.present() && (!b.present() || canon(b.v) == canon(h.v)) {
+	ms, changed := e.modeShift(f, b, h)
+	if !changed {
 		return
 	}
-	modeOf := func(s setting) (string, bool) {
-		if !s.present() {
-			return "default", true
-		}
-		return s.v.Text(), s.v.Kind() == jsonpos.String
-	}
-	bm, _ := modeOf(b)
-	hm, hs := modeOf(h)
-	br, _ := rating.ModeRank(bm)
-	hr, known := rating.ModeRank(hm)
-	rt := rating.Mode(hm, hs)
-	expands := h.present() && (!hs || !known || hr > br)
+	bm, hm, rt, expands := ms.base, ms.head, ms.rating, ms.expands && h.present()
 	line, headLine := lineOf(b, h)
 	why := "the " + kindNoun(f.kind) + " runs in permission mode " + sanitize(hm) + ": " + rt.Basis
+	if expands && len(ms.witnesses) > 0 {
+		why += "; it can now read " + quoteList(ms.witnesses)
+	}
 	if !expands {
 		why = "a stricter or equal permission mode for the " + kindNoun(f.kind)
 	}
@@ -130,6 +123,7 @@ func (e *engine) comparePermissionMode(f *fileState) {
 	if !expands {
 		return
 	}
+	e.changes[len(e.changes)-1].Witnesses = ms.witnesses
 	check := CheckAllowExpanded
 	if rt.Risk == rating.RiskCritical {
 		check = CheckWildcardAllow
@@ -139,7 +133,7 @@ func (e *engine) comparePermissionMode(f *fileState) {
 		msg += " Only a disableBypassPermissionsMode lock (Claude Code 2.1.223+) makes Claude Code ignore it."
 	}
 	e.finding(Finding{CheckID: check, Risk: rt.Risk, Path: f.Path, Line: line, HeadLine: headLine,
-		Evidence: "permissionMode=" + sanitize(hm), Title: "permissionMode " + sanitize(hm), Message: msg,
+		Evidence: "permissionMode=" + sanitize(hm), Title: "permissionMode " + sanitize(hm), Message: msg, Witnesses: ms.witnesses,
 		Key: check + "|" + f.Path + "|permissionMode|" + hm})
 }
 

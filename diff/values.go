@@ -183,36 +183,11 @@ func lineOf(b, h setting) (line, headLine int) {
 // a grant (rated as the new mode), a change to a stricter one narrows.
 func (e *engine) compareMode(f *fileState) {
 	b, h := lookup(f.base, "defaultMode", true), lookup(f.head, "defaultMode", true)
-	if b.present() == h.present() && (!b.present() || canon(b.v) == canon(h.v)) {
+	ms, changed := e.modeShift(f, b, h)
+	if !changed {
 		return
 	}
-	modeOf := func(s setting) (string, bool) {
-		if !s.present() {
-			return "default", true
-		}
-		return s.v.Text(), s.v.Kind() == jsonpos.String
-	}
-	bm, _ := modeOf(b)
-	hm, hs := modeOf(h)
-	br, _ := rating.ModeRank(bm)
-	hr, known := rating.ModeRank(hm)
-	rt := rating.Mode(hm, hs)
-	expands := !hs || !known || hr > br
-	var witnesses []string
-	if hs && hm == "plan" && bm != "plan" && bm != "bypassPermissions" {
-		// Plan mode is not the most restrictive mode: Claude Code 2.1.328
-		// reads any file in it without a prompt (~/.ssh/id_rsa,
-		// /etc/passwd), measured, while every other mode but
-		// bypassPermissions asks outside the project. It widens what the
-		// agent reads unless the rules already allowed every read.
-		none := append(append([]lattice.Rule(nil), e.scopeRules(f.scope, true, lattice.Deny, lattice.Ask)...), e.scopeRules(f.scope, false, lattice.Allow)...)
-		none = append(none, lattice.ImplicitAllows()...)
-		calls, ans := lattice.FindNContext(e.ctx, []lattice.Rule{anyRead}, none, maxWitnesses)
-		if ans != lattice.No {
-			rt, expands = planRating, true
-			witnesses = callStrings(calls)
-		}
-	}
+	bm, hm, rt, expands, witnesses := ms.base, ms.head, ms.rating, ms.expands, ms.witnesses
 	line, headLine := lineOf(b, h)
 	why := "the permission mode becomes " + hm + ": " + rt.Basis
 	if len(witnesses) > 0 {
@@ -239,6 +214,50 @@ func (e *engine) compareMode(f *fileState) {
 
 // anyRead is every Read call, anywhere on the filesystem.
 var anyRead = lattice.Parse("Read(//**)")
+
+// modeShift is a change of permission mode, read the same way for a
+// settings file's defaultMode and a subagent's permissionMode.
+type modeShift struct {
+	base, head string
+	rating     rating.Rating
+	expands    bool
+	// witnesses are files the new mode lets the agent read (plan mode).
+	witnesses []string
+}
+
+// modeShift reads a mode change (absent: default). Modes are ranked by
+// rating.ModeRank, but plan is not below the others for reads: Claude Code
+// 2.1.328 reads any file in it without a prompt (~/.ssh/id_rsa,
+// /etc/passwd), measured, while every other mode but bypassPermissions
+// asks outside the project. So a switch to plan widens what the agent
+// reads unless the rules already allowed every read. changed is false when
+// the mode did not change.
+func (e *engine) modeShift(f *fileState, b, h setting) (ms modeShift, changed bool) {
+	if b.present() == h.present() && (!b.present() || canon(b.v) == canon(h.v)) {
+		return ms, false
+	}
+	modeOf := func(s setting) (string, bool) {
+		if !s.present() {
+			return "default", true
+		}
+		return s.v.Text(), s.v.Kind() == jsonpos.String
+	}
+	bm, _ := modeOf(b)
+	hm, hs := modeOf(h)
+	br, _ := rating.ModeRank(bm)
+	hr, known := rating.ModeRank(hm)
+	ms = modeShift{base: bm, head: hm, rating: rating.Mode(hm, hs), expands: !hs || !known || hr > br}
+	if hs && hm == "plan" && bm != "plan" && bm != "bypassPermissions" {
+		none := append(append([]lattice.Rule(nil), e.scopeRules(f.scope, true, lattice.Deny, lattice.Ask)...), e.scopeRules(f.scope, false, lattice.Allow)...)
+		none = append(none, lattice.ImplicitAllows()...)
+		calls, ans := lattice.FindNContext(e.ctx, []lattice.Rule{anyRead}, none, maxWitnesses)
+		if ans != lattice.No {
+			ms.rating, ms.expands = planRating, true
+			ms.witnesses = callStrings(calls)
+		}
+	}
+	return ms, true
+}
 
 // planRating rates a switch to plan mode from a mode that asks before
 // reading outside the project.
