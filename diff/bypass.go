@@ -72,7 +72,12 @@ func (e *engine) bypassCandidates(scope string) []lattice.Call {
 		if x := (lattice.Call{Tool: "Bash", Arg: m + " x"}); lattice.MatchContext(e.ctx, d, x) == lattice.Yes {
 			m = x.Arg
 		}
-		for _, form := range bypassForms {
+		for i, form := range bypassForms {
+			if i == 0 && (m == "rm" || strings.HasPrefix(m, "rm ") || strings.HasPrefix(m, "rmdir")) {
+				// bash -c 'rm x' with a deny on rm asks (Claude Code
+				// 2.1.328, measured): not a bypass.
+				continue
+			}
 			w := lattice.Call{Tool: "Bash", Arg: form(m)}
 			if seen[w.Arg] || stoppedInAnyForm(e, w, stops) {
 				continue

@@ -249,9 +249,39 @@ func (e *engine) partOutcome(scope, part string) outcome {
 		// (Expansions are worded for the whole line by callOutcome.)
 		if why, ok := lattice.AlwaysAsks(part, o.whole); ok {
 			o = outcome{state: "default", by: "defaultMode " + e.headMode(scope), note: why + " (Claude Code " + lattice.ClaudeCodeVersion + ", measured)"}
+		} else if e.deniedRemovalInScript(scope, part) {
+			o = outcome{state: "default", by: "defaultMode " + e.headMode(scope),
+				note: "a deny rule matches an rm inside its shell -c script, and Claude Code " + lattice.ClaudeCodeVersion + " then asks for the whole script (measured)"}
 		}
 	}
 	return o
+}
+
+// deniedRemovalInScript reports whether part is `bash -c S` or `sh -c S`
+// and a deny rule matches an rm or rmdir command of S: Claude Code asks
+// then ("A permission rule denies a command inside this shell -c script,
+// so Claude Code could not check it for dangerous removals"; measured on
+// 2.1.328 with deny Bash(rm *) and Bash(rm*); a deny on curl does not stop
+// bash -c 'curl x').
+func (e *engine) deniedRemovalInScript(scope, part string) bool {
+	script := lattice.ShellScript(part)
+	if script == "" {
+		return false
+	}
+	cmd, err := lattice.ParseCommand(script)
+	if err != nil {
+		return false
+	}
+	for _, p := range cmd.Parts {
+		if w := strings.Fields(p); len(w) == 0 || w[0] != "rm" && w[0] != "rmdir" {
+			continue
+		}
+		fs := lattice.CommandForms(p)
+		if o := e.formsOutcome(scope, "Bash", nil, fs.Deny, ""); o.state == "denied" {
+			return true
+		}
+	}
+	return false
 }
 
 // formsOutcome decides deny > ask > allow > mode over the texts each list's
@@ -278,6 +308,9 @@ func (e *engine) formsOutcome(scope, tool string, allow, deny []lattice.Form, wr
 		for _, f := range st.forms {
 			c := lattice.Call{Tool: tool, Arg: f.Text}
 			for _, r := range e.scopeRules(scope, true, st.list) {
+				if st.list != lattice.Allow && !f.MatchesForm(r) {
+					continue // an exact rule past xargs (lattice.Form.NoExact)
+				}
 				switch lattice.MatchContext(e.ctx, r, c) {
 				case lattice.Yes:
 					by := string(st.list) + ": " + r.Text

@@ -418,6 +418,9 @@ func mayMatch(r *Rule, c Call) bool {
 	if len(rs) == 0 {
 		rs = parsed(*r).readings
 	}
+	if hasBlankRun(c) {
+		return true // Match reads the blanks collapsed too (match.go)
+	}
 	for _, rd := range rs {
 		switch rd.kind {
 		case readNames:

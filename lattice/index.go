@@ -181,6 +181,16 @@ type cachedIndex struct {
 // every one of them is a witness): the indexed form of checking every rule
 // with mayMatch and Match.
 func (ix *ruleIndex) mayStop(ctx context.Context, none []Rule, c Call) bool {
+	if hasBlankRun(c) {
+		// Match reads a run of blanks collapsed too (match.go); the
+		// index's literal tests read the raw text: ask every rule.
+		for i := range none {
+			if MatchContext(ctx, none[i], c) != No {
+				return true
+			}
+		}
+		return false
+	}
 	for _, i := range ix.always {
 		if mayMatch(&none[i], c) && MatchContext(ctx, none[i], c) != No {
 			return true

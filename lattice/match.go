@@ -154,9 +154,36 @@ func (rd *reading) matchArg(ctx context.Context, arg string) bool {
 		arg = psCanonicalCommand(arg) // powershell.go: aliases read as their cmdlets
 	}
 	if rd.isLit {
-		return runesEqual(arg, rd.literal)
+		return runesEqual(arg, rd.literal) || rd.arg == argShell && rd.tool != "PowerShell" && runesEqual(collapseBlanks(arg), rd.literal)
 	}
-	return rd.args.run(arg)
+	if rd.args.run(arg) {
+		return true
+	}
+	// Claude Code collapses runs of blanks between a command's words before
+	// it matches (measured on 2.1.328: `docker  run x` is denied by
+	// Bash(docker run *)); the collapsed text counts too.
+	n := ""
+	if rd.arg == argShell && rd.tool != "PowerShell" {
+		n = collapseBlanks(arg)
+	}
+	return n != "" && rd.args.run(n)
+}
+
+// collapseBlanks is a shell command with the runs of blanks between its
+// words reduced to one space (normalizedCommand), or "" when there is no
+// such run or the command is not one plain simple command.
+func collapseBlanks(arg string) string {
+	if n := normalizedCommand(arg); n != arg {
+		return n
+	}
+	return ""
+}
+
+// hasBlankRun reports whether a call's argument has a run of blanks or a
+// tab, which Match reads collapsed too: the cheap prefilters (mayMatch,
+// the rule index) must not rule a rule out on the raw text then.
+func hasBlankRun(c Call) bool {
+	return strings.Contains(c.Arg, "  ") || strings.ContainsRune(c.Arg, '\t')
 }
 
 // runesEqual compares two strings rune by rune, as the automata read them

@@ -60,6 +60,28 @@ func TestMeasuredMatches(t *testing.T) {
 		{measured, "Read(/secrets)", Ask, read("secrets/key"), true},
 		{measured, "Edit(~/*)", Deny, edit("~/.ssh/x"), true},
 		{measured, "Read(~/*)", Allow, read("~/.ssh/id_rsa"), true},
+		// A `./` pattern of one segment matches at any depth inside the
+		// project, never outside; a bare one-segment deny whose segment
+		// matches `..` covers every path outside the project too.
+		{measured, "Read(./.env)", Deny, read("src/.env"), true},
+		{measured, "Read(./.env)", Deny, read("~/.env"), false},
+		{measured, "Read(./.env)", Ask, read("src/.env"), true},
+		{measured, "Read(/.env)", Deny, read("src/.env"), false},
+		{measured, "Read(./*.go)", Deny, read("src/deep/x.go"), true},
+		{measured, "Edit(./*.env)", Allow, edit("src/e28.env"), true},
+		{measured, "Read(*)", Deny, read("~/.ssh/id_rsa"), true},
+		{measured, "Read(*)", Deny, read("/etc/hostname"), true},
+		{measured, "Read(*)", Deny, read("/tmp/extra/notes.md"), true},
+		{measured, "Read(*)", Allow, read("~/.ssh/id_rsa"), false},
+		{measured, "Read(*.env)", Deny, read("~/.env"), false},
+		{measured, "Read(**)", Deny, read("~/.env"), false},
+		{measured, "Edit(./*)", Deny, edit("~/e36.txt"), false},
+		// Runs of blanks in the command are collapsed before matching.
+		{measured, "Bash(docker run *)", Deny, bash("docker  run x"), true},
+		{measured, "Bash(kubectl apply * )", Deny, bash("kubectl  apply x"), true},
+		{measured, "Bash(go test*)", Deny, bash("go  test x"), true},
+		{measured, "Bash(git push)", Deny, bash("git  push"), true},
+		{measured, "Bash(python3 -m pytest **)", Allow, bash("python3  -m pytest x"), true},
 		// A deny sees through exec (wrappers.go; CommandForms).
 		// As documented (kept to pin them).
 		{measured, "Bash(npm test:*)", Allow, bash("npm test x"), true},
@@ -141,6 +163,7 @@ func TestMeasuredWriteAndImplied(t *testing.T) {
 		{measured, "Write(**)", Allow, w("w1.txt"), false},
 		{measured, "Write(*.env)", Allow, w("x.env"), false},
 		{measured, "Write(./src/**)", Allow, w("src/a.go"), false},
+		{measured, "Write(./*)", Allow, w("e21.txt"), false},
 		{measured, "Write", Allow, w("~/w2.txt"), true},
 	}
 	for _, c := range cases {
@@ -161,6 +184,12 @@ func TestMeasuredWriteAndImplied(t *testing.T) {
 		{measured, "Edit(**)", Allow, w("a/b.go"), true},
 		{measured, "Edit(./src/**)", Allow, w("docs/a.md"), false},
 		{measured, "Edit", Allow, w("a.go"), false}, // bare Edit does not allow Write
+		{measured, "Edit(*)", Allow, w("e21.txt"), false},
+		{measured, "Edit(*)", Allow, w("src/e23.go"), false},
+		{measured, "Edit(*.env)", Allow, w("src/e29.env"), true},
+		{measured, "Edit(./*.env)", Allow, w("src/e29.env"), true},
+		{measured, "Read", Deny, Call{Tool: "Edit", Arg: "~/e36.txt"}, true},
+		{measured, "Read", Deny, w("src/e23.go"), true},
 		{measured, "Read(*.env)", Deny, Call{Tool: "Edit", Arg: "x.env"}, true},
 		{measured, "Read(*.env)", Deny, w("a/x.env"), true},
 		{measured, "Edit(./docs/**)", Deny, w("docs/sub/e33.md"), true},
@@ -200,6 +229,50 @@ func TestMeasuredDenyThroughExec(t *testing.T) {
 	}
 	if slices.Contains(allow, "npm publish x") {
 		t.Errorf("allow forms %q see through exec", allow)
+	}
+}
+
+// TestMeasuredDenySpelling: a deny or ask rule sees through the spelling
+// of the command word and past xargs with a wildcard rule only (Claude Code
+// 2.1.328, the harness's full run: deny:abs-path, deny:backslash,
+// deny:single-quoted, deny:split-quote, deny:dot-slash, deny:xargs).
+func TestMeasuredDenySpelling(t *testing.T) {
+	for _, c := range []struct {
+		line, form string
+		noExact    bool
+	}{
+		{"/usr/bin/npm publish x", "npm publish x", false},
+		{"\\npm publish x", "npm publish x", false},
+		{"'npm' publish x", "npm publish x", false},
+		{`n"pm" publish x`, "npm publish x", false},
+		{"./npm publish x", "npm publish x", false},
+		{"sudo /usr/bin/rm x", "rm x", false},
+		{"xargs curl", "curl", true},
+		{"xargs /usr/bin/curl x", "curl x", true},
+	} {
+		var got *Form
+		fs := CommandForms(c.line)
+		for i := range fs.Deny {
+			if fs.Deny[i].Text == c.form {
+				got = &fs.Deny[i]
+			}
+		}
+		switch {
+		case got == nil:
+			t.Errorf("CommandForms(%q).Deny = %+v, want %q among them (measured on Claude Code %s)", c.line, fs.Deny, c.form, measured)
+		case got.NoExact != c.noExact:
+			t.Errorf("CommandForms(%q): form %q NoExact = %v, want %v (measured on Claude Code %s)", c.line, c.form, got.NoExact, c.noExact, measured)
+		}
+		for _, f := range fs.Allow {
+			if f.Text == c.form && c.line[0] != 'x' {
+				t.Errorf("CommandForms(%q): an allow rule reads %q (not measured: allow rules keep the spelling)", c.line, c.form)
+			}
+		}
+	}
+	exact, star := ParseIn(Deny, "Bash(curl)"), ParseIn(Deny, "Bash(curl:*)")
+	f := Form{Text: "curl", NoExact: true}
+	if f.MatchesForm(exact) || !f.MatchesForm(star) {
+		t.Errorf("past xargs: exact deny consulted %v, curl:* %v; want false, true (measured on Claude Code %s)", f.MatchesForm(exact), f.MatchesForm(star), measured)
 	}
 }
 

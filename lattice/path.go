@@ -1,6 +1,7 @@
 package lattice
 
 import (
+	pathpkg "path"
 	"strings"
 )
 
@@ -18,7 +19,7 @@ func (r *Rule) compilePath(tool, spec string) []*reading {
 		return []*reading{empty}
 	}
 	z := zoneProject
-	anchored := false
+	anchored, dotSlash := false, false
 	switch {
 	case strings.HasPrefix(s, "//"):
 		// Claude Code 2.1.328 collapses three or more leading slashes to
@@ -31,7 +32,24 @@ func (r *Rule) compilePath(tool, spec string) []*reading {
 	case strings.HasPrefix(s, "/"):
 		s, anchored = s[1:], true
 	case strings.HasPrefix(s, "./"):
-		s, anchored = s[2:], true
+		// `./p` is the working directory; a `./` pattern of one segment
+		// matches at any depth below it like a bare one (measured on
+		// Claude Code 2.1.328: deny Read(./.env) stops src/.env, allow
+		// Edit(./*.env) lets src/x.env be edited), but never outside it.
+		s = s[2:]
+		anchored = strings.Contains(strings.TrimRight(s, "/"), "/")
+		dotSlash = true
+	}
+	if !anchored && !dotSlash && r.List != Allow && !strings.Contains(strings.TrimRight(s, "/"), "/") && !strings.Contains(s, "**") && segmentMatches(strings.TrimRight(s, "/"), "..") {
+		// A bare one-segment deny or ask rule whose segment matches `..`
+		// covers every path outside the working directory too (measured
+		// on Claude Code 2.1.328: deny Read(*) stops ~/.ssh/id_rsa and
+		// /etc/hostname, deny Read(*.env) and Read(**) do not stop ~/.env; Claude
+		// Code matches a path outside the project as ../…, whose first
+		// segment the pattern then names as a directory).
+		rd := argsReading(tool, argPath, emitPath([]string{"**"}))
+		rd.zone = zoneRoot
+		return []*reading{rd}
 	}
 	// A pattern ending in a slash names a directory: everything in it. The
 	// trailing slash does not anchor the pattern (gitignore).
@@ -70,6 +88,13 @@ func (r *Rule) compilePath(tool, spec string) []*reading {
 	})
 	rd.zone = z
 	return []*reading{rd}
+}
+
+// segmentMatches reports whether one gitignore path segment pattern
+// matches the name ("*", ".*" and "??" match "..").
+func segmentMatches(seg, name string) bool {
+	ok, err := pathpkg.Match(strings.ReplaceAll(seg, "[!", "[^"), name)
+	return err == nil && ok
 }
 
 // emitPath writes a gitignore pattern, given as segments, into a builder.

@@ -450,7 +450,9 @@ func (r *Rule) compileWriteStars(spec string) []*reading {
 		r.ambiguous("a Write rule of stars in a " + string(r.List) + " list: Claude Code " + ClaudeCodeVersion + " was measured only in allow lists (Write(*) the project, Write(**) nothing)")
 		return []*reading{empty, wholeTool("Write")}
 	}
-	if strings.TrimPrefix(spec, "./") != "*" {
+	if spec != "*" {
+		// (Write(./*) too: measured on 2.1.328, a Write in the project
+		// root asks under allow Write(./*).)
 		r.Note = "Claude Code " + ClaudeCodeVersion + " lets " + r.Text + " write nowhere (measured: only bare Write and Write(*) grant writes)"
 		return []*reading{empty}
 	}
@@ -478,11 +480,28 @@ func (r *Rule) compileWriteStars(spec string) []*reading {
 // (an implied deny), so the engine adds only these to its effective view.
 func Implied(r Rule) []Rule {
 	r = parsed(r)
+	if !r.HasSpecifier && r.Malformed == "" && r.List == Deny && r.Canonical == "Read" && !r.Dead() {
+		// A bare Read deny denies every Edit and Write too (measured on
+		// Claude Code 2.1.328: "covered by a Read deny rule").
+		var out []Rule
+		for _, t := range []string{"Edit", "Write"} {
+			d := ParseIn(Deny, t)
+			d.Text = r.Text
+			d.Note = "implied by deny: " + r.Text + " (Claude Code " + ClaudeCodeVersion + ", measured)"
+			out = append(out, d)
+		}
+		return out
+	}
 	if !r.HasSpecifier || r.Malformed != "" || r.Negated || r.Family != FamilyPath || r.Ambiguous() {
 		return nil
 	}
 	var tools []string
 	switch {
+	case r.List == Allow && r.Canonical == "Edit" && strings.TrimPrefix(r.Specifier, "./") == "*":
+		// Edit(*) does not govern Write (measured on Claude Code 2.1.328:
+		// a Write in the project root and below asks under allow Edit(*),
+		// while Edit(**), Edit(*.env) and Edit(./src/**) allow Write).
+		tools = []string{"Read"}
 	case r.List == Allow && r.Canonical == "Edit":
 		tools = []string{"Read", "Write"}
 	case r.List == Deny && r.Canonical == "Read":

@@ -16,6 +16,18 @@ type Form struct {
 	// Past names what was set aside to reach Text ("timeout 30",
 	// "NODE_ENV=test"), empty for the command as written.
 	Past string
+	// NoExact is set on a form reached past xargs: Claude Code matches
+	// only rules with a wildcard there (measured on 2.1.328: deny
+	// Bash(curl:*), Bash(curl *) and Bash(curl*) stop `echo x | xargs
+	// curl`; an exact deny Bash(curl) does not).
+	NoExact bool
+}
+
+// MatchesForm reports whether a rule may be matched against a form: every
+// rule may, except an exact one (no wildcard) on a form reached past
+// xargs.
+func (f Form) MatchesForm(r Rule) bool {
+	return !f.NoExact || strings.Contains(r.Specifier, "*")
 }
 
 // Forms is how Claude Code reads one simple command (a part of a command
@@ -83,7 +95,125 @@ func CommandForms(part string) Forms {
 			fs.Wrapper = ns.Wrapper
 		}
 	}
+	// A deny or ask rule sees through the spelling of the command word
+	// (measured on Claude Code 2.1.328: deny Bash(npm publish:*) stops
+	// `/usr/bin/npm publish x`, `\npm publish x`, `'npm' publish x`,
+	// `n"pm" publish x` and `./npm publish x`): each deny form's command
+	// word is also read unquoted and without its directory.
+	for i := 0; i < len(fs.Deny); i++ {
+		f := fs.Deny[i]
+		plain := plainCommand(f.Text)
+		if plain == "" {
+			continue
+		}
+		for _, g := range CommandForms(plain).Deny {
+			past := trimBlanks(f.Past + " " + g.Past)
+			fs.Deny = appendForm(fs.Deny, Form{Text: g.Text, Past: past, NoExact: f.NoExact || g.NoExact})
+		}
+	}
 	return fs
+}
+
+// plainCommand is a simple command with its command word unquoted
+// (`'npm'`, `n"pm"`, `\npm` read as npm) and stripped of its directory
+// (`/usr/bin/npm`, `./npm` read as npm), or "" when that changes nothing
+// or the word is not a plain word (an expansion, a leading assignment).
+func plainCommand(part string) string {
+	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(part), "")
+	if err != nil || len(f.Stmts) != 1 {
+		return ""
+	}
+	call, ok := f.Stmts[0].Cmd.(*syntax.CallExpr)
+	if !ok || len(call.Args) == 0 || len(call.Assigns) > 0 {
+		return ""
+	}
+	w := call.Args[0]
+	var sb strings.Builder
+	for _, wp := range w.Parts {
+		switch x := wp.(type) {
+		case *syntax.Lit:
+			sb.WriteString(unescapeLit(x.Value))
+		case *syntax.SglQuoted:
+			if x.Dollar {
+				return ""
+			}
+			sb.WriteString(x.Value)
+		case *syntax.DblQuoted:
+			for _, q := range x.Parts {
+				l, ok := q.(*syntax.Lit)
+				if !ok {
+					return ""
+				}
+				sb.WriteString(l.Value)
+			}
+		default:
+			return ""
+		}
+	}
+	name := sb.String()
+	if i := strings.LastIndexByte(name, '/'); i >= 0 {
+		name = name[i+1:]
+	}
+	a, b := int(w.Pos().Offset()), int(w.End().Offset())
+	if name == "" || strings.ContainsAny(name, " \t\n'\"\\$`") || b > len(part) || name == part[a:b] {
+		return ""
+	}
+	return name + part[b:]
+}
+
+// ShellScript is the script of a `bash -c 'script'` or `sh -c 'script'`
+// command (the -c word a plain or quoted literal), or "" for any other
+// command.
+func ShellScript(part string) string {
+	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(part), "")
+	if err != nil || len(f.Stmts) != 1 {
+		return ""
+	}
+	call, ok := f.Stmts[0].Cmd.(*syntax.CallExpr)
+	if !ok || len(call.Args) != 3 || len(call.Assigns) > 0 {
+		return ""
+	}
+	if name := call.Args[0].Lit(); name != "bash" && name != "sh" || call.Args[1].Lit() != "-c" {
+		return ""
+	}
+	var sb strings.Builder
+	for _, wp := range call.Args[2].Parts {
+		switch x := wp.(type) {
+		case *syntax.Lit:
+			sb.WriteString(unescapeLit(x.Value))
+		case *syntax.SglQuoted:
+			if x.Dollar {
+				return ""
+			}
+			sb.WriteString(x.Value)
+		case *syntax.DblQuoted:
+			for _, q := range x.Parts {
+				l, ok := q.(*syntax.Lit)
+				if !ok {
+					return ""
+				}
+				sb.WriteString(l.Value)
+			}
+		default:
+			return ""
+		}
+	}
+	return sb.String()
+}
+
+// unescapeLit drops the backslashes of an unquoted word (`\n` is n).
+func unescapeLit(s string) string {
+	if !strings.Contains(s, "\\") {
+		return s
+	}
+	var sb strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\\' && i+1 < len(s) {
+			i++
+		}
+		sb.WriteByte(s[i])
+	}
+	return sb.String()
 }
 
 // normalizedCommand is a simple command with the blanks between its words
@@ -192,13 +322,15 @@ func (w words) strip(forms []Form, assigns []*syntax.Assign, specs map[string]wr
 		forms = appendForm(forms, Form{Text: w.from(0), Past: strings.Join(past, " ")})
 	}
 	i := 0
+	noExact := false
 	for {
 		j := skipWrapper(w, i, specs)
 		if j < 0 {
 			return forms, i
 		}
+		noExact = noExact || w.lit(i) == "xargs"
 		past = append(past, w.between(w.start(i), w.start(j)))
-		forms = appendForm(forms, Form{Text: w.from(j), Past: strings.Join(past, " ")})
+		forms = appendForm(forms, Form{Text: w.from(j), Past: strings.Join(past, " "), NoExact: noExact})
 		i = j
 	}
 }
