@@ -130,9 +130,9 @@ func TestEvaluateOneSettingsFile(t *testing.T) {
 		"GET /repos/o/r/pulls/1",
 		"GET /repos/o/.github/contents/shipgate.yml", // the org default (404)
 		"GET /repos/o/r/git/trees/" + stubBase,
+		"GET /repos/o/r/contents/.claude/settings.json?" + stubBase, // the base's content (raw; the tree said it is a file), read first for what its hooks run
 		"GET /repos/o/r/pulls/1/files",
 		"GET /repos/o/r/contents/.claude/settings.json?" + stubHead, // what the head's path is (JSON), and its content
-		"GET /repos/o/r/contents/.claude/settings.json?" + stubBase, // the base's content (raw; the tree said it is a file)
 		"POST /repos/o/r/check-runs",
 	}
 	if strings.Join(s.calls, "\n") != strings.Join(want, "\n") {

@@ -19,6 +19,9 @@ type scriptUse struct {
 	event string
 	line  int
 	head  bool // the head version of the owner runs it (else only the base)
+	// dynamic, when set, says why the command could not be resolved: it
+	// may run the file (its text names the file: Mentions), or may not.
+	dynamic string
 }
 
 // ownerScope is the project folder a file's commands run in.
@@ -41,24 +44,39 @@ func cleanRepoPath(p string) string {
 // script files: a change to one is a change to the hook that runs it.
 func (e *engine) loadScripts(others []File) {
 	uses := map[string][]scriptUse{}
+	var dyn []scriptUse // commands that cannot be resolved, with their text in dynamic
+	var dynText []string
 	for _, f := range e.files {
 		for _, side := range []struct {
 			d    *doc
 			head bool
 		}{{f.base, false}, {f.head, true}} {
-			refs, _ := commandRefs(side.d, f.kind, f.Path, ownerScope(f))
+			refs, bad := commandRefs(side.d, f.kind, f.Path, ownerScope(f))
 			for _, r := range refs {
 				uses[r.path] = append(uses[r.path], scriptUse{owner: f.Path, key: r.key, event: r.event, line: r.line, head: side.head})
 			}
+			for _, b := range bad {
+				dyn = append(dyn, scriptUse{owner: f.Path, key: b.key, event: b.event, line: b.line, head: side.head, dynamic: b.reason})
+				dynText = append(dynText, b.command)
+			}
 		}
 	}
-	if len(uses) == 0 {
+	if len(uses) == 0 && len(dyn) == 0 {
 		return
 	}
 	seen := map[string]bool{}
 	for _, f := range others {
 		p := cleanRepoPath(f.Path)
 		us := uses[p]
+		if len(us) == 0 {
+			// A command Shipgate cannot resolve whose text names the file
+			// may run it: fail closed.
+			for i, u := range dyn {
+				if Mentions(dynText[i], p) {
+					us = append(us, u)
+				}
+			}
+		}
 		if len(us) == 0 || seen[p] {
 			continue
 		}
@@ -71,6 +89,84 @@ func (e *engine) loadScripts(others []File) {
 		}
 		e.scripts[f.Path] = us
 	}
+}
+
+// HookCommands is what one version of an agent-config file runs from the
+// repository.
+type HookCommands struct {
+	// Paths are the files its commands run (ExtraPaths).
+	Paths []string
+	// Dynamic are the texts of the commands Shipgate cannot map to the
+	// files they run (`$(git rev-parse --show-toplevel)/x.sh`, `python3
+	// "$SCRIPT"`, `python3 -m pkg.hook`): a file whose name one of them
+	// names (Mentions) may be what it runs.
+	Dynamic []string
+}
+
+// CommandsOf lists what one version of an agent-config file runs from the
+// repository (p is its repository path, as Classify reads it). A gatherer
+// learns from it, for an unchanged file, which changed files are part of
+// its hooks; unparsable data runs nothing (Compare reports the file).
+func CommandsOf(p string, data []byte) HookCommands {
+	out := HookCommands{Paths: ExtraPaths(p, data)}
+	kind, scope := Classify(p, nil)
+	if kind == NotAgentConfig || kind == ScriptFile {
+		return out
+	}
+	d, err := parseDoc(p, kind, Version{Exists: true, Data: data}, ruleCache{})
+	if err != nil {
+		return out
+	}
+	_, bad := commandRefs(d, kind, p, strings.TrimPrefix(scope, skillPoolPrefix))
+	for _, b := range bad {
+		out.Dynamic = append(out.Dynamic, b.command)
+	}
+	return out
+}
+
+// isNameByte is a byte of a file-name token in a command's text.
+func isNameByte(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-' || c == '.'
+}
+
+// CommandTokens splits a command's text into the words that could name a
+// file: the longest runs of letters, digits, '_', '-' and '.'.
+func CommandTokens(command string) []string {
+	var out []string
+	for i := 0; i < len(command); {
+		if !isNameByte(command[i]) {
+			i++
+			continue
+		}
+		j := i
+		for j < len(command) && isNameByte(command[j]) {
+			j++
+		}
+		out = append(out, command[i:j])
+		i = j
+	}
+	return out
+}
+
+// Mentions reports whether the text of a command Shipgate cannot resolve
+// could name the repository file p: p's file name is one of its words
+// (CommandTokens: `$(git rev-parse --show-toplevel)/scripts/guard.py`
+// names guard.py), or p's name without its extension ends one of them
+// after a dot (`python3 -m scripts.guard` names scripts/guard.py). It
+// over-approximates on purpose (guard.py anywhere in the repository
+// matches): the answer fails closed.
+func Mentions(command, p string) bool {
+	b := path.Base(cleanRepoPath(p))
+	stem := strings.TrimSuffix(b, path.Ext(b))
+	for _, t := range CommandTokens(command) {
+		if t == b {
+			return true
+		}
+		if stem != "" && stem != b && (t == stem || strings.HasSuffix(t, "."+stem)) {
+			return true
+		}
+	}
+	return false
 }
 
 // digest is a short SHA-256 prefix of a version.
@@ -138,13 +234,19 @@ func (e *engine) compareScript(f *fileState) {
 		headLine = 1
 	}
 	why := "a file " + what + " runs: a change to it is a change to the hook; " + rt.Basis
+	msg := fmt.Sprintf("%s %s. It is run by %s: %s, so a change to it changes what that command does (%s).",
+		f.Path, change, strings.Join(owners, ", "), rt.Basis, digest(f.Base)+" → "+digest(f.Head))
+	if u.dynamic != "" {
+		why = "a file " + what + " may run (Shipgate cannot resolve its command, whose text names the file): " + rt.Basis
+		msg = fmt.Sprintf("%s %s. Shipgate cannot tell which files %s runs (%s), and the command's text names %s, so it may run this file: %s; held for review (%s). Name the script by a path (\"$CLAUDE_PROJECT_DIR\"/scripts/x.sh) so Shipgate can follow it.",
+			f.Path, change, strings.Join(owners, ", "), strings.TrimSuffix(u.dynamic, "."), path.Base(f.Path), rt.Basis, digest(f.Base)+" → "+digest(f.Head))
+	}
 	e.changes = append(e.changes, Change{Path: f.Path, Kind: KindHook, Direction: dir, Before: before, After: after, Expands: true,
 		Access: rt.Access, Risk: rt.Risk, Line: 1, HeadLine: max(headLine, 1), Witnesses: []string{}, Why: why})
 	e.finding(Finding{CheckID: check, Risk: rt.Risk, Path: f.Path, Line: 1, HeadLine: 1, Base: !f.Head.Exists,
 		Evidence: "script=" + sanitize(f.Path), Title: f.Path + " (run by " + what + ") changed",
-		Message: fmt.Sprintf("%s %s. It is run by %s: %s, so a change to it changes what that command does (%s).",
-			f.Path, change, strings.Join(owners, ", "), rt.Basis, digest(f.Base)+" → "+digest(f.Head)),
-		Key: check + "|" + f.Path + "|script"})
+		Message: msg,
+		Key:     check + "|" + f.Path + "|script"})
 }
 
 // useRank orders script uses by how much they can grant.

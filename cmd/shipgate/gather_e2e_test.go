@@ -294,6 +294,52 @@ func TestE2ECallBudgetRedis(t *testing.T) {
 	}
 }
 
+// TestE2EHookScriptBudget: in a repository whose unchanged settings run
+// scripts outside .claude (one named by a path, one by a command Shipgate
+// cannot resolve), a pull request that touches unrelated files stays allow
+// in both front ends and costs the App no more calls than in a repository
+// without hooks (what the base's settings run is cached by blob); one that
+// edits a script is held for review within the one-settings-file budget.
+func TestE2EHookScriptBudget(t *testing.T) {
+	t.Parallel()
+	env := newE2E(t)
+	settings := "{\n  \"hooks\": {\n    \"PreToolUse\": [\n      {\"matcher\": \"Bash\", \"hooks\": [\n" +
+		"        {\"type\": \"command\", \"command\": \"python3 scripts/guard.py\"},\n" +
+		"        {\"type\": \"command\", \"command\": \"$(git rev-parse --show-toplevel)/tools/check.sh\"}\n      ]}\n    ]\n  }\n}\n"
+	base := map[string]string{".claude/settings.json": settings, "scripts/guard.py": "import sys\nsys.exit(0)\n",
+		"tools/check.sh": "#!/bin/sh\nexit 0\n", "src/main.go": "package main\n", "README.md": "# r\n"}
+	env.repo("hooks", base)
+	cases := []struct {
+		name     string
+		files    map[string]string
+		decision string
+		max      int
+	}{
+		{"first PR (cold: token, tree, org default, settings)", map[string]string{"src/main.go": "package main\n\nfunc main() {}\n"}, "allow", 0},
+		{"unrelated files (README.md, src/main.go)", map[string]string{"README.md": "# r\nmore\n", "src/main.go": "package main // x\n"}, "allow", 3},
+		{"an unrelated file in the folder of a script", map[string]string{"scripts/README.md": "x\n", "tools/other.sh": "#!/bin/sh\n"}, "allow", 3},
+		{"the script a PreToolUse hook runs", map[string]string{"scripts/guard.py": "print('{\"decision\": \"approve\"}')\n"}, "require_review", 6},
+		{"the script an unresolved command names, deleted", map[string]string{"tools/check.sh": ""}, "require_review", 6},
+	}
+	for i, c := range cases {
+		env.gh.ResetCounts()
+		pr := env.openPR("hooks", fmt.Sprintf("h%d", i), c.files)
+		run := env.waitCompleted("hooks", pr.HeadSHA, 1)
+		env.waitJobs(i + 1)
+		n, detail := env.apiCalls()
+		t.Logf("%s: %s %q; %d GitHub API calls: %s", c.name, run.Conclusion, run.Title, n, detail)
+		if run.Conclusion != conclusionOf(c.decision) {
+			t.Errorf("%s: App %s %q, want %s\n%s", c.name, run.Conclusion, run.Title, c.decision, run.Summary)
+		}
+		if c.max > 0 && n > c.max {
+			t.Errorf("%s: %d GitHub API calls, want at most %d: %s", c.name, n, c.max, detail)
+		}
+		if rep := cliReport(t, base, c.files); rep.Decision != c.decision {
+			t.Errorf("%s: CLI %s, want %s: %v", c.name, rep.Decision, c.decision, findingIDs(rep))
+		}
+	}
+}
+
 // corpus generates repositories from the building blocks the gatherer
 // must handle: settings pairs (widening, narrowing, respelling, deleting),
 // a local sibling that shadows, policy changes, symlinks (a file, a

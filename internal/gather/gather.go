@@ -1,6 +1,7 @@
 package gather
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -82,6 +83,10 @@ type gatherer struct {
 	changed  map[string]Status
 	read     [2]map[string]Entry // entries read, per side
 	notes    map[string]bool
+	hooks    baseHooks
+	// forced are the unchanged agent-config files read because the change
+	// touches a file their commands run (or may run).
+	forced map[string]bool
 }
 
 // Gather reads what the engine needs to judge the change from src's base
@@ -92,7 +97,7 @@ func Gather(ctx context.Context, src Source, o Options) (*Result, error) {
 		o.PolicyPath = DefaultPolicyPath
 	}
 	g := &gatherer{src: src, o: o, res: &Result{},
-		changed: map[string]Status{}, read: [2]map[string]Entry{{}, {}}, notes: map[string]bool{}}
+		changed: map[string]Status{}, read: [2]map[string]Entry{{}, {}}, notes: map[string]bool{}, forced: map[string]bool{}}
 	entries, complete, err := src.ListBase(ctx)
 	if err != nil {
 		return nil, err
@@ -110,10 +115,19 @@ func Gather(ctx context.Context, src Source, o Options) (*Result, error) {
 	}
 	g.res.Input.Policy = g.pol
 
+	// The files the base's hooks, helpers and servers run: a change to
+	// one is a change to the hook, wherever it lives.
+	if g.hooks, err = g.learnHooks(ctx); err != nil {
+		return nil, err
+	}
+
 	// Which changed paths matter.
 	backing := g.backingPaths(ctx)
-	sel := Selector{Pathspecs: g.pathspecs(backing), Match: func(p string) bool {
+	sel := Selector{Pathspecs: append(g.pathspecs(backing), g.hooks.pathspecs()...), Match: func(p string) bool {
 		if p == g.o.PolicyPath || hasClaudeSegment(p) {
+			return true
+		}
+		if g.hooks.runs(p) {
 			return true
 		}
 		if _, ok := g.candidate(p); ok {
@@ -133,6 +147,9 @@ func Gather(ctx context.Context, src Source, o Options) (*Result, error) {
 	g.res.Truncated = truncated
 	for _, c := range changes {
 		g.changed[c.Path] = c.Status
+		for _, o := range g.hooks.owners(c.Path) {
+			g.forced[o] = true
+		}
 	}
 	if err := g.headPolicy(ctx); err != nil {
 		return nil, err
@@ -682,7 +699,7 @@ func (g *gatherer) files(ctx context.Context) error {
 			if err != nil {
 				return err
 			}
-			if rb.touched || rh.touched || g.touchedReal(rb) || g.touchedReal(rh) {
+			if rb.touched || rh.touched || g.touchedReal(rb) || g.touchedReal(rh) || g.forced[c.path] {
 				touched = true
 			}
 			rs = append(rs, read{c: c, rb: rb, rh: rh})
@@ -750,18 +767,37 @@ func (g *gatherer) files(ctx context.Context) error {
 // change lists them (the change's listing was selected before they were
 // known), except where the host knows the change leaves them alone.
 func (g *gatherer) extraPaths(ctx context.Context, have map[string]bool) error {
+	// want: the path → whether a file the change changes names it (the
+	// files an unchanged file runs matter only where the change touches
+	// them: an unchanged hook script changes nothing).
 	want := map[string]bool{}
 	for _, f := range g.res.Input.Files {
 		p := f.Path
 		if f.As != "" {
 			p = f.As
 		}
+		changed := f.Base.Exists != f.Head.Exists || f.Base.Unreadable != f.Head.Unreadable || !bytes.Equal(f.Base.Data, f.Head.Data)
 		for _, v := range []diff.Version{f.Base, f.Head} {
 			if v.Exists && v.Unreadable == "" {
 				for _, x := range diff.ExtraPaths(p, v.Data) {
 					if !have[x] {
-						want[x] = true
+						want[x] = want[x] || changed
 					}
+				}
+			}
+		}
+	}
+	// A changed file that a command Shipgate cannot resolve names may be
+	// what it runs: the engine decides (diff.Mentions) and fails closed.
+	if dyn := dynamicCommands(g.res.Input.Files); len(dyn) > 0 {
+		for p := range g.changed {
+			if have[p] || want[p] {
+				continue
+			}
+			for _, t := range dyn {
+				if diff.Mentions(t, p) {
+					want[p] = false // touched: read below
+					break
 				}
 			}
 		}
@@ -779,6 +815,9 @@ func (g *gatherer) extraPaths(ctx context.Context, have map[string]bool) error {
 		rh, err := g.resolve(ctx, headSide, x)
 		if err != nil {
 			return err
+		}
+		if !want[x] && !rb.touched && !rh.touched && !g.touchedReal(rb) && !g.touchedReal(rh) {
+			continue // run by unchanged files only, and untouched
 		}
 		rh.force = true
 		f := diff.File{Path: x}

@@ -132,6 +132,12 @@ func describe(v diff.Version) string {
 	return string(v.Data)
 }
 
+// tHook runs scripts/guard.py (by path) and, through a command
+// substitution Shipgate cannot resolve, tools/check.sh.
+const tHook = `{"hooks":{"PreToolUse":[{"matcher":"Bash","hooks":[{"type":"command","command":"python3 scripts/guard.py"},{"type":"command","command":"$(git rev-parse --show-toplevel)/tools/check.sh"}]}]}}`
+
+var hookBase = map[string]string{".claude/settings.json": tHook, "scripts/guard.py": "exit(0)\n", "tools/check.sh": "exit 2\n", "README.md": "# r\n"}
+
 func TestGather(t *testing.T) {
 	base := map[string]string{".claude/settings.json": tBase, "README.md": "# r\n"}
 	cases := []struct {
@@ -143,6 +149,25 @@ func TestGather(t *testing.T) {
 		notes []string          // substrings of notes
 	}{
 		{name: "nothing relevant", base: base, head: map[string]string{"docs/a.md": "a"}},
+		// Scripts outside .claude that the unchanged base settings run.
+		{name: "a file an unchanged hook runs, edited", base: hookBase, head: map[string]string{"scripts/guard.py": "print(1)\n"},
+			files: []fileWant{{path: ".claude/settings.json", base: tHook, head: tHook},
+				{path: "scripts/guard.py", base: "exit(0)\n", head: "print(1)\n"}}, block: true},
+		{name: "a file an unchanged hook runs, deleted", base: hookBase, head: map[string]string{"scripts/guard.py": ""},
+			files: []fileWant{{path: ".claude/settings.json", base: tHook, head: tHook},
+				{path: "scripts/guard.py", base: "exit(0)\n"}}, block: true},
+		{name: "a file an unchanged hook runs, now a symlink out", base: hookBase, head: map[string]string{"scripts/guard.py": "->/usr/bin/true"},
+			files: []fileWant{{path: ".claude/settings.json", base: tHook, head: tHook},
+				{path: "scripts/guard.py", base: "exit(0)\n", head: "!outside the repository"}}, block: true},
+		{name: "the target of a symlinked hook script, edited",
+			base: with(hookBase, map[string]string{"scripts/guard.py": "->../lib/guard.py", "lib/guard.py": "exit(0)\n"}),
+			head: map[string]string{"lib/guard.py": "print(1)\n"},
+			files: []fileWant{{path: ".claude/settings.json", base: tHook, head: tHook},
+				{path: "scripts/guard.py", base: "exit(0)\n", head: "print(1)\n"}}, block: true},
+		{name: "a file an unresolved hook command names, edited", base: hookBase, head: map[string]string{"tools/check.sh": "exit 0\n"},
+			files: []fileWant{{path: ".claude/settings.json", base: tHook, head: tHook},
+				{path: "tools/check.sh", base: "exit 2\n", head: "exit 0\n"}}, block: true},
+		{name: "files no hook runs or names", base: hookBase, head: map[string]string{"README.md": "x\n", "scripts/other.py": "x\n", "src/main.go": "package main\n"}},
 		{name: "one settings file", base: base, head: map[string]string{".claude/settings.json": tWide},
 			files: []fileWant{{path: ".claude/settings.json", base: tBase, head: tWide}}, block: true},
 		{name: "an unchanged local sibling is read", base: with(base, map[string]string{".claude/settings.local.json": `{"permissions":{"deny":["Bash(*)"]}}`}),

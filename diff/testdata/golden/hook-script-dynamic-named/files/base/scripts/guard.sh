@@ -1,0 +1,3 @@
+#!/bin/sh
+grep -q "npm publish" && exit 2
+exit 0

@@ -1,0 +1,223 @@
+package gather
+
+import (
+	"context"
+	"sort"
+	"strings"
+
+	"github.com/shipgate-app/shipgate/diff"
+)
+
+// The files hooks run, learnt from the base.
+//
+// A hook, status line, helper or stdio MCP server whose command runs a
+// repository file (`python3 scripts/guard.py`,
+// `"$CLAUDE_PROJECT_DIR"/tools/check.sh`) makes that file part of the
+// agent's surface: a pull request that changes only the file, deletes it
+// or replaces it with a symlink changes what the hook does, though no
+// agent-config file changed. So before the change's files are listed the
+// gatherer reads every agent-config file of the base that can run a
+// command (settings.json and settings.local.json of every project,
+// .mcp.json, skills, commands and subagents, through symlinks and case
+// variants as Claude Code opens them), asks diff.CommandsOf what each runs,
+// and selects those paths (and where base symlinks lead them) among the
+// changed ones. A changed file one of them runs brings its owner into the
+// input, unchanged, so the engine sees the use (diff/hookscripts.go).
+//
+// A command Shipgate cannot resolve to files (`$(git rev-parse
+// --show-toplevel)/x.sh`, `python3 "$SCRIPT"`, `python3 -m pkg.hook`)
+// selects every changed file whose name its text names (diff.Mentions):
+// the engine holds such a change for review, saying what it could not
+// resolve.
+//
+// The base's files rarely change, so what each runs is cached by its blob
+// (the host's object name for its content, Entry.ID) when the source has a
+// cache (the App's, shared across pull requests): a pull request that
+// touches no agent-config file costs no read once a blob has been seen.
+
+// hookOwner is an agent-config file of the base whose commands run files.
+type hookOwner struct {
+	path string // the candidate's repository path (cand.path)
+	diff.HookCommands
+}
+
+// baseHooks is what the base's agent-config files run.
+type baseHooks struct {
+	byPath  map[string][]string // a file run (or where a base symlink leads it) → owners
+	dynamic []hookOwner         // owners with commands Shipgate cannot resolve
+}
+
+// cacher is a source with a cache shared across gathers.
+type cacher interface{ sharedCache() *Cache }
+
+func (g *GitHub) sharedCache() *Cache { return g.Cache }
+
+// hooksKey names what CommandsOf found in one blob read as one path.
+func hooksKey(id, as string) string { return "hooks\x00" + id + "\x00" + as }
+
+// learnHooks reads what the base's agent-config files run.
+func (g *gatherer) learnHooks(ctx context.Context) (baseHooks, error) {
+	h := baseHooks{byPath: map[string][]string{}}
+	var cache *Cache
+	if c, ok := g.src.(cacher); ok {
+		cache = c.sharedCache()
+	}
+	cands := map[string]cand{}
+	add := func(p string) {
+		if as, ok := g.candidate(p); ok {
+			cands[p] = cand{path: p, as: as}
+		}
+	}
+	for p, e := range g.base {
+		add(p)
+		if (e.Kind == Symlink || e.Kind == Submodule) && g.hides(p) {
+			g.linkChildren(ctx, e, add)
+		}
+	}
+	paths := make([]string, 0, len(cands))
+	for p := range cands {
+		paths = append(paths, p)
+	}
+	sort.Strings(paths)
+	for _, p := range paths {
+		c := cands[p]
+		switch k, scope := diff.Classify(c.key(), g.pol); {
+		case strings.HasPrefix(scope, "watched:"):
+			continue
+		case k == diff.SettingsFile, k == diff.MCPFile, k == diff.SkillFile, k == diff.CommandFile, k == diff.SubagentFile:
+		default:
+			continue
+		}
+		r, err := g.resolve(ctx, baseSide, c.path)
+		if err != nil {
+			return h, err
+		}
+		if r.unreadable != "" || r.real == "" {
+			continue
+		}
+		e, listed := g.base[r.real]
+		if !listed || e.Kind != File || e.TooLarge {
+			continue
+		}
+		var hc diff.HookCommands
+		key := ""
+		if e.ID != "" {
+			key = hooksKey(e.ID, c.key())
+		}
+		if v, ok := cache.Get(key); ok && key != "" {
+			hc = v.(diff.HookCommands)
+		} else {
+			v, err := g.version(ctx, baseSide, r)
+			if err != nil {
+				return h, err
+			}
+			if !v.Exists || v.Unreadable != "" {
+				continue
+			}
+			hc = diff.CommandsOf(c.key(), v.Data)
+			if key != "" {
+				size := len(key)
+				for _, x := range append(append([]string(nil), hc.Paths...), hc.Dynamic...) {
+					size += len(x) + 16
+				}
+				cache.Add(key, hc, size)
+			}
+		}
+		if len(hc.Dynamic) > 0 {
+			h.dynamic = append(h.dynamic, hookOwner{path: c.path, HookCommands: hc})
+		}
+		for _, x := range hc.Paths {
+			h.byPath[x] = appendOnce(h.byPath[x], c.path)
+			// Where the base's symlinks lead it: the change may edit the
+			// target instead.
+			rx, err := g.resolve(ctx, baseSide, x)
+			if err != nil {
+				return h, err
+			}
+			if rx.real != "" && rx.real != x && rx.unreadable == "" {
+				h.byPath[rx.real] = appendOnce(h.byPath[rx.real], c.path)
+			}
+		}
+	}
+	return h, nil
+}
+
+func appendOnce(xs []string, x string) []string {
+	for _, y := range xs {
+		if y == x {
+			return xs
+		}
+	}
+	return append(xs, x)
+}
+
+// runs reports whether a base command runs, or may run, p.
+func (h baseHooks) runs(p string) bool { return len(h.owners(p)) > 0 }
+
+// owners are the base's agent-config files whose commands run p, or may
+// (a command Shipgate cannot resolve that names it).
+func (h baseHooks) owners(p string) []string {
+	out := h.byPath[p]
+	for _, o := range h.dynamic {
+		for _, t := range o.Dynamic {
+			if diff.Mentions(t, p) {
+				out = appendOnce(append([]string(nil), out...), o.path)
+				break
+			}
+		}
+	}
+	return out
+}
+
+// pathspecs select, for a host that lists changes by pathspec, every path
+// runs accepts: the files run, literally, and for each command Shipgate
+// cannot resolve the files its words could name (a superset; Match
+// decides).
+func (h baseHooks) pathspecs() []string {
+	var out []string
+	for p := range h.byPath {
+		out = append(out, ":(literal)"+p)
+	}
+	seen := map[string]bool{}
+	for _, o := range h.dynamic {
+		for _, t := range o.Dynamic {
+			for _, w := range diff.CommandTokens(t) {
+				if strings.Trim(w, ".") == "" {
+					continue // . and .. name no file (and git refuses them)
+				}
+				specs := []string{":(glob)**/" + w}
+				if i := strings.LastIndex(w, "."); i >= 0 && i+1 < len(w) {
+					specs = append(specs, ":(glob)**/"+w[i+1:]+".*")
+				} else if i < 0 {
+					specs = append(specs, ":(glob)**/"+w+".*")
+				}
+				for _, spec := range specs {
+					if !seen[spec] {
+						seen[spec] = true
+						out = append(out, spec)
+					}
+				}
+			}
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// dynamicCommands are the commands of the input's files (either version)
+// that Shipgate cannot resolve to files.
+func dynamicCommands(files []diff.File) []string {
+	var out []string
+	for _, f := range files {
+		as := f.Path
+		if f.As != "" {
+			as = f.As
+		}
+		for _, v := range []diff.Version{f.Base, f.Head} {
+			if v.Exists && v.Unreadable == "" {
+				out = append(out, diff.CommandsOf(as, v.Data).Dynamic...)
+			}
+		}
+	}
+	return out
+}
