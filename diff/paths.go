@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 
@@ -236,6 +237,11 @@ func resolveShell(text string, env map[string]string, scope string, depth int) (
 	}
 	var out []string
 	var firstErr error
+	// dirs are the folders a relative path may be relative to: the project
+	// folder, and every folder a cd of the command moved to (kept together,
+	// so a cd inside a subshell or a branch is over-approximated, never
+	// missed).
+	dirs := []string{scope}
 	syntax.Walk(f, func(n syntax.Node) bool {
 		if firstErr != nil {
 			return false
@@ -260,17 +266,71 @@ func resolveShell(text string, env map[string]string, scope string, depth int) (
 				}
 				argv = append(argv, s)
 			}
-			ps, err := resolveArgvDepth(argv, env, scope, depth)
-			if err != nil {
-				firstErr = err
-				return false
+			if argv[0] == "cd" || argv[0] == "pushd" {
+				d, err := cdTarget(argv[1:], dirs)
+				if err != nil {
+					firstErr = err
+					return false
+				}
+				for _, x := range d {
+					if !slices.Contains(dirs, x) {
+						dirs = append(dirs, x)
+					}
+				}
+				return true
 			}
-			out = append(out, ps...)
+			for _, dir := range dirs {
+				ps, err := resolveArgvDepth(argv, env, dir, depth)
+				if err != nil {
+					firstErr = err
+					return false
+				}
+				out = append(out, ps...)
+			}
 			return true
 		}
 		return true
 	})
 	return out, firstErr
+}
+
+// cdTarget is where `cd args` moves, from each of dirs: a repository
+// folder ($CLAUDE_PROJECT_DIR/x, or relative), none for a folder outside
+// the repository (/tmp: what runs there is no repository file); an
+// expansion, `cd -` or a bare `cd` (home) cannot be followed.
+func cdTarget(args []string, dirs []string) ([]string, error) {
+	for len(args) > 0 && (args[0] == "-P" || args[0] == "-L" || args[0] == "--") {
+		args = args[1:]
+	}
+	if len(args) == 0 || args[0] == "-" || args[0] == "\x00" {
+		return nil, errors.New("a cd Shipgate cannot follow changes the folder the command's paths are relative to")
+	}
+	a := args[0]
+	switch {
+	case strings.HasPrefix(a, repoMark):
+		p := path.Clean(strings.TrimLeft(a[len(repoMark):], "/"))
+		if p == ".." || strings.HasPrefix(p, "../") {
+			return nil, fmt.Errorf("cd %s leaves the repository", strings.TrimPrefix(a, repoMark))
+		}
+		if p == "." {
+			p = ""
+		}
+		return []string{p}, nil
+	case strings.HasPrefix(a, "/") || strings.HasPrefix(a, "~"):
+		return nil, nil
+	}
+	var out []string
+	for _, d := range dirs {
+		p := path.Clean(path.Join(d, a))
+		if p == ".." || strings.HasPrefix(p, "../") {
+			return nil, fmt.Errorf("cd %s leaves the repository", a)
+		}
+		if p == "." {
+			p = ""
+		}
+		out = append(out, p)
+	}
+	return out, nil
 }
 
 // wordSource is a word's text for messages.

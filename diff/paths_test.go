@@ -43,6 +43,17 @@ func TestResolveCommand(t *testing.T) {
 		{`$CLAUDE_PROJECT_DIR/../x.sh`, "", nil, "outside the repository"},
 		{`go run ./cmd/guard`, "", nil, "go run"},
 		{`bash -c "unclosed`, "", nil, "does not parse"},
+		// A cd moves what later relative paths are relative to; every
+		// folder seen is kept (a subshell's cd is over-approximated).
+		{`cd tools && ./run.sh`, "", []string{"run.sh", "tools/run.sh"}, ""},
+		{`cd tools && ./run.sh`, "pkg", []string{"pkg/run.sh", "pkg/tools/run.sh"}, ""},
+		{`(cd a && make) && ./b.sh`, "", []string{"Makefile", "a/Makefile", "b.sh", "a/b.sh"}, ""},
+		{`cd "$CLAUDE_PROJECT_DIR/hooks" && python3 g.py`, "pkg", []string{"pkg/g.py", "pkg/hooks/g.py"}, ""},
+		{`cd /tmp && ./a.sh`, "", []string{"a.sh"}, ""},
+		{`cd .. && ./a.sh`, "pkg", []string{"pkg/a.sh", "a.sh"}, ""},
+		{`cd .. && ./a.sh`, "", nil, "leaves the repository"},
+		{`cd "$DIR" && ./a.sh`, "", nil, "cannot follow"},
+		{`cd && ./a.sh`, "", nil, "cannot follow"},
 	}
 	for _, c := range cases {
 		got, err := ResolveCommand(c.cmd, ProjectEnv(c.scope), c.scope)
