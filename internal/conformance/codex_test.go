@@ -1,0 +1,54 @@
+package conformance
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"strconv"
+	"testing"
+)
+
+// codexCISeed and codexCIDecisions are the fixed subset CI runs against
+// the pinned codex binary (about 40 ms a decision);
+// SHIPGATE_CODEX_CONFORMANCE_N overrides the size.
+const (
+	codexCISeed      = 1
+	codexCIDecisions = 2000
+)
+
+// TestCodexConformance decides the fixed-seed corpus with `codex
+// execpolicy check` and with Shipgate's model and fails on any
+// disagreement. Without the binary it skips, unless
+// SHIPGATE_REQUIRE_CODEX=1 (CI), when it fails.
+func TestCodexConformance(t *testing.T) {
+	bin := FindCodex()
+	if bin == "" {
+		msg := "no codex binary: `make codex` installs @openai/codex@" + CodexVersion + " into " + CodexCacheDir() +
+			" (or set $" + CodexBinaryEnv + ")"
+		if os.Getenv(CodexRequireEnv) == "1" {
+			t.Fatal(msg + "; $" + CodexRequireEnv + "=1 makes this a failure")
+		}
+		t.Skip(msg)
+	}
+	ctx := context.Background()
+	if err := CheckCodexVersion(ctx, bin); err != nil {
+		t.Fatal(err)
+	}
+	n := codexCIDecisions
+	if s := os.Getenv("SHIPGATE_CODEX_CONFORMANCE_N"); s != "" {
+		var err error
+		if n, err = strconv.Atoi(s); err != nil {
+			t.Fatalf("SHIPGATE_CODEX_CONFORMANCE_N: %v", err)
+		}
+	}
+	if testing.Short() {
+		n = 200
+	}
+	r := RunCodex(ctx, bin, GenerateCodex(codexCISeed, n), 2)
+	var buf bytes.Buffer
+	r.Write(&buf, 20)
+	t.Log("\n" + buf.String())
+	if r.Failed() {
+		t.Fatalf("Codex CLI %s and Shipgate disagree (the report above lists each)", CodexVersion)
+	}
+}
