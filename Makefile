@@ -7,7 +7,7 @@ FUZZTIME  ?= 20s
 FUZZMINIMIZE ?= 2s
 BENCHTIME ?= 1s
 
-.PHONY: all build test lint tools bench fuzz cover clean conformance claude-code claude-code-version
+.PHONY: all build test lint tools bench fuzz cover clean conformance claude-code claude-code-version codex codex-version gemini gemini-version
 
 all: lint test build
 
@@ -83,6 +83,41 @@ claude-code:
 
 conformance: claude-code
 	$(GO) run ./cmd/conformance -seed $(SEED) -n $(N) -workers $(WORKERS)
+
+# The Codex CLI and Gemini CLI oracles (docs/conformance.md): the pinned
+# npm packages, installed outside the repository like Claude Code. Their
+# versions are internal/agents/codex.Version and gemini.Version.
+CODEX_VERSION  := $(shell sed -n 's/^const Version = "\(.*\)"/\1/p' internal/agents/codex/rules.go)
+GEMINI_VERSION := $(shell sed -n 's/^const Version = "\(.*\)"/\1/p' internal/agents/gemini/settings.go)
+SHIPGATE_CODEX_CACHE  ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/shipgate/codex/$(CODEX_VERSION)
+SHIPGATE_GEMINI_CACHE ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/shipgate/gemini-cli/$(GEMINI_VERSION)
+export SHIPGATE_CODEX_CACHE SHIPGATE_GEMINI_CACHE
+
+codex-version:
+	@echo $(CODEX_VERSION)
+
+gemini-version:
+	@echo $(GEMINI_VERSION)
+
+codex:
+	@bin=$(SHIPGATE_CODEX_CACHE)/node_modules/@openai/codex-linux-x64/vendor/x86_64-unknown-linux-musl/bin/codex; \
+	if [ -x "$$bin" ] && [ "$$($$bin --version 2>/dev/null)" = "codex-cli $(CODEX_VERSION)" ]; then \
+	  echo "Codex CLI $(CODEX_VERSION) is installed at $$bin"; \
+	else \
+	  mkdir -p $(SHIPGATE_CODEX_CACHE) && \
+	  npm install --prefix $(SHIPGATE_CODEX_CACHE) --no-audit --no-fund --loglevel=error @openai/codex@$(CODEX_VERSION) && \
+	  "$$bin" --version; \
+	fi
+
+gemini:
+	@pkg=$(SHIPGATE_GEMINI_CACHE)/node_modules/@google/gemini-cli; \
+	if [ -f "$$pkg/package.json" ] && grep -q '"version": "$(GEMINI_VERSION)"' "$$pkg/package.json"; then \
+	  echo "Gemini CLI $(GEMINI_VERSION) is installed at $$pkg"; \
+	else \
+	  mkdir -p $(SHIPGATE_GEMINI_CACHE) && \
+	  npm install --prefix $(SHIPGATE_GEMINI_CACHE) --no-audit --no-fund --loglevel=error --omit=optional @google/gemini-cli@$(GEMINI_VERSION) && \
+	  grep '"version"' "$$pkg/package.json"; \
+	fi
 
 clean:
 	rm -rf bin cover.out

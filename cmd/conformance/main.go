@@ -5,6 +5,7 @@
 // on any disagreement internal/conformance/known.txt does not list.
 //
 //	go run ./cmd/conformance [-seed N] [-n DECISIONS] [-workers W] [-bin PATH]
+//	go run ./cmd/conformance -agent codex|gemini [-seed N] [-n DECISIONS]
 package main
 
 import (
@@ -29,6 +30,13 @@ func main() {
 	dump := flag.String("dump", "", "write every decision of both sides, with Claude Code's result text, to this file (JSON lines)")
 	replay := flag.String("replay", "", "judge the rows of this file (written by -record) with the engine as it is now, without running Claude Code; with -record, write a sample of them")
 	flag.Parse()
+	if handled, err := runAgent(*seed, *n, *workers, *all); handled {
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "conformance:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if *replay != "" {
 		if err := replayRows(*replay, *all, *record); err != nil {
 			fmt.Fprintln(os.Stderr, "conformance:", err)

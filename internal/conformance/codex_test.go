@@ -52,3 +52,33 @@ func TestCodexConformance(t *testing.T) {
 		t.Fatalf("Codex CLI %s and Shipgate disagree (the report above lists each)", CodexVersion)
 	}
 }
+
+// codexCIConfigs is how many generated config.toml files CI renders with
+// `codex debug prompt-input` (about half a second each).
+const codexCIConfigs = 80
+
+// TestCodexConfigConformance renders generated .codex/config.toml files
+// with the pinned binary and compares the effective approval policy,
+// sandbox mode, network access and writable roots with
+// codex.EffectiveConfig; a file Codex refuses must be one Shipgate
+// refuses.
+func TestCodexConfigConformance(t *testing.T) {
+	bin := FindCodex()
+	if bin == "" {
+		if os.Getenv(CodexRequireEnv) == "1" {
+			t.Fatal("no codex binary (make codex); $" + CodexRequireEnv + "=1 makes this a failure")
+		}
+		t.Skip("no codex binary: make codex")
+	}
+	n := codexCIConfigs
+	if testing.Short() {
+		n = 8
+	}
+	outs, errs := RunCodexConfigs(context.Background(), bin, GenerateCodexConfigs(1, n), 2)
+	var buf bytes.Buffer
+	ok := WriteCodexConfigs(&buf, outs, errs)
+	t.Log("\n" + buf.String())
+	if !ok {
+		t.Fatalf("Codex CLI %s and Shipgate read config.toml differently (the report above lists each)", CodexVersion)
+	}
+}

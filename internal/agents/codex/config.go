@@ -66,10 +66,11 @@ type Config struct {
 	Problems []Problem
 }
 
-// Approval policies, from the one that asks most: Codex 0.169.0 accepts
-// on-request (the default), on-failure (rendered like on-request),
-// granular and never; "untrusted" is refused at start.
-var approvalGrant = map[string]int{"on-request": 0, "on-failure": 0, "granular": 0, "never": 2}
+// Approval policies Codex 0.169.0 accepts as strings: on-request (the
+// default), on-failure (rendered like on-request) and never; "untrusted",
+// "granular" as a string and any other value make it refuse to start
+// (measured with codex debug prompt-input). The granular form is a table.
+var approvalGrant = map[string]int{"on-request": 0, "on-failure": 0, "never": 2}
 
 // Sandbox modes: read-only, workspace-write (a trusted project's
 // default), danger-full-access (no sandbox).
@@ -97,10 +98,16 @@ func ParseConfig(path string, data []byte) (*Config, error) {
 		return nil, err
 	}
 	c := &Config{}
-	if v, ok := t.Values["approval_policy"]; ok {
-		if s, _ := v.(string); s == "untrusted" {
-			return nil, &ParseError{Path: path, Line: t.Line("approval_policy"),
-				Msg: `approval_policy = "untrusted" is no longer supported (Codex 0.169.0 refuses to start)`}
+	if err := validate(path, t, "", t.Values); err != nil {
+		return nil, err
+	}
+	if m, ok := t.Values["profiles"].(map[string]any); ok {
+		for _, name := range sortedKeys(m) {
+			if pm, ok := m[name].(map[string]any); ok {
+				if err := validate(path, t, "profiles."+name+".", pm); err != nil {
+					return nil, err
+				}
+			}
 		}
 	}
 	keys := make([]string, 0, len(t.Values))
@@ -169,13 +176,13 @@ func (c *Config) layer(t *Table, pre, k string, v any) {
 	key := pre + k
 	switch k {
 	case "approval_policy":
-		s, _ := v.(string)
-		g, ok := approvalGrant[s]
-		if !ok {
-			c.Problems = append(c.Problems, Problem{Kind: ProblemParse, Key: key, Line: t.Line(key),
-				Message: fmt.Sprintf("approval_policy %s is not one Codex 0.169.0 accepts (on-request, on-failure, granular, never): it refuses to start", canon(v))})
+		if m, ok := v.(map[string]any); ok && len(m) == 1 && m["granular"] != nil {
+			c.Settings = append(c.Settings, Setting{Key: key + " = " + canon(v), Value: canon(v), Line: t.Line(key), Grant: 1, Check: CheckAllow,
+				Why: "a granular approval policy: which prompts it turns off is not modelled, so it is reviewed as a grant"})
 			return
 		}
+		s, _ := v.(string)
+		g := approvalGrant[s]
 		why := "Codex asks before commands that need to leave the sandbox"
 		if s == "never" {
 			why = "Codex never asks: every command runs without a prompt (inside the sandbox mode in force)"
@@ -183,12 +190,7 @@ func (c *Config) layer(t *Table, pre, k string, v any) {
 		c.Settings = append(c.Settings, Setting{Key: key, Value: s, Line: t.Line(key), Grant: g, Check: CheckAllow, Why: why})
 	case "sandbox_mode":
 		s, _ := v.(string)
-		g, ok := sandboxGrant[s]
-		if !ok {
-			c.Problems = append(c.Problems, Problem{Kind: ProblemParse, Key: key, Line: t.Line(key),
-				Message: fmt.Sprintf("sandbox_mode %s is not one Codex 0.169.0 accepts (read-only, workspace-write, danger-full-access): it refuses to start", canon(v))})
-			return
-		}
+		g := sandboxGrant[s]
 		why := map[string]string{
 			"read-only":          "commands may read but not write",
 			"workspace-write":    "commands may write the project and /tmp",
@@ -339,4 +341,92 @@ func sortedKeys(m map[string]any) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// validate refuses the values Codex 0.169.0 refuses to start with: an
+// approval_policy or sandbox_mode it does not know, of the wrong type.
+func validate(path string, t *Table, pre string, layer map[string]any) error {
+	if v, ok := layer["approval_policy"]; ok {
+		s, isStr := v.(string)
+		m, isTable := v.(map[string]any)
+		switch {
+		case isStr && s == "untrusted":
+			return &ParseError{Path: path, Line: t.Line(pre + "approval_policy"),
+				Msg: `approval_policy = "untrusted" is no longer supported (Codex 0.169.0 refuses to start)`}
+		case isStr:
+			if _, ok := approvalGrant[s]; !ok {
+				return &ParseError{Path: path, Line: t.Line(pre + "approval_policy"),
+					Msg: fmt.Sprintf("approval_policy %q is not one Codex 0.169.0 accepts (on-request, on-failure, never): it refuses to start", s)}
+			}
+		case isTable && len(m) == 1 && m["granular"] != nil:
+		default:
+			return &ParseError{Path: path, Line: t.Line(pre + "approval_policy"),
+				Msg: "approval_policy must be a string or a granular table: Codex 0.169.0 refuses to start"}
+		}
+	}
+	if v, ok := layer["sandbox_mode"]; ok {
+		s, _ := v.(string)
+		if _, ok := sandboxGrant[s]; !ok {
+			return &ParseError{Path: path, Line: t.Line(pre + "sandbox_mode"),
+				Msg: fmt.Sprintf("sandbox_mode %s is not one Codex 0.169.0 accepts (read-only, workspace-write, danger-full-access): it refuses to start", canon(v))}
+		}
+	}
+	return nil
+}
+
+// Effective is what a Codex session started in a trusted project reads
+// from the project's config.toml alone (no user config beyond the trust):
+// the approval policy, the sandbox mode, whether sandboxed commands reach
+// the network, and the writable roots of workspace-write (the project,
+// /tmp and $TMPDIR unless excluded, and the configured roots). A profile
+// key in the project's file does not select a profile (measured).
+type Effective struct {
+	Approval, Sandbox string
+	Network           bool
+	Roots             []string
+}
+
+// EffectiveConfig computes Effective for a project folder and $TMPDIR
+// ("" when unset).
+func EffectiveConfig(path string, data []byte, project, tmpdir string) (Effective, error) {
+	t, err := ReadTOML(path, data)
+	if err != nil {
+		return Effective{}, err
+	}
+	if err := validate(path, t, "", t.Values); err != nil {
+		return Effective{}, err
+	}
+	e := Effective{Approval: "on-request", Sandbox: "workspace-write"}
+	if s, ok := t.Values["approval_policy"].(string); ok {
+		e.Approval = s
+	}
+	if s, ok := t.Values["sandbox_mode"].(string); ok {
+		e.Sandbox = s
+	}
+	sww, _ := t.Values["sandbox_workspace_write"].(map[string]any)
+	switch e.Sandbox {
+	case "danger-full-access":
+		e.Network = true
+	case "workspace-write":
+		e.Network, _ = sww["network_access"].(bool)
+		roots := map[string]bool{project: true}
+		if b, _ := sww["exclude_slash_tmp"].(bool); !b {
+			roots["/tmp"] = true
+		}
+		if b, _ := sww["exclude_tmpdir_env_var"].(bool); !b && tmpdir != "" {
+			roots[tmpdir] = true
+		}
+		if rs, ok := sww["writable_roots"].([]any); ok {
+			for _, r := range rs {
+				if s, ok := r.(string); ok {
+					roots[s] = true
+				}
+			}
+		}
+		for r := range roots {
+			e.Roots = append(e.Roots, r)
+		}
+		sort.Strings(e.Roots)
+	}
+	return e, nil
 }
