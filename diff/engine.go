@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/shipgate-app/shipgate/internal/agents/agent"
 	"github.com/shipgate-app/shipgate/lattice"
 	"github.com/shipgate-app/shipgate/policy"
 	"github.com/shipgate-app/shipgate/rating"
@@ -21,6 +22,13 @@ type fileState struct {
 	baseErr    *parseError
 	headErr    *parseError
 	changed    bool
+
+	// Files of agents other than Claude Code (kind AgentFile): the
+	// agent, and each side read into the agent-neutral model.
+	agent        string
+	mbase, mhead *agent.Doc
+	mbaseErr     error
+	mheadErr     error
 }
 
 // engine holds one comparison.
@@ -89,8 +97,10 @@ func CompareContext(ctx context.Context, in Input) (Report, error) {
 	for _, f := range e.files {
 		e.compareFile(f)
 	}
+	e.compareAgents()
 	e.policyChecks()
 	e.policyChange(in.PolicyChange)
+	e.label(in.PolicyChange)
 	r := e.report()
 	if err := ctx.Err(); err != nil {
 		return r, &IncompleteError{Cause: err}
@@ -106,7 +116,12 @@ func (e *engine) load(files []File, rules ruleCache) {
 	seen := map[string]bool{}
 	var others []File // not agent-config files: scripts hooks run, or nothing
 	for _, f := range files {
-		kind, scope := Classify(f.classifiedPath(), e.pol)
+		name, kind, scope := ClassifyAgent(f.classifiedPath(), e.pol)
+		if kind == AgentFile && !seen[f.Path] {
+			seen[f.Path] = true
+			e.loadAgentFile(f, name, scope)
+			continue
+		}
 		if (kind == NotAgentConfig || kind == ScriptFile) && !seen[f.Path] {
 			others = append(others, f)
 		}
@@ -162,6 +177,10 @@ func (e *engine) collectRules(scope string, head bool, ls []lattice.List) []latt
 
 // compareFile records the file's status and compares it when it changed.
 func (e *engine) compareFile(f *fileState) {
+	if f.kind == AgentFile {
+		e.agentStatus(f)
+		return
+	}
 	st := FileStatus{Path: f.Path, Status: StatusCompared}
 	switch {
 	case f.Head.Exists && f.headErr != nil && f.headErr.tooLarge:
@@ -410,10 +429,43 @@ func (e *engine) finding(f Finding) {
 	e.findings = append(e.findings, f)
 }
 
-// report sorts everything into a deterministic Report.
+// label names the agent of every row that does not name one yet: the
+// agent that reads its file (Claude Code for the scripts its hooks run),
+// Shipgate for the policy file.
+func (e *engine) label(pc *PolicyChange) {
+	of := func(p string) string {
+		if pc != nil && p == pc.Path {
+			return AgentShipgate
+		}
+		if a := agentOfPath(p, e.pol); a != "" {
+			return a
+		}
+		return AgentClaudeCode
+	}
+	for i := range e.changes {
+		if e.changes[i].Agent == "" {
+			e.changes[i].Agent = of(e.changes[i].Path)
+		}
+	}
+	for i := range e.findings {
+		if e.findings[i].Agent == "" {
+			e.findings[i].Agent = of(e.findings[i].Path)
+		}
+	}
+	for i := range e.status {
+		if e.status[i].Agent == "" {
+			e.status[i].Agent = of(e.status[i].Path)
+		}
+	}
+}
+
+// report sorts everything into a deterministic Report, grouped by agent.
 func (e *engine) report() Report {
 	sort.SliceStable(e.changes, func(i, j int) bool {
 		a, b := e.changes[i], e.changes[j]
+		if ga, gb := agentRank(a.Agent), agentRank(b.Agent); ga != gb {
+			return ga < gb
+		}
 		if ra, rb := a.Risk.Rank(), b.Risk.Rank(); a.Expands != b.Expands || ra != rb {
 			if a.Expands != b.Expands {
 				return a.Expands
@@ -430,6 +482,9 @@ func (e *engine) report() Report {
 	})
 	sort.SliceStable(e.findings, func(i, j int) bool {
 		a, b := e.findings[i], e.findings[j]
+		if ga, gb := agentRank(a.Agent), agentRank(b.Agent); ga != gb {
+			return ga < gb
+		}
 		if pa, pb := a.Action.Rank(), b.Action.Rank(); pa != pb {
 			return pa > pb
 		}

@@ -89,16 +89,21 @@ const (
 )
 
 // Classify says whether a repository path is an agent-config file Shipgate
-// reviews, and its scope: the directory Claude Code would be started in
-// for it ("" for the repository root). Settings files are
-// `.claude/settings.json` and `.claude/settings.local.json` at the root or
-// in any directory; `.mcp.json` likewise. A policy may watch more files
-// (read as settings when they end in .json) and ignore some.
+// reviews, and its scope: for Claude Code the directory it would be
+// started in for it ("" for the repository root). It asks the adapter
+// registry (adapter.go; ClassifyAgent also names the agent). Claude Code's
+// settings files are `.claude/settings.json` and
+// `.claude/settings.local.json` at the root or in any directory;
+// `.mcp.json` likewise. A policy may watch more files (read as settings
+// when they end in .json) and ignore some.
 func Classify(p string, pol *policy.Policy) (FileKind, string) {
-	p = strings.TrimPrefix(path.Clean("/"+strings.ReplaceAll(p, "\\", "/")), "/")
-	if pol.Ignored(p) {
-		return NotAgentConfig, ""
-	}
+	_, k, s := ClassifyAgent(p, pol)
+	return k, s
+}
+
+// classifyClaude is Claude Code's part of Classify (p cleaned; pol may be
+// nil).
+func classifyClaude(p string, pol *policy.Policy) (FileKind, string) {
 	dir, base := path.Split(p)
 	dir = strings.TrimSuffix(dir, "/")
 	switch {
@@ -123,16 +128,12 @@ func Classify(p string, pol *policy.Policy) (FileKind, string) {
 }
 
 // Pathspecs are git pathspecs matching every file Classify may accept
-// without a policy, for tools that list changed files (shipgate diff).
+// without a policy (every registered agent's), for tools that list
+// changed files (shipgate diff), plus the policy's watched paths.
 func Pathspecs(pol *policy.Policy) []string {
-	specs := []string{
-		":(glob).claude/settings.json", ":(glob).claude/settings.local.json",
-		":(glob)**/.claude/settings.json", ":(glob)**/.claude/settings.local.json",
-		":(glob).mcp.json", ":(glob)**/.mcp.json",
-		":(glob).claude/skills/**/SKILL.md", ":(glob)**/.claude/skills/**/SKILL.md",
-		":(glob).claude/commands/**/*.md", ":(glob)**/.claude/commands/**/*.md",
-		":(glob).claude/agents/**/*.md", ":(glob)**/.claude/agents/**/*.md",
-		":(glob).claude/**", ":(glob)**/.claude/**",
+	var specs []string
+	for _, a := range adapters {
+		specs = append(specs, a.Pathspecs()...)
 	}
 	if pol != nil {
 		for _, w := range pol.Paths.Watch {

@@ -154,9 +154,9 @@ func TestJSONContract(t *testing.T) {
 	}
 	want := map[string][]string{
 		"report":  {"schema", "decision", "checked_against", "files", "changes", "findings"},
-		"file":    {"path", "status"},
-		"change":  {"path", "kind", "list", "direction", "before", "after", "expands", "access", "risk", "line", "witnesses", "why"},
-		"finding": {"check_id", "action", "risk", "path", "line", "evidence", "message"},
+		"file":    {"path", "agent", "status"},
+		"change":  {"path", "agent", "kind", "list", "direction", "before", "after", "expands", "access", "risk", "line", "witnesses", "why"},
+		"finding": {"check_id", "agent", "action", "risk", "path", "line", "evidence", "message"},
 	}
 	got := map[string][]string{
 		"report":  objectKeys(t, out),

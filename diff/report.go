@@ -54,7 +54,11 @@ const (
 
 // FileStatus says what the run did with one file.
 type FileStatus struct {
-	Path   string `json:"path"`
+	Path string `json:"path"`
+	// Agent names the coding agent that reads the file (claude-code,
+	// codex, gemini-cli, copilot-cli, cursor, vscode, opencode; shipgate
+	// for the policy file).
+	Agent  string `json:"agent"`
 	Status string `json:"status"`
 	// Detail explains a status that is not a plain comparison (a parse
 	// error, the size of a file too large to read).
@@ -94,7 +98,9 @@ const (
 // Change is one row: something that differs between base and head, with
 // the lattice's judgement of whether it widens what the agent may do.
 type Change struct {
-	Path      string `json:"path"`
+	Path string `json:"path"`
+	// Agent names the coding agent whose permissions the row concerns.
+	Agent     string `json:"agent"`
 	Kind      string `json:"kind"`
 	List      string `json:"list"`
 	Direction string `json:"direction"`
@@ -118,6 +124,8 @@ type Change struct {
 // merge, where, and why.
 type Finding struct {
 	CheckID string `json:"check_id"`
+	// Agent names the coding agent whose permissions the finding concerns.
+	Agent string `json:"agent"`
 	// Action is how strongly the finding holds the merge (the catalogue's
 	// default, raised by the policy); Risk its severity.
 	Action   policy.Action `json:"action"`
@@ -179,7 +187,24 @@ func decide(fs []Finding) Decision {
 }
 
 // CheckedAgainst is the Report.CheckedAgainst of every report this build
-// produces: the Claude Code version the lattice's semantics were measured on.
+// produces: per registered agent, the version (or documentation) its
+// adapter's semantics were checked against — for Claude Code the version
+// the lattice's semantics were measured on.
 func CheckedAgainst() map[string]string {
-	return map[string]string{"claude-code": lattice.ClaudeCodeVersion}
+	out := map[string]string{"claude-code": lattice.ClaudeCodeVersion}
+	for _, a := range adapters {
+		out[a.Agent()] = a.CheckedAgainst()
+	}
+	return out
+}
+
+// agentRank orders agents in reports: the registry's order (Claude Code
+// first), Shipgate's own policy last.
+func agentRank(name string) int {
+	for i, a := range adapters {
+		if a.Agent() == name {
+			return i
+		}
+	}
+	return len(adapters)
 }

@@ -186,23 +186,14 @@ func (g *gatherer) candidate(p string) (as string, ok bool) {
 }
 
 // mayBeConfig is a quick test that rules out most paths of a large tree:
-// without watched paths in the policy, an agent-config path lies in a
-// .claude folder or is an .mcp.json, in any case.
+// without watched paths in the policy, an agent-config path contains one
+// of the registered agents' hints (a .claude folder, an .mcp.json, a
+// .vscode folder, …), in any case (diff.MayBeAgentPath).
 func (g *gatherer) mayBeConfig(p string) bool {
 	if g.pol != nil && len(g.pol.Paths.Watch) > 0 {
 		return true
 	}
-	return containsFold(p, ".claude") || containsFold(p, ".mcp.json")
-}
-
-// containsFold reports whether s contains sub (ASCII), ignoring case.
-func containsFold(s, sub string) bool {
-	for i := 0; i+len(sub) <= len(s); i++ {
-		if strings.EqualFold(s[i:i+len(sub)], sub) {
-			return true
-		}
-	}
-	return false
+	return diff.MayBeAgentPath(p)
 }
 
 // canonicalSegments are the path segments Claude Code looks for, by their
@@ -946,6 +937,15 @@ func (g *gatherer) siblings(ctx context.Context, have map[string]bool) error {
 		}
 	}
 	var extra []string
+	for _, f := range g.res.Input.Files {
+		// Other agents' scopes: the files their adapter reads together.
+		for _, p := range diff.SiblingPaths(f.Path, g.pol) {
+			if !have[p] {
+				have[p] = true
+				extra = append(extra, p)
+			}
+		}
+	}
 	for scope := range scopes {
 		for _, n := range []string{".claude/settings.json", ".claude/settings.local.json"} {
 			if p := path.Join(scope, n); !have[p] {

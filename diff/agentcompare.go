@@ -1,0 +1,776 @@
+package diff
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/shipgate-app/shipgate/internal/agents/agent"
+	"github.com/shipgate-app/shipgate/lattice"
+	"github.com/shipgate-app/shipgate/policy"
+	"github.com/shipgate-app/shipgate/rating"
+)
+
+// This file compares the files of agents other than Claude Code through
+// the agent-neutral model (internal/agents/agent): per scope, the
+// effective policy at base and head (the adapter's precedence), searched
+// with the lattice for calls the head decides more permissively than the
+// base; per file, settings, MCP servers and problems.
+
+// loadAgentFile reads both sides of a ModelAdapter's file.
+func (e *engine) loadAgentFile(f File, name, scope string) {
+	m, _ := adapterFor(name).(ModelAdapter)
+	fs := &fileState{File: f, kind: AgentFile, scope: "agent:" + name + ":" + scope, agent: name}
+	fs.changed = f.Base.Exists != f.Head.Exists || f.Base.Unreadable != f.Head.Unreadable || string(f.Base.Data) != string(f.Head.Data)
+	read := func(v Version) (*agent.Doc, error) {
+		switch {
+		case m == nil:
+			return nil, &agent.ParseError{File: f.Path, Msg: "no adapter reads this file"}
+		case v.Unreadable != "":
+			return nil, &agent.ParseError{File: f.Path, Msg: v.Unreadable, MayStillGrant: true}
+		case len(v.Data) > MaxFileSize:
+			return nil, &agent.ParseError{File: f.Path, Msg: fmt.Sprintf("the file is larger than %d bytes", MaxFileSize), MayStillGrant: true}
+		}
+		d, err := m.Read(f.Path, v.Data)
+		if err == nil && d == nil {
+			d = &agent.Doc{}
+		}
+		return d, err
+	}
+	if f.Base.Exists {
+		fs.mbase, fs.mbaseErr = read(f.Base)
+	}
+	if f.Head.Exists {
+		fs.mhead, fs.mheadErr = read(f.Head)
+	}
+	e.files = append(e.files, fs)
+	e.scopes[fs.scope] = append(e.scopes[fs.scope], fs)
+}
+
+// agentStatus records an agent file's status; its rows come from
+// compareAgents, which also sets Rows.
+func (e *engine) agentStatus(f *fileState) {
+	st := FileStatus{Path: f.Path, Agent: f.agent, Status: StatusCompared}
+	switch {
+	case f.Head.Exists && f.mheadErr != nil:
+		st.Status, st.Detail = StatusParseFailed, f.mheadErr.Error()
+	case !f.changed:
+		st.Status = StatusUnchanged
+	case !f.Base.Exists:
+		st.Status = StatusAdded
+	case !f.Head.Exists:
+		st.Status = StatusDeleted
+	case f.mbaseErr != nil:
+		st.Detail = "the base version could not be read (" + f.mbaseErr.Error() + "): compared against an empty base"
+	}
+	e.status = append(e.status, st)
+}
+
+// compareAgents compares every scope of a ModelAdapter with a changed file.
+func (e *engine) compareAgents() {
+	var scopes []string
+	for s, fs := range e.scopes {
+		if !strings.HasPrefix(s, "agent:") {
+			continue
+		}
+		for _, f := range fs {
+			if f.changed {
+				scopes = append(scopes, s)
+				break
+			}
+		}
+	}
+	sort.Strings(scopes)
+	before := len(e.changes)
+	for _, s := range scopes {
+		fs := append([]*fileState(nil), e.scopes[s]...)
+		sort.Slice(fs, func(i, j int) bool { return fs[i].Path < fs[j].Path })
+		e.compareAgentScope(fs)
+	}
+	rows := map[string]int{}
+	for _, c := range e.changes[before:] {
+		rows[c.Path]++
+	}
+	for i := range e.status {
+		if e.status[i].Agent != "" {
+			e.status[i].Rows = rows[e.status[i].Path]
+		}
+	}
+}
+
+// agentSide is one side of a scope: its docs and effective policy.
+type agentSide struct {
+	docs []*agent.Doc
+	pol  *agent.Policy
+}
+
+func (e *engine) compareAgentScope(fs []*fileState) {
+	name := fs[0].agent
+	m, _ := adapterFor(name).(ModelAdapter)
+	if m == nil {
+		return
+	}
+	var base, head agentSide
+	for _, f := range fs {
+		base.docs = append(base.docs, f.mbase)
+		head.docs = append(head.docs, f.mhead)
+	}
+	base.pol, head.pol = m.Combine(base.docs), m.Combine(head.docs)
+	for _, f := range fs {
+		if !f.changed {
+			continue
+		}
+		gave := e.stopped()
+		if f.Head.Exists && f.mheadErr != nil {
+			e.agentUnreadable(f)
+		}
+		e.agentProblems(f)
+		e.agentSettings(f)
+		e.agentServers(f)
+		if n := e.stopped() - gave; n > 0 {
+			e.agentTooComplex(f, n)
+		}
+	}
+	gave := e.stopped()
+	e.agentRules(fs, base.pol, head.pol)
+	if n := e.stopped() - gave; n > 0 || e.ctx.Err() != nil {
+		for _, f := range fs {
+			if f.changed {
+				e.agentTooComplex(f, n)
+				break
+			}
+		}
+	}
+}
+
+// agentUnreadable reports a head version the agent cannot read.
+func (e *engine) agentUnreadable(f *fileState) {
+	var pe *agent.ParseError
+	line := 0
+	msg := f.mheadErr.Error()
+	grant := false
+	if errors.As(f.mheadErr, &pe) {
+		line, msg, grant = pe.Line, pe.Msg, pe.MayStillGrant
+	}
+	risk := rating.RiskHigh
+	var action policy.Action
+	text := fmt.Sprintf("%s cannot be read as %s reads it", f.Path, agentDisplay(f.agent))
+	if line > 0 {
+		text += fmt.Sprintf(" (line %d, column %d)", line, pe.Col)
+	}
+	text += ": " + strings.TrimSuffix(msg, ".") + ". Nothing in this version was compared; its deny rules are counted as gone"
+	if grant {
+		risk, action = rating.RiskCritical, policy.Block
+		text += ", and the agent may still read (part of) it and grant anything it holds, so this blocks as that would"
+	}
+	text += "."
+	e.changes = append(e.changes, Change{Path: f.Path, Agent: f.agent, Kind: KindFile, Direction: DirChanged, Before: "readable", After: "unreadable",
+		Expands: true, Access: rating.AccessUnknown, Risk: risk, Line: line, HeadLine: max(line, 1), Witnesses: []string{},
+		Why: "the agent cannot read this version; nothing in it was compared"})
+	e.finding(Finding{CheckID: CheckParseFailed, Agent: f.agent, Risk: risk, Action: action, Path: f.Path, Line: line, HeadLine: max(line, 1),
+		Evidence: "parse_failed", Message: text, Title: "cannot read " + f.Path, Key: "parse|" + f.Path})
+}
+
+// agentTooComplex fails closed on a scope some of whose questions a limit
+// cut short: they count as grants, and the file is held for review.
+func (e *engine) agentTooComplex(f *fileState, n int64) {
+	why := "too complex to decide within Shipgate's work budget"
+	if e.ctx.Err() != nil {
+		why = "not decided before the evaluation was stopped (" + e.ctx.Err().Error() + ")"
+	}
+	e.finding(Finding{CheckID: CheckParseFailed, Agent: f.agent, Risk: rating.RiskHigh, Action: policy.RequireReview, Path: f.Path, Line: 1, HeadLine: 1,
+		Evidence: "too_complex", Message: fmt.Sprintf("%d comparisons of the rules of %s were %s, so they count as grants.", n, f.Path, why),
+		Title: "rules too complex to decide in " + f.Path, Key: "complex|" + f.Path})
+}
+
+// agentProblems reports problems of the head the base did not have.
+func (e *engine) agentProblems(f *fileState) {
+	if f.mhead == nil {
+		return
+	}
+	had := map[string]bool{}
+	if f.mbase != nil {
+		for _, p := range f.mbase.Problems {
+			had[p.Kind+"|"+p.Key+"|"+p.Message] = true
+		}
+	}
+	for _, p := range f.mhead.Problems {
+		if had[p.Kind+"|"+p.Key+"|"+p.Message] {
+			continue
+		}
+		fd := Finding{Agent: f.agent, Path: f.Path, Line: p.Pos.Line, HeadLine: max(p.Pos.Line, 1), Evidence: p.Key,
+			Message: f.Path + ": " + sentence(p.Message), Key: "problem|" + f.Path + "|" + p.Kind + "|" + p.Key}
+		switch p.Kind {
+		case agent.ProblemDuplicateKey:
+			fd.CheckID, fd.Title = CheckDuplicateKey, "read differently from how it looks"
+		case agent.ProblemInvalidRule:
+			fd.CheckID, fd.Title, fd.Risk = CheckRuleInvalid, "entry "+agentDisplay(f.agent)+" skips", rating.RiskLow
+			if p.Restricts {
+				fd.Risk = rating.RiskMedium
+			}
+		case agent.ProblemUnknownKey:
+			fd.CheckID, fd.Title = CheckUnknownKey, "unknown key "+p.Key
+		default:
+			continue
+		}
+		e.finding(fd)
+	}
+}
+
+// settingCheck maps a setting's check kind to its check ID.
+func settingCheck(s agent.Setting) string {
+	if s.Exec {
+		return CheckWildcardAllow
+	}
+	switch s.Check {
+	case agent.CheckSandbox:
+		return CheckSandboxLoosened
+	case agent.CheckHook:
+		return CheckHookChanged
+	case agent.CheckPlugin:
+		return CheckPluginAdded
+	case agent.CheckEnv:
+		return CheckEnvChanged
+	case agent.CheckDirectory:
+		return CheckDirectoryAdded
+	case agent.CheckDeny:
+		return CheckDenyRemoved
+	}
+	return CheckAllowExpanded
+}
+
+func settingsOf(d *agent.Doc) map[string]agent.Setting {
+	out := map[string]agent.Setting{}
+	if d != nil {
+		for _, s := range d.Settings {
+			out[s.Key] = s
+		}
+	}
+	return out
+}
+
+// agentSettings compares a file's settings by key and Grant.
+func (e *engine) agentSettings(f *fileState) {
+	bs, hs := settingsOf(f.mbase), settingsOf(f.mhead)
+	keys := map[string]bool{}
+	for k := range bs {
+		keys[k] = true
+	}
+	for k := range hs {
+		keys[k] = true
+	}
+	for _, k := range sortedKeys(keys) {
+		b, inB := bs[k]
+		h, inH := hs[k]
+		if inB && inH && b.Value == h.Value && b.Grant == h.Grant && b.Exec == h.Exec {
+			continue
+		}
+		dir := DirChanged
+		switch {
+		case !inB:
+			dir = DirAdded
+		case !inH:
+			dir = DirRemoved
+		}
+		before, after := "", ""
+		if inB {
+			before = k + ": " + b.Value
+		}
+		if inH {
+			after = k + ": " + h.Value
+		}
+		line, headLine := h.Pos.Line, h.Pos.Line
+		if !inH {
+			line, headLine = b.Pos.Line, 1
+		}
+		widens := h.Grant > b.Grant || (h.Exec && !b.Exec)
+		hook := h.Check == agent.CheckHook || b.Check == agent.CheckHook
+		rt := rating.Rating{Access: rating.AccessNone, Risk: rating.RiskLow}
+		why := h.Why
+		if !inH {
+			why = b.Why
+		}
+		switch {
+		case widens && h.Exec:
+			rt = rating.Rating{Access: rating.AccessAdmin, Risk: rating.RiskCritical}
+		case widens || hook:
+			rt = rating.Rating{Access: rating.AccessExecute, Risk: rating.RiskHigh}
+		case h.Grant < b.Grant:
+			why = "narrows: " + why
+		default:
+			why = "lets nothing more through: " + why
+		}
+		e.changes = append(e.changes, Change{Path: f.Path, Agent: f.agent, Kind: KindSetting, Direction: dir, Before: before, After: after,
+			Expands: widens || hook && inH, Access: rt.Access, Risk: rt.Risk, Line: line, HeadLine: max(headLine, 1), Witnesses: []string{}, Why: why})
+		if !widens && !hook {
+			continue
+		}
+		s := h
+		if !inH {
+			s = b
+		}
+		id := settingCheck(s)
+		if hook {
+			id = CheckHookChanged
+		}
+		verb := "sets"
+		if !inH {
+			verb = "removes"
+		}
+		e.finding(Finding{CheckID: id, Agent: f.agent, Risk: rt.Risk, Path: f.Path, Line: line, HeadLine: max(headLine, 1),
+			Evidence: sanitize(k + "=" + s.Value), Title: k + " " + dir,
+			Message: fmt.Sprintf("%s %s %s (%s): %s.", f.Path, verb, sanitize(k), sanitize(clipText(s.Value, 120)), strings.TrimSuffix(why, ".")),
+			Key:     id + "|" + f.Path + "|" + k})
+	}
+}
+
+// agentServers compares a file's MCP servers.
+func (e *engine) agentServers(f *fileState) {
+	idx := func(d *agent.Doc) map[string]agent.Server {
+		out := map[string]agent.Server{}
+		if d != nil {
+			for _, s := range d.Servers {
+				out[s.Name] = s
+			}
+		}
+		return out
+	}
+	bs, hs := idx(f.mbase), idx(f.mhead)
+	rt := rating.MCPServer()
+	for _, n := range sortedKeys(hs) {
+		h := hs[n]
+		b, ok := bs[n]
+		line := h.Pos.Line
+		switch {
+		case !ok:
+			e.changes = append(e.changes, Change{Path: f.Path, Agent: f.agent, Kind: KindMCPServer, Direction: DirAdded, After: n + ": " + h.Summary,
+				Expands: true, Access: rt.Access, Risk: rt.Risk, Line: line, HeadLine: max(line, 1), Witnesses: []string{},
+				Why: "an MCP tool surface " + agentDisplay(f.agent) + " may call"})
+			e.finding(Finding{CheckID: CheckMCPServerAdded, Agent: f.agent, Risk: rt.Risk, Path: f.Path, Line: line, HeadLine: max(line, 1),
+				Evidence: "server=" + sanitize(n) + " " + h.Summary, Title: "MCP server " + n + " added",
+				Message: fmt.Sprintf("%s adds the MCP server %s (%s): a tool surface %s may call.", f.Path, n, h.Summary, agentDisplay(f.agent)),
+				Key:     CheckMCPServerAdded + "|" + f.Path + "|" + n})
+		case b.Canon != h.Canon:
+			e.changes = append(e.changes, Change{Path: f.Path, Agent: f.agent, Kind: KindMCPServer, Direction: DirChanged, Before: n + ": " + b.Summary, After: n + ": " + h.Summary,
+				Expands: true, Access: rt.Access, Risk: rt.Risk, Line: line, HeadLine: max(line, 1), Witnesses: []string{},
+				Why: "an MCP server's definition changed; authority direction is unknown"})
+			e.finding(Finding{CheckID: CheckMCPServerChange, Agent: f.agent, Risk: rt.Risk, Path: f.Path, Line: line, HeadLine: max(line, 1),
+				Evidence: "server=" + sanitize(n), Title: "MCP server " + n + " changed",
+				Message: fmt.Sprintf("%s changes the MCP server %s (%s).", f.Path, n, h.Summary),
+				Key:     CheckMCPServerChange + "|" + f.Path + "|" + n})
+		}
+	}
+	for _, n := range sortedKeys(bs) {
+		if _, ok := hs[n]; !ok {
+			e.changes = append(e.changes, Change{Path: f.Path, Agent: f.agent, Kind: KindMCPServer, Direction: DirRemoved, Before: n + ": " + bs[n].Summary,
+				Access: rating.AccessNone, Risk: rating.RiskLow, Line: bs[n].Pos.Line, HeadLine: 1, Witnesses: []string{},
+				Why: "an MCP tool surface is no longer offered to the agent"})
+		}
+	}
+}
+
+// widening is the calls of one surface the head decides more permissively
+// than the base, attributed to one rule (or default).
+type widening struct {
+	surface   agent.Surface
+	head      agent.Region
+	base      agent.Region
+	witnesses []string
+	unknown   bool
+	exec      string // a probe call the widened region runs that reaches arbitrary code
+	wildcard  bool
+}
+
+// agentRules compares a scope's rules: every pair of a head region and a
+// base region where the head is more permissive and some call lies in
+// both is a widening, found with the lattice.
+func (e *engine) agentRules(fs []*fileState, bp, hp *agent.Policy) {
+	agentName := fs[0].agent
+	byKey := map[string]*widening{}
+	var order []string
+	narrowed := map[string]bool{}
+	for _, s := range agent.Surfaces(bp, hp) {
+		hr, br := hp.Regions(s), bp.Regions(s)
+		for _, h := range hr {
+			for _, b := range br {
+				if h.Decision == b.Decision || e.ctx.Err() != nil {
+					continue
+				}
+				w, ans := agent.Overlap(e.ctx, h, b)
+				if ans == lattice.No {
+					continue
+				}
+				if h.Decision < b.Decision {
+					narrowed[ruleKey(s, h.Rule)] = true
+					narrowed[ruleKey(s, b.Rule)] = true
+					continue
+				}
+				k := attribution(s, h, b, bp)
+				wd := byKey[k]
+				if wd == nil {
+					wd = &widening{surface: s, head: h, base: b}
+					byKey[k] = wd
+					order = append(order, k)
+				}
+				if ans == lattice.Unknown {
+					wd.unknown = true
+				} else if len(wd.witnesses) < 3 {
+					wd.witnesses = append(wd.witnesses, w)
+				}
+				if h.Decision == agent.Allow && wd.exec == "" {
+					wd.exec, wd.wildcard = probe(s, h, b, e.rater.Extra)
+				}
+			}
+		}
+	}
+	reported := map[string]bool{}
+	for _, k := range order {
+		e.agentWidening(fs, agentName, byKey[k], bp)
+		reported[ruleKey(byKey[k].surface, byKey[k].head.Rule)] = true
+		reported[ruleKey(byKey[k].surface, byKey[k].base.Rule)] = true
+	}
+	// Rules added or removed that change nothing, or narrow.
+	texts := func(p *agent.Policy) map[string]*agent.Rule {
+		out := map[string]*agent.Rule{}
+		if p != nil {
+			for i := range p.Rules {
+				out[ruleKey(p.Rules[i].Surface, &p.Rules[i])] = &p.Rules[i]
+			}
+		}
+		return out
+	}
+	bt, ht := texts(bp), texts(hp)
+	changedFile := map[string]bool{}
+	for _, f := range fs {
+		if f.changed {
+			changedFile[f.Path] = true
+		}
+	}
+	for _, k := range sortedKeys(ht) {
+		r := ht[k]
+		if _, ok := bt[k]; ok || reported[k] || !changedFile[r.Pos.File] {
+			continue
+		}
+		why := "lets nothing more through: every call it " + verbOf(r.Decision) + " was already " + pastOf(r.Decision) + " or is decided by a stricter rule"
+		dir := DirCovered
+		if narrowed[k] {
+			why, dir = "narrows: some calls the base let through are now "+pastOf(r.Decision), DirNarrowed
+		}
+		e.changes = append(e.changes, Change{Path: r.Pos.File, Agent: agentName, Kind: KindRule, List: r.Decision.String(), Direction: dir, After: r.Text,
+			Access: rating.AccessNone, Risk: rating.RiskLow, Line: r.Pos.Line, HeadLine: max(r.Pos.Line, 1), Witnesses: []string{}, Why: why})
+	}
+	for _, k := range sortedKeys(bt) {
+		r := bt[k]
+		if _, ok := ht[k]; ok || reported[k] || !changedFile[r.Pos.File] {
+			continue
+		}
+		why := "removing it lets nothing more through"
+		if narrowed[k] {
+			why = "narrows: the calls it " + verbOf(r.Decision) + " are now decided more strictly"
+		}
+		e.changes = append(e.changes, Change{Path: r.Pos.File, Agent: agentName, Kind: KindRule, List: r.Decision.String(), Direction: DirRemoved, Before: r.Text,
+			Access: rating.AccessNone, Risk: rating.RiskLow, Line: r.Pos.Line, HeadLine: 1, Witnesses: []string{}, Why: why})
+	}
+}
+
+// ruleKey identifies a rule across sides: surface, decision and text.
+func ruleKey(s agent.Surface, r *agent.Rule) string {
+	if r == nil {
+		return string(s) + "|default"
+	}
+	return string(s) + "|" + r.Decision.String() + "|" + r.Text
+}
+
+// attribution names what a widening is due to: the head rule when the
+// base did not have it, else the base rule that no longer decides these
+// calls (removed, or overridden), else the default.
+func attribution(s agent.Surface, h, b agent.Region, bp *agent.Policy) string {
+	if h.Rule != nil && !hasRule(bp, s, h.Rule) {
+		return "head|" + ruleKey(s, h.Rule)
+	}
+	if b.Rule != nil {
+		return "base|" + ruleKey(s, b.Rule)
+	}
+	return "head|" + ruleKey(s, h.Rule)
+}
+
+func hasRule(p *agent.Policy, s agent.Surface, r *agent.Rule) bool {
+	if p == nil {
+		return false
+	}
+	for i := range p.Rules {
+		if p.Rules[i].Surface == s && p.Rules[i].Decision == r.Decision && p.Rules[i].Text == r.Text {
+			return true
+		}
+	}
+	return false
+}
+
+// execProbes are calls that run arbitrary code: each launcher of the
+// exec-equivalent table (rating.Launchers) with an operand, and bare
+// shells.
+func execProbes(extra []string) []string {
+	out := []string{"bash", "sh", "bash -c id", "sh -c id"}
+	for _, l := range append(append([]string(nil), rating.Launchers...), extra...) {
+		out = append(out, l+" id")
+	}
+	return out
+}
+
+// wildcardProbes are calls of a surface no specific rule would name: a
+// region holding one matches (nearly) every call of its kind.
+var wildcardProbes = map[agent.Surface]string{
+	agent.Shell: "zq-unlisted-command --any-flag",
+	agent.Write: "zq/unlisted/path.txt",
+	agent.Read:  "zq/unlisted/path.txt",
+	agent.Fetch: "https://zq-unlisted.example/",
+	agent.MCP:   "zq-unlisted-server",
+	agent.Tool:  "zq-unlisted-tool",
+}
+
+// probe says whether the widened calls (in h and b) include one that runs
+// arbitrary code (a shell allow) or a call of the surface no rule would
+// name (a wildcard).
+func probe(s agent.Surface, h, b agent.Region, extra []string) (string, bool) {
+	in := func(c string) bool { return h.Contains(c) && b.Contains(c) }
+	if w := wildcardProbes[s]; w != "" && in(w) {
+		return w, true
+	}
+	if s == agent.Shell {
+		for _, c := range execProbes(extra) {
+			if in(c) {
+				return c, false
+			}
+		}
+	}
+	return "", false
+}
+
+// surfaceAccess rates what a widened surface grants.
+func surfaceAccess(s agent.Surface) (rating.Access, rating.Risk) {
+	switch s {
+	case agent.Shell:
+		return rating.AccessExecute, rating.RiskHigh
+	case agent.Write:
+		return rating.AccessWrite, rating.RiskHigh
+	case agent.Read:
+		return rating.AccessRead, rating.RiskMedium
+	case agent.Fetch:
+		return rating.AccessExternal, rating.RiskHigh
+	}
+	return rating.AccessExecute, rating.RiskHigh
+}
+
+// agentWidening reports one widening: a row and its finding.
+func (e *engine) agentWidening(fs []*fileState, agentName string, w *widening, bp *agent.Policy) {
+	h, b := w.head, w.base
+	access, risk := surfaceAccess(w.surface)
+	id := CheckAllowExpanded
+	blocks := false
+	var subject *agent.Rule
+	dir := DirAdded
+	switch {
+	case h.Rule != nil && !hasRule(bp, w.surface, h.Rule):
+		subject = h.Rule
+		if b.Rule != nil && b.Decision == agent.Deny && h.Decision != agent.Allow {
+			id = CheckDenyRemoved
+		}
+	case b.Rule != nil:
+		subject, dir = b.Rule, DirRemoved
+		if hasRule(hpOf(fs), w.surface, b.Rule) {
+			dir = DirMoved
+		}
+		switch b.Decision {
+		case agent.Deny:
+			id = CheckDenyRemoved
+		case agent.Ask:
+			id = CheckAskRemoved
+		}
+	default:
+		dir = DirChanged
+	}
+	if h.Decision == agent.Allow && (w.exec != "" || w.unknown && w.surface == agent.Shell) {
+		if w.wildcard && (w.surface == agent.Read) {
+			// A read wildcard is not above read-only.
+		} else {
+			blocks = true
+		}
+	}
+	if h.Decision == agent.Allow && w.wildcard && w.surface != agent.Read {
+		blocks = true
+	}
+	if blocks {
+		id, access, risk = CheckWildcardAllow, rating.AccessAdmin, rating.RiskCritical
+	}
+	path, line, headLine := fs[0].Path, 1, 1
+	text := "the default"
+	if subject != nil {
+		path, line, headLine, text = subject.Pos.File, subject.Pos.Line, subject.Pos.Line, subject.Text
+		if dir == DirRemoved {
+			headLine = 1
+		}
+	} else {
+		for _, f := range fs {
+			if f.changed {
+				path = f.Path
+				break
+			}
+		}
+	}
+	witnesses := append([]string(nil), w.witnesses...)
+	if w.exec != "" && !w.wildcard {
+		witnesses = append([]string{w.exec}, witnesses...)
+	}
+	if len(witnesses) > 3 {
+		witnesses = witnesses[:3]
+	}
+	before, after := "", ""
+	switch dir {
+	case DirRemoved:
+		before = text
+	case DirMoved:
+		before, after = text, text+" (now overridden)"
+	default:
+		after = text
+	}
+	var why strings.Builder
+	fmt.Fprintf(&why, "%s calls on %s that the base %s now %s", agentDisplay(agentName), w.surface, pastOfBase(b.Decision), verbNow(h.Decision))
+	if w.unknown {
+		why.WriteString(" (some comparisons could not be decided and count as grants)")
+	}
+	if r := h.Rule; r != nil && r.Unknown != "" {
+		why.WriteString("; " + r.Text + " is read as matching every call: " + r.Unknown)
+	}
+	if b.Rule != nil && b.Rule.Unknown != "" {
+		why.WriteString("; " + b.Rule.Text + " is read as matching no call: " + b.Rule.Unknown)
+	}
+	switch {
+	case blocks && w.wildcard:
+		fmt.Fprintf(&why, "; it matches every %s call", w.surface)
+	case blocks:
+		fmt.Fprintf(&why, "; it runs arbitrary code (%s)", w.exec)
+	}
+	row := Change{Path: path, Agent: agentName, Kind: KindRule, List: h.Decision.String(), Direction: dir, Before: before, After: after,
+		Expands: true, Access: access, Risk: risk, Line: line, HeadLine: max(headLine, 1), Witnesses: witnesses, Why: why.String()}
+	if row.Witnesses == nil {
+		row.Witnesses = []string{}
+	}
+	e.changes = append(e.changes, row)
+	if h.Decision == agent.Ask && id == CheckAllowExpanded {
+		id = CheckDenyRemoved // deny → ask: a refused call now only prompts
+	}
+	msg := fmt.Sprintf("%s: %s %s", path, text, dirVerb(dir))
+	msg += ": " + why.String()
+	if len(witnesses) > 0 {
+		msg += ", e.g. " + strings.Join(quoteAll(witnesses), ", ")
+	}
+	msg += "."
+	e.finding(Finding{CheckID: id, Agent: agentName, Risk: risk, Path: path, Line: line, HeadLine: max(headLine, 1), Base: dir == DirRemoved,
+		Evidence: sanitize(string(w.surface) + ":" + text), Title: text + " " + dirVerb(dir), Message: sanitize(msg), Witnesses: witnesses,
+		Key: id + "|" + path + "|" + string(w.surface) + "|" + text})
+}
+
+func hpOf(fs []*fileState) *agent.Policy {
+	if len(fs) == 0 {
+		return nil
+	}
+	m, _ := adapterFor(fs[0].agent).(ModelAdapter)
+	if m == nil {
+		return nil
+	}
+	var docs []*agent.Doc
+	for _, f := range fs {
+		docs = append(docs, f.mhead)
+	}
+	return m.Combine(docs)
+}
+
+func dirVerb(dir string) string {
+	switch dir {
+	case DirRemoved:
+		return "was removed"
+	case DirMoved:
+		return "no longer decides these calls"
+	case DirChanged:
+		return "changed"
+	}
+	return "was added"
+}
+
+func verbOf(d agent.Decision) string {
+	switch d {
+	case agent.Allow:
+		return "allows"
+	case agent.Deny:
+		return "denies"
+	}
+	return "asks about"
+}
+
+func pastOf(d agent.Decision) string {
+	switch d {
+	case agent.Allow:
+		return "allowed"
+	case agent.Deny:
+		return "denied"
+	}
+	return "asked about"
+}
+
+func pastOfBase(d agent.Decision) string {
+	switch d {
+	case agent.Deny:
+		return "refused"
+	case agent.Allow:
+		return "ran without a prompt"
+	}
+	return "prompted for"
+}
+
+func verbNow(d agent.Decision) string {
+	switch d {
+	case agent.Allow:
+		return "run without a prompt"
+	case agent.Ask:
+		return "only prompt for"
+	}
+	return "refuse"
+}
+
+func quoteAll(ws []string) []string {
+	out := make([]string, len(ws))
+	for i, w := range ws {
+		out[i] = "`" + w + "`"
+	}
+	return out
+}
+
+func clipText(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n]) + "…"
+}
+
+// agentDisplay is an agent's display name.
+func agentDisplay(agentName string) string {
+	switch agentName {
+	case AgentClaudeCode:
+		return "Claude Code"
+	case AgentCodex:
+		return "Codex CLI"
+	case AgentGemini:
+		return "Gemini CLI"
+	case AgentCopilotCLI:
+		return "Copilot CLI"
+	case AgentCursor:
+		return "Cursor"
+	case AgentVSCode:
+		return "VS Code (Copilot Chat)"
+	case AgentOpenCode:
+		return "OpenCode"
+	}
+	return agentName
+}
