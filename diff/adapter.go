@@ -133,9 +133,6 @@ func RegisterAdapter(a Adapter) {
 	})
 }
 
-// Adapters returns the registered adapters, Claude Code first.
-func Adapters() []Adapter { return append([]Adapter(nil), adapters...) }
-
 // AgentNames lists the registered agents' names, Claude Code first: the
 // names a policy may scope by.
 func AgentNames() []string {

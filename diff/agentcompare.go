@@ -132,6 +132,9 @@ func (e *engine) compareAgentScope(fs []*fileState) {
 			e.agentTooComplex(f, n)
 		}
 	}
+	if strings.HasSuffix(fs[0].scope, ":") {
+		e.agentIntents(fs, head.pol)
+	}
 	gave := e.stopped()
 	e.agentRules(fs, base.pol, head.pol)
 	if n := e.stopped() - gave; n > 0 || e.ctx.Err() != nil {
@@ -773,4 +776,70 @@ func agentDisplay(agentName string) string {
 		return "OpenCode"
 	}
 	return agentName
+}
+
+// intentCall maps a policy intent call (Claude Code's spelling) to a
+// call on an agent's surface: a Bash command is a shell call,
+// Read/Edit/Write a file call, WebFetch a fetch. ok is false for calls
+// the model has no surface for (MCP tools, other tools).
+func intentCall(it string) (agent.Surface, string, bool) {
+	c, err := policy.ParseCall(it)
+	if err != nil {
+		return "", "", false
+	}
+	switch c.Tool {
+	case "Bash":
+		return agent.Shell, c.Arg, true
+	case "Read", "Glob", "Grep":
+		return agent.Read, c.Arg, true
+	case "Edit", "Write", "MultiEdit", "NotebookEdit":
+		return agent.Write, c.Arg, true
+	case "WebFetch":
+		return agent.Fetch, strings.TrimPrefix(c.Arg, "domain:"), true
+	}
+	return "", "", false
+}
+
+// agentIntents checks the policy's intents against the head policy of an
+// agent's root scope, for the agents intent.agents names.
+func (e *engine) agentIntents(fs []*fileState, hp *agent.Policy) {
+	agentName := fs[0].agent
+	if e.pol == nil {
+		return
+	}
+	covered := false
+	for _, a := range e.pol.IntentAgents() {
+		covered = covered || a == agentName
+	}
+	if !covered {
+		return
+	}
+	in := e.pol.Intent
+	action := in.Action
+	if action == "" {
+		action = policy.Block
+	}
+	check := func(items []policy.Item, want agent.Decision, wants string) {
+		for _, it := range items {
+			s, call, ok := intentCall(it.Value)
+			if !ok {
+				continue
+			}
+			got, r := hp.Decide(s, call)
+			if got == want {
+				continue
+			}
+			by := "by default"
+			if r != nil {
+				by = "by " + r.Text + " (" + r.Pos.File + fmt.Sprintf(":%d)", r.Pos.Line)
+			}
+			e.finding(Finding{CheckID: CheckIntent, Agent: agentName, Action: action, Path: it.Source, Line: it.Line, HeadLine: it.Line,
+				Evidence: "intent=" + wants + " call=" + it.Value + " agent=" + agentName, Title: "intent: " + it.Value + " must " + wants,
+				Message:   fmt.Sprintf("intent: `%s` must %s for %s, but at the head %s decides %s %s.", it.Value, wants, agentDisplay(agentName), agentDisplay(agentName), got, by),
+				Witnesses: []string{call}, Key: CheckIntent + "|" + agentName + "|" + wants + "|" + it.Value})
+		}
+	}
+	check(in.Allowed, agent.Allow, "run without a prompt")
+	check(in.Asked, agent.Ask, "prompt")
+	check(in.Denied, agent.Deny, "be denied")
 }

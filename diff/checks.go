@@ -83,10 +83,11 @@ var Catalogue = []CheckInfo{
 }
 
 // PolicyOptions tells the policy loader the engine's check IDs and their
-// default actions, so a policy naming an unknown check or lowering one is
-// refused with the line.
+// default actions, and the agents a policy may scope by, so a policy
+// naming an unknown check or agent, or lowering a check, is refused with
+// the line.
 func PolicyOptions() policy.Options {
-	o := policy.Options{Checks: map[string]policy.Action{}}
+	o := policy.Options{Checks: map[string]policy.Action{}, Agents: AgentNames()}
 	for _, c := range Catalogue {
 		o.Checks[c.ID] = c.Action
 	}

@@ -288,7 +288,7 @@ func (e *engine) headUnreadable(f *fileState) {
 			msg += fmt.Sprintf(" (the base declared %s)", strings.Join(lost, " and "))
 		}
 		risk = rating.RiskHigh
-		action = e.pol.ActionFor(CheckMCPServerAdded, policy.RequireReview)
+		action = e.pol.ActionForAgent(CheckMCPServerAdded, AgentClaudeCode, policy.RequireReview)
 		if f.kind == SettingsFile {
 			risk, action = rating.RiskCritical, policy.Block
 			msg += ", and Claude Code may read it and grant anything it holds (a wildcard allow rule such as Bash(*), defaultMode: bypassPermissions), so it blocks as that would. Bring the file under 1 MiB and within the limits (nesting, number of rules), or split it"
@@ -394,15 +394,15 @@ func (e *engine) policyChange(pc *PolicyChange) {
 	loose := policy.Loosenings(pc.Base, pc.Head)
 	line := max(pc.HeadLine, 1)
 	if len(loose) == 0 {
-		e.changes = append(e.changes, Change{Path: pc.Path, Kind: KindSetting, Direction: DirChanged, Before: "policy", After: "policy (changed)",
+		e.changes = append(e.changes, Change{Path: pc.Path, Agent: AgentShipgate, Kind: KindSetting, Direction: DirChanged, Before: "policy", After: "policy (changed)",
 			Access: "none", Risk: "low", Line: line, HeadLine: line, Witnesses: []string{},
 			Why: "the Shipgate policy changes without letting more through (it is judged under the base's policy here)"})
 		return
 	}
-	e.changes = append(e.changes, Change{Path: pc.Path, Kind: KindSetting, Direction: DirChanged, Before: "policy", After: "policy (loosened)",
+	e.changes = append(e.changes, Change{Path: pc.Path, Agent: AgentShipgate, Kind: KindSetting, Direction: DirChanged, Before: "policy", After: "policy (loosened)",
 		Expands: true, Access: "admin", Risk: "high", Line: line, HeadLine: line, Witnesses: []string{},
 		Why: "the Shipgate policy lets more through: " + strings.Join(loose, "; ")})
-	e.finding(Finding{CheckID: CheckPolicyLoosened, Path: pc.Path, Line: line, HeadLine: line, Evidence: strings.Join(loose, "; "),
+	e.finding(Finding{CheckID: CheckPolicyLoosened, Agent: AgentShipgate, Path: pc.Path, Line: line, HeadLine: line, Evidence: strings.Join(loose, "; "),
 		Title: "the policy is loosened", Key: CheckPolicyLoosened + "|" + pc.Path + "|" + strings.Join(loose, ";"),
 		Message: fmt.Sprintf("%s is loosened: %s. This pull request is judged under the base's policy; merged, the new policy governs every later pull request.", pc.Path, strings.Join(loose, "; "))})
 }
@@ -411,15 +411,21 @@ func (e *engine) policyChange(pc *PolicyChange) {
 // and records the finding.
 func (e *engine) finding(f Finding) {
 	info := checkInfo(f.CheckID)
+	if f.Agent == "" {
+		f.Agent = agentOfPath(f.Path, e.pol)
+		if f.Agent == "" {
+			f.Agent = AgentClaudeCode
+		}
+	}
 	if f.Risk == "" {
 		f.Risk = info.Risk
 	}
-	f.Risk = rating.Risk(e.pol.RiskFor(f.CheckID, string(f.Risk)))
+	f.Risk = rating.Risk(e.pol.RiskForAgent(f.CheckID, f.Agent, string(f.Risk)))
 	def := info.Action
 	if f.Action.Rank() > 0 {
 		def = f.Action // a check whose policy sets its own action (ceiling, intent)
 	}
-	f.Action = e.pol.ActionFor(f.CheckID, def)
+	f.Action = e.pol.ActionForAgent(f.CheckID, f.Agent, def)
 	if f.Title == "" {
 		f.Title = info.Title
 	}

@@ -28,6 +28,26 @@ func Loosenings(base, head *Policy) []string {
 		if RiskRank(h.Risk) < RiskRank(b.Risk) {
 			out = append(out, fmt.Sprintf("checks.%s.risk lowered from %s to %s", id, b.Risk, orDefault(h.Risk)))
 		}
+		if _, ok := head.Checks[id]; ok && len(h.Agents) > 0 {
+			if len(b.Agents) == 0 {
+				out = append(out, fmt.Sprintf("checks.%s is scoped to agents %s: other agents' findings are no longer raised", id, joinItems(h.Agents)))
+			} else {
+				for _, a := range b.Agents {
+					if !h.AppliesTo(a.Value) {
+						out = append(out, fmt.Sprintf("checks.%s.agents no longer names %s", id, a.Value))
+					}
+				}
+			}
+		}
+	}
+	for _, a := range base.IntentAgents() {
+		found := false
+		for _, b := range head.IntentAgents() {
+			found = found || a == b
+		}
+		if !found {
+			out = append(out, fmt.Sprintf("intent.agents no longer names %s: its intents are not checked", a))
+		}
 	}
 	missing := func(b, h []Item, what string) {
 		have := map[string]bool{}
@@ -93,4 +113,16 @@ func actionOf(a Action) Action {
 		return Block
 	}
 	return a
+}
+
+func joinItems(its []Item) string {
+	vs := values(its)
+	out := ""
+	for i, v := range vs {
+		if i > 0 {
+			out += ", "
+		}
+		out += v
+	}
+	return out
 }

@@ -53,6 +53,9 @@ func (es Errors) Error() string {
 type Options struct {
 	// Checks maps every known check ID to its default action.
 	Checks map[string]Action
+	// Agents lists the agent names a policy may scope by (agents: [...]);
+	// nil accepts any name.
+	Agents []string
 }
 
 // Parse reads a policy file strictly: unknown keys, wrong types, bad rule
@@ -302,6 +305,7 @@ func (l *loader) checks(n *yaml.Node) map[string]CheckRule {
 				}
 				r.Risk = s
 			},
+			"agents": func(k, v *yaml.Node) { r.Agents = l.agents(v, "checks."+id+".agents") },
 		})
 		out[id] = r
 	}
@@ -377,6 +381,7 @@ func (l *loader) intent(n *yaml.Node) Intent {
 		"allowed": func(k, v *yaml.Node) { in.Allowed = calls(v, "intent.allowed") },
 		"asked":   func(k, v *yaml.Node) { in.Asked = calls(v, "intent.asked") },
 		"denied":  func(k, v *yaml.Node) { in.Denied = calls(v, "intent.denied") },
+		"agents":  func(k, v *yaml.Node) { in.Agents = l.agents(v, "intent.agents") },
 		"action": func(k, v *yaml.Node) {
 			in.Action = l.action(v, "intent.action")
 			if in.Action == Advisory {
@@ -385,6 +390,37 @@ func (l *loader) intent(n *yaml.Node) Intent {
 		},
 	})
 	return in
+}
+
+// agents reads a list of agent names, refusing unknown and repeated ones.
+func (l *loader) agents(n *yaml.Node, where string) []Item {
+	out := l.items(n, where)
+	if n.Kind == yaml.SequenceNode && len(n.Content) == 0 {
+		l.errorf(n, "%s is empty: name at least one agent, or leave the key out to cover every agent", where)
+	}
+	seen := map[string]bool{}
+	for _, it := range out {
+		pos := &yaml.Node{Line: it.Line, Column: it.Column}
+		if seen[it.Value] {
+			l.errorf(pos, "%s names %q twice", where, it.Value)
+		}
+		seen[it.Value] = true
+		if l.opts.Agents == nil {
+			continue
+		}
+		known := false
+		for _, a := range l.opts.Agents {
+			known = known || a == it.Value
+		}
+		if !known {
+			msg := fmt.Sprintf("%s: unknown agent %q (known: %s)", where, it.Value, strings.Join(l.opts.Agents, ", "))
+			if s := closest(it.Value, l.opts.Agents); s != "" {
+				msg += fmt.Sprintf("; did you mean %q?", s)
+			}
+			l.errorf(pos, "%s", msg)
+		}
+	}
+	return out
 }
 
 var teamSlug = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9-]*/[A-Za-z0-9][A-Za-z0-9._-]*$`)

@@ -6,7 +6,9 @@ package policy
 //
 //   - paths.watch and paths.ignore: the union (an org-ignored path stays
 //     ignored);
-//   - checks: per check, the stricter action and the higher risk;
+//   - checks: per check, the stricter action and the higher risk, for the
+//     union of the agents either scopes it to (every agent when either
+//     does not scope it) — a merge only ever raises;
 //   - exec_tier.extra: the union;
 //   - ceiling: both apply — every allow rule must fit under the org's
 //     ceiling and the repository's; must_deny rules of both must hold;
@@ -41,6 +43,11 @@ func Merge(org, repo *Policy) *Policy {
 		if cur.Line == 0 {
 			cur.Line = r.Line
 		}
+		if _, both := org.Checks[id]; both {
+			cur.Agents = unionScope(cur.Agents, r.Agents)
+		} else {
+			cur.Agents = r.Agents
+		}
 		m.Checks[id] = cur
 	}
 	m.ExecTier.Extra = append(append([]Item(nil), org.ExecTier.Extra...), repo.ExecTier.Extra...)
@@ -50,6 +57,18 @@ func Merge(org, repo *Policy) *Policy {
 		Asked:   append(append([]Item(nil), org.Intent.Asked...), repo.Intent.Asked...),
 		Denied:  append(append([]Item(nil), org.Intent.Denied...), repo.Intent.Denied...),
 		Action:  stricter(org.Intent.Action, repo.Intent.Action),
+	}
+	if len(org.Intent.Agents) > 0 || len(repo.Intent.Agents) > 0 {
+		// Checked against every agent either names (claude-code when one
+		// of them names none).
+		a, b := org.Intent.Agents, repo.Intent.Agents
+		if len(a) == 0 {
+			a = []Item{{Value: "claude-code"}}
+		}
+		if len(b) == 0 {
+			b = []Item{{Value: "claude-code"}}
+		}
+		m.Intent.Agents = unionItems(a, b)
 	}
 	m.Reviewers.Review = repo.Reviewers.Review
 	if len(m.Reviewers.Review) == 0 {
@@ -67,4 +86,25 @@ func stricter(a, b Action) Action {
 		return b
 	}
 	return a
+}
+
+// unionScope merges two agent scopes of a check raise: every agent when
+// either is unscoped, else both lists.
+func unionScope(a, b []Item) []Item {
+	if len(a) == 0 || len(b) == 0 {
+		return nil
+	}
+	return unionItems(a, b)
+}
+
+func unionItems(a, b []Item) []Item {
+	seen := map[string]bool{}
+	var out []Item
+	for _, it := range append(append([]Item(nil), a...), b...) {
+		if !seen[it.Value] {
+			seen[it.Value] = true
+			out = append(out, it)
+		}
+	}
+	return out
 }

@@ -92,6 +92,10 @@ type Paths struct {
 type CheckRule struct {
 	Action Action `yaml:"action,omitempty" json:"action,omitempty" jsonschema:"enum=advisory,enum=require_review,enum=block,description=The action: advisory\\, require_review or block."`
 	Risk   string `yaml:"risk,omitempty" json:"risk,omitempty" jsonschema:"enum=low,enum=medium,enum=high,enum=critical,description=The risk: low\\, medium\\, high or critical."`
+	// Agents, when set, scopes the raise to findings about these agents
+	// (claude-code, codex, gemini-cli, copilot-cli, cursor, vscode,
+	// opencode); other agents' findings keep the default.
+	Agents []Item `yaml:"agents,omitempty" json:"agents,omitempty" jsonschema:"description=Raise the check only for findings about these agents (claude-code\\, codex\\, gemini-cli\\, copilot-cli\\, cursor\\, vscode\\, opencode). Without it the raise applies to every agent."`
 	// Line is where the rule is written.
 	Line int `yaml:"-" json:"-"`
 }
@@ -122,6 +126,9 @@ type Intent struct {
 	Asked   []Item `yaml:"asked,omitempty" json:"asked,omitempty" jsonschema:"description=Calls that must prompt."`
 	Denied  []Item `yaml:"denied,omitempty" json:"denied,omitempty" jsonschema:"description=Calls that must be denied."`
 	Action  Action `yaml:"action,omitempty" json:"action,omitempty" jsonschema:"enum=require_review,enum=block,description=The action of a violated intent (default block)."`
+	// Agents names the agents whose effective permissions the calls are
+	// checked against (default: claude-code only).
+	Agents []Item `yaml:"agents,omitempty" json:"agents,omitempty" jsonschema:"description=The agents whose effective permissions the calls are checked against (default claude-code). For other agents a Bash command is a shell call\\, Read(path)/Edit(path)/Write(path) a file call\\, WebFetch(url) a fetch."`
 }
 
 // Reviewers names the teams whose approval clears findings.
@@ -131,15 +138,45 @@ type Reviewers struct {
 }
 
 // ActionFor returns the action of a check: the policy's when it is
-// stricter than the default, the default otherwise (raise-only).
+// stricter than the default, the default otherwise (raise-only). A raise
+// scoped to some agents does not apply here (see ActionForAgent).
 func (p *Policy) ActionFor(checkID string, def Action) Action {
+	return p.ActionForAgent(checkID, "", def)
+}
+
+// ActionForAgent is ActionFor for a finding about one agent: a raise
+// scoped with agents applies only to the agents it names.
+func (p *Policy) ActionForAgent(checkID, agent string, def Action) Action {
 	if p == nil {
 		return def
 	}
-	if r, ok := p.Checks[checkID]; ok && r.Action.Rank() > def.Rank() {
+	if r, ok := p.Checks[checkID]; ok && r.AppliesTo(agent) && r.Action.Rank() > def.Rank() {
 		return r.Action
 	}
 	return def
+}
+
+// AppliesTo reports whether a check rule applies to findings about an
+// agent: always without agents, else when it names the agent.
+func (r CheckRule) AppliesTo(agent string) bool {
+	if len(r.Agents) == 0 {
+		return true
+	}
+	for _, a := range r.Agents {
+		if a.Value == agent {
+			return true
+		}
+	}
+	return false
+}
+
+// IntentAgents returns the agents the intents are checked against:
+// intent.agents, claude-code by default.
+func (p *Policy) IntentAgents() []string {
+	if p == nil || len(p.Intent.Agents) == 0 {
+		return []string{"claude-code"}
+	}
+	return values(p.Intent.Agents)
 }
 
 // RiskRank is the order of risk names: low 1 … critical 4.
@@ -159,10 +196,16 @@ func RiskRank(s string) int {
 
 // RiskFor returns the risk of a finding: the policy's when it is higher.
 func (p *Policy) RiskFor(checkID, def string) string {
+	return p.RiskForAgent(checkID, "", def)
+}
+
+// RiskForAgent is RiskFor for a finding about one agent (a raise scoped
+// with agents applies only to the agents it names).
+func (p *Policy) RiskForAgent(checkID, agent, def string) string {
 	if p == nil {
 		return def
 	}
-	if r, ok := p.Checks[checkID]; ok && RiskRank(r.Risk) > RiskRank(def) {
+	if r, ok := p.Checks[checkID]; ok && r.AppliesTo(agent) && RiskRank(r.Risk) > RiskRank(def) {
 		return r.Risk
 	}
 	return def

@@ -375,3 +375,14 @@ func (e *ParseError) Error() string {
 	}
 	return e.File + ": " + e.Msg
 }
+
+// Kind is the surface without a qualifier: "shell@plan" (the shell calls
+// of an agent's named sub-agent or mode) is of kind "shell".
+func (s Surface) Kind() Surface {
+	for i := 0; i < len(s); i++ {
+		if s[i] == '@' {
+			return s[:i]
+		}
+	}
+	return s
+}

@@ -1,0 +1,128 @@
+// Package jsonc reads JSON with comments (JSONC: `//` and `/* */`
+// comments, trailing commas), as VS Code, OpenCode and Cursor read their
+// settings, with positions. It blanks comments and trailing commas out
+// byte for byte (so every line and column stays where the file has it)
+// and parses the rest strictly with diff/jsonpos: duplicate keys, invalid
+// UTF-8 and lone surrogates are still reported.
+package jsonc
+
+import (
+	"fmt"
+
+	"github.com/shipgate-app/shipgate/diff/jsonpos"
+)
+
+// Options says which JSONC extensions the agent accepts.
+type Options struct {
+	// Comments accepts // and /* */ comments.
+	Comments bool
+	// TrailingCommas accepts a comma before } or ].
+	TrailingCommas bool
+}
+
+// JSONC accepts both (VS Code's jsonc parser in settings files).
+var JSONC = Options{Comments: true, TrailingCommas: true}
+
+// Error is a syntax error with its position.
+type Error struct {
+	Line, Col int
+	Msg       string
+}
+
+func (e *Error) Error() string { return fmt.Sprintf("line %d, column %d: %s", e.Line, e.Col, e.Msg) }
+
+// Parse reads data as JSONC under o and returns the document with the
+// problems jsonpos found (duplicate keys…).
+func Parse(data []byte, o Options) (*jsonpos.Value, []jsonpos.Problem, error) {
+	clean, err := Blank(data, o)
+	if err != nil {
+		return nil, nil, err
+	}
+	v, probs, err := jsonpos.Options{AllowBOM: true}.Parse(clean)
+	if err != nil {
+		if se, ok := err.(*jsonpos.SyntaxError); ok {
+			return nil, probs, &Error{Line: se.Pos.Line, Col: se.Pos.Column, Msg: se.Error()}
+		}
+		return nil, probs, err
+	}
+	return v, probs, nil
+}
+
+// Blank returns a copy of data with comments and trailing commas (as o
+// allows them) replaced by spaces, newlines kept: valid strict JSON at
+// the same offsets. An unterminated block comment is an error.
+func Blank(data []byte, o Options) ([]byte, error) {
+	out := append([]byte(nil), data...)
+	line, col := 1, 1
+	lastComma := -1 // offset of a comma not yet followed by a value
+	adv := func(b byte) {
+		if b == '\n' {
+			line, col = line+1, 1
+		} else {
+			col++
+		}
+	}
+	for i := 0; i < len(out); i++ {
+		c := out[i]
+		switch {
+		case c == '"':
+			lastComma = -1
+			adv(c)
+			for i++; i < len(out); i++ {
+				adv(out[i])
+				if out[i] == '\\' && i+1 < len(out) {
+					i++
+					adv(out[i])
+					continue
+				}
+				if out[i] == '"' || out[i] == '\n' {
+					break
+				}
+			}
+			continue
+		case c == '/' && i+1 < len(out) && out[i+1] == '/' && o.Comments:
+			for ; i < len(out) && out[i] != '\n'; i++ {
+				out[i] = ' '
+				col++
+			}
+			if i < len(out) {
+				adv('\n')
+			}
+			continue
+		case c == '/' && i+1 < len(out) && out[i+1] == '*' && o.Comments:
+			sl, sc := line, col
+			out[i], out[i+1] = ' ', ' '
+			col += 2
+			closed := false
+			for i += 2; i < len(out); i++ {
+				if out[i] == '*' && i+1 < len(out) && out[i+1] == '/' {
+					out[i], out[i+1] = ' ', ' '
+					col += 2
+					i++
+					closed = true
+					break
+				}
+				if out[i] != '\n' && out[i] != '\r' {
+					out[i] = ' '
+				}
+				adv(data[i])
+			}
+			if !closed {
+				return nil, &Error{Line: sl, Col: sc, Msg: "a /* comment is never closed"}
+			}
+			continue
+		case c == ',':
+			lastComma = i
+		case c == '}' || c == ']':
+			if lastComma >= 0 && o.TrailingCommas {
+				out[lastComma] = ' '
+			}
+			lastComma = -1
+		case c == ' ' || c == '\t' || c == '\r' || c == '\n':
+		default:
+			lastComma = -1
+		}
+		adv(c)
+	}
+	return out, nil
+}
