@@ -774,6 +774,8 @@ func agentDisplay(agentName string) string {
 		return "VS Code (Copilot Chat)"
 	case AgentOpenCode:
 		return "OpenCode"
+	case AgentShipgate:
+		return "Shipgate policy"
 	}
 	return agentName
 }

@@ -219,7 +219,7 @@ func mdFindingRow(f Finding) string {
 	return "| " + action +
 		" | " + mdCell(strings.TrimPrefix(f.CheckID, mdCheckShort)) +
 		" | " + mdEscape(string(f.Risk)) +
-		" | " + mdCell(findingWhere(f)) +
+		" | " + agentLabel(f.Agent) + mdCell(findingWhere(f)) +
 		" | " + mdProse(clip(f.Message, mdMaxText)) + " |\n"
 }
 
@@ -250,7 +250,7 @@ func mdChangeRow(c Change) string {
 	return "| " + marker +
 		" | " + mdEscape(string(c.Risk)) +
 		" | " + mdEscape(c.Direction) +
-		" | " + mdCell(changeWhere(c)) +
+		" | " + agentLabel(c.Agent) + mdCell(changeWhere(c)) +
 		" | " + mdEscape(list) +
 		" | " + side(c.Before) + " → " + side(c.After) +
 		" | " + mdProse(clip(c.Why, mdMaxText)) +
@@ -384,4 +384,13 @@ func mdCode(s string) string {
 		s = " " + s + " "
 	}
 	return fence + s + fence
+}
+
+// agentLabel names a row's agent before its place, for every agent but
+// Claude Code (rows are grouped by agent, Claude Code first).
+func agentLabel(agentName string) string {
+	if agentName == "" || agentName == AgentClaudeCode || agentName == AgentShipgate {
+		return ""
+	}
+	return "**" + mdEscape(agentDisplay(agentName)) + "** "
 }

@@ -44,7 +44,13 @@ func (r Report) Text(o RenderOptions) string {
 	}
 	b.WriteString(plainText(subject) + "\n\n")
 
+	multi := r.multiAgent()
+	group := ""
 	for _, c := range r.Changes {
+		if multi && c.Agent != group {
+			group = c.Agent
+			fmt.Fprintf(&b, "[%s]\n", agentDisplay(group))
+		}
 		marker := " "
 		if c.Expands {
 			marker = "⚠"
@@ -71,7 +77,12 @@ func (r Report) Text(o RenderOptions) string {
 
 	if len(r.Findings) > 0 {
 		b.WriteString("Findings:\n")
+		group := ""
 		for _, f := range r.Findings {
+			if multi && f.Agent != group {
+				group = f.Agent
+				fmt.Fprintf(&b, "  [%s]\n", agentDisplay(group))
+			}
 			action := string(f.Action)
 			if f.Cleared != "" {
 				action += " (approved by " + plainText(f.Cleared) + ")"
@@ -113,6 +124,34 @@ func (r Report) Text(o RenderOptions) string {
 		fmt.Fprintf(&b, "Reproduce: %s\n", plainText(o.Reproduce))
 	}
 	return b.String()
+}
+
+// multiAgent reports whether the rows concern more than one agent (the
+// text output then heads each agent's group; Shipgate's policy file does
+// not count).
+func (r Report) multiAgent() bool {
+	seen := ""
+	other := func(a string) bool {
+		if a == AgentShipgate || a == "" {
+			return false
+		}
+		if seen != "" && a != seen {
+			return true
+		}
+		seen = a
+		return false
+	}
+	for _, c := range r.Changes {
+		if other(c.Agent) {
+			return true
+		}
+	}
+	for _, f := range r.Findings {
+		if other(f.Agent) {
+			return true
+		}
+	}
+	return false
 }
 
 // decision is the Report's decision, "allow" when unset.
