@@ -49,6 +49,74 @@ type engine struct {
 
 	// scripts are the commands that run each script file (hookscripts.go).
 	scripts map[string][]scriptUse
+
+	// ratings caches each rule's rating by its list and text (rate): a
+	// rule is rated once per comparison however many passes ask, and the
+	// answer does not depend on how much of the budget later passes left.
+	ratings map[ruleKey]rating.Rating
+	// skips caches notNewlyRun by call and rule, readOnly lattice.ReadOnly
+	// by command: the searches that look past read-only witnesses ask
+	// about the same calls several times, and each answer parses a shell
+	// line.
+	skips    map[skipKey]skipAnswer
+	readOnly map[string]bool
+}
+
+// ruleKey names a rule by what its parse depends on.
+type ruleKey struct {
+	list lattice.List
+	text string
+}
+
+type skipKey struct {
+	call lattice.Call
+	rule ruleKey
+}
+
+type skipAnswer struct {
+	why string
+	ok  bool
+}
+
+// rate is the rater's RuleContext, once per rule of the comparison.
+func (e *engine) rate(r lattice.Rule) rating.Rating {
+	k := ruleKey{r.List, r.Text}
+	if rt, ok := e.ratings[k]; ok {
+		return rt
+	}
+	rt := e.rater.RuleContext(e.ctx, r)
+	if e.ratings == nil {
+		e.ratings = map[ruleKey]rating.Rating{}
+	}
+	e.ratings[k] = rt
+	return rt
+}
+
+// notNewlyRun is the package's notNewlyRun, once per call and rule.
+func (e *engine) notNewlyRun(c lattice.Call, r lattice.Rule) (string, bool) {
+	k := skipKey{c, ruleKey{r.List, r.Text}}
+	if a, ok := e.skips[k]; ok {
+		return a.why, a.ok
+	}
+	why, ok := notNewlyRun(c, r)
+	if e.skips == nil {
+		e.skips = map[skipKey]skipAnswer{}
+	}
+	e.skips[k] = skipAnswer{why, ok}
+	return why, ok
+}
+
+// isReadOnly is lattice.ReadOnly, once per command.
+func (e *engine) isReadOnly(cmd string) bool {
+	if ro, ok := e.readOnly[cmd]; ok {
+		return ro
+	}
+	ro := lattice.ReadOnly(cmd)
+	if e.readOnly == nil {
+		e.readOnly = map[string]bool{}
+	}
+	e.readOnly[cmd] = ro
+	return ro
 }
 
 // Compare reviews a change to a repository's agent-config files. Files
@@ -328,7 +396,7 @@ func (e *engine) tooComplex(f *fileState, n int64) {
 		if line == 0 {
 			line = r.line
 		}
-		if rt := e.rater.RuleContext(e.ctx, r.rule); rt.ExecTier || rt.Wildcard || r.rule.MayBeWhole() {
+		if rt := e.rate(r.rule); rt.ExecTier || rt.Wildcard || r.rule.MayBeWhole() {
 			action, risk = policy.Block, rating.RiskCritical
 			if len(worst) < 3 {
 				worst = append(worst, r.rule.Text)

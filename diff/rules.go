@@ -166,7 +166,7 @@ func (e *engine) judgeAllowAdditions(rs *ruleSet, moved map[*event]*event) {
 			continue
 		}
 		r := a.decl.rule
-		rt := e.rater.RuleContext(e.ctx, r)
+		rt := e.rate(r)
 		switch {
 		case r.Family == lattice.FamilyToolGlob:
 			a.expands = true
@@ -211,7 +211,7 @@ func (e *engine) judgeAllowAdditions(rs *ruleSet, moved map[*event]*event) {
 				if _, ans := lattice.FindContext(e.ctx, []lattice.Rule{r}, none); ans != lattice.No {
 					// Everything it adds is a call Claude Code runs with no
 					// rule, or asks about whatever the rules say.
-					a.why = "adds nothing that newly runs without a prompt: " + skipReasons(skipped, r)
+					a.why = "adds nothing that newly runs without a prompt: " + e.skipReasons(skipped, r)
 					break
 				}
 			}
@@ -233,11 +233,11 @@ func (e *engine) judgeAllowAdditions(rs *ruleSet, moved map[*event]*event) {
 			a.expands = true
 			a.why = "could not be compared exactly with the rules already in force; treated as a grant"
 			if len(skipped) > 0 {
-				a.why = "every call the search found is one Claude Code runs with no rule or asks about anyway (" + skipReasons(skipped, r) + "), but not every call it matches could be shown to be; treated as a grant"
+				a.why = "every call the search found is one Claude Code runs with no rule or asks about anyway (" + e.skipReasons(skipped, r) + "), but not every call it matches could be shown to be; treated as a grant"
 			}
 			if calls, ans := lattice.FindNContext(e.ctx, []lattice.Rule{r}, headStop, maxWitnesses); ans == lattice.Yes {
 				for _, c := range calls {
-					if _, skip := notNewlyRun(c, r); !skip {
+					if _, skip := e.notNewlyRun(c, r); !skip {
 						a.witnesses = append(a.witnesses, c.String())
 					}
 				}
@@ -328,7 +328,7 @@ func (e *engine) newlyRuns(r lattice.Rule, none []lattice.Rule, n int) ([]lattic
 		}
 		var out []lattice.Call
 		for _, c := range calls {
-			if _, ok := notNewlyRun(c, r); ok {
+			if _, ok := e.notNewlyRun(c, r); ok {
 				skipped = append(skipped, c)
 				continue
 			}
@@ -355,7 +355,7 @@ var outsideOperands = []string{" ~/.ssh/id_rsa", " /etc/passwd", " ~/.aws/creden
 // about without the rule.
 func (e *engine) pastReadOnly(r lattice.Rule, none []lattice.Rule, skipped, calls []lattice.Call) []lattice.Call {
 	for _, c := range calls {
-		if c.Tool != "Bash" || !lattice.ReadOnly(c.Arg) {
+		if c.Tool != "Bash" || !e.isReadOnly(c.Arg) {
 			continue
 		}
 		for _, op := range outsideOperands {
@@ -363,7 +363,7 @@ func (e *engine) pastReadOnly(r lattice.Rule, none []lattice.Rule, skipped, call
 			if lattice.MatchContext(e.ctx, r, w) != lattice.Yes {
 				continue
 			}
-			if _, skip := notNewlyRun(w, r); skip || stoppedBy(w, none) || slices.Contains(skipped, w) {
+			if _, skip := e.notNewlyRun(w, r); skip || stoppedBy(w, none) || slices.Contains(skipped, w) {
 				continue
 			}
 			return []lattice.Call{w}
@@ -413,11 +413,11 @@ func notNewlyRun(c lattice.Call, r lattice.Rule) (string, bool) {
 
 // skipReasons words why the calls an added allow rule matches do not
 // newly run, one clause per reason.
-func skipReasons(calls []lattice.Call, r lattice.Rule) string {
+func (e *engine) skipReasons(calls []lattice.Call, r lattice.Rule) string {
 	var order []string
 	byWhy := map[string][]string{}
 	for _, c := range calls {
-		why, _ := notNewlyRun(c, r)
+		why, _ := e.notNewlyRun(c, r)
 		if len(byWhy[why]) == 0 {
 			order = append(order, why)
 		}
@@ -820,7 +820,7 @@ func (e *engine) judgeRemaining(rs *ruleSet) {
 // emitRuleRows turns the events into rows and records their findings.
 func (e *engine) emitRuleRows(rs *ruleSet, moved map[*event]*event) {
 	f := rs.f
-	rt := func(r lattice.Rule) rating.Rating { return e.rater.RuleContext(e.ctx, r) }
+	rt := e.rate
 	emitted := map[*event]bool{}
 	for _, l := range lists {
 		for _, a := range rs.added[l] {

@@ -38,6 +38,36 @@ type Budget struct {
 	// (index.go): the engine asks about one pool of rules many times.
 	mu      sync.Mutex
 	indexes map[indexKey]cachedIndex
+	// small caches the indexes of sets too small to index by rule
+	// (under minCachedRules) apart, so that callers building a fresh small
+	// slice per question never evict the large ones.
+	small map[indexKey]cachedIndex
+	// exact caches Exactly by call (exceptRules).
+	exact map[Call]Rule
+}
+
+// maxCachedExact bounds the exact rules one Budget keeps.
+const maxCachedExact = 4096
+
+// exactly is Exactly(c), cached in b when b is not nil.
+func (b *Budget) exactly(c Call) Rule {
+	if b == nil {
+		return Exactly(c)
+	}
+	b.mu.Lock()
+	r, ok := b.exact[c]
+	b.mu.Unlock()
+	if ok {
+		return r
+	}
+	r = Exactly(c)
+	b.mu.Lock()
+	if b.exact == nil || len(b.exact) >= maxCachedExact {
+		b.exact = map[Call]Rule{}
+	}
+	b.exact[c] = r
+	b.mu.Unlock()
+	return r
 }
 
 // NewBudget returns a budget of total steps for every search together and

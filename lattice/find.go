@@ -30,13 +30,16 @@ func FindContext(ctx context.Context, all, none []Rule) (Call, Answer) {
 }
 
 // exceptRules are the calls of except as rules that match exactly them.
-func exceptRules(except []Call) []Rule {
+// They are cached in the context's Budget: a caller looking past witnesses
+// asks again with the same calls and one more each time.
+func exceptRules(ctx context.Context, except []Call) []Rule {
 	if len(except) == 0 {
 		return nil
 	}
+	b := BudgetOf(ctx)
 	out := make([]Rule, len(except))
 	for i, c := range except {
-		out[i] = Exactly(c)
+		out[i] = b.exactly(c)
 	}
 	return out
 }
@@ -51,6 +54,11 @@ func findExcept(ctx context.Context, all, none, extra []Rule) (Call, Answer) {
 	}
 	return c, ans
 }
+
+// mergeLiterals says find searches past the literal extra rules with one
+// trie machine per chunk of them (literalUnion) rather than one machine
+// each; a test turns it off to hold the two to the same answers.
+var mergeLiterals = true
 
 func find(ctx context.Context, all, none, extra []Rule) (Call, Answer) {
 	if len(all) == 0 {
@@ -164,12 +172,28 @@ func find(ctx context.Context, all, none, extra []Rule) (Call, Answer) {
 		rs := rd.args.suffix
 		return strings.HasSuffix(suffix, rs) || strings.HasSuffix(rs, suffix) // or ends with other text
 	}
+	var lits []*reading
 	for i := range extra {
 		for _, rd := range extra[i].readings {
 			if rd.kind == readArgs && rd.tool == target.tool && rd.param == "" && rd.zone == target.zone && rd.arg == target.arg && compatible(rd) {
+				if mergeLiterals && rd.isLit && rd.literal != "" {
+					lits = append(lits, rd)
+					continue
+				}
 				notM = append(notM, rd.args)
 			}
 		}
+	}
+	if len(lits) == 1 {
+		notM = append(notM, lits[0].args)
+	} else if len(lits) > 1 {
+		// The calls a caller looks past, one machine for many: the same
+		// language, so the same witness, for fewer steps.
+		words := make([]string, len(lits))
+		for i, rd := range lits {
+			words[i] = rd.literal
+		}
+		notM = append(notM, literalUnion(words)...)
 	}
 	// Readings of other tools, zones or with a parameter are checked on
 	// the witness by verify; the index yields the others whose literal
@@ -296,7 +320,7 @@ func CoveredByContext(ctx context.Context, r Rule, others []Rule) Verdict {
 // counted among the others (each as a rule matching exactly it), without
 // copying others: see FindNExceptContext.
 func CoveredByExceptContext(ctx context.Context, r Rule, others []Rule, except []Call) Verdict {
-	return coveredBy(ctx, r, others, exceptRules(except))
+	return coveredBy(ctx, r, others, exceptRules(ctx, except))
 }
 
 func coveredBy(ctx context.Context, r Rule, others, extra []Rule) Verdict {
@@ -364,7 +388,7 @@ func FindNContext(ctx context.Context, all, none []Rule, n int) ([]Call, Answer)
 // none: a caller that sets aside a few calls per question and asks again
 // keeps the large rule set, and its cached index, as it is.
 func FindNExceptContext(ctx context.Context, all, none []Rule, except []Call, n int) ([]Call, Answer) {
-	return findN(ctx, all, none, exceptRules(except), n)
+	return findN(ctx, all, none, exceptRules(ctx, except), n)
 }
 
 func findN(ctx context.Context, all, none, extra []Rule, n int) ([]Call, Answer) {

@@ -145,28 +145,45 @@ type indexKey struct {
 // there is one.
 func indexOf(ctx context.Context, rules []Rule) *ruleIndex {
 	b := BudgetOf(ctx)
-	if b == nil || len(rules) < 8 {
+	if b == nil || len(rules) == 0 {
 		return newRuleIndex(rules)
 	}
 	k := indexKey{first: &rules[0], n: len(rules), head: rules[0].Text, tail: rules[len(rules)-1].Text,
 		headL: rules[0].List, tail2: rules[len(rules)-1].List}
+	cache := &b.indexes
+	if len(rules) < minCachedRules {
+		// Small sets are often built afresh per question: they have their
+		// own, larger cache, so they never evict the pools' indexes.
+		cache = &b.small
+	}
 	b.mu.Lock()
-	ix, ok := b.indexes[k]
+	ix, ok := (*cache)[k]
 	b.mu.Unlock()
 	if ok {
 		return ix.ix
 	}
 	ix = cachedIndex{rules: rules, ix: newRuleIndex(rules)}
+	limit := maxCachedIndexes
+	if cache == &b.small {
+		limit = maxCachedSmall
+	}
 	b.mu.Lock()
-	if b.indexes == nil || len(b.indexes) >= maxCachedIndexes {
+	if *cache == nil || len(*cache) >= limit {
 		// A caller building a fresh slice per question gains nothing
 		// from the cache; keep it from holding them all.
-		b.indexes = map[indexKey]cachedIndex{}
+		*cache = map[indexKey]cachedIndex{}
 	}
-	b.indexes[k] = ix
+	(*cache)[k] = ix
 	b.mu.Unlock()
 	return ix.ix
 }
+
+// minCachedRules is the size from which a rule set's index is kept in the
+// Budget's main cache; maxCachedSmall bounds the cache of smaller ones.
+const (
+	minCachedRules = 8
+	maxCachedSmall = 256
+)
 
 // maxCachedIndexes bounds the indexes one Budget keeps.
 const maxCachedIndexes = 64

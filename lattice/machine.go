@@ -4,6 +4,7 @@ import (
 	"math/bits"
 	"slices"
 	"strings"
+	"unicode/utf8"
 )
 
 // A machine is a nondeterministic automaton over runes in "position" form:
@@ -590,4 +591,97 @@ func (m *machine) run(s string) bool {
 		cur, next = next, cur
 	}
 	return intersects(cur, m.accept)
+}
+
+// literalUnion compiles a set of literal words (the exact calls a search
+// looks past) into as few one-word machines as it can: a trie per chunk of
+// the sorted words, each word's end accepting. Their union language is the
+// words' — every word, and nothing else — so a search that must avoid them
+// finds what it finds with one machine per word, with the same alphabet
+// (the machines' rune boundaries are the words' runes either way), but
+// steps one machine instead of one per word. A word too long for one
+// machine word keeps a machine of its own.
+func literalUnion(words []string) []*machine {
+	words = slices.Clone(words)
+	slices.Sort(words)
+	words = slices.Compact(words)
+	var out []*machine
+	var chunk []string
+	flush := func() {
+		if len(chunk) > 0 {
+			out = append(out, trieMachine(chunk))
+			chunk = nil
+		}
+	}
+	for _, w := range words {
+		if trieSize(append(chunk, w)) > 64 {
+			flush()
+		}
+		chunk = append(chunk, w)
+	}
+	flush()
+	return out
+}
+
+// trieSize is the number of positions trieMachine lays out for words
+// (sorted, distinct): one per rune of the trie's edges, one gap per branch
+// after the first, and the start.
+func trieSize(words []string) int {
+	n := 1
+	for i, w := range words {
+		common := 0
+		if i > 0 {
+			common = commonPrefixRunes(words[i-1], w)
+			n++ // the gap that starts this branch
+		}
+		n += utf8.RuneCountInString(w) - common
+	}
+	return n
+}
+
+// commonPrefixRunes is the number of whole runes two strings start with.
+func commonPrefixRunes(a, b string) int {
+	k := 0
+	for a != "" && b != "" {
+		ra, na := utf8.DecodeRuneInString(a)
+		rb, nb := utf8.DecodeRuneInString(b)
+		if ra != rb || na != nb || a[:na] != b[:nb] {
+			break
+		}
+		a, b, k = a[na:], b[nb:], k+1
+	}
+	return k
+}
+
+// trieMachine is the machine of a trie of sorted, distinct words: from the
+// position where several words part, an epsilon edge leads to a gap
+// position that starts each further branch (the gap never advances, so no
+// branch runs into the next one); each word's end accepts.
+func trieMachine(words []string) *machine {
+	b := newBuilder()
+	var emit func(ws []string, depth int)
+	emit = func(ws []string, depth int) {
+		// ws share their first depth bytes; the position reads them.
+		if len(ws[0]) == depth {
+			b.acceptHere()
+			ws = ws[1:]
+		}
+		start := b.pos()
+		for i := 0; i < len(ws); {
+			r, size := utf8.DecodeRuneInString(ws[i][depth:])
+			j := i + 1
+			for j < len(ws) && strings.HasPrefix(ws[j][depth:], ws[i][depth:depth+size]) {
+				j++
+			}
+			if i > 0 {
+				b.char(noChar)
+				b.epsilon(start, b.pos())
+			}
+			b.char(single(r))
+			emit(ws[i:j], depth+size)
+			i = j
+		}
+	}
+	emit(words, 0)
+	return b.build()
 }

@@ -174,16 +174,16 @@ const DefaultTierBudget = 2_000_000
 // as (`Bash(node --eval *)`, `Bash(node --eval **)`: node --eval, not node -e).
 func (rt Rater) ordered(r lattice.Rule) []string {
 	all := rt.launchers()
-	spec := strings.Join(strings.Fields(r.Specifier), " ")
+	spec := normBlanks(r.Specifier)
+	stem, star := stemOf(spec)
 	var groups [4][]string
 	for _, l := range all {
-		d, entry := display(r, l)
 		switch {
-		case entry:
-			groups[0] = append(groups[0], l)
-		case !strings.HasSuffix(d, "<redacted-arguments>)"):
-			groups[1] = append(groups[1], l)
-		case strings.HasPrefix(spec, strings.Join(strings.Fields(l), " ")+" "):
+		case star && len(stem) == len(l)+1 && stem[len(l)] == ' ' && stem[:len(l)] == l:
+			groups[0] = append(groups[0], l) // the entry itself (displayStem)
+		case star && stem != "" && len(stem) <= len(l) && strings.HasPrefix(l, stem):
+			groups[1] = append(groups[1], l) // wider than the entry: no redaction
+		case strings.HasPrefix(spec, normBlanks(l)+" "):
 			groups[2] = append(groups[2], l)
 		default:
 			groups[3] = append(groups[3], l)
@@ -192,21 +192,55 @@ func (rt Rater) ordered(r lattice.Rule) []string {
 	return append(append(append(groups[0], groups[1]...), groups[2]...), groups[3]...)
 }
 
+// normBlanks joins the words of s with single spaces, as Claude Code
+// normalises blanks; s itself when it already is so (the table's entries
+// and most rules), without allocating.
+func normBlanks(s string) string {
+	tidy := true
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r' || c >= 0x80 ||
+			(c == ' ' && (i == 0 || i == len(s)-1 || s[i+1] == ' ')) {
+			tidy = false
+			break
+		}
+	}
+	if tidy {
+		return s
+	}
+	return strings.Join(strings.Fields(s), " ")
+}
+
 // display renders a tier rule for evidence from the table text alone, and
 // says whether the rule is the entry itself.
 func display(r lattice.Rule, entry string) (string, bool) {
-	spec := strings.Join(strings.Fields(r.Specifier), " ") // as Claude Code normalises blanks
+	stem, star := stemOf(normBlanks(r.Specifier)) // as Claude Code normalises blanks
+	return displayStem(stem, star, entry)
+}
+
+// stemOf is a normalised specifier's trailing-star stem, the legacy `:*`
+// read as ` *`; star is false when the specifier does not end in a single
+// trailing star (or has other stars or escapes).
+func stemOf(spec string) (string, bool) {
 	stem, ok := strings.CutSuffix(spec, "*")
 	if !ok || strings.ContainsAny(stem, "*\\") {
-		return "Bash(" + entry + " <redacted-arguments>)", false
+		return "", false
 	}
 	if x, legacy := strings.CutSuffix(stem, ":"); legacy && x != "" && strings.TrimRight(x, " ") == x {
 		stem = x + " "
 	}
+	return stem, true
+}
+
+// displayStem is display from the rule's stem (stemOf).
+func displayStem(stem string, star bool, entry string) (string, bool) {
+	if !star {
+		return "Bash(" + entry + " <redacted-arguments>)", false
+	}
 	switch {
 	case stem == entry+" ":
 		return "Bash(" + entry + " *)", true
-	case stem != "" && strings.HasPrefix(entry+" ", stem):
+	case stem != "" && len(stem) <= len(entry)+1 && strings.HasPrefix(entry+" ", stem):
 		return "Bash(" + (entry + " ")[:len(stem)] + "*)", false
 	}
 	return "Bash(" + entry + " <redacted-arguments>)", false
