@@ -251,3 +251,130 @@ func TestHostileShapes(t *testing.T) {
 		})
 	}
 }
+
+// hardPair is an allow rule whose every call a deny rule also matches,
+// both with many distinct runes between stars: deciding that the allow
+// rule adds nothing takes a product search far over the per-search budget.
+// lead is what the allow rule starts with ("git " or "" for a wildcard).
+func hardPair(lead string) (allow, deny string) {
+	allow = "Bash(" + lead + starPattern(100, 0x4e00) + ")"
+	var sb strings.Builder
+	sb.WriteString("Bash(" + lead + "*")
+	for i := 0; i < 100; i += 2 {
+		sb.WriteRune(rune(0x4e00 + i))
+		sb.WriteByte('*')
+	}
+	sb.WriteByte(')')
+	return allow, sb.String()
+}
+
+// ruleLine is the line of the JSON text on which s (quoted) stands.
+func ruleLine(t *testing.T, text, s string) int {
+	t.Helper()
+	b, _ := json.Marshal(s)
+	i := strings.Index(text, string(b))
+	if i < 0 {
+		t.Fatalf("%s not in the file", s)
+	}
+	return strings.Count(text[:i], "\n") + 1
+}
+
+// TestTooComplexPerRule: a rule whose judgement the work budget cuts short
+// gets a too_complex finding of its own, naming it (path:line, text): it
+// blocks when the rule could be a wildcard or launcher grant and requires
+// review otherwise, and the other rules of the file keep their exact rows.
+func TestTooComplexPerRule(t *testing.T) {
+	base := perms{allow: []string{"Bash(npm test)", "Bash(git status:*)"}, deny: []string{"Bash(rm *)"}}.json()
+	cases := []struct {
+		name     string
+		lead     string
+		decision Decision
+		action   string
+	}{
+		{"a prefixed rule: review", "git ", DecisionRequireReview, "require_review"},
+		{"a rule starting with a star: block", "", DecisionBlock, "block"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			hard, hardDeny := hardPair(c.lead)
+			head := perms{allow: []string{"Bash(npm test)", "Bash(git status *)", "Bash(git log *)", hard}, deny: []string{"Bash(rm *)", hardDeny}}.json()
+			b := lattice.NewBudget(0, 0)
+			r, err := CompareContext(lattice.WithBudget(context.Background(), b), settingsPair(base, head))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if b.GaveUp() == 0 {
+				t.Fatalf("no search gave up: the case does not test the budget")
+			}
+			if r.Decision != c.decision {
+				t.Errorf("decision %s, want %s", r.Decision, c.decision)
+			}
+			var complex []Finding
+			for _, f := range r.Findings {
+				if f.Evidence == "too_complex" {
+					complex = append(complex, f)
+				}
+			}
+			if len(complex) != 1 {
+				t.Fatalf("%d too_complex findings, want one for the rule: %+v", len(complex), complex)
+			}
+			f := complex[0]
+			line := ruleLine(t, head, hard)
+			if f.Line != line || string(f.Action) != c.action || !strings.Contains(f.Title, hard) {
+				t.Errorf("finding at line %d, action %s, title %q; want line %d, action %s, the rule named", f.Line, f.Action, f.Title, line, c.action)
+			}
+			if want := fmt.Sprintf(".claude/settings.json:%d: ", line); !strings.HasPrefix(f.Message, want) || !strings.Contains(f.Message, "instead") {
+				t.Errorf("message does not name %s… and what to write instead: %s", want, f.Message)
+			}
+			// The other rules are judged exactly: the respelling pairs, the
+			// new prefix rule has its witnesses.
+			var respelled, logRow bool
+			for _, ch := range r.Changes {
+				switch {
+				case ch.Direction == DirRespelled && ch.After == "Bash(git status *)":
+					respelled = true
+				case ch.After == "Bash(git log *)" && ch.Expands && len(ch.Witnesses) > 0:
+					logRow = true
+				}
+			}
+			if !respelled || !logRow {
+				t.Errorf("the other rules lost their exact rows (respelled %v, git log witnesses %v): %+v", respelled, logRow, r.Changes)
+			}
+		})
+	}
+}
+
+// TestTooComplexManyRules: past maxComplexRules rules cut short in one
+// file, the rest are counted in one more finding, which blocks when one of
+// them could be a wildcard grant.
+func TestTooComplexManyRules(t *testing.T) {
+	var allow []string
+	for i := 0; i < maxComplexRules+5; i++ {
+		allow = append(allow, fmt.Sprintf("Bash(tool%d --x%d *)", i, i))
+	}
+	allow = append(allow, "Bash(*zz*)")
+	in := settingsPair(perms{allow: []string{"Bash(npm test)"}}.json(), perms{allow: allow}.json())
+	r, err := CompareContext(lattice.WithBudget(context.Background(), lattice.NewBudget(1, 1)), in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, more := 0, (*Finding)(nil)
+	for i, f := range r.Findings {
+		if f.Evidence != "too_complex" {
+			continue
+		}
+		n++
+		if strings.HasSuffix(f.Key, "|more") {
+			more = &r.Findings[i]
+		}
+	}
+	if n != maxComplexRules+1 || more == nil {
+		t.Fatalf("%d too_complex findings (more: %v), want %d and one for the rest", n, more != nil, maxComplexRules+1)
+	}
+	if more.Action != "block" || !strings.Contains(more.Message, "6 more rules") {
+		t.Errorf("the rest: action %s, message %s; want block, 6 more rules", more.Action, more.Message)
+	}
+	if r.Decision != DecisionBlock {
+		t.Errorf("decision %s, want block", r.Decision)
+	}
+}

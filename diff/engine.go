@@ -60,6 +60,10 @@ type engine struct {
 	// line.
 	skips    map[skipKey]skipAnswer
 	readOnly map[string]bool
+
+	// attributed counts the cut-short searches of the file being compared
+	// that a rule's own too_complex finding already accounts for.
+	attributed int64
 }
 
 // ruleKey names a rule by what its parse depends on.
@@ -284,9 +288,14 @@ func (e *engine) compareFile(f *fileState) {
 			case ScriptFile:
 				e.compareScript(f)
 			}
-			if n := e.stopped() - gave; n > 0 || e.ctx.Err() != nil {
+			// Searches cut short while one rule was judged have a finding
+			// naming that rule (tooComplexRules); the file-wide finding
+			// covers the rest: questions no single rule stands for, or a
+			// comparison the context stopped.
+			if n := e.stopped() - gave - e.attributed; n > 0 || (e.ctx.Err() != nil && e.attributed == 0) {
 				e.tooComplex(f, n)
 			}
+			e.attributed = 0
 		}
 	}
 	st.Rows = len(e.changes) - before
@@ -418,6 +427,126 @@ func (e *engine) tooComplex(f *fileState, n int64) {
 	e.finding(Finding{CheckID: CheckParseFailed, Risk: risk, Action: action, Path: f.Path, Line: line, HeadLine: max(line, 1),
 		Evidence: "too_complex", Message: msg, Title: "rules too complex to decide in " + f.Path, Key: "complex|" + f.Path})
 }
+
+// attribution returns a function that charges the searches cut short
+// from one call to the next to the event of the earlier call (nil ends
+// the last one): the passes that judge rule by rule call it as they move
+// on, so a rule too complex to decide is named on its own and the others
+// keep their exact answers.
+func (e *engine) attribution() func(*event) {
+	var cur *event
+	var from int64
+	return func(next *event) {
+		if cur != nil {
+			if n := e.stopped() - from; n > 0 {
+				cur.stops += n
+				e.attributed += n
+			}
+		}
+		cur, from = next, e.stopped()
+	}
+}
+
+// accounted runs a pass whose cut-short searches need no finding of
+// their own (the pass fails closed by itself), so the file-wide one does
+// not count them.
+func (e *engine) accounted(pass func()) {
+	from := e.stopped()
+	pass()
+	e.attributed += e.stopped() - from
+}
+
+// maxComplexRules is how many rules of one file get a too_complex finding
+// of their own; the rest are counted in one more.
+const maxComplexRules = 20
+
+// tooComplexRules reports each rule of the file whose judgement the work
+// budget (or the context) cut short: its row already counts it as a grant
+// (an allow rule that may grant anything new, a deny or ask rule whose
+// removal may free anything); the finding names it (path:line, text),
+// blocks when it is an allow rule that could be a wildcard or launcher
+// grant, requires review otherwise, and says what to write instead.
+func (e *engine) tooComplexRules(rs *ruleSet) {
+	f := rs.f
+	var complex []*event
+	for _, l := range lists {
+		for _, evs := range [][]*event{rs.added[l], rs.removed[l]} {
+			for _, ev := range evs {
+				if ev.stops > 0 {
+					complex = append(complex, ev)
+				}
+			}
+		}
+	}
+	if len(complex) == 0 {
+		return
+	}
+	sort.SliceStable(complex, func(i, j int) bool { return complex[i].decl.line < complex[j].decl.line })
+	why := "too complex to decide within Shipgate's work budget"
+	if err := e.ctx.Err(); err != nil {
+		why = "not decided before the evaluation was stopped (" + err.Error() + ")"
+	}
+	// wide says whether an added allow rule could be a wildcard or
+	// launcher grant: then what it may grant is anything.
+	wide := func(ev *event) bool {
+		if !ev.added || ev.list() != lattice.Allow {
+			return false
+		}
+		rt := e.rate(ev.decl.rule)
+		return rt.ExecTier || rt.Wildcard || ev.decl.rule.MayBeWhole()
+	}
+	for i, ev := range complex {
+		if i == maxComplexRules {
+			rest := complex[i:]
+			action, risk := policy.RequireReview, rating.RiskHigh
+			var names []string
+			for _, r := range rest {
+				if wide(r) {
+					action, risk = policy.Block, rating.RiskCritical
+				}
+				if len(names) < 3 {
+					names = append(names, fmt.Sprintf("line %d: %s", r.decl.line, r.text()))
+				}
+			}
+			msg := fmt.Sprintf("%s: %d more rules were %s (%s, …), so each counts as a grant", f.Path, len(rest), why, strings.Join(names, "; "))
+			if action == policy.Block {
+				msg += "; some could be wildcard or launcher grants, so this blocks"
+			}
+			msg += ". " + complexAdvice
+			e.finding(Finding{CheckID: CheckParseFailed, Risk: risk, Action: action, Path: f.Path, Line: rest[0].decl.line, HeadLine: max(rest[0].decl.line, 1),
+				Evidence: "too_complex", Message: msg, Title: fmt.Sprintf("%d more rules too complex to decide in %s", len(rest), f.Path),
+				Key: "complex|" + f.Path + "|more"})
+			break
+		}
+		r := ev.decl.rule
+		action, risk := policy.RequireReview, rating.RiskHigh
+		var msg string
+		line, head := ev.decl.line, ev.decl.line
+		if ev.added {
+			msg = fmt.Sprintf("%s:%d: whether %s: %s grants anything new was %s, so it counts as a grant", f.Path, line, r.List, r.Text, why)
+			if ev.list() != lattice.Allow {
+				msg = fmt.Sprintf("%s:%d: what %s: %s stops was %s, so it counts as stopping nothing new", f.Path, line, r.List, r.Text, why)
+			}
+			if wide(ev) {
+				action, risk = policy.Block, rating.RiskCritical
+				msg += "; it could be a wildcard or launcher grant, so this blocks"
+			}
+		} else {
+			head = f.head.listLine(r.List)
+			msg = fmt.Sprintf("%s:%d (base): what removing %s: %s frees was %s, so it counts as removed", f.Path, line, r.List, r.Text, why)
+			if ev.list() == lattice.Allow {
+				msg = fmt.Sprintf("%s:%d (base): what removing %s: %s takes away was %s", f.Path, line, r.List, r.Text, why)
+			}
+		}
+		msg += ". The other rules of the file were judged on their own. " + complexAdvice
+		e.finding(Finding{CheckID: CheckParseFailed, Risk: risk, Action: action, Path: f.Path, Line: line, HeadLine: max(head, 1), Base: !ev.added,
+			Evidence: "too_complex", Message: msg, Title: "rule too complex to decide: " + r.Text,
+			Key: "complex|" + f.Path + "|" + string(r.List) + "|" + r.Text})
+	}
+}
+
+// complexAdvice says what to write instead of a rule too complex to decide.
+const complexAdvice = "Patterns with many stars and long runs of distinct characters between them (Bash(*a*b*c*)) are the usual cause: write each grant as a command prefix (Bash(git status *)) or an exact command (Bash(npm test)), and each path as a directory (Read(src/**)), instead."
 
 // problems reports what the head version says differently from how it
 // looks: duplicate keys, invalid rule entries, unknown keys — when the base

@@ -27,6 +27,10 @@ type event struct {
 	partner   *event // the other half of a widened/narrowed/respelled pair
 	direction string
 	findings  []Finding
+	// stops counts the searches the work budget (or the context) cut
+	// short while this rule was judged: its answer then counts as a grant
+	// and it gets a too_complex finding of its own (tooComplexRule).
+	stops int64
 }
 
 func (ev *event) list() lattice.List { return ev.decl.rule.List }
@@ -67,12 +71,17 @@ func (e *engine) compareRules(f *fileState) {
 		}
 	}
 	moved := e.pairMoves(&rs)
-	e.pairRespellings(&rs, moved)
+	// A respelling the budget left undecided is not paired: both rules
+	// are then judged on their own, exactly or with a finding each; and
+	// judgeRemaining's questions only word rows. Neither needs a
+	// file-wide too_complex finding.
+	e.accounted(func() { e.pairRespellings(&rs, moved) })
 	e.judgeAllowAdditions(&rs, moved)
 	e.judgeRestrictionRemovals(&rs, moved)
-	e.judgeRemaining(&rs)
+	e.accounted(func() { e.judgeRemaining(&rs) })
 	e.carveOuts(&rs)
 	e.emitRuleRows(&rs, moved)
+	e.tooComplexRules(&rs)
 }
 
 // pairMoves finds rules whose exact text left one list and arrived in
@@ -161,10 +170,13 @@ func (e *engine) judgeAllowAdditions(rs *ruleSet, moved map[*event]*event) {
 	baseAllow := e.scopeRules(f.scope, false, lattice.Allow)
 	none := append(append([]lattice.Rule(nil), headStop...), baseAllow...)
 	none = append(none, lattice.ImplicitAllows()...)
+	judging := e.attribution()
+	defer judging(nil)
 	for _, a := range rs.added[lattice.Allow] {
 		if a.done {
 			continue
 		}
+		judging(a)
 		r := a.decl.rule
 		rt := e.rate(r)
 		switch {
@@ -634,10 +646,12 @@ func (e *engine) judgeRestrictionRemovals(rs *ruleSet, moved map[*event]*event) 
 		if l == lattice.Ask {
 			stops = e.scopeRules(f.scope, true, lattice.Deny, lattice.Ask)
 		}
+		judging := e.attribution()
 		for _, d := range rs.removed[l] {
 			if d.done {
 				continue
 			}
+			judging(d)
 			r := d.decl.rule
 			if r.Negated {
 				continue // carve-outs are judged by carveOuts
@@ -686,6 +700,7 @@ func (e *engine) judgeRestrictionRemovals(rs *ruleSet, moved map[*event]*event) 
 			}
 			e.restrictionFinding(f, d, calls)
 		}
+		judging(nil)
 	}
 }
 
