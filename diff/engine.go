@@ -58,8 +58,9 @@ type engine struct {
 	// by command: the searches that look past read-only witnesses ask
 	// about the same calls several times, and each answer parses a shell
 	// line.
-	skips    map[skipKey]skipAnswer
-	readOnly map[string]bool
+	skips     map[skipKey]skipAnswer
+	readOnly  map[string]bool
+	impliedBy map[ruleKey][]lattice.Rule
 
 	// attributed counts the cut-short searches of the file being compared
 	// that a rule's own too_complex finding already accounts for.
@@ -242,9 +243,24 @@ func (e *engine) collectRules(scope string, head bool, ls []lattice.List) []latt
 	// allow allows Read and Write of its paths, a Read deny denies Edit
 	// and Write of them) is part of the pool.
 	for _, r := range out[:len(out):len(out)] {
-		out = append(out, lattice.Implied(r)...)
+		out = append(out, e.implied(r)...)
 	}
 	return out
+}
+
+// implied is lattice.Implied, once per rule of the comparison (each rule
+// takes part in several pools).
+func (e *engine) implied(r lattice.Rule) []lattice.Rule {
+	k := ruleKey{r.List, r.Text}
+	if rs, ok := e.impliedBy[k]; ok {
+		return rs
+	}
+	rs := lattice.Implied(r)
+	if e.impliedBy == nil {
+		e.impliedBy = map[ruleKey][]lattice.Rule{}
+	}
+	e.impliedBy[k] = rs
+	return rs
 }
 
 // compareFile records the file's status and compares it when it changed.

@@ -2,7 +2,9 @@ package lattice
 
 import (
 	"context"
+	"slices"
 	"strings"
+	"sync"
 	"unicode/utf8"
 )
 
@@ -46,6 +48,108 @@ type endBuckets struct {
 	key  groupKey
 	all  []indexed
 	ends map[[2]rune][]indexed
+	// req indexes a large group by its readings' required literals, built
+	// on first use (see candidates; the index may be shared).
+	req     *reqIndex
+	reqOnce sync.Once
+}
+
+// reqIndex finds, for a call's text, the readings of a group whose
+// required literal the text contains, without testing each: the text's
+// substrings of each length a required literal has are looked up.
+type reqIndex struct {
+	byReq map[string][]int32 // required literal → positions in all
+	lens  []int              // the distinct lengths of the required literals
+	empty []int32            // readings with no required literal
+}
+
+// minReqIndex is the size of a group from which mayStop looks readings up
+// by their required literal rather than testing each (3,000 deny rules
+// full of ** used to cost 3,000 tests per witness).
+const minReqIndex = 64
+
+func (g *endBuckets) reqIndex() *reqIndex {
+	g.reqOnce.Do(g.buildReqIndex)
+	return g.req
+}
+
+func (g *endBuckets) buildReqIndex() {
+	x := &reqIndex{byReq: map[string][]int32{}}
+	seen := map[int]bool{}
+	for i, e := range g.all {
+		r := e.rd.args.required
+		if r == "" {
+			x.empty = append(x.empty, int32(i))
+			continue
+		}
+		x.byReq[r] = append(x.byReq[r], int32(i))
+		if !seen[len(r)] {
+			seen[len(r)] = true
+			x.lens = append(x.lens, len(r))
+		}
+	}
+	g.req = x
+}
+
+// candidates calls f, in the order each visits them, on the readings of g
+// that could match text: its literal prefix, suffix and required literal
+// are in text. It reports false when looking them up would cost more than
+// testing every reading (the caller then uses each).
+func (g *endBuckets) candidates(text string, f func(indexed) bool) (bool, bool) {
+	if len(g.all) < minReqIndex || text == "" {
+		return false, true
+	}
+	x := g.reqIndex()
+	cost := 0
+	for _, l := range x.lens {
+		if l <= len(text) {
+			cost += len(text) - l + 1
+		}
+	}
+	if cost > len(g.all) {
+		return false, true
+	}
+	pos := append([]int32(nil), x.empty...)
+	for _, l := range x.lens {
+		for i := 0; i+l <= len(text); i++ {
+			pos = append(pos, x.byReq[text[i:i+l]]...)
+		}
+	}
+	// each's order: the buckets by their ends, (first, last), (first,
+	// none), (none, last), (none, none), each in insertion order.
+	type cand struct {
+		rank int
+		pos  int32
+	}
+	var cs []cand
+	for _, p := range pos {
+		e := g.all[p]
+		rd := e.rd
+		if !strings.HasPrefix(text, rd.prefix) || !strings.HasSuffix(text, rd.args.suffix) {
+			continue
+		}
+		rank := 0
+		if rd.prefix == "" {
+			rank += 2
+		}
+		if rd.args.suffix == "" {
+			rank++
+		}
+		cs = append(cs, cand{rank, p})
+	}
+	slices.SortFunc(cs, func(a, b cand) int {
+		if a.rank != b.rank {
+			return a.rank - b.rank
+		}
+		return int(a.pos - b.pos)
+	})
+	cs = slices.Compact(cs)
+	for _, c := range cs {
+		if !f(g.all[c.pos]) {
+			return true, false
+		}
+	}
+	return true, true
 }
 
 const noEnd = rune(-1)
@@ -230,15 +334,20 @@ func (ix *ruleIndex) mayStop(ctx context.Context, none []Rule, c Call) bool {
 			return true
 		}
 	}
+	visit := func(g *endBuckets, text string) {
+		if ok, _ := g.candidates(text, check(text)); !ok {
+			g.each(text, text, check(text))
+		}
+	}
 	for _, g := range ix.byTool[c.Tool] {
 		switch g.key.arg {
 		case argShell:
-			g.each(c.Arg, c.Arg, check(c.Arg))
+			visit(g, c.Arg)
 		case argPath:
 			z, rel := splitPath(c.Arg)
 			switch {
 			case g.key.zone == z:
-				g.each(rel, rel, check(rel))
+				visit(g, rel)
 			case g.key.zone == zoneRoot:
 				// A root pattern matches a home or project path through
 				// the directories above it: check each.

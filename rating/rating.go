@@ -9,6 +9,8 @@ package rating
 import (
 	"context"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/shipgate-app/shipgate/lattice"
 )
@@ -193,11 +195,33 @@ func wildcardShaped(r lattice.Rule) bool {
 		// A path pattern is wildcard-shaped when it matches every path under
 		// the project (Read(*), Edit(**/*)), not merely when it starts with
 		// a star (Edit(**/.env.example) names one file name).
-		all := lattice.ParseIn(r.List, r.Canonical+"(**)")
-		return lattice.Covers(r, all).Answer == lattice.Yes
+		return lattice.Covers(r, everyPath(r.List, r.Canonical)).Answer == lattice.Yes
 	}
 	return strings.HasPrefix(strings.TrimSpace(r.Specifier), "*")
 }
+
+// everyPath is the rule Tool(**) of a list, parsed once per tool: every
+// path rule's rating asks whether it covers it.
+func everyPath(l lattice.List, tool string) lattice.Rule {
+	k := string(l) + "\x00" + tool
+	if r, ok := everyPaths.Load(k); ok {
+		return r.(lattice.Rule)
+	}
+	r := lattice.ParseIn(l, tool+"(**)")
+	if everyPathCount.Add(1) <= maxEveryPaths {
+		everyPaths.Store(k, r)
+	}
+	return r
+}
+
+// everyPaths caches everyPath; path tools are few, and maxEveryPaths
+// bounds it whatever a repository names.
+var (
+	everyPaths     sync.Map
+	everyPathCount atomic.Int64
+)
+
+const maxEveryPaths = 64
 
 // mcpWithinServer reports whether an MCP token names tools within one
 // server: a plain server segment and a tool segment not starting with *.

@@ -1,0 +1,59 @@
+package lattice
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"testing"
+)
+
+// TestMayStopRequiredIndex: looking a large group's readings up by their
+// required literal (candidates) answers exactly what testing each rule
+// answers, for Bash and path rules with literal prefixes, suffixes and
+// required runs of many lengths, and calls that hit and miss them.
+func TestMayStopRequiredIndex(t *testing.T) {
+	r := rand.New(rand.NewPCG(*seed, 12))
+	bits := []string{"a", "b", ".key", "c1", "c12", "x", "/", "--f", "日", "\ufffd"}
+	bit := func() string { return bits[r.IntN(len(bits))] }
+	for round := 0; round < 20; round++ {
+		var none []Rule
+		for i := 0; i < minReqIndex+r.IntN(200); i++ {
+			var text string
+			switch r.IntN(4) {
+			case 0:
+				text = fmt.Sprintf("Bash(%s *%s%d* %s)", bit(), bit(), r.IntN(30), bit())
+			case 1:
+				text = fmt.Sprintf("Bash(* %s%s *)", bit(), bit())
+			case 2:
+				text = fmt.Sprintf("Read(~/**/%s/**/%s%d/**/*%s)", bit(), bit(), r.IntN(30), bit())
+			default:
+				text = fmt.Sprintf("Read(~/%s**%s)", bit(), bit())
+			}
+			none = append(none, ParseIn(Deny, text))
+		}
+		ctx := WithBudget(context.Background(), NewBudget(0, 0))
+		ix := indexOf(ctx, none)
+		for k := 0; k < 300; k++ {
+			var c Call
+			arg := ""
+			for n := r.IntN(6); n >= 0; n-- {
+				arg += bit() + []string{"", " ", "/"}[r.IntN(3)]
+			}
+			if r.IntN(2) == 0 {
+				c = Call{Tool: "Bash", Arg: arg}
+			} else {
+				c = Call{Tool: "Read", Arg: "~/" + arg}
+			}
+			want := false
+			for i := range none {
+				if Match(none[i], c) != No {
+					want = true
+					break
+				}
+			}
+			if got := ix.mayStop(ctx, none, c); got != want {
+				t.Fatalf("round %d, %v: mayStop %v, testing each rule %v", round, c, got, want)
+			}
+		}
+	}
+}
