@@ -53,29 +53,29 @@ type engine struct {
 	// ratings caches each rule's rating by its list and text (rate): a
 	// rule is rated once per comparison however many passes ask, and the
 	// answer does not depend on how much of the budget later passes left.
-	ratings map[ruleKey]rating.Rating
+	ratings map[ruleID]rating.Rating
 	// skips caches notNewlyRun by call and rule, readOnly lattice.ReadOnly
 	// by command: the searches that look past read-only witnesses ask
 	// about the same calls several times, and each answer parses a shell
 	// line.
 	skips     map[skipKey]skipAnswer
 	readOnly  map[string]bool
-	impliedBy map[ruleKey][]lattice.Rule
+	impliedBy map[ruleID][]lattice.Rule
 
 	// attributed counts the cut-short searches of the file being compared
 	// that a rule's own too_complex finding already accounts for.
 	attributed int64
 }
 
-// ruleKey names a rule by what its parse depends on.
-type ruleKey struct {
+// ruleID names a rule by what its parse depends on.
+type ruleID struct {
 	list lattice.List
 	text string
 }
 
 type skipKey struct {
 	call lattice.Call
-	rule ruleKey
+	rule ruleID
 }
 
 type skipAnswer struct {
@@ -85,13 +85,13 @@ type skipAnswer struct {
 
 // rate is the rater's RuleContext, once per rule of the comparison.
 func (e *engine) rate(r lattice.Rule) rating.Rating {
-	k := ruleKey{r.List, r.Text}
+	k := ruleID{r.List, r.Text}
 	if rt, ok := e.ratings[k]; ok {
 		return rt
 	}
 	rt := e.rater.RuleContext(e.ctx, r)
 	if e.ratings == nil {
-		e.ratings = map[ruleKey]rating.Rating{}
+		e.ratings = map[ruleID]rating.Rating{}
 	}
 	e.ratings[k] = rt
 	return rt
@@ -99,7 +99,7 @@ func (e *engine) rate(r lattice.Rule) rating.Rating {
 
 // notNewlyRun is the package's notNewlyRun, once per call and rule.
 func (e *engine) notNewlyRun(c lattice.Call, r lattice.Rule) (string, bool) {
-	k := skipKey{c, ruleKey{r.List, r.Text}}
+	k := skipKey{c, ruleID{r.List, r.Text}}
 	if a, ok := e.skips[k]; ok {
 		return a.why, a.ok
 	}
@@ -251,13 +251,13 @@ func (e *engine) collectRules(scope string, head bool, ls []lattice.List) []latt
 // implied is lattice.Implied, once per rule of the comparison (each rule
 // takes part in several pools).
 func (e *engine) implied(r lattice.Rule) []lattice.Rule {
-	k := ruleKey{r.List, r.Text}
+	k := ruleID{r.List, r.Text}
 	if rs, ok := e.impliedBy[k]; ok {
 		return rs
 	}
 	rs := lattice.Implied(r)
 	if e.impliedBy == nil {
-		e.impliedBy = map[ruleKey][]lattice.Rule{}
+		e.impliedBy = map[ruleID][]lattice.Rule{}
 	}
 	e.impliedBy[k] = rs
 	return rs
