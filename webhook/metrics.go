@@ -34,23 +34,27 @@ const metricsNamespace = "shipgate"
 //	job_duration_seconds{kind}        end-to-end from delivery receipt to the job's last attempt
 //	job_panics_total                  processor panics recovered by a worker
 //	job_retries_total                 failed attempts scheduled for another try
+//	queue_running                     jobs holding a lease (with Redis: on any replica)
+//	jobs_recovered_total              jobs put back after their lease expired (a replica died or stalled)
 //
-// The Redis queue (internal/redisqueue) records the same series (queue_depth
-// then counts the pending jobs of all replicas, read from Redis) and adds
-// queue_running, jobs_recovered_total and redis_errors_total{op}.
+// Both queue backends record these through the one lifecycle (StoreQueue);
+// with Redis, queue_depth and queue_running count every replica's jobs, and
+// internal/redisqueue adds redis_errors_total{op}.
 type Metrics struct {
 	registry *prometheus.Registry
 
-	deliveries   *prometheus.CounterVec
-	rejections   *prometheus.CounterVec
-	ack          *prometheus.HistogramVec
-	redeliveries *prometheus.CounterVec
-	queueDepth   prometheus.Gauge
-	queueFull    prometheus.Counter
-	jobs         *prometheus.CounterVec
-	jobDuration  *prometheus.HistogramVec
-	jobPanics    prometheus.Counter
-	jobRetries   prometheus.Counter
+	deliveries    *prometheus.CounterVec
+	rejections    *prometheus.CounterVec
+	ack           *prometheus.HistogramVec
+	redeliveries  *prometheus.CounterVec
+	queueDepth    prometheus.Gauge
+	queueFull     prometheus.Counter
+	jobs          *prometheus.CounterVec
+	jobDuration   *prometheus.HistogramVec
+	jobPanics     prometheus.Counter
+	jobRetries    prometheus.Counter
+	queueRunning  prometheus.Gauge
+	jobsRecovered prometheus.Counter
 }
 
 // NewMetrics creates the webhook collectors and registers them on reg. It
@@ -104,10 +108,18 @@ func NewMetrics(reg *prometheus.Registry) (*Metrics, error) {
 			Namespace: metricsNamespace, Name: "job_retries_total",
 			Help: "Failed job attempts scheduled for another try.",
 		}),
+		queueRunning: prometheus.NewGauge(prometheus.GaugeOpts{
+			Namespace: metricsNamespace, Name: "queue_running",
+			Help: "Jobs running (holding a lease); with the Redis queue, across all replicas.",
+		}),
+		jobsRecovered: prometheus.NewCounter(prometheus.CounterOpts{
+			Namespace: metricsNamespace, Name: "jobs_recovered_total",
+			Help: "Jobs put back in the queue by this replica after their lease expired (a replica died or stalled).",
+		}),
 	}
 	for _, c := range []prometheus.Collector{
 		m.deliveries, m.rejections, m.ack, m.redeliveries, m.queueDepth, m.queueFull,
-		m.jobs, m.jobDuration, m.jobPanics, m.jobRetries,
+		m.jobs, m.jobDuration, m.jobPanics, m.jobRetries, m.queueRunning, m.jobsRecovered,
 	} {
 		if err := reg.Register(c); err != nil {
 			return nil, fmt.Errorf("webhook: register metrics: %w", err)

@@ -67,26 +67,25 @@ func addRedisFlags(fs *flag.FlagSet) func() (redisConfig, error) {
 }
 
 // newQueueAndDedup builds the job queue and the delivery de-duplication of
-// `shipgate serve`. Without a Redis URL: a webhook.MemoryQueue and a
-// webhook.DeliveryCache (failed deliveries forgotten when redeliverFailed),
-// wired together. With one: the Redis queue, which de-duplicates itself,
-// atomically with storing the jobs (webhook.DeliveryQueue), so the returned
-// Deduplicator is nil and the Server does not need one. Redis must answer
+// `shipgate serve`: the one queue lifecycle (webhook.StoreQueue) over the
+// in-process store without a Redis URL, over Redis with one. Either
+// de-duplicates deliveries itself, atomically with storing the jobs
+// (webhook.DeliveryQueue; failed deliveries forgotten when
+// redeliverFailed), so the returned Deduplicator is nil and the Server does
+// not need one. Redis must answer
 // within 10 s: a wrong URL fails the start instead of every delivery.
 // qo.OnDropped is set here. The returned function releases the Redis
 // connections; call it after the queue has stopped.
 func newQueueAndDedup(ctx context.Context, rc redisConfig, qo webhook.QueueOptions, redeliverFailed bool) (webhook.Queue, webhook.Deduplicator, func(), error) {
 	if rc.URL == "" {
-		seen, err := webhook.NewDeliveryCache(webhook.DeliveryCacheOptions{RedeliverFailed: redeliverFailed})
-		if err != nil {
-			return nil, nil, nil, err
-		}
-		qo.OnDropped = seen.JobFailed
+		// The in-process queue de-duplicates itself too (webhook.DeliveryQueue),
+		// atomically with storing the jobs, like the Redis one.
+		qo.RedeliverFailed = redeliverFailed
 		q, err := webhook.NewMemoryQueue(qo)
 		if err != nil {
 			return nil, nil, nil, err
 		}
-		return q, seen, func() {}, nil
+		return q, nil, func() {}, nil
 	}
 	opts, err := redis.ParseURL(rc.URL)
 	if err != nil {

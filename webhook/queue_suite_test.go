@@ -1,0 +1,23 @@
+package webhook_test
+
+import (
+	"testing"
+
+	"github.com/shipgate-app/shipgate/internal/queuetest"
+	"github.com/shipgate-app/shipgate/webhook"
+)
+
+// TestMemoryQueueSuite runs the one queue suite against the in-process
+// store; internal/redisqueue runs it against Redis.
+func TestMemoryQueueSuite(t *testing.T) {
+	queuetest.Run(t, queuetest.Backend{
+		Durable: false,
+		Fresh: func(t *testing.T, so queuetest.StoreOptions) func(webhook.QueueOptions) (*webhook.StoreQueue, error) {
+			st, err := webhook.NewMemoryStore(webhook.MemoryStoreOptions{Capacity: so.Capacity})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return func(opts webhook.QueueOptions) (*webhook.StoreQueue, error) { return webhook.NewStoreQueue(st, opts) }
+		},
+	})
+}
