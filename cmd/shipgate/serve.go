@@ -67,6 +67,18 @@ type serveConfig struct {
 	// (serve: app.GitHubWritePace, inside GitHub's secondary limits; nil:
 	// unpaced, as tests that do not test pacing want).
 	WritePace []app.WritePace
+	// SweepInterval is how often every open pull request of every
+	// installation is checked for a Shipgate run, and queued when its head
+	// has none (serve: --sweep-interval; zero: never, as tests that do not
+	// test the sweep want).
+	// SweepBudget is the most API calls one sweep makes (zero: the
+	// default).
+	SweepInterval time.Duration
+	SweepBudget   int
+	// SweepStart and SweepPerPage tune the sweep for tests (zero: the
+	// defaults, app.SweepOptions).
+	SweepStart   time.Duration
+	SweepPerPage int
 }
 
 // server is a running App: HTTP listener, queue, worker pool.
@@ -77,6 +89,7 @@ type server struct {
 	queue    webhook.Queue
 	closeQ   func() // closes the queue's connections (Redis)
 	worker   *app.Worker
+	sweeper  *app.Sweeper // nil when the sweep is off
 	listener net.Listener
 	ready    *readiness
 	stop     context.CancelFunc
@@ -230,6 +243,23 @@ func startServer(ctx context.Context, cfg serveConfig) (*server, error) {
 	if redeliver != nil {
 		go redeliver.Run(runCtx)
 	}
+	if cfg.SweepInterval > 0 {
+		capacity := cfg.QueueSize
+		if capacity <= 0 {
+			capacity = webhook.DefaultQueueCapacity
+		}
+		s.sweeper, err = app.NewSweeper(clients, app.SweepOptions{Interval: cfg.SweepInterval, Budget: cfg.SweepBudget,
+			Start: cfg.SweepStart, PerPage: cfg.SweepPerPage, Enqueue: queue.Enqueue,
+			// As the redelivery scan: at most half the queue, so what the
+			// sweep queues is not refused again.
+			Room:   func() int { return max(capacity/2-queue.Depth(), 0) },
+			Logger: cfg.Logger})
+		if err != nil {
+			_ = s.shutdown(context.Background())
+			return nil, err
+		}
+		go s.sweeper.Run(runCtx)
+	}
 	cfg.Logger.Info("shipgate listening", "addr", ln.Addr().String(), "app_id", cfg.AppID, "github_url", cfg.GitHubURL, "workers", cfg.Workers)
 	return s, nil
 }
@@ -267,6 +297,8 @@ func runServe(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	queueSize := fs.Int("queue-size", envInt("SHIPGATE_QUEUE_SIZE", 1000), "pending pull requests before deliveries get 503 (SHIPGATE_QUEUE_SIZE)")
 	jobTimeout := fs.Duration("job-timeout", envDuration("SHIPGATE_JOB_TIMEOUT", 2*time.Minute), "time limit of one evaluation attempt (SHIPGATE_JOB_TIMEOUT)")
 	grace := fs.Duration("shutdown-grace", envDuration("SHIPGATE_SHUTDOWN_GRACE", 25*time.Second), "time to finish accepted jobs on SIGTERM (SHIPGATE_SHUTDOWN_GRACE)")
+	sweepEvery := fs.Duration("sweep-interval", envDuration("SHIPGATE_SWEEP_INTERVAL", app.DefaultSweepInterval), "how often to check every open pull request of every installation for a Shipgate check run and queue those whose head has none (a refused or lost delivery, a restart of the in-process queue); 0 turns it off (SHIPGATE_SWEEP_INTERVAL)")
+	sweepBudget := fs.Int("sweep-budget", envInt("SHIPGATE_SWEEP_BUDGET", app.DefaultSweepBudget), "most GitHub API calls one sweep makes; a sweep that spends it resumes at the next interval (SHIPGATE_SWEEP_BUDGET)")
 	redisFlags := addRedisFlags(fs)
 	logFormat := fs.String("log-format", envOr("SHIPGATE_LOG_FORMAT", "json"), "log format: json or text (SHIPGATE_LOG_FORMAT)")
 	logLevel := fs.String("log-level", envOr("SHIPGATE_LOG_LEVEL", "info"), "log level: debug, info, warn, error (SHIPGATE_LOG_LEVEL)")
@@ -294,6 +326,10 @@ func runServe(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	cfg.RedeliverInterval, cfg.RedeliverLookback = *redeliverEvery, *redeliverBack
 	if *redeliverEvery == 0 {
 		cfg.RedeliverInterval = -1
+	}
+	cfg.SweepInterval, cfg.SweepBudget = *sweepEvery, *sweepBudget
+	if *sweepEvery < 0 || *sweepBudget <= 0 {
+		return usageError(stderr, "serve", "--sweep-interval %s / --sweep-budget %d: use a positive interval (0 turns the sweep off) and a positive budget", *sweepEvery, *sweepBudget)
 	}
 	if *redeliverBack < 0 || *redeliverBack > 72*time.Hour {
 		return usageError(stderr, "serve", "--redeliver-lookback %s: use 0 to 72h (GitHub redelivers the past 3 days)", *redeliverBack)

@@ -1,0 +1,391 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/google/go-github/v62/github"
+	lru "github.com/hashicorp/golang-lru/v2"
+)
+
+// No pull request may be left without a check run. A delivery the queue
+// refused, one lost with an in-process queue when the App restarted, or one
+// GitHub never managed to deliver leaves its pull request without a run, and
+// GitHub does not redeliver on its own. The redelivery scan (webhook) asks
+// GitHub for another attempt of the deliveries it can find; the Sweeper is
+// the backstop that needs no delivery at all: it walks the open pull
+// requests of every installation and queues an evaluation for each head
+// that has no Shipgate check run.
+
+// Defaults for SweepOptions.
+const (
+	DefaultSweepInterval = 10 * time.Minute
+	DefaultSweepBudget   = 500
+	sweepPerPage         = 100
+	// sweepSeen bounds the heads remembered as having a run.
+	sweepSeen = 100_000
+)
+
+// SweepOptions configures a Sweeper.
+type SweepOptions struct {
+	// Interval between sweeps (DefaultSweepInterval); Run sweeps once soon
+	// after it starts.
+	Interval time.Duration
+	// Budget is the most GitHub API calls one sweep makes (listing
+	// installations, repositories, open pull requests, and one check-run
+	// lookup per head not yet known to have a run). A sweep that spends it
+	// stops and the next one resumes where it stopped, so a large
+	// organisation is covered over several sweeps without a burst.
+	Budget int
+	// CheckName is the check run looked for ("shipgate").
+	CheckName string
+	// Start is the delay before Run's first sweep (default: the shorter
+	// of 30 s and Interval); negative: the first sweep is after Interval.
+	Start time.Duration
+	// StaleAfter is how long a run may stay in progress before its head
+	// counts as without a run (default 15 min: a job's attempts and
+	// backoff are over by then; an in-process queue that restarted lost it).
+	StaleAfter time.Duration
+	// PerPage is the page size of the listings (default 100, GitHub's
+	// maximum).
+	PerPage int
+	// Enqueue queues the evaluations of heads without a run. ErrQueueFull
+	// (any error) ends the sweep; the next resumes there.
+	Enqueue func(ctx context.Context, jobs []Job) error
+	// Room reports how many more jobs the queue can comfortably take; a
+	// sweep queues at most that many. Nil: no limit.
+	Room   func() int
+	Logger *slog.Logger
+	// Now is the clock (tests replace it).
+	Now func() time.Time
+}
+
+// SweepResult is what one sweep did.
+type SweepResult struct {
+	Installations, Repos, PRs int
+	// Checked is how many heads were looked up; Missing how many of those
+	// had no Shipgate run; Queued how many of those were queued.
+	Checked, Missing, Queued int
+	// Calls is the API calls the sweep made; Complete is false when it
+	// stopped early (budget, room, an error) and the next resumes.
+	Calls    int
+	Complete bool
+}
+
+// Sweeper periodically queues an evaluation for every open pull request
+// head that has no Shipgate check run. Build it with NewSweeper.
+type Sweeper struct {
+	clients *Clients
+	o       SweepOptions
+	// covered remembers heads (owner/repo@sha) known to have a run, so a
+	// sweep looks each head up once.
+	covered *lru.Cache[string, struct{}]
+
+	mu sync.Mutex
+	// resume is where a sweep that stopped early continues: the
+	// installation and repository it had reached (inclusive).
+	resume sweepCursor
+}
+
+type sweepCursor struct {
+	installation int64
+	repo         string // owner/name
+}
+
+// NewSweeper builds a Sweeper over the App's clients.
+func NewSweeper(clients *Clients, o SweepOptions) (*Sweeper, error) {
+	if clients == nil || o.Enqueue == nil {
+		return nil, errors.New("app: sweeper needs the App's clients and an Enqueue function")
+	}
+	if o.Interval < 0 || o.Budget < 0 {
+		return nil, fmt.Errorf("app: sweeper: negative interval (%s) or budget (%d)", o.Interval, o.Budget)
+	}
+	if o.Interval == 0 {
+		o.Interval = DefaultSweepInterval
+	}
+	if o.Budget == 0 {
+		o.Budget = DefaultSweepBudget
+	}
+	if o.CheckName == "" {
+		o.CheckName = "shipgate"
+	}
+	if o.Start == 0 {
+		o.Start = min(30*time.Second, o.Interval)
+	} else if o.Start < 0 {
+		o.Start = o.Interval
+	}
+	if o.StaleAfter <= 0 {
+		o.StaleAfter = 15 * time.Minute
+	}
+	if o.PerPage <= 0 || o.PerPage > 100 {
+		o.PerPage = sweepPerPage
+	}
+	if o.Room == nil {
+		o.Room = func() int { return int(^uint(0) >> 1) }
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	covered, _ := lru.New[string, struct{}](sweepSeen)
+	return &Sweeper{clients: clients, o: o, covered: covered}, nil
+}
+
+// Run sweeps Start after it starts and then every Interval, until ctx
+// ends. Errors are logged; the next sweep tries again.
+func (s *Sweeper) Run(ctx context.Context) {
+	first := time.NewTimer(s.o.Start)
+	defer first.Stop()
+	select {
+	case <-ctx.Done():
+		return
+	case <-first.C:
+	}
+	tick := time.NewTicker(s.o.Interval)
+	defer tick.Stop()
+	for {
+		res, err := s.Sweep(ctx)
+		switch {
+		case err != nil && ctx.Err() == nil:
+			s.o.Logger.Warn("sweep of open pull requests stopped", "error", err, "api_calls", res.Calls, "queued", res.Queued)
+		case res.Queued > 0 || !res.Complete:
+			s.o.Logger.Info("sweep of open pull requests", "installations", res.Installations, "repos", res.Repos, "prs", res.PRs,
+				"checked", res.Checked, "missing_runs", res.Missing, "queued", res.Queued, "api_calls", res.Calls, "complete", res.Complete)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+	}
+}
+
+// errBudget ends a sweep that spent its API-call budget.
+var errBudget = errors.New("sweep budget spent")
+
+// errNoRoom ends a sweep when the queue has no more room.
+var errNoRoom = errors.New("the queue has no room")
+
+// sweep is one sweep's state.
+type sweep struct {
+	s      *Sweeper
+	res    SweepResult
+	room   int
+	resume sweepCursor
+	// reached is the cursor of the repository being swept.
+	reached sweepCursor
+}
+
+func (w *sweep) call() error {
+	if w.res.Calls >= w.s.o.Budget {
+		return errBudget
+	}
+	w.res.Calls++
+	return nil
+}
+
+// Sweep walks every installation's repositories and open pull requests
+// once (or until its budget is spent) and queues an evaluation for each
+// head without a Shipgate check run by this App. It returns what it did;
+// a budget or room shortfall is not an error (the next sweep resumes).
+func (s *Sweeper) Sweep(ctx context.Context) (SweepResult, error) {
+	s.mu.Lock()
+	w := &sweep{s: s, room: s.o.Room(), resume: s.resume}
+	s.mu.Unlock()
+	err := w.installations(ctx)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	switch {
+	case err == nil:
+		w.res.Complete = true
+		s.resume = sweepCursor{}
+		return w.res, nil
+	case errors.Is(err, errBudget), errors.Is(err, errNoRoom):
+		s.resume = w.reached
+		return w.res, nil
+	}
+	s.resume = w.reached
+	return w.res, err
+}
+
+func (w *sweep) installations(ctx context.Context) error {
+	opts := &github.ListOptions{PerPage: w.s.o.PerPage}
+	skipping := w.resume.installation != 0
+	for {
+		if err := w.call(); err != nil {
+			return err
+		}
+		list, resp, err := w.s.clients.App().Apps.ListInstallations(ctx, opts)
+		if err != nil {
+			return fmt.Errorf("listing the App's installations: %w", err)
+		}
+		for _, in := range list {
+			id := in.GetID()
+			if skipping && id != w.resume.installation {
+				continue
+			}
+			resumeRepo := ""
+			if skipping {
+				resumeRepo, skipping = w.resume.repo, false
+			}
+			if in.GetSuspendedAt().Time.IsZero() {
+				w.res.Installations++
+				if err := w.repos(ctx, id, resumeRepo); err != nil {
+					return err
+				}
+			}
+		}
+		if resp.NextPage == 0 {
+			// Done (also when the installation to resume from is gone: the
+			// next sweep starts over).
+			return nil
+		}
+		opts.Page = resp.NextPage
+	}
+}
+
+func (w *sweep) repos(ctx context.Context, installation int64, resumeRepo string) error {
+	cl, err := w.s.clients.Installation(installation)
+	if err != nil {
+		return err
+	}
+	opts := &github.ListOptions{PerPage: w.s.o.PerPage}
+	skipping := resumeRepo != ""
+	for {
+		w.reached = sweepCursor{installation: installation, repo: resumeRepo}
+		if err := w.call(); err != nil {
+			return err
+		}
+		list, resp, err := cl.Apps.ListRepos(ctx, opts)
+		if err != nil {
+			return fmt.Errorf("listing the repositories of installation %d: %w", installation, err)
+		}
+		for _, r := range list.Repositories {
+			full := r.GetOwner().GetLogin() + "/" + r.GetName()
+			if skipping && full != resumeRepo {
+				continue
+			}
+			skipping = false
+			if r.GetArchived() {
+				continue
+			}
+			w.reached = sweepCursor{installation: installation, repo: full}
+			w.res.Repos++
+			if err := w.pulls(ctx, cl, installation, r.GetOwner().GetLogin(), r.GetName()); err != nil {
+				return err
+			}
+		}
+		if resp.NextPage == 0 {
+			return nil
+		}
+		opts.Page = resp.NextPage
+	}
+}
+
+func (w *sweep) pulls(ctx context.Context, cl *github.Client, installation int64, owner, repo string) error {
+	opts := &github.PullRequestListOptions{State: "open", ListOptions: github.ListOptions{PerPage: w.s.o.PerPage}}
+	for {
+		if err := w.call(); err != nil {
+			return err
+		}
+		prs, resp, err := cl.PullRequests.List(ctx, owner, repo, opts)
+		if err != nil {
+			return fmt.Errorf("listing the open pull requests of %s/%s: %w", owner, repo, err)
+		}
+		var jobs []Job
+		for _, pr := range prs {
+			w.res.PRs++
+			head := pr.GetHead().GetSHA()
+			key := owner + "/" + repo + "@" + head
+			if head == "" || w.s.covered.Contains(key) {
+				continue
+			}
+			if err := w.call(); err != nil {
+				return w.queue(ctx, jobs, err)
+			}
+			w.res.Checked++
+			state, err := w.runState(ctx, cl, owner, repo, head)
+			if err != nil {
+				return w.queue(ctx, jobs, err)
+			}
+			switch state {
+			case runCompleted:
+				w.s.covered.Add(key, struct{}{})
+				continue
+			case runInProgress:
+				continue // a job is on it; looked up again next sweep
+			}
+			w.res.Missing++
+			if len(jobs) >= w.room-w.res.Queued {
+				return w.queue(ctx, jobs, errNoRoom)
+			}
+			jobs = append(jobs, Job{Kind: KindEvaluatePR, DeliveryID: "sweep-" + strconv.FormatInt(w.s.o.Now().UnixMilli(), 10),
+				Event: "sweep", InstallationID: installation, Owner: owner, Repo: repo, PRNumber: pr.GetNumber(),
+				HeadSHA: head, ReceivedAt: w.s.o.Now()})
+		}
+		if err := w.queue(ctx, jobs, nil); err != nil {
+			return err
+		}
+		if resp.NextPage == 0 {
+			return nil
+		}
+		opts.Page = resp.NextPage
+	}
+}
+
+// queue enqueues jobs, then returns then (the error that ended the page),
+// or the enqueue's error.
+func (w *sweep) queue(ctx context.Context, jobs []Job, then error) error {
+	if len(jobs) > 0 {
+		if err := w.s.o.Enqueue(ctx, jobs); err != nil {
+			return fmt.Errorf("queueing %d pull requests without a check run: %w", len(jobs), err)
+		}
+		w.res.Queued += len(jobs)
+		for _, j := range jobs {
+			w.s.o.Logger.Info("pull request without a Shipgate check run queued by the sweep",
+				"installation_id", j.InstallationID, "repo", j.Owner+"/"+j.Repo, "pr", j.PRNumber, "head_sha", shortSHA(j.HeadSHA))
+		}
+	}
+	return then
+}
+
+// runState is what a head's Shipgate runs say.
+type runState int
+
+const (
+	runNone       runState = iota // no run, or only runs in progress for longer than StaleAfter
+	runInProgress                 // a run in progress (a job is on it)
+	runCompleted                  // a completed run: Shipgate gave its verdict
+)
+
+// runState looks up head's check runs named CheckName created by this App
+// (a run of the same name from another App or a workflow does not count:
+// it is not Shipgate's verdict).
+func (w *sweep) runState(ctx context.Context, cl *github.Client, owner, repo, head string) (runState, error) {
+	runs, _, err := cl.Checks.ListCheckRunsForRef(ctx, owner, repo, head, &github.ListCheckRunsOptions{
+		CheckName: github.String(w.s.o.CheckName), AppID: github.Int64(w.s.clients.appID), Filter: github.String("all"),
+		ListOptions: github.ListOptions{PerPage: 100}})
+	if err != nil {
+		return runNone, fmt.Errorf("listing the check runs of %s/%s@%s: %w", owner, repo, shortSHA(head), err)
+	}
+	st := runNone
+	for _, r := range runs.CheckRuns {
+		if r.GetApp() != nil && r.GetApp().GetID() != 0 && r.GetApp().GetID() != w.s.clients.appID {
+			continue
+		}
+		if r.GetStatus() == "completed" {
+			return runCompleted, nil
+		}
+		if started := r.GetStartedAt().Time; started.IsZero() || w.s.o.Now().Sub(started) < w.s.o.StaleAfter {
+			st = runInProgress
+		}
+	}
+	return st, nil
+}

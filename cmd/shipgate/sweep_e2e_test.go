@@ -1,0 +1,178 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/shipgate-app/shipgate/app"
+	"github.com/shipgate-app/shipgate/githubtest"
+	"github.com/shipgate-app/shipgate/webhook"
+)
+
+// sweptPR is one pull request of a sweep test and its head.
+type sweptPR struct {
+	repo string
+	num  int
+	head string
+}
+
+// withoutRun lists the PRs whose head has no completed shipgate run.
+func withoutRun(env *e2eEnv, prs []sweptPR) []sweptPR {
+	var out []sweptPR
+	for _, p := range prs {
+		done := false
+		for _, r := range env.runs(p.repo, p.head) {
+			done = done || r.Status == "completed"
+		}
+		if !done {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// sweepUntilCovered sweeps (as the App's timer does, but now) until every
+// PR has a completed run, checking each sweep's API calls against the
+// budget; it returns the sweeps made.
+func sweepUntilCovered(t *testing.T, env *e2eEnv, srv *server, prs []sweptPR, budget int) []app.SweepResult {
+	t.Helper()
+	var results []app.SweepResult
+	deadline := time.Now().Add(e2eTimeout)
+	for len(withoutRun(env, prs)) > 0 {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d PRs still without a run after %d sweeps: %+v", len(withoutRun(env, prs)), len(results), results)
+		}
+		// Sweep when the queue is idle (the App's timer does not wait; the
+		// test does, so that its figures count no head queued twice).
+		if st, ok := srv.queue.(*webhook.StoreQueue); !ok {
+			t.Fatalf("queue %T is not the StoreQueue", srv.queue)
+		} else {
+			if s, err := st.Stats(context.Background()); err == nil && s.Pending == 0 && s.Running == 0 {
+				res, err := srv.sweeper.Sweep(context.Background())
+				if err != nil {
+					t.Fatalf("sweep: %v", err)
+				}
+				if res.Calls > budget {
+					t.Fatalf("a sweep made %d API calls, budget %d", res.Calls, budget)
+				}
+				results = append(results, res)
+			}
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	return results
+}
+
+// TestE2ESweepLeavesNoPRWithoutARun: deliveries the App never evaluates —
+// refused by a full queue (with the redelivery scan off, so only the sweep
+// can help), or lost with the in-process queue when the App restarts — leave
+// pull requests without a check run; after the sweep (with a small API-call
+// budget and small pages, so it paginates and resumes across sweeps) every
+// one has a completed run, and nothing is left in progress.
+func TestE2ESweepLeavesNoPRWithoutARun(t *testing.T) {
+	const budget = 9
+	t.Run("queue-full burst", func(t *testing.T) {
+		env := newE2E(t, func(s *e2eSetup) {
+			s.cfg.QueueSize, s.cfg.Workers = 4, 1
+			s.cfg.RedeliverInterval = -1
+			s.cfg.SweepInterval, s.cfg.SweepStart = time.Hour, -1 // swept by the test only
+			s.cfg.SweepBudget, s.cfg.SweepPerPage = budget, 3
+		})
+		var prs []sweptPR
+		for r := range 2 {
+			env.repo(fmt.Sprintf("svc-%d", r), map[string]string{".claude/settings.json": baseSettings})
+		}
+		env.gh.Inject(githubtest.Fault{Method: "GET", PathPattern: routePull, Latency: 100 * time.Millisecond, Times: 1 << 20})
+		for r := range 2 {
+			repo := fmt.Sprintf("svc-%d", r)
+			for i := range 7 {
+				p := env.openPR(repo, fmt.Sprintf("b%d", i), map[string]string{"docs/x.md": "x\n"})
+				prs = append(prs, sweptPR{repo: repo, num: p.Number, head: p.HeadSHA})
+			}
+		}
+		refused := 0
+		for _, d := range env.gh.Deliveries() {
+			if d.Event == "pull_request" && d.StatusCode == http.StatusServiceUnavailable {
+				refused++
+			}
+		}
+		// What was queued is evaluated; what was refused is not.
+		env.eventually("the queue drained", func() (bool, string) {
+			return env.srv.queue.Depth() == 0 && env.metric("shipgate_jobs_total", "") >= float64(len(prs)-refused),
+				fmt.Sprintf("depth %d", env.srv.queue.Depth())
+		})
+		missing := withoutRun(env, prs)
+		if refused == 0 || len(missing) == 0 {
+			t.Fatalf("%d deliveries refused, %d PRs without a run: the burst did not leave any PR without a run, the test tests nothing", refused, len(missing))
+		}
+		results := sweepUntilCovered(t, env, env.srv, prs, budget)
+		queued := 0
+		for _, r := range results {
+			queued += r.Queued
+		}
+		t.Logf("%d PRs, %d deliveries refused, %d PRs without a run; %d sweeps (budget %d calls each) queued %d: %+v",
+			len(prs), refused, len(missing), len(results), budget, queued, results)
+		if queued < len(missing) {
+			t.Errorf("sweeps queued %d, but %d PRs had no run", queued, len(missing))
+		}
+		if len(results) < 2 {
+			t.Errorf("%d sweeps: with a budget of %d calls, covering 2 repositories of 7 PRs must resume across sweeps", len(results), budget)
+		}
+		// Once every head has a completed run, a sweep queues nothing and,
+		// the heads being remembered, costs only the listings (the first
+		// may still look up a head whose run was in progress last time).
+		env.waitJobs(len(prs) - refused + queued)
+		for i := range 2 {
+			res, err := env.srv.sweeper.Sweep(context.Background())
+			if err != nil || res.Queued != 0 || !res.Complete || (i == 1 && res.Checked != 0) {
+				t.Errorf("sweep %d after everything is covered: %+v %v, want nothing queued (and, the second time, nothing looked up)", i+1, res, err)
+			}
+		}
+		for r := range 2 {
+			env.noneInProgress(fmt.Sprintf("svc-%d", r))
+		}
+	})
+
+	t.Run("restart loses the in-process queue", func(t *testing.T) {
+		env := newE2E(t, func(s *e2eSetup) {
+			s.cfg.Workers = 1
+			s.cfg.RedeliverInterval = -1
+			s.cfg.SweepInterval, s.cfg.SweepStart = time.Hour, -1
+			s.cfg.SweepBudget, s.cfg.SweepPerPage = budget, 3
+		})
+		env.repo("svc", map[string]string{".claude/settings.json": baseSettings})
+		// The first evaluation hangs in its first call, before it creates a
+		// run, while the others wait in the in-process queue.
+		env.gh.Inject(githubtest.Fault{Method: "GET", PathPattern: routePull, Latency: time.Minute, Times: 1})
+		var prs []sweptPR
+		for i := range 5 {
+			p := env.openPR("svc", fmt.Sprintf("b%d", i), map[string]string{"docs/x.md": "x\n"})
+			prs = append(prs, sweptPR{repo: "svc", num: p.Number, head: p.HeadSHA})
+		}
+		for _, d := range env.gh.Deliveries() {
+			if d.Event == "pull_request" && d.StatusCode != http.StatusAccepted {
+				t.Fatalf("delivery %s answered %d, want every one queued", d.GUID, d.StatusCode)
+			}
+		}
+		// The App stops (a deploy, a crash) before it evaluated any: the
+		// in-process queue's jobs are gone.
+		ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+		_ = env.srv.shutdown(ctx)
+		cancel()
+		if n := len(withoutRun(env, prs)); n != len(prs) {
+			t.Fatalf("%d of %d PRs without a run after the restart, want all", n, len(prs))
+		}
+		cfg := env.srv.cfg
+		srv, err := startServer(context.Background(), cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		env.srv = srv // the test's cleanup stops this one
+		results := sweepUntilCovered(t, env, srv, prs, budget)
+		t.Logf("%d PRs lost with the queue; %d sweeps: %+v", len(prs), len(results), results)
+		env.noneInProgress("svc")
+	})
+}
