@@ -48,6 +48,10 @@ type Config struct {
 	Logger      *slog.Logger
 	// Now is the clock (tests replace it).
 	Now func() time.Time
+	// Judge is the engine a gathered input is judged by (default
+	// diff.CompareContext). End-to-end tests wrap it, to make a judgement
+	// outlast the job timeout without depending on the machine's speed.
+	Judge func(ctx context.Context, in diff.Input) (diff.Report, error)
 }
 
 func (c *Config) defaults() {
@@ -83,6 +87,9 @@ func (c *Config) defaults() {
 	}
 	if c.Now == nil {
 		c.Now = time.Now
+	}
+	if c.Judge == nil {
+		c.Judge = diff.CompareContext
 	}
 }
 
@@ -299,7 +306,7 @@ func (p *Worker) evaluatePR(ctx context.Context, cl *github.Client, job Job, n i
 		return p.publishNothing(ctx, cl, ev)
 	}
 	// judge: the pure engine
-	r, err := diff.CompareContext(ctx, res.Input)
+	r, err := p.cfg.Judge(ctx, res.Input)
 	if _, stopped := errors.AsType[*diff.IncompleteError](err); stopped && !errors.Is(err, context.DeadlineExceeded) {
 		return err // canceled (the queue is stopping): the job is not judged
 	} else if stopped {

@@ -20,6 +20,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 
 	"github.com/shipgate-app/shipgate/app"
+	"github.com/shipgate-app/shipgate/diff"
 	"github.com/shipgate-app/shipgate/webhook"
 )
 
@@ -75,6 +76,9 @@ type serveConfig struct {
 	// default).
 	SweepInterval time.Duration
 	SweepBudget   int
+	// Judge replaces the engine's entry point (nil: diff.CompareContext);
+	// tests wrap it.
+	Judge func(ctx context.Context, in diff.Input) (diff.Report, error)
 	// SweepStart and SweepPerPage tune the sweep for tests (zero: the
 	// defaults, app.SweepOptions).
 	SweepStart   time.Duration
@@ -175,7 +179,7 @@ func startServer(ctx context.Context, cfg serveConfig) (*server, error) {
 			slug = "shipgate" // until the first readiness check that reaches GitHub
 		}
 	}
-	worker := app.NewWorker(clients, app.Config{Version: version, Logger: cfg.Logger, SharedQueue: cfg.Redis.URL != ""})
+	worker := app.NewWorker(clients, app.Config{Version: version, Logger: cfg.Logger, SharedQueue: cfg.Redis.URL != "", Judge: cfg.Judge})
 	queue, deliveries, closeQ, err := newQueueAndDedup(ctx, cfg.Redis, webhook.QueueOptions{
 		Capacity: cfg.QueueSize, Workers: cfg.Workers, JobTimeout: cfg.JobTimeout,
 		MaxAttempts: cfg.QueueMaxAttempts, Backoff: cfg.QueueBackoff, Metrics: metrics, Logger: cfg.Logger,
