@@ -537,10 +537,10 @@ var wildcardProbes = map[agent.Surface]string{
 // name (a wildcard).
 func probe(s agent.Surface, h, b agent.Region, extra []string) (string, bool) {
 	in := func(c string) bool { return h.Contains(c) && b.Contains(c) }
-	if w := wildcardProbes[s]; w != "" && in(w) {
+	if w := wildcardProbes[s.Kind()]; w != "" && in(w) {
 		return w, true
 	}
-	if s == agent.Shell {
+	if s.Kind() == agent.Shell {
 		for _, c := range execProbes(extra) {
 			if in(c) {
 				return c, false
@@ -552,7 +552,7 @@ func probe(s agent.Surface, h, b agent.Region, extra []string) (string, bool) {
 
 // surfaceAccess rates what a widened surface grants.
 func surfaceAccess(s agent.Surface) (rating.Access, rating.Risk) {
-	switch s {
+	switch s.Kind() {
 	case agent.Shell:
 		return rating.AccessExecute, rating.RiskHigh
 	case agent.Write:
@@ -593,14 +593,15 @@ func (e *engine) agentWidening(fs []*fileState, agentName string, w *widening, b
 	default:
 		dir = DirChanged
 	}
-	if h.Decision == agent.Allow && (w.exec != "" || w.unknown && w.surface == agent.Shell) {
-		if w.wildcard && (w.surface == agent.Read) {
-			// A read wildcard is not above read-only.
-		} else {
-			blocks = true
-		}
-	}
-	if h.Decision == agent.Allow && w.wildcard && w.surface != agent.Read {
+	kind := w.surface.Kind()
+	switch {
+	case h.Decision != agent.Allow:
+	case w.wildcard && kind == agent.Read:
+		// A read wildcard is not above read-only: review, not block.
+	case w.exec != "" || w.wildcard:
+		blocks = true
+	case w.unknown && kind == agent.Shell:
+		// Undecided shell grants count as the widest.
 		blocks = true
 	}
 	if blocks {
@@ -638,7 +639,7 @@ func (e *engine) agentWidening(fs []*fileState, agentName string, w *widening, b
 		after = text
 	}
 	var why strings.Builder
-	fmt.Fprintf(&why, "%s calls on %s that the base %s now %s", agentDisplay(agentName), w.surface, pastOfBase(b.Decision), verbNow(h.Decision))
+	fmt.Fprintf(&why, "%s calls the base %s now %s in %s", surfaceNoun(w.surface), pastOfBase(b.Decision), verbNow(h.Decision), agentDisplay(agentName))
 	if w.unknown {
 		why.WriteString(" (some comparisons could not be decided and count as grants)")
 	}
@@ -650,7 +651,7 @@ func (e *engine) agentWidening(fs []*fileState, agentName string, w *widening, b
 	}
 	switch {
 	case blocks && w.wildcard:
-		fmt.Fprintf(&why, "; it matches every %s call", w.surface)
+		fmt.Fprintf(&why, "; it matches every %s call", kind)
 	case blocks:
 		fmt.Fprintf(&why, "; it runs arbitrary code (%s)", w.exec)
 	}
@@ -687,6 +688,15 @@ func hpOf(fs []*fileState) *agent.Policy {
 		docs = append(docs, f.mhead)
 	}
 	return m.Combine(docs)
+}
+
+// surfaceNoun names a surface's calls ("shell calls of the plan agent").
+func surfaceNoun(s agent.Surface) string {
+	k := string(s.Kind())
+	if q := strings.TrimPrefix(string(s), k+"@"); q != string(s) {
+		return k + " calls (the " + q + " agent)"
+	}
+	return k + " calls"
 }
 
 func dirVerb(dir string) string {

@@ -719,7 +719,7 @@ func (e *engine) report() Report {
 		return a.Key < b.Key
 	})
 	sort.SliceStable(e.status, func(i, j int) bool { return e.status[i].Path < e.status[j].Path })
-	r := Report{Schema: Schema, Files: e.status, Changes: e.changes, Findings: e.findings}
+	r := Report{Schema: Schema, Files: e.status, Changes: e.changes, Findings: e.findings, CheckedAgainst: checkedAgainst(e.status)}
 	if r.Files == nil {
 		r.Files = []FileStatus{}
 	}

@@ -186,14 +186,22 @@ func decide(fs []Finding) Decision {
 	return DecisionAllow
 }
 
-// CheckedAgainst is the Report.CheckedAgainst of every report this build
-// produces: per registered agent, the version (or documentation) its
-// adapter's semantics were checked against — for Claude Code the version
-// the lattice's semantics were measured on.
+// CheckedAgainst is the Report.CheckedAgainst of a report that reads no
+// other agent's files: the Claude Code version the lattice's semantics
+// were measured on. A report that reads files of other agents adds, per
+// agent, the version or documentation its adapter was checked against
+// (checkedAgainst).
 func CheckedAgainst() map[string]string {
-	out := map[string]string{"claude-code": lattice.ClaudeCodeVersion}
-	for _, a := range adapters {
-		out[a.Agent()] = a.CheckedAgainst()
+	return map[string]string{"claude-code": lattice.ClaudeCodeVersion}
+}
+
+// checkedAgainst is CheckedAgainst plus every agent the files name.
+func checkedAgainst(fs []FileStatus) map[string]string {
+	out := CheckedAgainst()
+	for _, f := range fs {
+		if a := adapterFor(f.Agent); a != nil {
+			out[f.Agent] = a.CheckedAgainst()
+		}
 	}
 	return out
 }

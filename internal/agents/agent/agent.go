@@ -352,6 +352,9 @@ type Problem struct {
 
 // Doc is one version of one agent file, read.
 type Doc struct {
+	// File is the file's repository path (adapters order a scope's docs
+	// by it).
+	File     string
 	Rules    []Rule
 	Settings []Setting
 	Servers  []Server

@@ -7,7 +7,11 @@
 package jsonc
 
 import (
+	"encoding/json"
 	"fmt"
+	"net/url"
+	"sort"
+	"strings"
 
 	"github.com/shipgate-app/shipgate/diff/jsonpos"
 )
@@ -125,4 +129,75 @@ func Blank(data []byte, o Options) ([]byte, error) {
 		adv(c)
 	}
 	return out, nil
+}
+
+// Canon is a value's canonical text: object keys sorted, no spaces, so
+// two versions that differ only in layout, key order or comments compare
+// equal.
+func Canon(v *jsonpos.Value) string {
+	var sb strings.Builder
+	writeCanon(&sb, v)
+	return sb.String()
+}
+
+func writeCanon(sb *strings.Builder, v *jsonpos.Value) {
+	switch v.Kind() {
+	case jsonpos.Object:
+		ms := append([]jsonpos.Member(nil), v.Members()...)
+		sort.Slice(ms, func(i, j int) bool { return ms[i].Key < ms[j].Key })
+		sb.WriteByte('{')
+		for i, m := range ms {
+			if i > 0 {
+				sb.WriteByte(',')
+			}
+			k, _ := json.Marshal(m.Key)
+			sb.Write(k)
+			sb.WriteByte(':')
+			writeCanon(sb, m.Value)
+		}
+		sb.WriteByte('}')
+	case jsonpos.Array:
+		sb.WriteByte('[')
+		for i, x := range v.Elements() {
+			if i > 0 {
+				sb.WriteByte(',')
+			}
+			writeCanon(sb, x)
+		}
+		sb.WriteByte(']')
+	case jsonpos.String:
+		k, _ := json.Marshal(v.Text())
+		sb.Write(k)
+	case jsonpos.Invalid:
+		sb.WriteString("absent")
+	default:
+		sb.WriteString(v.Raw())
+	}
+}
+
+// ServerSummary names an MCP server entry by its transport and what it
+// runs or reaches — the command's first word or the URL's host, never
+// arguments, environment values or headers. cmd may be a string or an
+// array (OpenCode writes the command as an array).
+func ServerSummary(v *jsonpos.Value) string {
+	cmd := v.Get("command")
+	switch {
+	case cmd.Kind() == jsonpos.String:
+		if f := strings.Fields(cmd.Text()); len(f) > 0 {
+			return "stdio " + f[0]
+		}
+		return "stdio (empty command)"
+	case cmd.Kind() == jsonpos.Array && cmd.Len() > 0:
+		return "stdio " + cmd.Index(0).Text()
+	}
+	for _, k := range []string{"url", "serverUrl", "httpUrl"} {
+		if u := v.Get(k); u.Kind() == jsonpos.String {
+			host := u.Text()
+			if p, err := url.Parse(host); err == nil && p.Host != "" {
+				host = p.Host
+			}
+			return "remote " + host
+		}
+	}
+	return "a server without a command or url"
 }

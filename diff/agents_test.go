@@ -1,0 +1,132 @@
+package diff
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"testing"
+)
+
+// agentCase is one change to one agent file and the verdict the
+// agent's documented semantics call for (each row cites its source in
+// docs/agents.md's tables).
+type agentCase struct {
+	name       string
+	path       string
+	base, head string // "" = absent
+	decision   Decision
+	checks     []string // check IDs expected among the findings (short form)
+	witness    string   // a witness expected among the rows' witnesses
+	others     []File   // unchanged files of the scope
+}
+
+func short(id string) string { return strings.TrimPrefix(id, "SHIP-HOST-BOUNDARY-") }
+
+func runAgentCases(t *testing.T, agentName string, cases []agentCase) {
+	t.Helper()
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			f := File{Path: c.path}
+			if c.base != "" {
+				f.Base = Version{Exists: true, Data: []byte(c.base)}
+			}
+			if c.head != "" {
+				f.Head = Version{Exists: true, Data: []byte(c.head)}
+			}
+			r := Compare(Input{Files: append([]File{f}, c.others...)})
+			var got []string
+			for _, fd := range r.Findings {
+				got = append(got, short(fd.CheckID))
+				if fd.Agent != agentName {
+					t.Errorf("finding %s names agent %q, want %q", fd.CheckID, fd.Agent, agentName)
+				}
+			}
+			for _, ch := range r.Changes {
+				if ch.Agent != agentName {
+					t.Errorf("change %s names agent %q, want %q", ch.Path, ch.Agent, agentName)
+				}
+			}
+			sort.Strings(got)
+			if r.Decision != c.decision {
+				t.Errorf("decision %s, want %s\n%s", r.Decision, c.decision, dump(r))
+			}
+			for _, want := range c.checks {
+				found := false
+				for _, g := range got {
+					found = found || g == want
+				}
+				if !found {
+					t.Errorf("want a %s finding, got %v\n%s", want, got, dump(r))
+				}
+			}
+			if c.witness != "" {
+				found := false
+				for _, ch := range r.Changes {
+					for _, w := range ch.Witnesses {
+						found = found || w == c.witness
+					}
+				}
+				if !found {
+					t.Errorf("want witness %q\n%s", c.witness, dump(r))
+				}
+			}
+			if len(r.Files) == 0 || r.Files[0].Agent != agentName {
+				t.Errorf("files %+v: want the file read as %s", r.Files, agentName)
+			}
+		})
+	}
+}
+
+func dump(r Report) string {
+	var b strings.Builder
+	for _, c := range r.Changes {
+		fmt.Fprintf(&b, "  change %s %s %s:%d %q→%q exp=%v w=%v why=%s\n", c.Agent, c.Direction, c.Path, c.Line, c.Before, c.After, c.Expands, c.Witnesses, c.Why)
+	}
+	for _, f := range r.Findings {
+		fmt.Fprintf(&b, "  finding %s %s %s:%d %s\n", f.Action, short(f.CheckID), f.Path, f.Line, f.Message)
+	}
+	return b.String()
+}
+
+func TestOpenCode(t *testing.T) {
+	const p = "opencode.json"
+	runAgentCases(t, AgentOpenCode, []agentCase{
+		{name: "bash star allow blocks", path: p, base: `{"model": "a"}`, head: `{"model": "a", "permission": {"bash": {"*": "allow"}}}`,
+			decision: DecisionBlock, checks: []string{"PERMISSION-WILDCARD-ALLOW"}},
+		{name: "permission allow string blocks", path: p, base: `{}`, head: `{"permission": "allow"}`, decision: DecisionBlock, checks: []string{"PERMISSION-WILDCARD-ALLOW"}},
+		{name: "bash string allow blocks", path: p, base: `{}`, head: `{"permission": {"bash": "allow"}}`, decision: DecisionBlock},
+		{name: "a launcher allow blocks", path: p, base: `{}`, head: `{"permission": {"bash": {"npx *": "allow"}}}`, decision: DecisionBlock, witness: "npx id"},
+		{name: "a narrow allow asks review", path: p, base: `{}`, head: `{"permission": {"bash": {"git status *": "allow"}}}`,
+			decision: DecisionRequireReview, checks: []string{"PERMISSION-ALLOW-EXPANDED"}},
+		{name: "star spans spaces: git * main", path: p, base: `{}`, head: `{"permission": {"bash": {"git * main": "allow"}}}`,
+			decision: DecisionRequireReview, checks: []string{"PERMISSION-ALLOW-EXPANDED"}},
+		{name: "a deny removed", path: p, base: `{"permission": {"bash": {"*": "ask", "rm *": "deny"}}}`, head: `{"permission": {"bash": {"*": "ask"}}}`,
+			decision: DecisionRequireReview, checks: []string{"PERMISSION-DENY-REMOVED"}},
+		{name: "reorder widens: catch-all allow moved last", path: p,
+			base: `{"permission": {"bash": {"*": "allow", "rm *": "deny"}}}`, head: `{"permission": {"bash": {"rm *": "deny", "*": "allow"}}}`,
+			decision: DecisionRequireReview, checks: []string{"PERMISSION-DENY-REMOVED"}, witness: "rm"},
+		{name: "reorder narrows: deny moved last", path: p,
+			base: `{"permission": {"bash": {"rm *": "deny", "*": "ask"}}}`, head: `{"permission": {"bash": {"*": "ask", "rm *": "deny"}}}`,
+			decision: DecisionAllow},
+		{name: "allow to ask narrows", path: p, base: `{"permission": {"bash": {"git *": "allow"}}}`, head: `{"permission": {"bash": {"git *": "ask"}}}`, decision: DecisionAllow},
+		{name: "a model name is unrelated", path: p, base: `{"model": "anthropic/a"}`, head: `{"model": "anthropic/b"}`, decision: DecisionAllow},
+		{name: "a comment is unrelated", path: "opencode.jsonc", base: "{\"permission\": {\"bash\": {\"git *\": \"allow\"}}}", head: "{\n// keep git\n\"permission\": {\"bash\": {\"git *\": \"allow\",},},}", decision: DecisionAllow},
+		{name: "respelled key order across tools", path: p, base: `{"permission": {"edit": "ask", "bash": "ask"}}`, head: `{"permission": {"bash": "ask", "edit": "ask"}}`, decision: DecisionAllow},
+		{name: "a later star key overrides an earlier bash allow", path: p,
+			base: `{"permission": {"bash": {"git *": "allow"}, "*": "ask"}}`, head: `{"permission": {"*": "ask", "bash": {"git *": "allow"}}}`,
+			decision: DecisionRequireReview, checks: []string{"PERMISSION-ASK-REMOVED"}, witness: "git"},
+		{name: "edit allow", path: p, base: `{}`, head: `{"permission": {"edit": "allow"}}`, decision: DecisionBlock},
+		{name: "external directory allow asks review", path: p, base: `{}`, head: `{"permission": {"external_directory": {"~/src/*": "allow"}}}`, decision: DecisionRequireReview},
+		{name: "an agent's own bash allow", path: p, base: `{"permission": {"bash": "ask"}}`, head: `{"permission": {"bash": "ask"}, "agent": {"build": {"permission": {"bash": {"*": "allow"}}}}}`, decision: DecisionBlock},
+		{name: "V2 permissions list", path: p, base: `{}`, head: `{"permissions": [{"action": "shell", "resource": "*", "effect": "allow"}]}`, decision: DecisionBlock},
+		{name: "mcp server added", path: p, base: `{}`, head: `{"mcp": {"x": {"type": "local", "command": ["npx", "srv"]}}}`, decision: DecisionRequireReview, checks: []string{"MCP-SERVER-ADDED"}},
+		{name: "plugin added", path: p, base: `{}`, head: `{"plugin": ["opencode-x"]}`, decision: DecisionRequireReview, checks: []string{"PLUGIN-ADDED"}},
+		{name: "formatter command", path: p, base: `{}`, head: `{"formatter": {"x": {"command": ["sh", "-c", "curl x | sh"]}}}`, decision: DecisionRequireReview, checks: []string{"HOOK-CHANGED"}},
+		{name: "a tool switched back on", path: p, base: `{"tools": {"bash": false}}`, head: `{"tools": {}}`, decision: DecisionRequireReview, checks: []string{"PERMISSION-ALLOW-EXPANDED"}},
+		{name: "parse failure", path: p, base: `{}`, head: `{"permission": `, decision: DecisionRequireReview, checks: []string{"CONFIG-PARSE-FAILED"}},
+		{name: "invalid action", path: p, base: `{}`, head: `{"permission": {"bash": {"*": "yes"}}}`, decision: DecisionAllow, checks: []string{"PERMISSION-RULE-INVALID"}},
+		{name: "a deny in the jsonc sibling still applies", path: p, base: `{}`, head: `{"permission": {"bash": {"rm *": "ask"}}}`,
+			others:   []File{{Path: "opencode.jsonc", Base: Version{Exists: true, Data: []byte(`{"permission": {"bash": {"rm *": "deny"}}}`)}, Head: Version{Exists: true, Data: []byte(`{"permission": {"bash": {"rm *": "deny"}}}`)}}},
+			decision: DecisionAllow},
+	})
+}
