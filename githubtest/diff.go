@@ -69,6 +69,13 @@ func diffTrees(base, head map[string]string) []fileChange {
 }
 
 func withLineDiff(fc fileChange, before, after string) fileChange {
+	// A symlink's content, as git diffs it, is its target with no newline.
+	if k, t := special(before); k == "symlink" {
+		before = t
+	}
+	if k, t := special(after); k == "symlink" {
+		after = t
+	}
 	if strings.ContainsRune(before, 0) || strings.ContainsRune(after, 0) {
 		return fc // binary: no counts, no patch
 	}

@@ -87,6 +87,9 @@ type gatherer struct {
 	// forced are the unchanged agent-config files read because the change
 	// touches a file their commands run (or may run).
 	forced map[string]bool
+	// links are the changed paths that are, or may be, symlinks at the
+	// head (Change.Link).
+	links []Change
 }
 
 // Gather reads what the engine needs to judge the change from src's base
@@ -140,6 +143,7 @@ func Gather(ctx context.Context, src Source, o Options) (*Result, error) {
 		}
 		return false
 	}}
+	sel.Links = true
 	changes, truncated, err := src.Changed(ctx, sel)
 	if err != nil {
 		return nil, err
@@ -147,6 +151,9 @@ func Gather(ctx context.Context, src Source, o Options) (*Result, error) {
 	g.res.Truncated = truncated
 	for _, c := range changes {
 		g.changed[c.Path] = c.Status
+		if c.Link && c.Status != Deleted {
+			g.links = append(g.links, c)
+		}
 		for _, o := range g.hooks.owners(c.Path) {
 			g.forced[o] = true
 		}
@@ -400,6 +407,9 @@ restart:
 				r.unreadable = fmt.Sprintf("%s is a symlink to %q, outside the repository: Claude Code follows it to a file Shipgate cannot see", q, t)
 				if q != p {
 					r.unreadable = fmt.Sprintf("%s lies under %s, a symlink to %q outside the repository: Claude Code follows it to files Shipgate cannot see", p, q, t)
+					if t != "" && !strings.HasPrefix(t, "/") && path.Clean(path.Join(path.Dir(q), t)) == "." {
+						r.unreadable = fmt.Sprintf("%s lies under %s, a symlink to %q, the repository's root: Claude Code sees the whole repository again there, and Shipgate does not follow a link to the root", p, q, t)
+					}
 				}
 				return r, nil
 			}
@@ -657,6 +667,9 @@ func (g *gatherer) files(ctx context.Context) error {
 		}
 	}
 	if err := g.headLinkChildren(ctx, newLinks, add); err != nil {
+		return err
+	}
+	if err := g.folderLinks(ctx, add); err != nil {
 		return err
 	}
 	// Group the spellings of one file: on a case-insensitive file system

@@ -54,10 +54,14 @@ func (m *memSource) Changed(_ context.Context, sel Selector) ([]Change, bool, er
 		b, ok := m.base[p]
 		switch {
 		case !ok:
-			out = append(out, Change{p, Added})
+			out = append(out, Change{Path: p, Status: Added})
 		case b != c:
-			out = append(out, Change{p, Modified})
+			out = append(out, Change{Path: p, Status: Modified})
 		default:
+			continue
+		}
+		if sel.Links && strings.HasPrefix(c, "->") {
+			out[len(out)-1].Link, out[len(out)-1].Target = true, c[2:]
 			continue
 		}
 		if sel.Match != nil && !sel.Match(p) {
@@ -66,7 +70,7 @@ func (m *memSource) Changed(_ context.Context, sel Selector) ([]Change, bool, er
 	}
 	for p := range m.base {
 		if !seen[p] && (sel.Match == nil || sel.Match(p)) {
-			out = append(out, Change{p, Deleted})
+			out = append(out, Change{Path: p, Status: Deleted})
 		}
 	}
 	return out, false, nil
@@ -167,6 +171,35 @@ func TestGather(t *testing.T) {
 		{name: "a file an unresolved hook command names, edited", base: hookBase, head: map[string]string{"tools/check.sh": "exit 0\n"},
 			files: []fileWant{{path: ".claude/settings.json", base: tHook, head: tHook},
 				{path: "tools/check.sh", base: "exit 2\n", head: "exit 0\n"}}, block: true},
+		// Folder symlinks whose name has no .claude segment.
+		{name: "a new symlink pkg -> vendor/x, which holds .claude/settings.json",
+			base:  map[string]string{"vendor/x/.claude/settings.json": tWide, "README.md": "# r\n"},
+			head:  map[string]string{"pkg": "->vendor/x"},
+			files: []fileWant{{path: "pkg/.claude/settings.json", head: tWide}}, block: true},
+		{name: "pkg retargeted from vendor/a to vendor/b",
+			base:  map[string]string{"vendor/a/.claude/settings.json": tBase, "vendor/b/.claude/settings.json": tWide, "pkg": "->vendor/a"},
+			head:  map[string]string{"pkg": "->vendor/b"},
+			files: []fileWant{{path: "pkg/.claude/settings.json", base: tBase, head: tWide}}, block: true},
+		{name: "a new symlink to a folder the change fills with an .mcp.json",
+			base: map[string]string{"README.md": "# r\n"},
+			head: map[string]string{"tools": "->third/agent", "third/agent/.mcp.json": `{"mcpServers":{"x":{"command":"npx","args":["-y","x"]}}}`},
+			files: []fileWant{{path: "third/agent/.mcp.json", head: `{"mcpServers":{"x":{"command":"npx","args":["-y","x"]}}}`},
+				{path: "tools/.mcp.json", head: `{"mcpServers":{"x":{"command":"npx","args":["-y","x"]}}}`}}, block: true},
+		{name: "a new symlink through a chain of links",
+			base:  map[string]string{"vendor/x/.claude/settings.json": tWide, "v": "->vendor"},
+			head:  map[string]string{"pkg": "->v/x"},
+			files: []fileWant{{path: "pkg/.claude/settings.json", head: tWide}}, block: true},
+		{name: "a new folder symlink out of the repository",
+			base: base, head: map[string]string{"pkg": "->/opt/agent"},
+			files: []fileWant{{path: "pkg/.claude/settings.json", head: "!outside the repository"},
+				{path: "pkg/.claude/settings.local.json", base: "!outside the repository", head: "!outside the repository"}}, block: true,
+			notes: []string{"`pkg` is a symlink to \"/opt/agent\""}},
+		{name: "a new symlink to the repository root",
+			base: base, head: map[string]string{"sub/up": "->.."},
+			files: []fileWant{{path: "sub/up/.claude/settings.json", head: "!the repository's root"},
+				{path: "sub/up/.claude/settings.local.json", base: "!the repository's root", head: "!the repository's root"}}, block: true},
+		{name: "a new symlink to a plain folder or file", base: with(base, map[string]string{"docs/a.md": "a", "LICENSE": "x"}),
+			head: map[string]string{"d": "->docs", "COPYING": "->LICENSE"}},
 		{name: "files no hook runs or names", base: hookBase, head: map[string]string{"README.md": "x\n", "scripts/other.py": "x\n", "src/main.go": "package main\n"}},
 		{name: "one settings file", base: base, head: map[string]string{".claude/settings.json": tWide},
 			files: []fileWant{{path: ".claude/settings.json", base: tBase, head: tWide}}, block: true},

@@ -3,6 +3,8 @@ package gather
 import (
 	"context"
 	"errors"
+	"os"
+	"path/filepath"
 
 	"github.com/shipgate-app/shipgate/diff"
 	"github.com/shipgate-app/shipgate/internal/gitrepo"
@@ -52,11 +54,13 @@ func (g *Git) ListBase(ctx context.Context) ([]Entry, bool, error) {
 // working tree, as git diff and git ls-files --others see them, within
 // the selector's pathspecs (so a large repository is not walked whole).
 func (g *Git) Changed(ctx context.Context, sel Selector) ([]Change, bool, error) {
-	cs, err := g.repo.Changed(ctx, g.base, sel.Pathspecs, sel.Match)
+	specs, match, isLink := linkSelector(g.repo.Root(), sel)
+	cs, err := g.repo.Changed(ctx, g.base, specs, match)
 	if err != nil {
 		return nil, false, &ReadError{What: "the changed files", Err: err}
 	}
 	var out []Change
+	defer func() { markLinks(out, isLink) }()
 	for _, c := range gitrepo.SplitRenames(cs) {
 		st := Modified
 		switch c.Status {
@@ -141,4 +145,43 @@ func gitEntry(p string, data []byte, exists bool, err error) (Entry, error) {
 		return Entry{Path: nr.Entry, Kind: k}, nil
 	}
 	return Entry{}, &ReadError{What: p, Err: err}
+}
+
+// linkSelector widens a selector that asks for links (Selector.Links) to
+// every changed path that is a symlink in the work tree: the listing then
+// takes no pathspecs (git cannot select by mode), and isLink gives a
+// listed link's target. The index or the head may differ from the work
+// tree; the gatherer reads the head to be sure.
+func linkSelector(root string, sel Selector) (specs []string, match func(string) bool, isLink func(string) (string, bool)) {
+	if !sel.Links {
+		return sel.Pathspecs, sel.Match, func(string) (string, bool) { return "", false }
+	}
+	isLink = func(p string) (string, bool) {
+		name := filepath.Join(root, filepath.FromSlash(p))
+		fi, err := os.Lstat(name)
+		if err != nil || fi.Mode()&os.ModeSymlink == 0 {
+			return "", false
+		}
+		t, err := os.Readlink(name)
+		return filepath.ToSlash(t), err == nil
+	}
+	return nil, func(p string) bool {
+		if sel.Match == nil || sel.Match(p) {
+			return true
+		}
+		_, ok := isLink(p)
+		return ok
+	}, isLink
+}
+
+// markLinks sets Link and Target on the changes that are symlinks.
+func markLinks(cs []Change, isLink func(string) (string, bool)) {
+	for i := range cs {
+		if cs[i].Status == Deleted {
+			continue
+		}
+		if t, ok := isLink(cs[i].Path); ok {
+			cs[i].Link, cs[i].Target = true, t
+		}
+	}
 }

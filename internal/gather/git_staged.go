@@ -43,11 +43,13 @@ func (g *GitStaged) ListBase(ctx context.Context) ([]Entry, bool, error) {
 
 // Changed lists the paths whose staged version differs from HEAD.
 func (g *GitStaged) Changed(ctx context.Context, sel Selector) ([]Change, bool, error) {
-	cs, err := g.repo.ChangedStaged(ctx, g.base, sel.Pathspecs, sel.Match)
+	specs, match, isLink := linkSelector(g.repo.Root(), sel)
+	cs, err := g.repo.ChangedStaged(ctx, g.base, specs, match)
 	if err != nil {
 		return nil, false, &ReadError{What: "the staged changes", Err: err}
 	}
 	var out []Change
+	defer func() { markLinks(out, isLink) }()
 	for _, c := range gitrepo.SplitRenames(cs) {
 		st := Modified
 		switch c.Status {

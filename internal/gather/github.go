@@ -150,10 +150,14 @@ func (g *GitHub) Changed(ctx context.Context, sel Selector) ([]Change, bool, err
 	seen := 0
 	files := map[string]string{}
 	all := map[string]bool{}
-	keep := func(p string, st Status, sha string) {
+	keep := func(p string, st Status, sha string, f *github.CommitFile) {
 		all[p] = true
-		if sel.Match == nil || sel.Match(p) {
-			out = append(out, Change{Path: p, Status: st})
+		c := Change{Path: p, Status: st}
+		if sel.Links && st != Deleted && f != nil {
+			c.Target, c.Link = patchLink(f)
+		}
+		if sel.Match == nil || sel.Match(p) || c.Link {
+			out = append(out, c)
 			if st != Deleted {
 				files[p] = sha
 			}
@@ -173,16 +177,26 @@ func (g *GitHub) Changed(ctx context.Context, sel Selector) ([]Change, bool, err
 			name, prev := f.GetFilename(), f.GetPreviousFilename()
 			switch f.GetStatus() {
 			case "removed":
-				keep(name, Deleted, "")
+				keep(name, Deleted, "", nil)
 			case "added":
-				keep(name, Added, f.GetSHA())
+				keep(name, Added, f.GetSHA(), f)
 			case "renamed":
 				if prev != "" {
-					keep(prev, Deleted, "")
+					keep(prev, Deleted, "", nil)
 				}
-				keep(name, Added, f.GetSHA())
+				g.mu.Lock()
+				wasLink := g.base[prev].Kind == Symlink
+				g.mu.Unlock()
+				if wasLink && f.GetPatch() == "" && sel.Links {
+					// An exact rename of a base symlink: no patch to tell it by.
+					all[name] = true
+					out = append(out, Change{Path: name, Status: Added, Link: true})
+					files[name] = f.GetSHA()
+					continue
+				}
+				keep(name, Added, f.GetSHA(), f)
 			default:
-				keep(name, Modified, f.GetSHA())
+				keep(name, Modified, f.GetSHA(), f)
 			}
 		}
 		if resp.NextPage == 0 || seen >= max {
@@ -201,6 +215,35 @@ func (g *GitHub) Changed(ctx context.Context, sel Selector) ([]Change, bool, err
 		}
 		opts.Page = resp.NextPage
 	}
+}
+
+// patchLink tells a symlink in a pull request's file list by its patch,
+// the only sign GitHub gives there: git shows a symlink's content as one
+// line (its target) with no newline at the end, so the patch adds exactly
+// one line and ends "\ No newline at end of file". A one-line file without
+// a final newline looks the same: the gatherer reads the head to be sure,
+// and only when the target could matter. A renamed file GitHub lists
+// without a patch (an exact rename) keeps its content: a link renamed is
+// read at its new path like any added path.
+func patchLink(f *github.CommitFile) (target string, ok bool) {
+	if f.GetAdditions() != 1 {
+		return "", false
+	}
+	patch := f.GetPatch()
+	if !strings.HasSuffix(patch, "\n\\ No newline at end of file") {
+		return "", false
+	}
+	n := 0
+	for _, l := range strings.Split(patch, "\n") {
+		if strings.HasPrefix(l, "+") {
+			target = l[1:]
+			n++
+		}
+	}
+	if n != 1 || target == "" {
+		return "", false
+	}
+	return target, true
 }
 
 type ghRev struct {

@@ -152,3 +152,46 @@ func TestGitHubBudget(t *testing.T) {
 		t.Errorf("%d calls made, budget 2", n)
 	}
 }
+
+func TestPatchLink(t *testing.T) {
+	nl := "\n\\ No newline at end of file"
+	cases := []struct {
+		name      string
+		patch     string
+		additions int
+		target    string
+		ok        bool
+	}{
+		{"a new symlink", "@@ -0,0 +1 @@\n+vendor/x" + nl, 1, "vendor/x", true},
+		{"a retargeted symlink", "@@ -1 +1 @@\n-vendor/a" + nl + "\n+vendor/b" + nl, 1, "vendor/b", true},
+		{"a one-line file with a newline", "@@ -0,0 +1 @@\n+hello", 1, "", false},
+		{"two lines added", "@@ -0,0 +1,2 @@\n+a\n+b" + nl, 2, "", false},
+		{"a line removed only", "@@ -1 +0,0 @@\n-a" + nl, 0, "", false},
+		{"no patch", "", 1, "", false},
+		{"an empty added line", "@@ -0,0 +1 @@\n+" + nl, 1, "", false},
+	}
+	for _, c := range cases {
+		patch, adds := c.patch, c.additions
+		f := &github.CommitFile{Patch: &patch, Additions: &adds}
+		got, ok := patchLink(f)
+		if got != c.target || ok != c.ok {
+			t.Errorf("%s: patchLink = %q, %v; want %q, %v", c.name, got, ok, c.target, c.ok)
+		}
+	}
+}
+
+// FuzzPatchLink: patchLink never panics, and a target it finds is one
+// added line of the patch, without its newline.
+func FuzzPatchLink(f *testing.F) {
+	f.Add("@@ -0,0 +1 @@\n+vendor/x\n\\ No newline at end of file", 1)
+	f.Add("@@ -1 +1 @@\n-a\n\\ No newline at end of file\n+b\n\\ No newline at end of file", 1)
+	f.Fuzz(func(t *testing.T, patch string, additions int) {
+		target, ok := patchLink(&github.CommitFile{Patch: &patch, Additions: &additions})
+		if !ok {
+			return
+		}
+		if target == "" || strings.Contains(target, "\n") || !strings.Contains(patch, "\n+"+target+"\n") && !strings.HasPrefix(patch, "+"+target+"\n") {
+			t.Fatalf("patchLink(%q) = %q", patch, target)
+		}
+	})
+}

@@ -2,6 +2,8 @@ package gather
 
 import (
 	"context"
+	"fmt"
+	"path"
 	"sort"
 	"strings"
 
@@ -220,4 +222,103 @@ func dynamicCommands(files []diff.File) []string {
 		}
 	}
 	return out
+}
+
+// folderLinks adds the agent-config paths a symlink the change makes or
+// retargets brings into view whatever its name: Claude Code opens paths,
+// so with `pkg -> vendor/x` a session started in pkg reads
+// vendor/x/.claude/settings.json as pkg/.claude/settings.json (and
+// vendor/x/.mcp.json as pkg/.mcp.json). A target inside the repository is
+// followed: the agent-config files under it (at base, or added by the
+// change) are added under the link's name. A target outside the
+// repository (or the repository root, which the link would show again
+// under its name) cannot be read: the link's .claude/settings.json is
+// added, and resolve reports it unreadable (fail closed), unless the base
+// had a regular file there (a file replaced by a link out).
+// Links named like agent configuration are handled with the .claude
+// folders (files, headLinkChildren).
+func (g *gatherer) folderLinks(ctx context.Context, add func(string)) error {
+	for _, c := range g.links {
+		if g.hides(c.Path) {
+			continue
+		}
+		target := c.Target
+		to, inside := "", false
+		if target != "" {
+			to, inside = resolveLink(c.Path, target)
+			if inside && !g.holdsConfig(c.Path, to) {
+				continue // a link to a file, or to a folder with no agent configuration
+			}
+		}
+		// Read the head to be sure it is a symlink (GitHub tells one only
+		// by its patch), and for its exact text.
+		e, err := g.entry(ctx, headSide, c.Path, false)
+		if err != nil {
+			return err
+		}
+		if e.Kind != Symlink || e.Path != c.Path {
+			continue
+		}
+		to, inside = resolveLink(c.Path, e.Target)
+		if inside {
+			// The target may itself lie under a link (a chain).
+			rt, err := g.resolve(ctx, headSide, to)
+			if err != nil {
+				return err
+			}
+			to, inside = rt.real, rt.unreadable == "" && rt.real != ""
+		}
+		if !inside {
+			if g.base[c.Path].Kind == File {
+				// A file replaced by a link out: a file it was, and a
+				// session is not started in it (a change to a script it
+				// was is reported as the script's).
+				continue
+			}
+			// One path under it says so (resolve reports it unreadable).
+			add(path.Join(c.Path, ".claude/settings.json"))
+			g.note(fmt.Sprintf("`%s` is a symlink to %q: a session started under it reads agent configuration Shipgate cannot see.", c.Path, e.Target))
+			continue
+		}
+		for p := range g.base {
+			if rest, ok := strings.CutPrefix(p, to+"/"); ok {
+				add(path.Join(c.Path, rest))
+			}
+		}
+		for p, st := range g.changed {
+			if rest, ok := strings.CutPrefix(p, to+"/"); ok && st != Deleted {
+				add(path.Join(c.Path, rest))
+			}
+		}
+	}
+	return nil
+}
+
+// holdsConfig reports whether the folder to, seen as link, holds agent
+// configuration at base or in the change (a path under it that is an
+// agent-config path under the link's name).
+func (g *gatherer) holdsConfig(link, to string) bool {
+	for p := range g.base {
+		if rest, ok := strings.CutPrefix(p, to+"/"); ok {
+			if _, ok := g.candidate(path.Join(link, rest)); ok {
+				return true
+			}
+		}
+	}
+	for q := to; q != "." && q != "/" && q != ""; q = path.Dir(q) {
+		if g.base[q].Kind == Symlink {
+			return true // a chain of links: follow it
+		}
+	}
+	for p, st := range g.changed {
+		if rest, ok := strings.CutPrefix(p, to+"/"); ok && st != Deleted {
+			if _, ok := g.candidate(path.Join(link, rest)); ok {
+				return true
+			}
+		}
+		if p == to && st != Deleted {
+			return true // the change makes the target too (maybe a link)
+		}
+	}
+	return false
 }

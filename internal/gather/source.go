@@ -101,6 +101,11 @@ const (
 type Change struct {
 	Path   string
 	Status Status
+	// Link marks a path listed because it is, or may be, a symlink at the
+	// head (Selector.Links); Target is its text when the host knows it.
+	// The gatherer reads the head to be sure.
+	Link   bool
+	Target string
 }
 
 // Selector says which changed paths the gatherer needs: Pathspecs for a
@@ -109,6 +114,11 @@ type Change struct {
 type Selector struct {
 	Pathspecs []string
 	Match     func(path string) bool
+	// Links asks for every changed path that is, or may be, a symlink at
+	// the head too, whatever its name (Change.Link): a folder symlink
+	// `pkg -> vendor/x` makes vendor/x/.claude appear as pkg/.claude. A
+	// host may over-report (GitHub tells a symlink only by its patch).
+	Links bool
 }
 
 // Source is a repository at a base and a head revision.
