@@ -371,6 +371,9 @@ func corpus() []gatherCase {
 	shadow := settingsJSON(nil, []string{"Bash(git push:*)"})
 	mcp := "{\n  \"mcpServers\": {\n    \"x\": {\"command\": \"node\", \"args\": [\"srv.js\"]}\n  }\n}\n"
 	pol := "version: 1\nchecks:\n  SHIP-HOST-BOUNDARY-MCP-SERVER-ADDED:\n    action: block\n"
+	hooked := "{\n  \"permissions\": {\"allow\": [\"Bash(npm test:*)\"]},\n  \"hooks\": {\"PreToolUse\": [{\"matcher\": \"Bash\", \"hooks\": [\n" +
+		"    {\"type\": \"command\", \"command\": \"python3 scripts/guard.py\"},\n" +
+		"    {\"type\": \"command\", \"command\": \"$(git rev-parse --show-toplevel)/tools/check.sh\"}]}]}\n}\n"
 	type layout struct {
 		name string
 		// place puts the project's settings at base: the files, and the
@@ -385,6 +388,8 @@ func corpus() []gatherCase {
 		{"folder symlink", map[string]string{"shared/settings.json": baseSettings, ".claude": githubtest.Symlink("shared")}, "shared/settings.json"},
 		{"with a local sibling", map[string]string{".claude/settings.json": baseSettings, ".claude/settings.local.json": shadow}, ".claude/settings.json"},
 		{"with a policy", map[string]string{".claude/settings.json": baseSettings, ".github/shipgate.yml": pol}, ".claude/settings.json"},
+		{"hook script outside .claude", map[string]string{".claude/settings.json": hooked, "scripts/guard.py": "exit(0)\n"}, ".claude/settings.json"},
+		{"folder symlink without .claude in its name", map[string]string{"vendor/x/.claude/settings.json": baseSettings, "pkg": githubtest.Symlink("vendor/x")}, "vendor/x/.claude/settings.json"},
 	}
 	edits := []struct {
 		name string
@@ -396,6 +401,11 @@ func corpus() []gatherCase {
 		{"delete", func(l layout) map[string]string { return map[string]string{l.target: ""} }},
 		{"case variant", func(l layout) map[string]string { return map[string]string{".CLAUDE/settings.json": wide} }},
 		{"mcp server", func(l layout) map[string]string { return map[string]string{".MCP.json": mcp} }},
+		{"hook script edited", func(l layout) map[string]string { return map[string]string{"scripts/guard.py": "print(1)\n"} }},
+		{"hook script deleted", func(l layout) map[string]string { return map[string]string{"scripts/guard.py": ""} }},
+		{"unresolved hook's script added", func(l layout) map[string]string { return map[string]string{"tools/check.sh": "exit 0\n"} }},
+		{"folder link added", func(l layout) map[string]string { return map[string]string{"lnk": githubtest.Symlink("vendor/x")} }},
+		{"unrelated file", func(l layout) map[string]string { return map[string]string{"src/main.go": "package main\n"} }},
 		{"policy loosened", func(l layout) map[string]string {
 			return map[string]string{".github/shipgate.yml": "version: 1\n", l.target: respelled}
 		}},
