@@ -639,7 +639,7 @@ func (e *engine) agentWidening(fs []*fileState, agentName string, w *widening, b
 		after = text
 	}
 	var why strings.Builder
-	fmt.Fprintf(&why, "%s calls the base %s now %s in %s", surfaceNoun(w.surface), pastOfBase(b.Decision), verbNow(h.Decision), agentDisplay(agentName))
+	fmt.Fprintf(&why, "%s the base %s now %s in %s", surfaceNoun(w.surface), pastOfBase(b.Decision), verbNow(h.Decision), agentDisplay(agentName))
 	if w.unknown {
 		why.WriteString(" (some comparisons could not be decided and count as grants)")
 	}

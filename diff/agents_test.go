@@ -130,3 +130,38 @@ func TestOpenCode(t *testing.T) {
 			decision: DecisionAllow},
 	})
 }
+
+func TestVSCode(t *testing.T) {
+	const p = ".vscode/settings.json"
+	runAgentCases(t, AgentVSCode, []agentCase{
+		{name: "autoApprove true blocks", path: p, base: `{"editor.tabSize": 2}`, head: `{"editor.tabSize": 2, "chat.tools.autoApprove": true}`,
+			decision: DecisionBlock, checks: []string{"PERMISSION-WILDCARD-ALLOW"}},
+		{name: "global autoApprove true blocks", path: p, base: `{}`, head: `{"chat.tools.global.autoApprove": true}`, decision: DecisionBlock},
+		{name: "autoApprove true to false passes", path: p, base: `{"chat.tools.autoApprove": true}`, head: `{"chat.tools.autoApprove": false}`, decision: DecisionAllow},
+		{name: "a terminal rule true to false passes", path: p, base: `{"chat.tools.terminal.autoApprove": {"npm test": true}}`, head: `{"chat.tools.terminal.autoApprove": {"npm test": false}}`, decision: DecisionAllow},
+		{name: "a terminal prefix rule asks review", path: p, base: `{}`, head: `{"chat.tools.terminal.autoApprove": {"npm test": true}}`,
+			decision: DecisionRequireReview, checks: []string{"PERMISSION-ALLOW-EXPANDED"}},
+		{name: "a regex matching everything blocks", path: p, base: `{}`, head: `{"chat.tools.terminal.autoApprove": {"/.*/": true}}`, decision: DecisionBlock, checks: []string{"PERMISSION-WILDCARD-ALLOW"}},
+		{name: "a word regex blocks", path: p, base: `{}`, head: `{"chat.tools.terminal.autoApprove": {"/^\\w+/": true}}`, decision: DecisionBlock},
+		{name: "a launcher prefix blocks", path: p, base: `{}`, head: `{"chat.tools.terminal.autoApprove": {"npx": true}}`, decision: DecisionBlock, witness: "npx id"},
+		{name: "a narrow anchored regex asks review", path: p, base: `{}`, head: `{"chat.tools.terminal.autoApprove": {"/^git (status|diff)$/": true}}`, decision: DecisionRequireReview},
+		{name: "a backreference regex is read as everything", path: p, base: `{}`, head: `{"chat.tools.terminal.autoApprove": {"/^(a)\\1/": true}}`, decision: DecisionBlock},
+		{name: "a regex matching the empty string never matches", path: p, base: `{}`, head: `{"chat.tools.terminal.autoApprove": {"/^\\w*/": true}}`, decision: DecisionAllow},
+		{name: "a false rule shadows a new true one", path: p, base: `{"chat.tools.terminal.autoApprove": {"rm": false}}`, head: `{"chat.tools.terminal.autoApprove": {"rm": false, "/^rm -rf/": true}}`, decision: DecisionAllow},
+		{name: "removing a false rule under a broad true one", path: p, base: `{"chat.tools.terminal.autoApprove": {"git": true, "git push": false}}`, head: `{"chat.tools.terminal.autoApprove": {"git": true}}`,
+			decision: DecisionRequireReview, checks: []string{"PERMISSION-ASK-REMOVED"}, witness: "git push"},
+		{name: "the object form", path: p, base: `{}`, head: `{"chat.tools.terminal.autoApprove": {"/^curl\\b.*localhost.*$/i": {"approve": true, "matchCommandLine": true}}}`, decision: DecisionRequireReview},
+		{name: "master switch off makes rules inert", path: p, base: `{"chat.tools.terminal.enableAutoApprove": false}`, head: `{"chat.tools.terminal.enableAutoApprove": false, "chat.tools.terminal.autoApprove": {"npm test": true}}`, decision: DecisionAllow},
+		{name: "master switch back on", path: p, base: `{"chat.tools.terminal.enableAutoApprove": false, "chat.tools.terminal.autoApprove": {"npm test": true}}`, head: `{"chat.tools.terminal.autoApprove": {"npm test": true}}`, decision: DecisionRequireReview},
+		{name: "ignore default rules", path: p, base: `{}`, head: `{"chat.tools.terminal.ignoreDefaultAutoApproveRules": true}`, decision: DecisionRequireReview, checks: []string{"PERMISSION-DENY-REMOVED"}},
+		{name: "edits everywhere blocks", path: p, base: `{}`, head: `{"chat.tools.edits.autoApprove": {"**": true}}`, decision: DecisionBlock},
+		{name: "edits of src ask review", path: p, base: `{}`, head: `{"chat.tools.edits.autoApprove": {"src/**": true}}`, decision: DecisionRequireReview},
+		{name: "removing an env guard", path: p, base: `{"chat.tools.edits.autoApprove": {"**": true, "**/.env": false}}`, head: `{"chat.tools.edits.autoApprove": {"**": true}}`,
+			decision: DecisionRequireReview, checks: []string{"PERMISSION-ASK-REMOVED"}, witness: ".env"},
+		{name: "sandbox off", path: p, base: `{}`, head: `{"chat.tools.terminal.sandbox.enabled": false}`, decision: DecisionRequireReview, checks: []string{"SANDBOX-LOOSENED"}},
+		{name: "an unrelated setting and a comment", path: p, base: `{"editor.tabSize": 2}`, head: "{\n  // tabs\n  \"editor.tabSize\": 4,\n}", decision: DecisionAllow},
+		{name: "a broken file blocks (VS Code reads what it can)", path: p, base: `{}`, head: `{"chat.tools.autoApprove": true`, decision: DecisionBlock, checks: []string{"CONFIG-PARSE-FAILED"}},
+		{name: "an mcp server", path: ".vscode/mcp.json", base: `{"servers": {}}`, head: `{"servers": {"gh": {"type": "stdio", "command": "npx", "args": ["-y", "x"]}}}`, decision: DecisionRequireReview, checks: []string{"MCP-SERVER-ADDED"}},
+		{name: "a leading assignment still asks", path: p, base: `{}`, head: `{"chat.tools.terminal.autoApprove": {"/^FOO=1 ls$/": true}}`, decision: DecisionAllow},
+	})
+}

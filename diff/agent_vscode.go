@@ -1,0 +1,26 @@
+package diff
+
+import (
+	"github.com/shipgate-app/shipgate/internal/agents/agent"
+	"github.com/shipgate-app/shipgate/internal/agents/vscode"
+)
+
+// vscodeAdapter is VS Code with GitHub Copilot Chat (.vscode/settings.json,
+// .vscode/mcp.json): see internal/agents/vscode.
+type vscodeAdapter struct{}
+
+func (vscodeAdapter) Agent() string          { return AgentVSCode }
+func (vscodeAdapter) CheckedAgainst() string { return vscode.CheckedAgainst }
+func (vscodeAdapter) Hints() []string        { return []string{".vscode"} }
+func (vscodeAdapter) Pathspecs() []string    { return vscode.Pathspecs }
+func (vscodeAdapter) Classify(p string) (FileKind, string) {
+	if _, s, ok := vscode.Classify(p); ok {
+		return AgentFile, s
+	}
+	return NotAgentConfig, ""
+}
+func (vscodeAdapter) Read(p string, data []byte) (*agent.Doc, error) { return vscode.Read(p, data) }
+func (vscodeAdapter) Combine(docs []*agent.Doc) *agent.Policy        { return vscode.Combine(docs) }
+func (vscodeAdapter) Siblings(p string) []string                     { return vscode.Siblings(p) }
+
+func init() { RegisterAdapter(vscodeAdapter{}) }
