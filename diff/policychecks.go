@@ -219,7 +219,7 @@ func (e *engine) outcome(scope string, c lattice.Call) outcome {
 			// A read inside the project needs no rule (Claude Code
 			// 2.1.328, measured).
 			o = outcome{state: "allowed", by: "no rule: a read inside the project, which Claude Code " + lattice.ClaudeCodeVersion + " allows with no rule"}
-		case (c.Tool == "Edit" || c.Tool == "Write") && e.headMode(scope) == "acceptEdits" && inProjectPath(c.Arg):
+		case (c.Tool == "Edit" || c.Tool == "Write") && e.headMode(scope) == "acceptEdits" && (inProjectPath(c.Arg) || e.inExtraDir(scope, c.Arg)):
 			o = outcome{state: "allowed", by: "defaultMode acceptEdits, in which Claude Code " + lattice.ClaudeCodeVersion + " edits and writes inside the project without a prompt"}
 		case c.Tool == "Read" && e.inExtraDir(scope, c.Arg):
 			o = outcome{state: "allowed", by: "additionalDirectories: Claude Code " + lattice.ClaudeCodeVersion + " reads inside an additional directory with no rule"}
@@ -241,10 +241,10 @@ func (e *engine) partOutcome(scope, part string) outcome {
 	fs := lattice.CommandForms(part)
 	o := e.formsOutcome(scope, "Bash", fs.Allow, fs.Deny, fs.Wrapper)
 	switch {
-	case o.state == "default" && o.note == "" && lattice.ReadOnly(part):
+	case o.state == "default" && o.note == "" && lattice.ReadOnlyWhere(part, e.readable(scope)):
 		o = outcome{state: "allowed", by: "no rule: a read-only command Claude Code " + lattice.ClaudeCodeVersion + " runs with no rule"}
-	case o.state == "default" && o.note == "" && e.headMode(scope) == "acceptEdits" && projectFileCommand(part):
-		o = outcome{state: "allowed", by: "defaultMode acceptEdits, in which Claude Code " + lattice.ClaudeCodeVersion + " runs rm and touch inside the project without a prompt"}
+	case o.state == "default" && o.note == "" && e.headMode(scope) == "acceptEdits" && lattice.AcceptEditsRuns(part, func(p string) bool { return e.inExtraDir(scope, p) }):
+		o = outcome{state: "allowed", by: "defaultMode acceptEdits, in which Claude Code " + lattice.ClaudeCodeVersion + " runs rm, touch, mkdir and writes by redirection inside the project and its additional directories without a prompt"}
 	case o.state == "allowed" && !strings.ContainsAny(part, "$`"):
 		// (Expansions are worded for the whole line by callOutcome.)
 		if why, ok := lattice.AlwaysAsks(part, o.whole); ok {
@@ -428,24 +428,24 @@ func inProjectPath(p string) bool {
 	return lattice.RunsWithoutRule(lattice.Call{Tool: "Read", Arg: p})
 }
 
-// projectFileCommand reports whether a simple command is one acceptEdits
-// was measured to run without a prompt (Claude Code 2.1.328: `rm src`,
-// `rm -rf x`, `touch x`): rm or touch with every operand inside the
-// project and no expansion.
-func projectFileCommand(part string) bool {
-	f := strings.Fields(part)
-	if len(f) < 2 || (f[0] != "rm" && f[0] != "touch") || strings.ContainsAny(part, "$`*?[{;&|<>\\'\"") {
+// readable is what a read-only command of a scope may read with no
+// prompt besides the project (Claude Code 2.1.328, measured): a place
+// inside an additional directory, or a path a Read allow rule grants
+// (an ask rule on it does not stop the command: `cat ~/.ssh/id_rsa` ran
+// under allow Read(~/**) and ask Read(~/.ssh/**)).
+func (e *engine) readable(scope string) func(string) bool {
+	return func(p string) bool {
+		if e.inExtraDir(scope, p) {
+			return true
+		}
+		c := lattice.Call{Tool: "Read", Arg: p}
+		for _, r := range e.scopeRules(scope, true, lattice.Allow) {
+			if r.Canonical == "Read" && lattice.MatchContext(e.ctx, r, c) == lattice.Yes {
+				return true
+			}
+		}
 		return false
 	}
-	for _, a := range f[1:] {
-		if strings.HasPrefix(a, "-") {
-			continue
-		}
-		if !inProjectPath(a) || a == "." || strings.HasPrefix(a, ".git") {
-			return false
-		}
-	}
-	return true
 }
 
 // inExtraDir reports whether an absolute path lies inside one of the head's

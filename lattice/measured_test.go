@@ -2,6 +2,7 @@ package lattice
 
 import (
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -291,6 +292,83 @@ func TestMeasuredNormalisedBlanks(t *testing.T) {
 		}
 		if !slices.Contains(deny, c.want) {
 			t.Errorf("CommandForms(%q).Deny = %q, want %q among them (measured on Claude Code %s)", c.line, deny, c.want, measured)
+		}
+	}
+}
+
+// TestMeasuredCommandChecks: what Claude Code 2.1.328 asks about under the
+// whole Bash tool and what read-only commands it runs with no rule, as the
+// conformance harness measured them (command-checks, bash-deny, modes,
+// additional-dirs classes).
+func TestMeasuredCommandChecks(t *testing.T) {
+	for _, c := range []struct {
+		line  string
+		whole bool // under Bash / Bash(*)
+		asks  bool
+	}{
+		{"rm -r .", true, true},
+		{"rm -rf ~", true, true},
+		{"rm ./...", true, true},
+		{"rm -rf ./...", true, true},
+		{"rm -rf /", true, true},
+		{"rm ../x", true, false},
+		{"rm -rf ~/x", true, false},
+		{"rm -rf ./x", true, false},
+		{"rm -rf /tmp/x", true, false},
+		{"ls &", true, true},
+		{"wget x &", true, false},
+		{"ls \\\n -la", false, false},
+	} {
+		if _, got := AlwaysAsks(c.line, c.whole); got != c.asks {
+			t.Errorf("AlwaysAsks(%q, whole=%v) = %v, want %v (measured on Claude Code %s)", c.line, c.whole, got, c.asks, measured)
+		}
+	}
+	home := func(p string) bool {
+		return p == "~/.ssh/id_rsa" || strings.HasPrefix(p, "/tmp/extra/") || p == "/tmp/extra"
+	}
+	for _, c := range []struct {
+		line string
+		want bool
+	}{
+		{"cat ~/.ssh/id_rsa", true}, // under allow Read(~/.ssh/**)
+		{"cat /tmp/extra/notes.md", true},
+		{"ls /tmp/extra", true}, // an additional directory
+		{"cat /etc/passwd", false},
+		{"cat ~/../etc/passwd", false},
+	} {
+		if got := ReadOnlyWhere(c.line, home); got != c.want {
+			t.Errorf("ReadOnlyWhere(%q) = %v, want %v (measured on Claude Code %s)", c.line, got, c.want, measured)
+		}
+	}
+	inExtra := func(p string) bool { return strings.HasPrefix(p, "/tmp/extra/") }
+	for _, c := range []struct {
+		line string
+		want bool
+	}{
+		{"rm -rf x", true}, {"rm src", true}, {"touch x", true}, {"mkdir d", true}, {"echo x > y.txt", true},
+		{"rm -rf /tmp/extra/x", true}, {"touch /tmp/extra/y", true},
+		{"rm -rf ~/x", false}, {"rm .", false}, {"rm .git/config", false}, {"sed -i s/a/b/ x", false}, {"echo x > ~/y", false}, {"rm $X", false},
+	} {
+		if got := AcceptEditsRuns(c.line, inExtra); got != c.want {
+			t.Errorf("AcceptEditsRuns(%q) = %v, want %v (measured on Claude Code %s)", c.line, got, c.want, measured)
+		}
+	}
+	for _, c := range []struct {
+		rule string
+		list List
+		call string
+		want bool
+	}{
+		{"Bash(npm * *)", Deny, "npm x", false},
+		{"Bash(npm * *)", Deny, "npm x y", true},
+		{"Bash(npm * *)", Allow, "npm run build", true},
+		{"Bash(* *)", Allow, "make", false},
+		{"Bash(pip * *)", Allow, "pip install*", false},
+		{"Bash(terraform *:*)", Allow, "terraform apply x", false},
+		{"Bash(npm *:*)", Allow, "npm run build", false},
+	} {
+		if got := Matches(ParseIn(c.list, c.rule), Call{Tool: "Bash", Arg: c.call}); got != c.want {
+			t.Errorf("Matches(%s:%s, %q) = %v, want %v (measured on Claude Code %s)", c.list, c.rule, c.call, got, c.want, measured)
 		}
 	}
 }

@@ -31,16 +31,43 @@ import (
 // `;`, `|` or line breaks, with no expansion, no assignment and no
 // redirection but to /dev/null or another descriptor. Anything it cannot
 // read surely as read-only is not read-only.
-func ReadOnly(line string) bool {
-	if strings.Contains(line, "\\\n") || strings.HasPrefix(strings.TrimLeft(line, " \t"), "-") {
-		return false // a line continuation asks (measured)
+func ReadOnly(line string) bool { return ReadOnlyWhere(line, nil) }
+
+// ReadOnlyWhere is ReadOnly with a wider set of places the commands may
+// read: a path argument outside the project counts when readable says so
+// (Claude Code 2.1.328, measured: `cat ~/.ssh/id_rsa` runs under allow
+// Read(~/.ssh/**), `cat $EXTRA/notes.md` and `ls $EXTRA` inside an
+// additional directory). readable is asked about absolute and home paths
+// as written ("~/.ssh/id_rsa", "/etc/hostname"); nil means none.
+func ReadOnlyWhere(line string, readable func(path string) bool) bool {
+	if strings.HasPrefix(strings.TrimLeft(line, " \t"), "-") {
+		return false
 	}
 	f, err := parseBash(line)
 	if err != nil || len(f.Stmts) == 0 {
 		return false
 	}
+	in := where(inProject)
+	if readable != nil {
+		in = func(a string) bool {
+			if inProject(a) {
+				return true
+			}
+			if strings.ContainsAny(a, "$`\n*?[") || !(strings.HasPrefix(a, "/") || strings.HasPrefix(a, "~/")) {
+				return false
+			}
+			for _, seg := range strings.Split(a, "/") {
+				if seg == ".." || seg == "." {
+					return false
+				}
+			}
+			return readable(a)
+		}
+	}
+	// (A line continuation is read as a blank: `ls \<newline> -la` runs
+	// with no rule; measured on 2.1.328.)
 	for _, s := range f.Stmts {
-		if !readOnlyStmt(s) {
+		if !readOnlyStmt(s, in) {
 			return false
 		}
 	}
@@ -72,7 +99,7 @@ func parseBash(line string) (*syntax.File, error) {
 }
 
 // readOnlyStmt reports whether one statement is surely read-only.
-func readOnlyStmt(s *syntax.Stmt) bool {
+func readOnlyStmt(s *syntax.Stmt, in where) bool {
 	if s == nil || s.Cmd == nil || s.Negated || s.Background || s.Coprocess || s.Disown {
 		return false
 	}
@@ -85,7 +112,7 @@ func readOnlyStmt(s *syntax.Stmt) bool {
 	case *syntax.BinaryCmd:
 		switch x.Op {
 		case syntax.AndStmt, syntax.OrStmt, syntax.Pipe, syntax.PipeAll:
-			return readOnlyStmt(x.X) && readOnlyStmt(x.Y)
+			return readOnlyStmt(x.X, in) && readOnlyStmt(x.Y, in)
 		}
 		return false
 	case *syntax.CallExpr:
@@ -96,7 +123,7 @@ func readOnlyStmt(s *syntax.Stmt) bool {
 		if !ok {
 			return false
 		}
-		return readOnlyFields(fields)
+		return readOnlyFields(fields, in)
 	}
 	// Subshells, blocks, if/for/while, declarations, tests: Claude Code
 	// asks about `(…)` and `{ …; }`; the others are not in its table.
@@ -189,9 +216,14 @@ func inProject(a string) bool {
 	return true
 }
 
-// argsInProject checks every operand, and every option value written
-// `--opt=value`, with inProject.
-func argsInProject(args []string) bool {
+// where says whether a path argument of a read-only command is a place
+// Claude Code lets it read with no prompt (inProject, or wider: an
+// additional directory, a path a Read allow rule grants).
+type where func(string) bool
+
+// argsIn checks every operand, and every option value written
+// `--opt=value`, with in.
+func argsIn(args []string, in where) bool {
 	for _, a := range args {
 		v := a
 		if strings.HasPrefix(a, "-") {
@@ -201,7 +233,7 @@ func argsInProject(args []string) bool {
 			}
 			v = val
 		}
-		if !inProject(v) {
+		if !in(v) {
 			return false
 		}
 	}
@@ -250,7 +282,7 @@ func onlyOptions(args []string, allowed ...string) bool {
 // whose arguments fail the test (a write option, a path outside the
 // project). The table holds what was measured to run with no rule, minus
 // the options that would write, run a program or leave the project.
-var readOnlyCommands = map[string]func(args []string) bool{
+var readOnlyCommands = map[string]func(args []string, in where) bool{
 	"ls":   pathsOnly(),
 	"cat":  pathsOnly(),
 	"head": pathsOnly(),
@@ -277,20 +309,20 @@ var readOnlyCommands = map[string]func(args []string) bool{
 	"dirname":   pathsOnly(),
 	"jq":        pathsOnly("-f", "--from-file", "--rawfile", "--slurpfile", "-L"),
 	"which":     pathsOnly(),
-	"pwd":       func(a []string) bool { return onlyOptions(a, "-L", "-P") },
-	"true":      func(a []string) bool { return len(a) == 0 },
-	"whoami":    func(a []string) bool { return len(a) == 0 },
+	"pwd":       func(a []string, _ where) bool { return onlyOptions(a, "-L", "-P") },
+	"true":      func(a []string, _ where) bool { return len(a) == 0 },
+	"whoami":    func(a []string, _ where) bool { return len(a) == 0 },
 	"id":        pathsOnly(),
 	"uname":     pathsOnly(),
 	"ps":        pathsOnly(),
-	"echo":      func([]string) bool { return true }, // prints its words; touches no file
+	"echo":      func([]string, where) bool { return true }, // prints its words; touches no file
 	"test":      pathsOnly(),
 	"[":         pathsOnly(),
-	"sleep": func(a []string) bool {
+	"sleep": func(a []string, _ where) bool {
 		return len(a) == 1 && strings.Trim(a[0], "0123456789.") == ""
 	},
 	// date with an operand or -s sets the clock.
-	"date": func(a []string) bool {
+	"date": func(a []string, _ where) bool {
 		for _, x := range a {
 			if !strings.HasPrefix(x, "+") && !(x == "-u" || x == "-R" || x == "--utc" || strings.HasPrefix(x, "-I")) {
 				return false
@@ -299,17 +331,19 @@ var readOnlyCommands = map[string]func(args []string) bool{
 		return true
 	},
 	// hostname with an operand sets the host name.
-	"hostname": func(a []string) bool { return onlyOptions(a, "-f", "-s", "-i", "-I", "-d", "--fqdn", "--short") },
-	"find":     readOnlyFind,
-	"sed":      readOnlySed,
-	"cd":       func(a []string) bool { return len(a) <= 1 && argsInProject(a) && !onlyOptions(a, "-") },
-	"git":      readOnlyGit,
-	"docker": func(a []string) bool {
+	"hostname": func(a []string, _ where) bool {
+		return onlyOptions(a, "-f", "-s", "-i", "-I", "-d", "--fqdn", "--short")
+	},
+	"find": readOnlyFind,
+	"sed":  readOnlySed,
+	"cd":   func(a []string, in where) bool { return len(a) <= 1 && argsIn(a, in) && !onlyOptions(a, "-") },
+	"git":  readOnlyGit,
+	"docker": func(a []string, _ where) bool {
 		return len(a) >= 1 && a[0] == "ps" && onlyOptions(a[1:], "-a", "--all", "-q", "--quiet", "-s", "--size", "--no-trunc")
 	},
-	"node":    func(a []string) bool { return onlyOptions(a, "--version", "-v") && len(a) == 1 },
-	"python3": func(a []string) bool { return onlyOptions(a, "--version", "-V") && len(a) == 1 },
-	"xargs": func(a []string) bool {
+	"node":    func(a []string, _ where) bool { return onlyOptions(a, "--version", "-v") && len(a) == 1 },
+	"python3": func(a []string, _ where) bool { return onlyOptions(a, "--version", "-V") && len(a) == 1 },
+	"xargs": func(a []string, _ where) bool {
 		// Bare xargs runs echo; `xargs echo …` too. Anything else runs a
 		// program on input the classifier cannot see.
 		return len(a) == 0 || a[0] == "echo"
@@ -317,48 +351,48 @@ var readOnlyCommands = map[string]func(args []string) bool{
 }
 
 // readOnlyTimeout: `timeout 5 ls`, a duration, then a read-only command.
-func readOnlyTimeout(a []string) bool {
+func readOnlyTimeout(a []string, in where) bool {
 	if len(a) < 2 || a[0] == "" || strings.Trim(a[0], "0123456789.smhd") != "" {
 		return false
 	}
-	return readOnlyFields(a[1:])
+	return readOnlyFields(a[1:], in)
 }
 
 // pathsOnly is the test for commands that only read their operands: none
 // of the forbidden options, and every operand inside the project.
-func pathsOnly(forbidden ...string) func([]string) bool {
-	return func(a []string) bool {
-		return !hasOption(a, forbidden...) && argsInProject(a)
+func pathsOnly(forbidden ...string) func([]string, where) bool {
+	return func(a []string, in where) bool {
+		return !hasOption(a, forbidden...) && argsIn(a, in)
 	}
 }
 
 // readOnlyFields classifies one simple command's words.
-func readOnlyFields(fields []string) bool {
+func readOnlyFields(fields []string, in where) bool {
 	if len(fields) == 0 {
 		return false
 	}
 	if fields[0] == "timeout" {
-		return readOnlyTimeout(fields[1:])
+		return readOnlyTimeout(fields[1:], in)
 	}
 	test, ok := readOnlyCommands[fields[0]]
-	return ok && test(fields[1:])
+	return ok && test(fields[1:], in)
 }
 
 // readOnlyFind: find . -name x, not -exec / -delete / -fprint (which run a
 // program or write) and not from outside the project (`find /` asks).
-func readOnlyFind(a []string) bool {
+func readOnlyFind(a []string, in where) bool {
 	for _, x := range a {
 		switch x {
 		case "-exec", "-execdir", "-ok", "-okdir", "-delete", "-fprint", "-fprint0", "-fprintf", "-fls":
 			return false
 		}
 	}
-	return argsInProject(a)
+	return argsIn(a, in)
 }
 
 // readOnlySed: only `sed -n` with a print script (`1,5p`, `$p`, `10p`):
 // any other script may write files (`w`) or run commands (`e`).
-func readOnlySed(a []string) bool {
+func readOnlySed(a []string, in where) bool {
 	if len(a) < 2 || a[0] != "-n" {
 		return false
 	}
@@ -366,13 +400,13 @@ func readOnlySed(a []string) bool {
 	if !strings.HasSuffix(script, "p") || strings.Trim(script[:len(script)-1], "0123456789,$") != "" {
 		return false
 	}
-	return argsInProject(a[2:])
+	return argsIn(a[2:], in)
 }
 
 // readOnlyGit: the subcommands Claude Code auto-allows, with no global
 // option before them (`git -c core.pager=x log` runs a program) and none
 // of the options that write (`--output`) or run a configured program.
-func readOnlyGit(a []string) bool {
+func readOnlyGit(a []string, in where) bool {
 	if len(a) == 0 {
 		return false
 	}
@@ -380,7 +414,7 @@ func readOnlyGit(a []string) bool {
 	if hasOption(rest, "--output", "--ext-diff", "--textconv", "-o", "--open-files-in-pager", "-O", "--exec") {
 		return false
 	}
-	if !argsInProject(rest) {
+	if !argsIn(rest, in) {
 		return false
 	}
 	switch sub {
@@ -418,13 +452,22 @@ func AlwaysAsks(line string, whole bool) (string, bool) {
 	if why, ok := rmRoot(f); ok {
 		return why, true
 	}
+	for _, st := range f.Stmts {
+		if st.Background && ReadOnly(strings.TrimRight(strings.TrimSpace(line[st.Pos().Offset():st.End().Offset()]), "&")) {
+			// Measured on 2.1.328: `ls &` asks even under Bash and
+			// Bash(*), while `wget x &` runs there.
+			return "a read-only command sent to the background with & asks even under the whole Bash tool", true
+		}
+	}
 	if whole {
 		return "", false
 	}
 	if strings.HasPrefix(strings.TrimLeft(line, " \t"), "-") {
 		return "a line starting with - asks under every pattern rule", true
 	}
-	if strings.Contains(line, "\\\n") {
+	if strings.Contains(line, "\\\n") && !ReadOnly(line) {
+		// (A read-only command split by a continuation runs: `ls \<newline>
+		// -la` ran under Bash(**), Bash(* *) and Bash(git *); 2.1.328.)
 		return "a line continuation asks under every pattern rule", true
 	}
 	if cdThenGit(f) {
@@ -491,25 +534,104 @@ func rmRoot(f *syntax.File) (string, bool) {
 			return !found
 		}
 		fields, ok := staticFields(x.Args)
-		if !ok || len(fields) < 3 || fields[0] != "rm" {
+		if !ok || len(fields) < 2 || fields[0] != "rm" && fields[0] != "rmdir" {
 			return true
 		}
 		recursive, root := false, false
 		for _, a := range fields[1:] {
 			switch {
-			case a == "/" || a == "/*":
+			case dotsSegment(a):
+				// `rm ./...`: "a suspicious Windows path pattern that
+				// requires manual approval" (2.1.328, measured).
+				found = true
+			case a == "/" || a == "/*" || a == "." || a == "./" || a == "~" || a == "~/":
+				// The root, the working directory, the home (measured:
+				// `rm -r .` and `rm -rf ~` ask under Bash).
 				root = true
 			case strings.HasPrefix(a, "-") && !strings.HasPrefix(a, "--") && strings.ContainsAny(a, "rR"), a == "--recursive":
 				recursive = true
 			}
 		}
-		found = recursive && root
+		found = found || recursive && root
 		return !found
 	})
 	if found {
-		return "`rm -rf /` asks even under the whole Bash tool", true
+		return "an rm of the root, the working directory or the home, or of a path with a `...` segment, asks even under the whole Bash tool", true
 	}
 	return "", false
+}
+
+// dotsSegment reports a path with a segment of three or more dots, which
+// Claude Code reads as a suspicious Windows path pattern.
+func dotsSegment(a string) bool {
+	for _, seg := range strings.Split(a, "/") {
+		if len(seg) >= 3 && strings.Trim(seg, ".") == "" {
+			return true
+		}
+	}
+	return false
+}
+
+// AcceptEditsRuns reports whether acceptEdits mode runs a simple command
+// without a prompt, as measured on Claude Code 2.1.328: rm, touch and
+// mkdir with every operand inside the working places (`rm -rf x`, `rm
+// src`, `touch x`, `mkdir d`; inside an additional directory too), and a
+// read-only command whose output is redirected to such a file (`echo x >
+// y.txt`). inside says whether an operand, as written, is such a place;
+// nil means the project only. No expansion, glob or quoting is read.
+func AcceptEditsRuns(part string, inside func(string) bool) bool {
+	in := func(a string) bool {
+		if inProject(a) {
+			return a != "." && a != "" && !strings.HasPrefix(a, ".git")
+		}
+		return inside != nil && !strings.ContainsAny(a, "$`*?[") && !strings.Contains(a, "..") && inside(a)
+	}
+	f, err := parseBash(part)
+	if err != nil || len(f.Stmts) != 1 {
+		return false
+	}
+	st := f.Stmts[0]
+	if st.Negated || st.Background || st.Coprocess || st.Disown {
+		return false
+	}
+	call, ok := st.Cmd.(*syntax.CallExpr)
+	if !ok || len(call.Assigns) > 0 || len(call.Args) == 0 {
+		return false
+	}
+	fields, ok := staticFields(call.Args)
+	if !ok {
+		return false
+	}
+	wrote := false
+	for _, rd := range st.Redirs {
+		if harmlessRedirect(rd) {
+			continue
+		}
+		w, ok := staticWord(rd.Word)
+		if !ok || (rd.Op != syntax.RdrOut && rd.Op != syntax.AppOut) || !in(w) {
+			return false
+		}
+		wrote = true
+	}
+	if wrote {
+		return readOnlyFields(fields, inProject)
+	}
+	switch fields[0] {
+	case "rm", "touch", "mkdir":
+	default:
+		return false
+	}
+	n := 0
+	for _, a := range fields[1:] {
+		if strings.HasPrefix(a, "-") {
+			continue
+		}
+		if !in(a) {
+			return false
+		}
+		n++
+	}
+	return n > 0
 }
 
 // RunsWithoutRule reports whether Claude Code runs the call with no

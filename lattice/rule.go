@@ -473,7 +473,8 @@ func (r *Rule) compileWriteStars(spec string) []*reading {
 //     paths ("File is covered by a Read deny rule … cannot be edited");
 //   - an Edit path rule in a deny list also denies Write of its paths
 //     (the harness's recording: deny Edit(./docs/**) refuses a Write in
-//     docs/sub).
+//     docs/sub), and one in an ask list asks for them;
+//   - a bare Read deny denies every Edit and Write.
 //
 // Nothing else is derived: an unmeasured derivation could hide a grant
 // (an implied allow makes an addition look covered) or claim a protection
@@ -506,7 +507,9 @@ func Implied(r Rule) []Rule {
 		tools = []string{"Read", "Write"}
 	case r.List == Deny && r.Canonical == "Read":
 		tools = []string{"Edit", "Write"}
-	case r.List == Deny && r.Canonical == "Edit":
+	case (r.List == Deny || r.List == Ask) && r.Canonical == "Edit":
+		// (An ask too: ask Edit(src/deep/**) and Edit(**/src/**) made a
+		// Write there ask under acceptEdits; 2.1.328, measured.)
 		tools = []string{"Write"}
 	default:
 		return nil

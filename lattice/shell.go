@@ -168,6 +168,11 @@ func (r *Rule) shellShapes(tool, t string, kind argKind, legacy bool) []*reading
 				legacyPrefix(tool, kind, literalize(xt)),
 				argsReading(tool, kind, emitGlob(globTokens(t), false)),
 			}
+		case stars(xt) > 0 && tool == "Bash":
+			// Measured on Claude Code 2.1.328: the prefix is read
+			// literally (allow Bash(terraform *:*) and Bash(npm *:*)
+			// ran none of `terraform apply x`, `npm run build`, …).
+			return []*reading{legacyPrefix(tool, kind, literalize(xt))}
 		case stars(xt) > 0:
 			r.ambiguous("a * before a trailing :* (mixed spelling): Claude Code's matcher reads the prefix literally, a plain reading takes the * as a wildcard")
 			return []*reading{
@@ -184,6 +189,12 @@ func (r *Rule) shellShapes(tool, t string, kind argKind, legacy bool) []*reading
 		return []*reading{literalReading(tool, kind, tokensText(ts))}
 	case n == 1 && endsWithSpaceStar(ts):
 		return []*reading{argsReading(tool, kind, emitGlob(ts, true))}
+	case endsWithSpaceStar(ts) && tool == "Bash":
+		// Measured on Claude Code 2.1.328: with several stars the
+		// trailing ` *` is not optional (deny Bash(npm * *) lets `npm x`
+		// run and stops `npm x y`; allow Bash(* *) does not run a
+		// one-word command).
+		return []*reading{argsReading(tool, kind, emitGlob(ts, false))}
 	case endsWithSpaceStar(ts):
 		r.ambiguous("several stars and a trailing ` *`: whether the trailing space-and-rest is optional is undocumented")
 		return []*reading{

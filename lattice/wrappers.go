@@ -95,6 +95,22 @@ func CommandForms(part string) Forms {
 			fs.Wrapper = ns.Wrapper
 		}
 	}
+	if q := withoutHarmlessRedirects(part); q != "" && q != part {
+		// A rule matches the command without its redirections to
+		// /dev/null or another descriptor (measured on 2.1.328:
+		// `npm run build > /dev/null 2>&1` ran under allow
+		// Bash(npm run build)).
+		qs := CommandForms(q)
+		for _, g := range qs.Allow {
+			fs.Allow = appendForm(fs.Allow, g)
+		}
+		for _, g := range qs.Deny {
+			fs.Deny = appendForm(fs.Deny, g)
+		}
+		if fs.Wrapper == "" {
+			fs.Wrapper = qs.Wrapper
+		}
+	}
 	// A deny or ask rule sees through the spelling of the command word
 	// (measured on Claude Code 2.1.328: deny Bash(npm publish:*) stops
 	// `/usr/bin/npm publish x`, `\npm publish x`, `'npm' publish x`,
@@ -260,6 +276,53 @@ func normalizedCommand(part string) string {
 		return ""
 	}
 	return sb.String()
+}
+
+// withoutHarmlessRedirects is a simple command with its redirections to
+// /dev/null or to another descriptor (`> /dev/null`, `2>&1`) left out and
+// the words joined by one space, or "" when it has none or is not one
+// plain simple command.
+func withoutHarmlessRedirects(part string) string {
+	if !strings.ContainsAny(part, "<>") {
+		return ""
+	}
+	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(part), "")
+	if err != nil || len(f.Stmts) != 1 {
+		return ""
+	}
+	st := f.Stmts[0]
+	call, ok := st.Cmd.(*syntax.CallExpr)
+	if !ok || len(call.Args) == 0 || len(st.Redirs) == 0 {
+		return ""
+	}
+	var nodes []syntax.Node
+	for _, a := range call.Assigns {
+		nodes = append(nodes, a)
+	}
+	for _, w := range call.Args {
+		nodes = append(nodes, w)
+	}
+	dropped := false
+	for _, r := range st.Redirs {
+		if harmlessRedirect(r) {
+			dropped = true
+			continue
+		}
+		nodes = append(nodes, r)
+	}
+	if !dropped {
+		return ""
+	}
+	sort.Slice(nodes, func(i, j int) bool { return nodes[i].Pos().Offset() < nodes[j].Pos().Offset() })
+	var parts []string
+	for _, n := range nodes {
+		a, b := int(n.Pos().Offset()), int(n.End().Offset())
+		if a < 0 || b > len(part) || a > b {
+			return ""
+		}
+		parts = append(parts, part[a:b])
+	}
+	return strings.Join(parts, " ")
 }
 
 func commandForms(part string) Forms {

@@ -14,7 +14,8 @@ func TestCommandForms(t *testing.T) {
 		wrapper string
 	}{
 		{in: "npm test"},
-		{in: "npm test > out.txt 2>&1"},
+		{in: "npm test > out.txt 2>&1", allow: []string{"npm test > out.txt"}, deny: []string{"npm test > out.txt"}},
+		{in: "npm run build > /dev/null 2>&1", allow: []string{"npm run build"}, deny: []string{"npm run build"}}, // 2.1.328, measured
 		// The fixed wrappers, stripped for every rule.
 		{in: "timeout 30 npm test", allow: []string{"npm test"}, deny: []string{"npm test"}},
 		{in: "timeout -s KILL 5 npm test", allow: []string{"npm test"}, deny: []string{"npm test"}},

@@ -28,6 +28,7 @@ func main() {
 	record := flag.String("record", "", "write a sample of the measured decisions as table rows to this file")
 	recordAll := flag.Bool("record-all", false, "with -record: write every decision, not a few of each group")
 	dump := flag.String("dump", "", "write every decision of both sides, with Claude Code's result text, to this file (JSON lines)")
+	class := flag.String("class", "", "run only the batches of the corpus classes matching this glob (bash-*, bypass)")
 	replay := flag.String("replay", "", "judge the rows of this file (written by -record) with the engine as it is now, without running Claude Code; with -record, write a sample of them")
 	flag.Parse()
 	if handled, err := runAgent(*seed, *n, *workers, *all); handled {
@@ -48,7 +49,7 @@ func main() {
 	if *recordAll {
 		perGroup = -1
 	}
-	if err := run(*seed, *n, *workers, *bin, *all, *record, perGroup, *dump); err != nil {
+	if err := run(*seed, *n, *workers, *bin, *all, *record, perGroup, *dump, *class); err != nil {
 		fmt.Fprintln(os.Stderr, "conformance:", err)
 		os.Exit(1)
 	}
@@ -85,7 +86,7 @@ func replayRows(path string, all bool, record string) error {
 	return nil
 }
 
-func run(seed uint64, n, workers int, bin string, all bool, record string, perGroup int, dump string) error {
+func run(seed uint64, n, workers int, bin string, all bool, record string, perGroup int, dump, class string) error {
 	if bin == "" {
 		bin = conformance.FindBinary()
 	}
@@ -103,6 +104,9 @@ func run(seed uint64, n, workers int, bin string, all bool, record string, perGr
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	batches := conformance.Generate(seed, n)
+	if class != "" {
+		batches = conformance.OnlyClasses(batches, class)
+	}
 	fmt.Fprintf(os.Stderr, "conformance: %d sessions, Claude Code %s at %s\n", len(batches), conformance.ClaudeCodeVersion, bin)
 	r := conformance.Execute(ctx, conformance.Driver{Binary: bin}, batches, workers, known, func(done, total int) {
 		fmt.Fprintf(os.Stderr, "\rconformance: %d/%d sessions", done, total)

@@ -48,7 +48,11 @@ func ShipgateCall(lay Layout, c Call) lattice.Call {
 // ShipgateDecide asks the engine's effective view about every case of a
 // batch, with the settings files expanded for the session's layout.
 func ShipgateDecide(lay Layout, b Batch) []diff.CallOutcome {
-	files := map[string][]byte{".claude/settings.json": []byte(lay.Expand(b.Settings.JSON()))}
+	settings := b.Settings
+	if b.UserMode != "" && settings.DefaultMode == "" {
+		settings.DefaultMode = b.UserMode // the mode Claude Code ran in, from the user's settings
+	}
+	files := map[string][]byte{".claude/settings.json": []byte(lay.Expand(settings.JSON()))}
 	if b.Local != nil {
 		files[".claude/settings.local.json"] = []byte(lay.Expand(b.Local.JSON()))
 	}
@@ -182,6 +186,11 @@ func matchOutcomes(lay Layout, i int, b Batch, eff []Outcome) []Outcome {
 			d = Deny
 		case lattice.Unknown:
 			d = "unknown"
+		}
+		if _, asks := lattice.AlwaysAsks(lay.Expand(c.Call.Arg), true); d == Allow && c.Call.Tool == "Bash" && asks {
+			// A command check no rule lifts (`rm -rf /`, `rm ./...`):
+			// Claude Code asks whatever the one deny rule says.
+			d = Ask
 		}
 		o := eff[j]
 		o.Class += MatchesSuffix

@@ -30,6 +30,13 @@ type Batch struct {
 	// that let every call of its tool run: Claude Code denies a call
 	// exactly when the rule matches it, so lattice.Match is asked too.
 	MatchRule string `json:",omitempty"`
+	// UserMode, when set, is the defaultMode of the user's own settings
+	// (~/.claude/settings.json), where Claude Code honours
+	// bypassPermissions; the engine is given it as the project's mode.
+	UserMode string `json:",omitempty"`
+	// Unprivileged runs the session as an unprivileged user (Claude Code
+	// ignores bypassPermissions for root).
+	Unprivileged bool `json:",omitempty"`
 }
 
 // Settings is the part of a settings file the corpus varies.
@@ -65,9 +72,12 @@ func (s Settings) JSON() string {
 
 // Session is the batch as the driver runs it.
 func (b Batch) Session() Session {
-	s := Session{Settings: b.Settings.JSON()}
+	s := Session{Settings: b.Settings.JSON(), Unprivileged: b.Unprivileged}
 	if b.Local != nil {
 		s.Local = b.Local.JSON()
+	}
+	if b.UserMode != "" {
+		s.User = `{"skipWebFetchPreflight": true, "permissions": {"defaultMode": "` + b.UserMode + `"}}` + "\n"
 	}
 	for _, c := range b.Cases {
 		s.Calls = append(s.Calls, c.Call)
@@ -79,12 +89,14 @@ func (b Batch) Session() Session {
 var Classes = []string{
 	"bash-match", "path-match", "bash-shapes", "bash-wrappers", "bash-deny", "bash-ask", "bash-compound", "bash-readonly",
 	"path-read", "path-edit", "modes", "additional-dirs", "skipped-rules", "settings-local",
+	"two-readings", "command-checks", "webfetch", "bypass",
 }
 
 // classWeight is each class's share of the corpus.
 var classWeight = map[string]int{
 	"bash-match": 3, "path-match": 2, "bash-shapes": 3, "bash-wrappers": 2, "bash-deny": 2, "bash-ask": 1, "bash-compound": 2, "bash-readonly": 1,
 	"path-read": 3, "path-edit": 2, "modes": 2, "additional-dirs": 1, "skipped-rules": 1, "settings-local": 1,
+	"two-readings": 1, "command-checks": 1, "webfetch": 1, "bypass": 1,
 }
 
 // callsPerBatch is the most calls one session makes. Claude Code answers a
@@ -118,6 +130,18 @@ func Generate(seed uint64, n int) []Batch {
 			}
 			b.Cases = orderCases(b.Cases)
 			got += len(b.Cases)
+			out = append(out, b)
+		}
+	}
+	return out
+}
+
+// OnlyClasses keeps the batches whose class matches the glob (* is any
+// text), for a run of some classes only.
+func OnlyClasses(bs []Batch, pattern string) []Batch {
+	var out []Batch
+	for _, b := range bs {
+		if glob(pattern, b.Class) {
 			out = append(out, b)
 		}
 	}
@@ -467,8 +491,128 @@ func (g *gen) batch() Batch {
 			b.Settings.DefaultMode = g.pick("default", "acceptEdits", "dontAsk")
 		}
 		g.mixedCalls(&b)
+	case "two-readings":
+		g.twoReadings(&b)
+	case "command-checks":
+		g.commandChecks(&b)
+	case "webfetch":
+		g.webFetch(&b)
+	case "bypass":
+		// Claude Code ignores bypassPermissions for root, so the session
+		// runs unprivileged; the mode is set in the project (where a
+		// repository sets it) or in the user's settings.
+		b.Unprivileged = true
+		if g.r.IntN(2) == 0 {
+			b.Settings.DefaultMode = "bypassPermissions"
+		} else {
+			b.UserMode = "bypassPermissions"
+		}
+		if g.r.IntN(2) == 0 {
+			b.Settings.Deny = g.some(2, "Bash(curl:*)", "Bash(npm publish:*)", "Read(~/.ssh/**)", "Edit(./docs/**)")
+		}
+		if g.r.IntN(2) == 0 {
+			b.Settings.Ask = g.some(1, "Bash(git push:*)", "Read(//etc/**)", "Bash(rm *)")
+		}
+		g.mixedCalls(&b)
+		g.guarded(&b)
+		for _, c := range []string{"rm -rf /", "curl x", "npm publish x", "git push x", "cat ~/.ssh/id_rsa", "rm ./x"} {
+			g.bash(&b, "bypass-bash", c)
+		}
 	}
 	return b
+}
+
+// twoReadings settles the rules Shipgate read two ways: each as a deny
+// under allow rules that let every call run (the deny decides), as an
+// ask under acceptEdits (for Write), and as an allow.
+func (g *gen) twoReadings(b *Batch) {
+	bash := []string{"Bash(git * *)", "Bash(npm * *)", "Bash(pip * *)", "Bash(* *)", "Bash(terraform *:*)", "Bash(git *:*)", "Bash(npm run *:*)"}
+	write := []string{"Write(./*)", "Write(*)", "Write(**)", "Write(/*)", "Write(./**)", "Write(~/*)"}
+	switch g.r.IntN(3) {
+	case 0:
+		r := g.pick(bash...)
+		b.Settings.Allow = []string{"Bash(*)"}
+		b.Settings.Deny = []string{r}
+		b.MatchRule = r
+	case 1:
+		r := g.pick(bash...)
+		b.Settings.Allow = []string{r}
+	default:
+		r := g.pick(write...)
+		switch g.r.IntN(3) {
+		case 0:
+			b.Settings.Allow = []string{"Read", "Edit", "Write"}
+			b.Settings.Deny = []string{r}
+			b.MatchRule = r
+		case 1:
+			b.Settings.DefaultMode = "acceptEdits"
+			b.Settings.Ask = []string{r}
+		default:
+			b.Settings.Allow = []string{r}
+		}
+	}
+	for _, c := range []string{"git", "git push", "git push x", "git push origin main", "git a b c", "git push*", "git x:y", "git push:x",
+		"npm", "npm x", "npm run build", "npm run build x", "npm x y", "pip", "pip install", "pip install x", "pip install*",
+		"terraform", "terraform apply", "terraform apply x", "terraform apply:x", "terraform x:y", "ls", "make", "make x",
+		"make x y", "curl x | sh", "npm test && make x", "echo hi > out.txt", "make x $(echo y)"} {
+		g.bash(b, "probe", c)
+	}
+	for _, p := range editPaths {
+		g.add(b, "write:"+pathLabel(p), Call{Tool: "Write", Arg: p})
+		g.add(b, "edit:"+pathLabel(p), Call{Tool: "Edit", Arg: p})
+	}
+}
+
+// commandChecks measures Claude Code's command checks under the whole
+// tool and under pattern rules: which rm paths ask, $VAR arguments, cd,
+// quoted wrappers, harmless redirections after an allowed command.
+func (g *gen) commandChecks(b *Batch) {
+	b.Settings.Allow = []string{g.pick("Bash(*)", "Bash", "Bash(**)", "Bash(npm run build)", "Bash(git *)", "Bash(make *)")}
+	if g.r.IntN(2) == 0 {
+		b.Settings.Deny = []string{g.pick("Bash(npm publish:*)", "Bash(curl *)", "Bash(rm -rf *)")}
+	}
+	for _, c := range []string{"rm x", "rm ./x", "rm -rf ./x", "rm src/x", "rm -rf x", "rm ../x", "rm -r .", "rm -rf ~", "rm -rf ~/x",
+		"rm /tmp/x", "rm -rf /tmp/x", "rm *.o", "rm -f x", "rmdir x", "rm -rf ./...", "rm ./...", "rm -- -x"} {
+		g.bash(b, "rm", c)
+	}
+	for _, c := range []string{"git status $HOME", "ls $HOME", "cat $HOME/.ssh/id_rsa", "echo $HOME", "cat $X", "git log $X",
+		"grep x $HOME", "make $X", "npm run build $X", "git commit -m \"$X\""} {
+		g.bash(b, "var", c)
+	}
+	for _, c := range []string{"cd web", "cd src && ls", "cd nosuchdir", "cd nosuchdir && ls", "cd .. && ls", "cd /tmp", "cd ~"} {
+		g.bash(b, "cd", c)
+	}
+	for _, c := range []string{"'timeout' 5 npm publish x", "\\timeout 5 npm publish x", "/usr/bin/timeout 5 npm publish x",
+		"'curl' x", "/usr/bin/curl x", "'rm' -rf x", "/bin/rm -rf x"} {
+		g.bash(b, "spelled", c)
+	}
+	for _, c := range []string{"npm run build > /dev/null", "npm run build 2>&1", "npm run build > /dev/null 2>&1", "make x 2>/dev/null",
+		"git commit -m x > /dev/null", "npm run build >> /dev/null", "npm run build &> /dev/null", "npm run build > out.txt"} {
+		g.bash(b, "redirect", c)
+	}
+	for _, c := range []string{"ls \\\n -la", "npm run build \\\n x", "make \\\n x", "git status \\\n -s"} {
+		g.bash(b, "continuation", c)
+	}
+}
+
+// webFetch measures WebFetch(domain:…) rules (an allowed fetch fails to
+// resolve the host offline, which shows it ran).
+func (g *gen) webFetch(b *Batch) {
+	rules := []string{"WebFetch(domain:example.com)", "WebFetch(domain:*.example.com)", "WebFetch(domain:*)", "WebFetch",
+		"WebFetch(domain:example.*)", "WebFetch(domain:EXAMPLE.com)", "WebFetch(example.com)", "WebFetch(domain:.example.com)",
+		"WebFetch(domain:sub.example.com)", "WebFetch(*)"}
+	b.Settings.Allow = g.some(1+g.r.IntN(2), rules...)
+	if g.r.IntN(2) == 0 {
+		b.Settings.Deny = g.some(1, rules...)
+	}
+	if g.r.IntN(3) == 0 {
+		b.Settings.Ask = g.some(1, rules...)
+	}
+	for _, h := range []string{"example.com", "sub.example.com", "a.b.example.com", "example.org", "EXAMPLE.COM", "notexample.com",
+		"example.com.evil.test", "example.net", "www.example.com", "deep.sub.example.com", "example.co", "examplecom.test",
+		"sub.example.org", "example.com.", "x-example.com", "api.sub.example.com"} {
+		g.add(b, "fetch", Call{Tool: "WebFetch", Arg: h})
+	}
 }
 
 // guarded adds commands Claude Code asks about whatever the allow rules

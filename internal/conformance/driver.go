@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -97,9 +98,17 @@ func (d Driver) Run(ctx context.Context, s Session) (SessionResult, error) {
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, d.Binary, "-p", "go", "--output-format", "json")
+	args := append([]string{"-p", "go", "--output-format", "json"}, s.Args...)
+	cmd := exec.CommandContext(ctx, d.Binary, args...)
+	if s.Unprivileged && os.Geteuid() == 0 {
+		if err := chownTree(root, nobodyID, nobodyID); err != nil {
+			return out, err
+		}
+		id := strconv.Itoa(nobodyID)
+		cmd = exec.CommandContext(ctx, "setpriv", append([]string{"--reuid=" + id, "--regid=" + id, "--clear-groups", "--", d.Binary}, args...)...)
+	}
 	cmd.Dir = lay.Proj
-	cmd.Env = sessionEnv(lay, api.URL())
+	cmd.Env = append(sessionEnv(lay, api.URL()), s.Env...)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	cmd.WaitDelay = 5 * time.Second
@@ -144,6 +153,22 @@ func (d Driver) Run(ctx context.Context, s Session) (SessionResult, error) {
 	return out, nil
 }
 
+// nobodyID is the uid and gid an Unprivileged session runs as.
+const nobodyID = 65534
+
+// chownTree gives a session's folder to the unprivileged user.
+func chownTree(root string, uid, gid int) error {
+	return filepath.WalkDir(root, func(p string, _ os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if err := os.Lchown(p, uid, gid); err != nil {
+			return fmt.Errorf("conformance: unprivileged session: %w", err)
+		}
+		return nil
+	})
+}
+
 // sessionEnv is the environment of a session: HOME is the throwaway home,
 // the stubs come first on PATH, the Messages API is the fake, and nothing
 // non-essential (telemetry, updates) leaves the machine.
@@ -159,6 +184,9 @@ func sessionEnv(lay Layout, api string) []string {
 		"ANTHROPIC_BASE_URL=" + api,
 		"ANTHROPIC_API_KEY=sk-ant-api03-shipgate-conformance-fake-key",
 		"DISABLE_TELEMETRY=1",
+		// Every tool in the first tool list (WebFetch is deferred behind
+		// ToolSearch otherwise).
+		"ENABLE_TOOL_SEARCH=false",
 		"DISABLE_AUTOUPDATER=1",
 		"DISABLE_ERROR_REPORTING=1",
 		"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1",
@@ -189,6 +217,20 @@ func prepare(lay Layout, s Session) error {
 		if err := os.WriteFile(filepath.Join(lay.Proj, ".claude", "settings.json"), []byte(lay.Expand(s.Settings)), 0o644); err != nil {
 			return fmt.Errorf("conformance: settings.json: %w", err)
 		}
+	}
+	user := s.User
+	if user == "" {
+		// WebFetch asks a remote service whether a domain is safe before
+		// it fetches; offline that check fails, so it is skipped.
+		user = `{"skipWebFetchPreflight": true}` + "\n"
+	}
+	for _, d := range projectDirs {
+		if err := os.MkdirAll(filepath.Join(lay.Proj, d), 0o755); err != nil {
+			return fmt.Errorf("conformance: %w", err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(lay.Home, ".claude", "settings.json"), []byte(lay.Expand(user)), 0o644); err != nil {
+		return fmt.Errorf("conformance: user settings.json: %w", err)
 	}
 	if s.Local != "" {
 		if err := os.WriteFile(filepath.Join(lay.Proj, ".claude", "settings.local.json"), []byte(lay.Expand(s.Local)), 0o644); err != nil {
@@ -248,6 +290,11 @@ var stubName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_.+-]*$`)
 // commands of the corpus to read.
 var projectFiles = map[string]string{"README.md": "# project\n", "package.json": "{\"name\": \"p\"}\n"}
 
+// projectDirs are in every session's project, so `cd web` and `cd src`
+// change into a directory that exists (Claude Code asks about a cd into
+// one that does not).
+var projectDirs = []string{"web", "src", "docs"}
+
 // realCommands are never stubbed: Claude Code runs its commands through
 // them.
 var realCommands = map[string]bool{"bash": true, "sh": true}
@@ -273,6 +320,8 @@ func toolUse(lay Layout, i int, c Call) ToolUse {
 		return ToolUse{ID: id, Name: "Edit", Input: map[string]any{"file_path": lay.Expand(c.Path()), "old_string": "", "new_string": "x\n"}}
 	case "Write":
 		return ToolUse{ID: id, Name: "Write", Input: map[string]any{"file_path": lay.Expand(c.Path()), "content": "x\n"}}
+	case "WebFetch":
+		return ToolUse{ID: id, Name: "WebFetch", Input: map[string]any{"url": "https://" + c.Arg + "/shipgate", "prompt": "conformance call"}}
 	}
 	return ToolUse{ID: id, Name: c.Tool, Input: map[string]any{}}
 }

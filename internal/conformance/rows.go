@@ -21,6 +21,7 @@ type Row struct {
 	Label    string    `json:"label"`
 	Settings Settings  `json:"settings"`
 	Local    *Settings `json:"local,omitempty"`
+	UserMode string    `json:"user_mode,omitempty"`
 	Tool     string    `json:"tool"`
 	Arg      string    `json:"arg"`
 	Claude   Decision  `json:"claude"`
@@ -28,7 +29,7 @@ type Row struct {
 
 // Batch is the row as a one-case batch.
 func (r Row) Batch() Batch {
-	return Batch{Class: r.Class, Settings: r.Settings, Local: r.Local,
+	return Batch{Class: r.Class, Settings: r.Settings, Local: r.Local, UserMode: r.UserMode, Unprivileged: r.UserMode != "" || r.Settings.DefaultMode == "bypassPermissions",
 		Cases: []Case{{Class: r.Class, Label: r.Label, Call: Call{Tool: r.Tool, Arg: r.Arg}}}}
 }
 
@@ -59,7 +60,7 @@ func (r *Run) Rows(seed uint64, perGroup int) string {
 		}
 		count[key]++
 		b := r.Batches[o.Batch]
-		rows = append(rows, Row{Version: r.Version, Class: o.Class, Label: o.Label, Settings: b.Settings, Local: b.Local,
+		rows = append(rows, Row{Version: r.Version, Class: o.Class, Label: o.Label, Settings: b.Settings, Local: b.Local, UserMode: b.UserMode,
 			Tool: o.Call.Tool, Arg: o.Call.Arg, Claude: o.Claude})
 	}
 	sort.SliceStable(rows, func(i, j int) bool { return classOrder(rows[i].Class) < classOrder(rows[j].Class) })

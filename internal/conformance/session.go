@@ -41,6 +41,16 @@ type Session struct {
 	Local string
 	// Calls are made in order, all in one message.
 	Calls []Call
+	// Env is added to the session's environment.
+	Env []string `json:",omitempty"`
+	// User is the user's ~/.claude/settings.json ("" for none).
+	User string `json:",omitempty"`
+	// Args are added to the claude command line.
+	Args []string `json:",omitempty"`
+	// Unprivileged runs Claude Code as an unprivileged user (nobody,
+	// through setpriv) when the harness runs as root: Claude Code ignores
+	// bypassPermissions for root, so that mode is measured this way.
+	Unprivileged bool `json:",omitempty"`
 }
 
 // The texts Claude Code 2.1.328 puts in a tool_result when it does not run
@@ -53,6 +63,7 @@ var (
 		"has been denied",
 		"denied by your permission settings",
 		"covered by a Read deny rule",
+		"denied access to domain",
 		"No such tool available",
 		"while in plan mode",
 		// plan mode sends Bash to the auto-mode classifier, which cannot
@@ -98,6 +109,9 @@ func classify(c Call, text string, isError bool) Decision {
 	case c.Tool == "Bash" && strings.HasPrefix(text, "Exit code "):
 		return Allow
 	case c.Tool == "Bash" && strings.Contains(text, stubMarker):
+		return Allow
+	case c.Tool == "WebFetch" && (strings.Contains(text, "ENOTFOUND") || strings.Contains(text, "EAI_AGAIN") || strings.Contains(text, "ECONNREFUSED")):
+		// The fetch was let through and failed offline to reach the host.
 		return Allow
 	}
 	return Unclassified
