@@ -152,20 +152,26 @@ func (e *engine) agentUnreadable(f *fileState) {
 	var pe *agent.ParseError
 	line := 0
 	msg := f.mheadErr.Error()
-	grant := false
+	grant, blocks := false, ""
 	if errors.As(f.mheadErr, &pe) {
-		line, msg, grant = pe.Line, pe.Msg, pe.MayStillGrant
+		line, msg, grant, blocks = pe.Line, pe.Msg, pe.MayStillGrant, pe.Blocks
 	}
 	risk := rating.RiskHigh
 	var action policy.Action
 	text := fmt.Sprintf("%s cannot be read as %s reads it", f.Path, agentDisplay(f.agent))
-	if line > 0 {
+	if line > 0 && pe.Col > 0 {
 		text += fmt.Sprintf(" (line %d, column %d)", line, pe.Col)
+	} else if line > 0 {
+		text += fmt.Sprintf(" (line %d)", line)
 	}
 	text += ": " + strings.TrimSuffix(msg, ".") + ". Nothing in this version was compared; its deny rules are counted as gone"
 	if grant {
 		risk, action = rating.RiskCritical, policy.Block
 		text += ", and the agent may still read (part of) it and grant anything it holds, so this blocks as that would"
+	}
+	if blocks != "" {
+		risk, action = rating.RiskCritical, policy.Block
+		text += ". " + strings.TrimSuffix(blocks, ".") + ", so this blocks"
 	}
 	text += "."
 	e.changes = append(e.changes, Change{Path: f.Path, Agent: f.agent, Kind: KindFile, Direction: DirChanged, Before: "readable", After: "unreadable",

@@ -370,6 +370,10 @@ type ParseError struct {
 	// and applies what it can read) or Shipgate could not read the file
 	// at all: the version may grant anything, so it blocks.
 	MayStillGrant bool
+	// Blocks, when set, says why the agent failing to read this file
+	// widens it beyond the file itself (Codex drops every execpolicy rule
+	// when one .rules file does not load): the finding blocks and says so.
+	Blocks string
 }
 
 func (e *ParseError) Error() string {

@@ -1,0 +1,63 @@
+package main
+
+// Gemini CLI end to end, as codex_e2e_test.go: `shipgate diff` on real
+// git and the App on the fake GitHub reach each case's decision.
+
+import (
+	"strings"
+	"testing"
+)
+
+const geminiSettings = ".gemini/settings.json"
+
+func geminiE2ECases() []agentE2ECase {
+	readme := map[string]string{"README.md": "# r\n"}
+	base := map[string]string{"README.md": "# r\n", geminiSettings: `{
+  // the team's settings
+  "general": {"defaultApprovalMode": "default"},
+  "tools": {
+    "allowed": ["run_shell_command(git status)", "run_shell_command(git log)", "read_file"],
+    "exclude": ["web_fetch"]
+  },
+  "mcpServers": {"docs": {"command": "docs-server"}}
+}
+`}
+	edit := func(from, to string) map[string]string {
+		return map[string]string{geminiSettings: strings.Replace(base[geminiSettings], from, to, 1)}
+	}
+	return []agentE2ECase{
+		{name: "tools.allowed run_shell_command", base: readme, head: map[string]string{geminiSettings: `{"tools": {"allowed": ["run_shell_command"]}}`},
+			decision: "block", checks: []string{"PERMISSION-WILDCARD-ALLOW"}},
+		{name: "a launcher prefix", base: base, head: edit(`"read_file"]`, `"read_file", "run_shell_command(npx)"]`),
+			decision: "block", checks: []string{"PERMISSION-WILDCARD-ALLOW"}},
+		{name: "a short prefix", base: base, head: edit(`"run_shell_command(git status)"`, `"run_shell_command(git)"`),
+			decision: "require_review", checks: []string{"PERMISSION-ALLOW-EXPANDED"}},
+		{name: "an exclude removed", base: base, head: edit(`"exclude": ["web_fetch"]`, `"exclude": []`),
+			decision: "require_review", checks: []string{"PERMISSION-DENY-REMOVED"}},
+		{name: "an MCP server trusted", base: base, head: edit(`"command": "docs-server"`, `"command": "docs-server", "trust": true`),
+			decision: "require_review", checks: []string{"PERMISSION-ALLOW-EXPANDED", "MCP-SERVER-CHANGED"}},
+		{name: "every MCP server allowed", base: base, head: edit(`"general"`, `"mcp": {"allowed": ["*"]}, "general"`),
+			decision: "block", checks: []string{"PERMISSION-WILDCARD-ALLOW"}},
+		{name: "admin policy paths", base: base, head: edit(`"general"`, `"adminPolicyPaths": ["./policies"], "general"`),
+			decision: "block", checks: []string{"PERMISSION-WILDCARD-ALLOW"}},
+		{name: "auto_edit", base: base, head: edit(`"default"}`, `"auto_edit"}`),
+			decision: "require_review", checks: []string{"PERMISSION-ALLOW-EXPANDED"}},
+		{name: "a hook", base: base, head: edit(`"general"`, `"hooks": {"BeforeTool": [{"command": "./x.sh"}]}, "general"`),
+			decision: "require_review", checks: []string{"HOOK-CHANGED"}},
+		{name: "a trailing comma Gemini refuses", base: base, head: edit(`"read_file"]`, `"read_file",]`),
+			decision: "require_review", checks: []string{"CONFIG-PARSE-FAILED"}},
+		// What passes, or is only information.
+		{name: "a prefix narrowed", base: base, head: edit(`"run_shell_command(git log)"`, `"run_shell_command(git log --oneline)"`), decision: "allow"},
+		{name: "an exclude added", base: base, head: edit(`"exclude": ["web_fetch"]`, `"exclude": ["web_fetch", "write_file"]`), decision: "allow"},
+		{name: "entries reordered and a comment", base: base,
+			head:     edit(`"run_shell_command(git status)", "run_shell_command(git log)", "read_file"`, `"read_file", /* reads */ "run_shell_command(git log)", "run_shell_command(git status)"`),
+			decision: "allow"},
+		{name: "a model name", base: base, head: edit(`"general"`, `"model": {"name": "gemini-2.5-pro"}, "general"`), decision: "allow"},
+		{name: "a workspace policy file (not loaded by 0.61.0)", base: base,
+			head: map[string]string{".gemini/policies/dev.toml": "[[rule]]\ntoolName = \"run_shell_command\"\ndecision = \"allow\"\npriority = 100\n"}, decision: "allow",
+			checks: []string{"PERMISSION-RULE-INVALID"}},
+	}
+}
+
+// TestE2EGemini runs every Gemini case through `shipgate diff` and the App.
+func TestE2EGemini(t *testing.T) { runAgentE2E(t, "gemini", geminiE2ECases()) }

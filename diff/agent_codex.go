@@ -1,0 +1,195 @@
+package diff
+
+import (
+	"path"
+	"strings"
+	"unicode"
+
+	"github.com/shipgate-app/shipgate/internal/agents/agent"
+	"github.com/shipgate-app/shipgate/internal/agents/codex"
+	"github.com/shipgate-app/shipgate/lattice"
+)
+
+// The Codex CLI adapter: .codex/config.toml and .codex/rules/*.rules of a
+// project folder (the folder holding .codex), read by internal/agents/codex
+// and compared through the agent-neutral model.
+//
+// Rules are put on two surfaces. On "shell" (escalation: what runs without
+// a prompt outside the sandbox) an allow rule allows, a prompt rule asks, a
+// forbidden rule denies, and a command no rule matches asks. On "sandboxed
+// shell" (what runs in the sandbox without a prompt, which a command no rule
+// matches does under the on-request policy) only prompt rules ask: removing
+// one is an ask rule removed. A call is an argv, written as a shell-quoted
+// command line (codex.QuoteArgv), so token boundaries stay exact: the
+// language of a rule is its alternatives' quoted spellings separated by
+// blanks, then optionally a blank and anything.
+type codexAdapter struct{}
+
+// codexSandboxed is the second surface of Codex rules.
+const codexSandboxed agent.Surface = "sandboxed shell"
+
+func (codexAdapter) Agent() string          { return AgentCodex }
+func (codexAdapter) CheckedAgainst() string { return codex.Version }
+func (codexAdapter) Hints() []string        { return []string{".codex"} }
+func (codexAdapter) Pathspecs() []string {
+	return []string{":(glob).codex/config.toml", ":(glob)**/.codex/config.toml",
+		":(glob).codex/rules/*.rules", ":(glob)**/.codex/rules/*.rules"}
+}
+
+// Classify accepts .codex/config.toml and .codex/rules/<name>.rules in any
+// folder; the scope is the folder holding .codex.
+func (codexAdapter) Classify(p string) (FileKind, string) {
+	dir, base := path.Split(p)
+	dir = strings.TrimSuffix(dir, "/")
+	switch {
+	case base == "config.toml" && (dir == ".codex" || strings.HasSuffix(dir, "/.codex")):
+		return AgentFile, strings.TrimSuffix(strings.TrimSuffix(dir, ".codex"), "/")
+	case strings.HasSuffix(base, ".rules") && len(base) > len(".rules") && (dir == ".codex/rules" || strings.HasSuffix(dir, "/.codex/rules")):
+		return AgentFile, strings.TrimSuffix(strings.TrimSuffix(dir, ".codex/rules"), "/")
+	}
+	return NotAgentConfig, ""
+}
+
+// Siblings: none by name (the rules files of a folder are a glob); a
+// sibling left out can only mask a widening (strictest wins), so the
+// comparison without it fails closed.
+func (codexAdapter) Siblings(string) []string { return nil }
+
+// codexDropped marks the doc of a rules file Codex cannot load: Combine
+// then drops every rule of the scope, as Codex does.
+const codexDropped = "codex-rules-dropped"
+
+// Read parses one version of a Codex file.
+func (codexAdapter) Read(p string, data []byte) (*agent.Doc, error) {
+	if strings.HasSuffix(p, ".rules") {
+		rf, err := codex.ParseRules(p, data)
+		if err != nil {
+			line := 0
+			msg := err.Error()
+			if pe, ok := err.(*codex.ParseError); ok {
+				line, msg = pe.Line, pe.Msg
+			}
+			// The doc goes with the error: Combine reads the marker.
+			d := &agent.Doc{Problems: []agent.Problem{{Kind: agent.ProblemParse, Key: codexDropped, Message: msg, Pos: agent.Pos{File: p, Line: line}}}}
+			return d, &agent.ParseError{File: p, Line: line, Msg: "Codex CLI " + codex.Version + " cannot load it (" + msg + ")",
+				Blocks: "Codex then loads no execpolicy rule at all — not this file's, not the other .rules files', not the user's own ~/.codex/rules — and says nothing: every forbidden and prompt rule is gone"}
+		}
+		return codexDoc(p, rf), nil
+	}
+	cfg, err := codex.ParseConfig(p, data)
+	if err != nil {
+		line := 0
+		msg := err.Error()
+		if pe, ok := err.(*codex.ParseError); ok {
+			line, msg = pe.Line, pe.Msg
+		}
+		return nil, &agent.ParseError{File: p, Line: line, Msg: msg}
+	}
+	d := &agent.Doc{}
+	for _, s := range cfg.Settings {
+		d.Settings = append(d.Settings, agent.Setting{Key: s.Key, Value: s.Value, Pos: agent.Pos{File: p, Line: s.Line},
+			Grant: s.Grant, Exec: s.Exec, Check: s.Check, Why: s.Why})
+	}
+	for _, s := range cfg.Servers {
+		d.Servers = append(d.Servers, agent.Server{Name: s.Name, Summary: s.Summary, Canon: s.Canon, Pos: agent.Pos{File: p, Line: s.Line}})
+	}
+	for _, pr := range cfg.Problems {
+		kind := agent.ProblemUnknownKey
+		if pr.Kind == codex.ProblemInert {
+			kind = agent.ProblemInvalidRule
+		}
+		d.Problems = append(d.Problems, agent.Problem{Kind: kind, Key: pr.Key, Message: pr.Message, Pos: agent.Pos{File: p, Line: pr.Line}})
+	}
+	return d, nil
+}
+
+// codexDoc turns loaded rules into model rules.
+func codexDoc(p string, rf *codex.RulesFile) *agent.Doc {
+	d := &agent.Doc{}
+	for _, r := range rf.Rules {
+		lang, unknown := codexLang(r)
+		rule := agent.Rule{Surface: agent.Shell, Text: r.String(), Lang: lang, Unknown: unknown, Pos: agent.Pos{File: p, Line: r.Line}}
+		switch r.Decision {
+		case codex.Forbidden:
+			rule.Decision = agent.Deny
+		case codex.Prompt:
+			rule.Decision = agent.Ask
+		default:
+			rule.Decision = agent.Allow
+		}
+		d.Rules = append(d.Rules, rule)
+		if r.Decision == codex.Prompt {
+			rule.Surface = codexSandboxed
+			d.Rules = append(d.Rules, rule)
+		}
+	}
+	return d
+}
+
+// codexLang is a rule's language over shell-quoted argv.
+func codexLang(r codex.Rule) (*lattice.Lang, string) {
+	parts := make([]lattice.RE, 0, 2*len(r.Pattern)+1)
+	for i, alts := range r.Pattern {
+		if i > 0 {
+			parts = append(parts, lattice.Lit(" "))
+		}
+		var as []lattice.RE
+		for _, a := range alts {
+			as = append(as, codexToken(a, r.Canonical))
+		}
+		parts = append(parts, lattice.Alt(as...))
+	}
+	parts = append(parts, lattice.Opt(lattice.Cat(lattice.Lit(" "), lattice.Everything())))
+	l, err := lattice.Compile(lattice.Cat(parts...))
+	if err != nil {
+		return nil, err.Error()
+	}
+	return l, ""
+}
+
+// codexToken is one token's quoted spelling, any letter case when the
+// rule matches canonically.
+func codexToken(tok string, canonical bool) lattice.RE {
+	q := codex.QuoteArgv([]string{tok})
+	if !canonical {
+		return lattice.Lit(q)
+	}
+	var parts []lattice.RE
+	for _, c := range q {
+		var rs []rune
+		for f := unicode.SimpleFold(c); f != c; f = unicode.SimpleFold(f) {
+			rs = append(rs, f, f)
+		}
+		if len(rs) == 0 {
+			parts = append(parts, lattice.Lit(string(c)))
+			continue
+		}
+		parts = append(parts, lattice.Class(false, append(rs, c, c)...))
+	}
+	return lattice.Cat(parts...)
+}
+
+// Combine is a folder's effective execpolicy: the rules of every file,
+// strictest decision first; none at all when one file does not load.
+func (codexAdapter) Combine(docs []*agent.Doc) *agent.Policy {
+	pol := &agent.Policy{Precedence: agent.Strictest,
+		Default: map[agent.Surface]agent.Decision{agent.Shell: agent.Ask, codexSandboxed: agent.Allow}}
+	for _, d := range docs {
+		if d == nil {
+			continue
+		}
+		for _, pr := range d.Problems {
+			if pr.Kind == agent.ProblemParse && pr.Key == codexDropped {
+				return pol
+			}
+		}
+	}
+	for _, d := range docs {
+		if d != nil {
+			pol.Rules = append(pol.Rules, d.Rules...)
+		}
+	}
+	return pol
+}
+
+func init() { RegisterAdapter(codexAdapter{}) }
