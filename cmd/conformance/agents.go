@@ -41,7 +41,7 @@ func runAgent(seed uint64, n, workers int, all bool) (handled bool, err error) {
 		r := conformance.RunCodex(ctx, bin, conformance.GenerateCodex(seed, n), workers)
 		r.Write(os.Stdout, examples)
 		if r.Failed() {
-			return true, fmt.Errorf("Codex CLI %s and Shipgate disagree (see above)", conformance.CodexVersion)
+			return true, fmt.Errorf("the Codex CLI %s and Shipgate disagree (see above)", conformance.CodexVersion)
 		}
 		return true, nil
 	case "gemini":
@@ -56,7 +56,7 @@ func runAgent(seed uint64, n, workers int, all bool) (handled bool, err error) {
 		r := conformance.RunGemini(ctx, chunk, conformance.GenerateGemini(seed, n))
 		r.Write(os.Stdout, examples)
 		if r.Failed() {
-			return true, fmt.Errorf("Gemini CLI %s and Shipgate disagree (see above)", conformance.GeminiVersion)
+			return true, fmt.Errorf("the Gemini CLI %s and Shipgate disagree (see above)", conformance.GeminiVersion)
 		}
 		return true, nil
 	case "claude-code", "":

@@ -228,10 +228,6 @@ func RunGemini(ctx context.Context, chunk string, cases []GeminiCase) *GeminiRun
 		run.Errors = append(run.Errors, err.Error())
 		return run
 	}
-	type in struct {
-		Settings map[string]any `json:"settings"`
-		Calls    []map[string]string
-	}
 	var input []map[string]any
 	for _, c := range cases {
 		var s map[string]any

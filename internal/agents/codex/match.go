@@ -349,32 +349,6 @@ func keys(rs []Rule) string {
 	return strings.Join(ks, "\x02")
 }
 
-// Instances lists up to n argv a rule matches exactly as its pattern reads
-// (one per combination of alternatives), for rating each spelling.
-func Instances(r Rule, n int) [][]string {
-	var out [][]string
-	idx := make([]int, len(r.Pattern))
-	for len(out) < n {
-		argv := make([]string, len(r.Pattern))
-		for i, alts := range r.Pattern {
-			argv[i] = alts[idx[i]]
-		}
-		out = append(out, argv)
-		i := len(idx) - 1
-		for ; i >= 0; i-- {
-			idx[i]++
-			if idx[i] < len(r.Pattern[i]) {
-				break
-			}
-			idx[i] = 0
-		}
-		if i < 0 {
-			break
-		}
-	}
-	return out
-}
-
 // QuoteArgv renders argv as a shell-quoted command line a reviewer can
 // read (and SplitShell reads back).
 func QuoteArgv(argv []string) string {

@@ -140,7 +140,7 @@ func ParseRules(path string, data []byte) (*RulesFile, error) {
 	thread := &starlark.Thread{
 		Name: path,
 		Load: func(*starlark.Thread, string) (starlark.StringDict, error) {
-			return nil, errors.New("No imports are available")
+			return nil, errors.New("no imports are available: Codex execpolicy files cannot load()")
 		},
 		Print: func(*starlark.Thread, string) {},
 	}

@@ -38,7 +38,7 @@ func TestParseRules(t *testing.T) {
 		{"blank justification", `prefix_rule(pattern=["git"], justification="  ")`, 0, "justification cannot be empty"},
 		{"extra kwarg", `prefix_rule(pattern=["git"], foo=1)`, 0, "foo"},
 		{"None", `prefix_rule(pattern=["git"], match=None)`, 0, "None"},
-		{"load", `load("other.rules", "x")`, 0, "No imports"},
+		{"load", `load("other.rules", "x")`, 0, "no imports"},
 		{"print", `print("x")`, 0, "print"},
 		{"set", `s = set([1])`, 0, "set"},
 		{"while", "i = 0\nwhile i < 2:\n    i += 1", 0, "while"},
