@@ -165,3 +165,40 @@ func TestVSCode(t *testing.T) {
 		{name: "a leading assignment still asks", path: p, base: `{}`, head: `{"chat.tools.terminal.autoApprove": {"/^FOO=1 ls$/": true}}`, decision: DecisionAllow},
 	})
 }
+
+func TestCursor(t *testing.T) {
+	const p = ".cursor/cli.json"
+	runAgentCases(t, AgentCursor, []agentCase{
+		{name: "Shell(bash) blocks: the first token is all it checks", path: p, base: `{}`, head: `{"permissions": {"allow": ["Shell(bash)"]}}`, decision: DecisionBlock, witness: "bash"},
+		{name: "a glob Shell blocks", path: p, base: `{}`, head: `{"permissions": {"allow": ["Shell(*)"]}}`, decision: DecisionBlock},
+		{name: "Shell(git) asks review", path: p, base: `{}`, head: `{"permissions": {"allow": ["Shell(git)"]}}`, decision: DecisionRequireReview, checks: []string{"PERMISSION-ALLOW-EXPANDED"}},
+		{name: "a deny removed", path: p, base: `{"permissions": {"allow": ["Shell(git)"], "deny": ["Shell(git:push *)"]}}`, head: `{"permissions": {"allow": ["Shell(git)"]}}`,
+			decision: DecisionRequireReview, checks: []string{"PERMISSION-DENY-REMOVED"}},
+		{name: "a deny added narrows", path: p, base: `{"permissions": {"allow": ["Shell(git)"]}}`, head: `{"permissions": {"allow": ["Shell(git)"], "deny": ["Shell(git:push)"]}}`, decision: DecisionAllow},
+		{name: "Write(**) blocks", path: p, base: `{}`, head: `{"permissions": {"allow": ["Write(**)"]}}`, decision: DecisionBlock},
+		{name: "Read(**) asks review", path: p, base: `{}`, head: `{"permissions": {"allow": ["Read(**)"]}}`, decision: DecisionRequireReview},
+		{name: "WebFetch everywhere blocks", path: p, base: `{}`, head: `{"permissions": {"allow": ["WebFetch(*)"]}}`, decision: DecisionBlock},
+		{name: "reordered lists pass", path: p, base: `{"permissions": {"allow": ["Shell(ls)", "Shell(git)"]}}`, head: `{"permissions": {"allow": ["Shell(git)", "Shell(ls)"]}}`, decision: DecisionAllow},
+		{name: "an mcp server", path: ".cursor/mcp.json", base: `{}`, head: `{"mcpServers": {"x": {"url": "https://mcp.example.com/sse"}}}`, decision: DecisionRequireReview, checks: []string{"MCP-SERVER-ADDED"}},
+		{name: "an invalid deny rule", path: p, base: `{}`, head: `{"permissions": {"deny": ["Bash(rm)"]}}`, decision: DecisionAllow, checks: []string{"PERMISSION-RULE-INVALID"}},
+	})
+}
+
+func TestCopilotCLI(t *testing.T) {
+	runAgentCases(t, AgentCopilotCLI, []agentCase{
+		{name: "a skill allowing shell blocks", path: ".github/skills/deploy/SKILL.md", base: "", head: "---\nname: deploy\nallowed-tools: shell\n---\n", decision: DecisionBlock},
+		{name: "a skill allowing git asks review", path: ".github/skills/git/SKILL.md", base: "---\nname: git\n---\n", head: "---\nname: git\nallowed-tools: shell(git:*)\n---\n", decision: DecisionRequireReview},
+		{name: "a skill's description edit passes", path: ".github/skills/git/SKILL.md", base: "---\nname: git\nallowed-tools: shell(git:*)\n---\nold\n", head: "---\nname: git\nallowed-tools: shell(git:*)\n---\nnew text\n", decision: DecisionAllow},
+		{name: "a repo hook", path: ".github/hooks/audit.json", base: "", head: `{"version": 1, "hooks": {"preToolUse": [{"type": "command", "bash": "./x.sh"}]}}`, decision: DecisionRequireReview, checks: []string{"HOOK-CHANGED"}},
+		{name: "settings hooks and plugins", path: ".github/copilot/settings.json", base: `{}`, head: `{"hooks": {"sessionStart": [{"command": "x"}]}, "enabledPlugins": {"p@m": true}}`,
+			decision: DecisionRequireReview, checks: []string{"HOOK-CHANGED", "PLUGIN-ADDED"}},
+		{name: "a denied URL removed", path: ".github/copilot/settings.json", base: `{"deniedUrls": ["evil.example"]}`, head: `{}`, decision: DecisionRequireReview, checks: []string{"PERMISSION-DENY-REMOVED"}},
+		{name: "a non-repo key is ignored", path: ".github/copilot/settings.json", base: `{}`, head: `{"defaultPermissionMode": "allow-all"}`, decision: DecisionAllow, checks: []string{"CONFIG-UNKNOWN-KEY"}},
+		{name: "permissions allow shell blocks", path: ".github/copilot/settings.json", base: `{}`, head: `{"permissions": {"allow": ["shell"]}}`, decision: DecisionBlock},
+		{name: "the model name is unrelated", path: ".github/copilot/settings.json", base: `{"model": "a"}`, head: `{"model": "b"}`, decision: DecisionAllow},
+		{name: "an mcp server", path: ".github/mcp.json", base: `{"mcpServers": {}}`, head: `{"mcpServers": {"x": {"command": "npx"}}}`, decision: DecisionRequireReview, checks: []string{"MCP-SERVER-ADDED"}},
+		{name: "a deny in settings shadows a skill's allow", path: ".github/skills/x/SKILL.md", base: "", head: "---\nallowed-tools: shell(rm:*)\n---\n",
+			others:   []File{{Path: ".github/copilot/settings.json", Base: Version{Exists: true, Data: []byte(`{"permissions": {"deny": ["shell(rm:*)"]}}`)}, Head: Version{Exists: true, Data: []byte(`{"permissions": {"deny": ["shell(rm:*)"]}}`)}}},
+			decision: DecisionAllow},
+	})
+}

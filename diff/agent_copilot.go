@@ -1,0 +1,27 @@
+package diff
+
+import (
+	"github.com/shipgate-app/shipgate/internal/agents/agent"
+	"github.com/shipgate-app/shipgate/internal/agents/copilot"
+)
+
+// copilotAdapter is GitHub Copilot CLI (.github/copilot/settings*.json,
+// .github/hooks/*.json, .github/skills/*/SKILL.md, .github/mcp.json): see
+// internal/agents/copilot.
+type copilotAdapter struct{}
+
+func (copilotAdapter) Agent() string          { return AgentCopilotCLI }
+func (copilotAdapter) CheckedAgainst() string { return copilot.CheckedAgainst }
+func (copilotAdapter) Hints() []string        { return []string{".github/"} }
+func (copilotAdapter) Pathspecs() []string    { return copilot.Pathspecs }
+func (copilotAdapter) Classify(p string) (FileKind, string) {
+	if _, ok := copilot.Classify(p); ok {
+		return AgentFile, ""
+	}
+	return NotAgentConfig, ""
+}
+func (copilotAdapter) Read(p string, data []byte) (*agent.Doc, error) { return copilot.Read(p, data) }
+func (copilotAdapter) Combine(docs []*agent.Doc) *agent.Policy        { return copilot.Combine(docs) }
+func (copilotAdapter) Siblings(p string) []string                     { return copilot.Siblings(p) }
+
+func init() { RegisterAdapter(copilotAdapter{}) }

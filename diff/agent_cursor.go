@@ -1,0 +1,26 @@
+package diff
+
+import (
+	"github.com/shipgate-app/shipgate/internal/agents/agent"
+	"github.com/shipgate-app/shipgate/internal/agents/cursor"
+)
+
+// cursorAdapter is Cursor (.cursor/cli.json, .cursor/mcp.json): see
+// internal/agents/cursor.
+type cursorAdapter struct{}
+
+func (cursorAdapter) Agent() string          { return AgentCursor }
+func (cursorAdapter) CheckedAgainst() string { return cursor.CheckedAgainst }
+func (cursorAdapter) Hints() []string        { return []string{".cursor"} }
+func (cursorAdapter) Pathspecs() []string    { return cursor.Pathspecs }
+func (cursorAdapter) Classify(p string) (FileKind, string) {
+	if s, ok := cursor.Classify(p); ok {
+		return AgentFile, s
+	}
+	return NotAgentConfig, ""
+}
+func (cursorAdapter) Read(p string, data []byte) (*agent.Doc, error) { return cursor.Read(p, data) }
+func (cursorAdapter) Combine(docs []*agent.Doc) *agent.Policy        { return cursor.Combine(docs) }
+func (cursorAdapter) Siblings(p string) []string                     { return cursor.Siblings(p) }
+
+func init() { RegisterAdapter(cursorAdapter{}) }
