@@ -1,0 +1,187 @@
+package main
+
+// VS Code (Copilot Chat), OpenCode, Cursor and Copilot CLI end to end
+// (issue 14): each case goes through `shipgate diff` (a real git
+// repository) and through the App (the fake GitHub) with runAgentE2E; both
+// must reach the case's decision with its findings. The issue's examples
+// block or ask review; narrowings, respellings and unrelated edits pass.
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/shipgate-app/shipgate/diff"
+)
+
+func with(files map[string]string, kv ...string) map[string]string {
+	out := map[string]string{}
+	for k, v := range files {
+		out[k] = v
+	}
+	for i := 0; i+1 < len(kv); i += 2 {
+		out[kv[i]] = kv[i+1]
+	}
+	return out
+}
+
+const vscodeSettings = ".vscode/settings.json"
+
+func vscodeE2ECases() []agentE2ECase {
+	readme := map[string]string{"README.md": "# r\n"}
+	cfg := "{\n  // the team's settings\n  \"editor.tabSize\": 2,\n  \"chat.tools.terminal.autoApprove\": {\n    \"npm test\": true,\n    \"git push\": false\n  }\n}\n"
+	base := with(readme, vscodeSettings, cfg)
+	return []agentE2ECase{
+		{name: "chat.tools.autoApprove true", base: base, head: map[string]string{vscodeSettings: strings.Replace(cfg, "\"editor.tabSize\": 2,", "\"editor.tabSize\": 2,\n  \"chat.tools.autoApprove\": true,", 1)},
+			decision: "block", checks: []string{"PERMISSION-WILDCARD-ALLOW"}},
+		{name: "a regex that approves every command", base: base, head: map[string]string{vscodeSettings: strings.Replace(cfg, "\"npm test\": true,", "\"npm test\": true,\n    \"/.*/\": true,", 1)},
+			decision: "block", checks: []string{"PERMISSION-WILDCARD-ALLOW"}},
+		{name: "a launcher prefix", base: base, head: map[string]string{vscodeSettings: strings.Replace(cfg, "\"npm test\": true,", "\"npm test\": true,\n    \"npx\": true,", 1)},
+			decision: "block", checks: []string{"PERMISSION-WILDCARD-ALLOW"}},
+		{name: "a git prefix rule", base: base, head: map[string]string{vscodeSettings: strings.Replace(cfg, "\"npm test\": true,", "\"npm test\": true,\n    \"git\": true,", 1)},
+			decision: "require_review", checks: []string{"PERMISSION-ALLOW-EXPANDED"}},
+		{name: "a false rule removed under a broad true one", base: with(readme, vscodeSettings, "{\"chat.tools.terminal.autoApprove\": {\"git\": true, \"git push\": false}}\n"),
+			head: map[string]string{vscodeSettings: "{\"chat.tools.terminal.autoApprove\": {\"git\": true}}\n"}, decision: "require_review", checks: []string{"PERMISSION-ASK-REMOVED"}},
+		{name: "edits approved everywhere", base: base, head: map[string]string{vscodeSettings: "{\"chat.tools.edits.autoApprove\": {\"**\": true}}\n"},
+			decision: "block", checks: []string{"PERMISSION-WILDCARD-ALLOW"}},
+		{name: "an MCP server in .vscode/mcp.json", base: base, head: map[string]string{".vscode/mcp.json": "{\"servers\": {\"gh\": {\"type\": \"stdio\", \"command\": \"npx\", \"args\": [\"-y\", \"srv\"]}}}\n"},
+			decision: "require_review", checks: []string{"MCP-SERVER-ADDED"}},
+		{name: "the terminal sandbox off", base: base, head: map[string]string{vscodeSettings: strings.Replace(cfg, "\"editor.tabSize\": 2,", "\"editor.tabSize\": 2,\n  \"chat.tools.terminal.sandbox.enabled\": false,", 1)},
+			decision: "require_review", checks: []string{"SANDBOX-LOOSENED"}},
+		// What passes.
+		{name: "a terminal rule set from true to false", base: base, head: map[string]string{vscodeSettings: strings.Replace(cfg, "\"npm test\": true", "\"npm test\": false", 1)}, decision: "allow"},
+		{name: "an unrelated setting and a comment", base: base, head: map[string]string{vscodeSettings: strings.Replace(strings.Replace(cfg, "2,", "4,", 1), "the team's", "our", 1)}, decision: "allow"},
+		{name: "a rule respelled as a regex", base: base, head: map[string]string{vscodeSettings: strings.Replace(cfg, "\"npm test\": true", "\"/^npm test\\\\b/\": true", 1)}, decision: "allow"},
+		{name: "an unrelated file", base: base, head: map[string]string{"src/main.go": "package main\n"}, decision: "allow"},
+	}
+}
+
+func opencodeE2ECases() []agentE2ECase {
+	readme := map[string]string{"README.md": "# r\n"}
+	cfg := "{\n  \"$schema\": \"https://opencode.ai/config.json\",\n  \"model\": \"anthropic/claude-sonnet-4\",\n  \"permission\": {\n    \"bash\": {\n      \"*\": \"ask\",\n      \"git status *\": \"allow\",\n      \"rm *\": \"deny\"\n    }\n  }\n}\n"
+	base := with(readme, "opencode.json", cfg)
+	return []agentE2ECase{
+		{name: "permission bash * allow", base: readme, head: map[string]string{"opencode.json": "{\"permission\": {\"bash\": {\"*\": \"allow\"}}}\n"},
+			decision: "block", checks: []string{"PERMISSION-WILDCARD-ALLOW"}},
+		{name: "permission allow for every tool", base: base, head: map[string]string{"opencode.json": "{\"permission\": \"allow\"}\n"},
+			decision: "block", checks: []string{"PERMISSION-WILDCARD-ALLOW"}},
+		{name: "a catch-all allow moved after a deny", base: with(readme, "opencode.json", "{\"permission\": {\"bash\": {\"*\": \"allow\", \"rm *\": \"deny\"}}}\n"),
+			head: map[string]string{"opencode.json": "{\"permission\": {\"bash\": {\"rm *\": \"deny\", \"*\": \"allow\"}}}\n"}, decision: "require_review", checks: []string{"PERMISSION-DENY-REMOVED"}},
+		{name: "a deny removed", base: base, head: map[string]string{"opencode.json": strings.Replace(cfg, ",\n      \"rm *\": \"deny\"", "", 1)},
+			decision: "require_review", checks: []string{"PERMISSION-DENY-REMOVED"}},
+		{name: "a prefix allow", base: base, head: map[string]string{"opencode.json": strings.Replace(cfg, "\"git status *\": \"allow\"", "\"git *\": \"allow\"", 1)},
+			decision: "require_review", checks: []string{"PERMISSION-ALLOW-EXPANDED"}},
+		{name: "a jsonc file adds an MCP server", base: base, head: map[string]string{"opencode.jsonc": "{\n  // docs\n  \"mcp\": {\"docs\": {\"type\": \"local\", \"command\": [\"npx\", \"docs\"]}},\n}\n"},
+			decision: "require_review", checks: []string{"MCP-SERVER-ADDED"}},
+		// What passes.
+		{name: "a model name", base: base, head: map[string]string{"opencode.json": strings.Replace(cfg, "claude-sonnet-4", "claude-opus-4", 1)}, decision: "allow"},
+		{name: "an allow narrowed to ask", base: base, head: map[string]string{"opencode.json": strings.Replace(cfg, "\"git status *\": \"allow\"", "\"git status *\": \"ask\"", 1)}, decision: "allow"},
+		{name: "a deny added", base: base, head: map[string]string{"opencode.json": strings.Replace(cfg, "\"rm *\": \"deny\"", "\"rm *\": \"deny\",\n      \"curl *\": \"deny\"", 1)}, decision: "allow"},
+	}
+}
+
+func cursorE2ECases() []agentE2ECase {
+	readme := map[string]string{"README.md": "# r\n"}
+	cfg := "{\n  \"permissions\": {\n    \"allow\": [\"Shell(git)\", \"Read(src/**)\"],\n    \"deny\": [\"Shell(git:push)\", \"Read(**/.env)\"]\n  }\n}\n"
+	base := with(readme, ".cursor/cli.json", cfg)
+	return []agentE2ECase{
+		{name: "Shell(bash)", base: base, head: map[string]string{".cursor/cli.json": strings.Replace(cfg, "\"Shell(git)\",", "\"Shell(git)\", \"Shell(bash)\",", 1)},
+			decision: "block", checks: []string{"PERMISSION-WILDCARD-ALLOW"}},
+		{name: "Write(**)", base: base, head: map[string]string{".cursor/cli.json": strings.Replace(cfg, "\"Read(src/**)\"]", "\"Read(src/**)\", \"Write(**)\"]", 1)},
+			decision: "block", checks: []string{"PERMISSION-WILDCARD-ALLOW"}},
+		{name: "a deny removed", base: base, head: map[string]string{".cursor/cli.json": strings.Replace(cfg, "\"Shell(git:push)\", ", "", 1)},
+			decision: "require_review", checks: []string{"PERMISSION-DENY-REMOVED"}},
+		{name: "an MCP server", base: base, head: map[string]string{".cursor/mcp.json": "{\"mcpServers\": {\"x\": {\"command\": \"npx\", \"args\": [\"x\"]}}}\n"},
+			decision: "require_review", checks: []string{"MCP-SERVER-ADDED"}},
+		{name: "lists reordered", base: base, head: map[string]string{".cursor/cli.json": strings.Replace(cfg, "\"Shell(git)\", \"Read(src/**)\"", "\"Read(src/**)\", \"Shell(git)\"", 1)}, decision: "allow"},
+		{name: "a deny added", base: base, head: map[string]string{".cursor/cli.json": strings.Replace(cfg, "\"Read(**/.env)\"", "\"Read(**/.env)\", \"Shell(rm)\"", 1)}, decision: "allow"},
+	}
+}
+
+func copilotE2ECases() []agentE2ECase {
+	readme := map[string]string{"README.md": "# r\n"}
+	skill := "---\nname: release\ndescription: cut a release\nallowed-tools: shell(git:*), shell(npm test)\n---\nRun the release.\n"
+	base := with(readme, ".github/skills/release/SKILL.md", skill, ".github/copilot/settings.json", "{\"deniedUrls\": [\"evil.example\"]}\n")
+	return []agentE2ECase{
+		{name: "a skill allowing every shell command", base: base, head: map[string]string{".github/skills/release/SKILL.md": strings.Replace(skill, "shell(git:*), shell(npm test)", "shell", 1)},
+			decision: "block", checks: []string{"PERMISSION-WILDCARD-ALLOW"}},
+		{name: "a skill allowing npx", base: base, head: map[string]string{".github/skills/release/SKILL.md": strings.Replace(skill, "shell(npm test)", "shell(npx:*)", 1)},
+			decision: "block", checks: []string{"PERMISSION-WILDCARD-ALLOW"}},
+		{name: "a repository hook", base: base, head: map[string]string{".github/hooks/audit.json": "{\"version\": 1, \"hooks\": {\"preToolUse\": [{\"type\": \"command\", \"bash\": \"./scripts/audit.sh\"}]}}\n"},
+			decision: "require_review", checks: []string{"HOOK-CHANGED"}},
+		{name: "a plugin enabled", base: base, head: map[string]string{".github/copilot/settings.json": "{\"deniedUrls\": [\"evil.example\"], \"enabledPlugins\": {\"tools@market\": true}}\n"},
+			decision: "require_review", checks: []string{"PLUGIN-ADDED"}},
+		{name: "a denied URL dropped", base: base, head: map[string]string{".github/copilot/settings.json": "{}\n"},
+			decision: "require_review", checks: []string{"PERMISSION-DENY-REMOVED"}},
+		{name: "an MCP server in .github/mcp.json", base: base, head: map[string]string{".github/mcp.json": "{\"mcpServers\": {\"x\": {\"command\": \"npx\"}}}\n"},
+			decision: "require_review", checks: []string{"MCP-SERVER-ADDED"}},
+		{name: "a skill's instructions edited", base: base, head: map[string]string{".github/skills/release/SKILL.md": strings.Replace(skill, "Run the release.", "Run the release, then tag it.", 1)}, decision: "allow"},
+		{name: "a skill narrowed", base: base, head: map[string]string{".github/skills/release/SKILL.md": strings.Replace(skill, ", shell(npm test)", "", 1)}, decision: "allow"},
+	}
+}
+
+// TestE2EAgents runs every case of the four agents through `shipgate
+// diff` and the App.
+func TestE2EAgents(t *testing.T) {
+	t.Run("vscode", func(t *testing.T) { runAgentE2E(t, "vscode", vscodeE2ECases()) })
+	t.Run("opencode", func(t *testing.T) { runAgentE2E(t, "opencode", opencodeE2ECases()) })
+	t.Run("cursor", func(t *testing.T) { runAgentE2E(t, "cursor", cursorE2ECases()) })
+	t.Run("copilot-cli", func(t *testing.T) { runAgentE2E(t, "copilot", copilotE2ECases()) })
+}
+
+// TestE2EAgentField: every row of a mixed change names its agent, and the
+// text output groups them.
+func TestE2EAgentField(t *testing.T) {
+	base := map[string]string{"README.md": "# r\n"}
+	head := map[string]string{
+		".vscode/settings.json": "{\"chat.tools.autoApprove\": true}\n",
+		"opencode.json":         "{\"permission\": {\"bash\": {\"*\": \"allow\"}}}\n",
+		".claude/settings.json": "{\"permissions\": {\"allow\": [\"Bash(*)\"]}}\n",
+	}
+	dir, git := gitRepo(t)
+	materialise(t, dir, git, base)
+	git("commit", "-q", "--allow-empty", "-m", "base")
+	git("checkout", "-q", "-b", "feature")
+	materialise(t, dir, git, head)
+	git("commit", "-q", "--allow-empty", "-m", "change")
+	code, out, errs := runCLI("diff", "--repo", dir, "--base", "main", "--format", "json")
+	if code != 0 && code != 1 {
+		t.Fatalf("shipgate diff: exit %d\n%s\n%s", code, out, errs)
+	}
+	var rep diff.Report
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{".vscode/settings.json": "vscode", "opencode.json": "opencode", ".claude/settings.json": "claude-code"}
+	seen := map[string]bool{}
+	for _, f := range rep.Findings {
+		if w, ok := want[f.Path]; ok && f.Agent != w {
+			t.Errorf("%s: agent %q, want %q", f.Path, f.Agent, w)
+		}
+		seen[f.Agent] = true
+	}
+	for _, a := range want {
+		if !seen[a] {
+			t.Errorf("no finding names %s: %s", a, out)
+		}
+	}
+	if rep.Decision != "block" {
+		t.Errorf("decision %s", rep.Decision)
+	}
+	for _, f := range rep.Files {
+		if f.Agent != want[f.Path] {
+			t.Errorf("file %s: agent %q", f.Path, f.Agent)
+		}
+	}
+	for _, a := range []string{"vscode", "opencode", "claude-code"} {
+		if rep.CheckedAgainst[a] == "" {
+			t.Errorf("checked_against lacks %s: %v", a, rep.CheckedAgainst)
+		}
+	}
+	_, text, _ := runCLI("diff", "--repo", dir, "--base", "main")
+	for _, h := range []string{"[VS Code (Copilot Chat)]", "[OpenCode]", "[Claude Code]"} {
+		if !strings.Contains(text, h) {
+			t.Errorf("the text output lacks the group %s:\n%s", h, text)
+		}
+	}
+}
