@@ -66,8 +66,13 @@ func (codexAdapter) Read(p string, data []byte) (*agent.Doc, error) {
 		if err != nil {
 			line := 0
 			msg := err.Error()
-			if pe, ok := err.(*codex.ParseError); ok {
+			pe, _ := err.(*codex.ParseError)
+			if pe != nil {
 				line, msg = pe.Line, pe.Msg
+			}
+			if pe != nil && pe.Limit {
+				// Codex may load it: what it grants is unknown, so it blocks.
+				return nil, &agent.ParseError{File: p, Line: line, Msg: msg, MayStillGrant: true}
 			}
 			// The doc goes with the error: Combine reads the marker.
 			d := &agent.Doc{Problems: []agent.Problem{{Kind: agent.ProblemParse, Key: codexDropped, Message: msg, Pos: agent.Pos{File: p, Line: line}}}}

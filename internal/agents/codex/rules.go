@@ -120,6 +120,9 @@ type ParseError struct {
 	Path string
 	Line int
 	Msg  string
+	// Limit says the file hit one of Shipgate's bounds (MaxSteps,
+	// maxRules), not an error of Codex's: Codex may well load it.
+	Limit bool
 }
 
 func (e *ParseError) Error() string {
@@ -288,7 +291,9 @@ func ParseRules(path string, data []byte) (*RulesFile, error) {
 			}
 		}
 		if len(out.Rules) >= maxRules {
-			return fail(th, "more than %d rules in one file", maxRules)
+			v, err := fail(th, "more than %d rules in one file: more than Shipgate compares", maxRules)
+			loadErr.(*ParseError).Limit = true
+			return v, err
 		}
 		out.Rules = append(out.Rules, r)
 		return starlark.None, nil
@@ -385,7 +390,12 @@ func ParseRules(path string, data []byte) (*RulesFile, error) {
 		return nil, loadErr
 	}
 	if err != nil {
-		return nil, starlarkError(path, err)
+		pe := starlarkError(path, err).(*ParseError)
+		if thread.ExecutionSteps() >= MaxSteps {
+			pe.Limit = true
+			pe.Msg = fmt.Sprintf("evaluating it takes more than %d Starlark steps, more than Shipgate runs (%s)", MaxSteps, pe.Msg)
+		}
+		return nil, pe
 	}
 	return out, nil
 }
@@ -417,6 +427,9 @@ func decisionArg(v starlark.Value) (Decision, error) {
 
 // starlarkError turns an evaluation error into a ParseError with a line.
 func starlarkError(path string, err error) error {
+	if pe, ok := err.(*ParseError); ok {
+		return pe
+	}
 	var se syntax.Error
 	if errors.As(err, &se) {
 		return &ParseError{Path: path, Line: int(se.Pos.Line), Msg: se.Msg}

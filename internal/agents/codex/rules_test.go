@@ -54,12 +54,14 @@ func TestParseRules(t *testing.T) {
 		{"network no decision", `network_rule(host="example.com", protocol="https")`, 0, "decision"},
 		{"relative host path", `host_executable(name="git", paths=["git"])`, 0, "absolute"},
 		{"path as name", `host_executable(name="/usr/git", paths=["/usr/bin/git"])`, 0, "bare"},
-		{"steps", "def f(n):\n    f(n + 1)\nf(0)", 0, ""},
+		{"stack overflow", "def f(n):\n    f(n + 1)\nf(0)", 0, "stack overflow"},
+		{"steps", "x = 0\nfor i in range(3000000):\n    x += 1", 0, "Starlark steps"},
+		{"too many rules", "for i in range(30000):\n    prefix_rule(pattern=[str(i)])", 0, "more than Shipgate compares"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			rf, err := ParseRules("p.rules", []byte(c.src+"\n"))
-			if c.err == "" && c.name != "syntax" && c.name != "steps" {
+			if c.err == "" && c.name != "syntax" {
 				if err != nil {
 					t.Fatalf("want a load, got %v", err)
 				}
@@ -71,8 +73,12 @@ func TestParseRules(t *testing.T) {
 			if err == nil {
 				t.Fatalf("want an error containing %q, got none", c.err)
 			}
-			if _, ok := err.(*ParseError); !ok {
-				t.Errorf("error %T, want *ParseError", err)
+			pe, ok := err.(*ParseError)
+			if !ok {
+				t.Fatalf("error %T, want *ParseError", err)
+			}
+			if limit := c.name == "steps" || c.name == "too many rules"; pe.Limit != limit {
+				t.Errorf("Limit = %v, want %v (a bound of Shipgate's, not an error of Codex's)", pe.Limit, limit)
 			}
 			if !strings.Contains(err.Error(), c.err) {
 				t.Errorf("error %q lacks %q", err, c.err)
