@@ -330,6 +330,12 @@ func includeArgs(ctx context.Context, a, b *reading, bm Call) (Answer, Call) {
 			w = w2
 		}
 	}
+	if res == found {
+		var ok bool
+		if w, ok = psTrueWitness(ctx, b, a, w); !ok {
+			return Unknown, Call{}
+		}
+	}
 	return outcome(mk(w), res)
 }
 
@@ -407,6 +413,10 @@ func (rd *reading) computeShortest(ctx context.Context) (Call, searchResult) {
 		}
 		if res != found {
 			return Call{}, res
+		}
+		var ok bool
+		if w, ok = psTrueWitness(ctx, rd, nil, w); !ok {
+			return Call{}, gaveUp
 		}
 		switch {
 		case rd.param != "":

@@ -1,6 +1,9 @@
 package lattice
 
-import "strings"
+import (
+	"context"
+	"strings"
+)
 
 // PowerShell rules match case-insensitively and canonicalise aliases: Claude
 // Code reads `gci`, `ls` and `dir` as Get-ChildItem (code.claude.com/docs/en/permissions,
@@ -62,6 +65,27 @@ func psCanonicalCommand(cmd string) string {
 		return c + " " + rest
 	}
 	return cmd
+}
+
+// psTrueWitness keeps a PowerShell witness true: the automata read the
+// command as written, Match reads an alias as its cmdlet (`%` is
+// ForEach-Object), so a word of b's language may not match b (found by
+// FuzzSurfaceCovers: `%` for PowerShell(%*)). It returns w when Match
+// agrees (b matches it, a — when given — does not), else a close word that
+// does, or false. Other tools' words are returned as they are.
+func psTrueWitness(ctx context.Context, b, a *reading, w string) (string, bool) {
+	if b.tool != "PowerShell" || b.param != "" {
+		return w, true
+	}
+	ok := func(x string) bool {
+		return b.args.run(strings.ToLower(x)) && b.matchArg(ctx, x) && (a == nil || !a.matchArg(ctx, x))
+	}
+	for _, x := range []string{w, w + "x", w + " x", w + "-x", w + "0"} {
+		if ok(x) {
+			return x, true
+		}
+	}
+	return "", false
 }
 
 // psCanonicalSpec canonicalises the first word of a PowerShell rule's
