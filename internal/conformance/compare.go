@@ -151,6 +151,9 @@ func Execute(ctx context.Context, d Driver, batches []Batch, workers int, known 
 
 // runBatch asks both sides about one batch.
 func runBatch(ctx context.Context, d Driver, i int, b Batch) ([]Outcome, SessionStat, error) {
+	if b.Base != nil {
+		return runWitnessBatch(ctx, d, i, b)
+	}
 	sr, err := d.Run(ctx, b.Session())
 	if err != nil {
 		return nil, SessionStat{}, err

@@ -37,6 +37,9 @@ type Batch struct {
 	// Unprivileged runs the session as an unprivileged user (Claude Code
 	// ignores bypassPermissions for root).
 	Unprivileged bool `json:",omitempty"`
+	// Base, for a witness pair (WitnessBatches), is the base side's
+	// settings: the cases are asked under both.
+	Base *Settings `json:",omitempty"`
 }
 
 // Settings is the part of a settings file the corpus varies.
@@ -89,7 +92,7 @@ func (b Batch) Session() Session {
 var Classes = []string{
 	"bash-match", "path-match", "bash-shapes", "bash-wrappers", "bash-deny", "bash-ask", "bash-compound", "bash-readonly",
 	"path-read", "path-edit", "modes", "additional-dirs", "skipped-rules", "settings-local",
-	"two-readings", "command-checks", "webfetch", "bypass",
+	"two-readings", "command-checks", "webfetch", "bypass", WitnessClass,
 }
 
 // classWeight is each class's share of the corpus.
@@ -112,6 +115,9 @@ func Generate(seed uint64, n int) []Batch {
 	}
 	var out []Batch
 	for ci, class := range Classes {
+		if class == WitnessClass {
+			continue
+		}
 		r := rand.New(rand.NewPCG(seed, uint64(ci)+1))
 		want := n * classWeight[class] / total
 		if want < 20 {
@@ -133,7 +139,25 @@ func Generate(seed uint64, n int) []Batch {
 			out = append(out, b)
 		}
 	}
-	return out
+	// The printed witnesses of pairs made from the corpus, a class at a
+	// time in turn (each pair is two sessions).
+	pairs := n / 600
+	if pairs < 5 {
+		pairs = 5
+	}
+	byClass := map[string][]Batch{}
+	for _, b := range out {
+		byClass[b.Class] = append(byClass[b.Class], b)
+	}
+	var mixed []Batch
+	for k := 0; len(mixed) < len(out); k++ {
+		for _, c := range Classes {
+			if k < len(byClass[c]) {
+				mixed = append(mixed, byClass[c][k])
+			}
+		}
+	}
+	return append(out, WitnessBatches(mixed, pairs)...)
 }
 
 // OnlyClasses keeps the batches whose class matches the glob (* is any

@@ -51,7 +51,7 @@ func (r *Run) Rows(seed uint64, perGroup int) string {
 	count := map[string]int{}
 	var rows []Row
 	for _, o := range r.Outcomes {
-		if o.Claude == Unclassified || strings.HasSuffix(o.Class, MatchesSuffix) {
+		if o.Claude == Unclassified || strings.HasSuffix(o.Class, MatchesSuffix) || o.Class == WitnessClass {
 			continue
 		}
 		key := o.Class + "|" + o.Label + "|" + string(o.Claude) + "|" + string(o.Shipgate)

@@ -110,6 +110,9 @@ func classify(c Call, text string, isError bool) Decision {
 		return Allow
 	case c.Tool == "Bash" && strings.Contains(text, stubMarker):
 		return Allow
+	case c.Tool == "Edit" && strings.Contains(text, "file already exists"):
+		// The edit was let through; the file was there (a witness path).
+		return Allow
 	case c.Tool == "WebFetch" && (strings.Contains(text, "ENOTFOUND") || strings.Contains(text, "EAI_AGAIN") || strings.Contains(text, "ECONNREFUSED")):
 		// The fetch was let through and failed offline to reach the host.
 		return Allow

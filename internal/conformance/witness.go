@@ -1,0 +1,162 @@
+package conformance
+
+import (
+	"context"
+	"strings"
+
+	"github.com/shipgate-app/shipgate/diff"
+	"github.com/shipgate-app/shipgate/lattice"
+)
+
+// WitnessClass is the class of the printed-witness checks: every call a
+// report says "now runs" must run in Claude Code under the head settings
+// and not under the base settings ("no witness printed anywhere is a call
+// the pinned Claude Code would not newly run").
+const WitnessClass = "witness"
+
+// witnessLayout names the session folders while the witnesses are
+// computed, before a session has folders of its own.
+var witnessLayout = Layout{Proj: "/SHIPGATE-PROJ", Home: "/SHIPGATE-HOME", Extra: "/SHIPGATE-EXTRA"}
+
+// WitnessBatches turns corpus batches into witness pairs: the batch's
+// settings are the head, the same settings without their last allow rule
+// (or, with none, without their mode) the base. The engine compares the
+// two; every witness it prints for a widening becomes a case, asked of
+// Claude Code under both settings files. At most max pairs are made.
+func WitnessBatches(batches []Batch, max int) []Batch {
+	var out []Batch
+	for _, b := range batches {
+		if len(out) >= max {
+			break
+		}
+		if b.Local != nil || b.UserMode != "" || b.Unprivileged || b.Class == WitnessClass {
+			continue
+		}
+		base := b.Settings
+		switch {
+		case len(base.Allow) > 0:
+			base.Allow = append([]string(nil), base.Allow[:len(base.Allow)-1]...)
+		case base.DefaultMode != "":
+			base.DefaultMode = ""
+		default:
+			continue
+		}
+		calls := witnessCalls(base, b.Settings)
+		if len(calls) == 0 {
+			continue
+		}
+		w := Batch{Class: WitnessClass, Settings: b.Settings, Base: &base}
+		for _, c := range calls {
+			w.Cases = append(w.Cases, Case{Class: WitnessClass, Label: "witness:" + c.Tool, Call: c})
+		}
+		w.Cases = orderCases(dedupeCases(w.Cases))
+		out = append(out, w)
+	}
+	return out
+}
+
+// witnessCalls compares base and head with the engine and returns the
+// witnesses of the widenings it reports as harness calls.
+func witnessCalls(base, head Settings) []Call {
+	lay := witnessLayout
+	rep := diff.Compare(diff.Input{Files: []diff.File{{Path: ".claude/settings.json",
+		Base: diff.Version{Exists: true, Data: []byte(lay.Expand(base.JSON()))},
+		Head: diff.Version{Exists: true, Data: []byte(lay.Expand(head.JSON()))}}}})
+	var out []Call
+	for _, ch := range rep.Changes {
+		if !ch.Expands || len(ch.Witnesses) == 0 {
+			continue
+		}
+		tool := lattice.Parse(ch.After).Canonical
+		if ch.Kind != diff.KindRule || tool == "" {
+			tool = ""
+		}
+		for i, w := range ch.Witnesses {
+			if i >= 3 {
+				break
+			}
+			if w == tool {
+				continue // the whole tool, no argument to call it with
+			}
+			if c, ok := harnessCall(tool, w); ok {
+				out = append(out, c)
+			}
+		}
+	}
+	return out
+}
+
+// harnessCall turns a printed witness back into a call the harness can
+// make safely, or false: a command whose first word names a file (it
+// could run a real program) or that expands anything is left out.
+func harnessCall(tool, w string) (Call, bool) {
+	switch tool {
+	case "Bash":
+		f := strings.Fields(w)
+		if len(f) == 0 || strings.Contains(f[0], "/") || strings.ContainsAny(w, "$`<>(){}") {
+			return Call{}, false
+		}
+		return Call{Tool: "Bash", Arg: w}, true
+	case "Read", "Edit", "Write":
+		p := w
+		switch {
+		case strings.HasPrefix(p, "~/"):
+			p = "$HOME/" + p[2:]
+		case strings.HasPrefix(p, witnessLayout.Extra+"/"):
+			p = "$EXTRA/" + strings.TrimPrefix(p, witnessLayout.Extra+"/")
+		case strings.HasPrefix(p, witnessLayout.Home+"/"):
+			p = "$HOME/" + strings.TrimPrefix(p, witnessLayout.Home+"/")
+		case strings.HasPrefix(p, witnessLayout.Proj+"/"):
+			p = "$PROJ/" + strings.TrimPrefix(p, witnessLayout.Proj+"/")
+		case strings.HasPrefix(p, "/"):
+			// Outside the session's folders: no write, and no read of a
+			// file the harness cannot create.
+			return Call{}, false
+		default:
+			p = "$PROJ/" + strings.TrimPrefix(p, "./")
+		}
+		if strings.Contains(p, "..") || strings.ContainsAny(p, "*?[\n") {
+			return Call{}, false
+		}
+		return Call{Tool: tool, Arg: p}, true
+	case "WebFetch":
+		if strings.ContainsAny(w, "/ *") || w == "" {
+			return Call{}, false
+		}
+		return Call{Tool: "WebFetch", Arg: w}, true
+	}
+	return Call{}, false
+}
+
+// runWitnessBatch asks Claude Code about a witness pair: the calls under
+// the base settings and under the head settings. A witness is true
+// (Claude "allow", as the report claims) when the head runs it and the
+// base does not.
+func runWitnessBatch(ctx context.Context, d Driver, i int, b Batch) ([]Outcome, SessionStat, error) {
+	head, err := d.Run(ctx, b.Session())
+	if err != nil {
+		return nil, SessionStat{}, err
+	}
+	bb := b
+	bb.Settings = *b.Base
+	base, err := d.Run(ctx, bb.Session())
+	if err != nil {
+		return nil, SessionStat{}, err
+	}
+	out := make([]Outcome, len(b.Cases))
+	for j, c := range b.Cases {
+		h, bs := head.Results[j], base.Results[j]
+		o := Outcome{Case: c, Batch: i, Shipgate: Allow, Why: "printed as a witness: it now runs without a prompt"}
+		switch {
+		case h.Decision == Unclassified || bs.Decision == Unclassified:
+			o.Claude = Unclassified
+		case h.Decision == Allow && bs.Decision != Allow:
+			o.Claude = Allow
+		default:
+			o.Claude = Ask // not newly run
+		}
+		o.ClaudeText = "base: " + string(bs.Decision) + " (" + clip(bs.Text, 120) + "); head: " + string(h.Decision) + " (" + clip(h.Text, 120) + ")"
+		out[j] = o
+	}
+	return out, SessionStat{Class: b.Class, Calls: 2 * len(b.Cases), Elapsed: head.Elapsed + base.Elapsed}, nil
+}
