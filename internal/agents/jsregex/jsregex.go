@@ -112,7 +112,6 @@ type parser struct {
 	unknown                                  string
 	noPad                                    bool // a trailing \b already constrains the rest
 	groups                                   int
-	depth                                    int
 }
 
 func (p *parser) setUnknown(format string, a ...any) {
