@@ -400,11 +400,20 @@ func (e *engine) agentRules(fs []*fileState, bp, hp *agent.Policy) {
 	var order []string
 	narrowed := map[string]bool{}
 	for _, s := range agent.Surfaces(bp, hp) {
+		if nb, nh := rulesOn(bp, s), rulesOn(hp, s); nb > maxAgentRules || nh > maxAgentRules {
+			e.agentTooMany(fs, s, max(nb, nh), bp, hp)
+			continue
+		}
 		hr, br := hp.Regions(s), bp.Regions(s)
+		cut := false
 		for _, h := range hr {
 			for _, b := range br {
-				if h.Decision == b.Decision || e.ctx.Err() != nil {
+				if h.Decision == b.Decision {
 					continue
+				}
+				if e.ctx.Err() != nil || e.budget.Exhausted() {
+					cut = true
+					break
 				}
 				w, ans := agent.Overlap(e.ctx, h, b)
 				if ans == lattice.No {
@@ -431,6 +440,14 @@ func (e *engine) agentRules(fs []*fileState, bp, hp *agent.Policy) {
 					wd.exec, wd.wildcard = probe(s, h, b, e.rater.Extra)
 				}
 			}
+			if cut {
+				break
+			}
+		}
+		if cut {
+			// The work budget (or the job's deadline) ran out: what was
+			// not compared counts as granted.
+			e.agentTooMany(fs, s, rulesOn(hp, s), bp, hp)
 		}
 	}
 	reported := map[string]bool{}
@@ -481,6 +498,50 @@ func (e *engine) agentRules(fs []*fileState, bp, hp *agent.Policy) {
 		e.changes = append(e.changes, Change{Path: r.Pos.File, Agent: agentName, Kind: KindRule, List: r.Decision.String(), Direction: DirRemoved, Before: r.Text,
 			Access: rating.AccessNone, Risk: rating.RiskLow, Line: r.Pos.Line, HeadLine: 1, Witnesses: []string{}, Why: why})
 	}
+}
+
+// maxAgentRules bounds the rules of one surface the engine compares
+// (the region search is quadratic in them); a scope past it fails closed.
+const maxAgentRules = 400
+
+func rulesOn(p *agent.Policy, s agent.Surface) int {
+	n := 0
+	if p != nil {
+		for _, r := range p.Rules {
+			if r.Surface == s {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+// agentTooMany reports a surface with more rules than the engine compares:
+// it blocks when the head holds an allow rule the base did not, and
+// requires review otherwise.
+func (e *engine) agentTooMany(fs []*fileState, s agent.Surface, n int, bp, hp *agent.Policy) {
+	action, risk := policy.RequireReview, rating.RiskHigh
+	f := fs[0]
+	for _, x := range fs {
+		if x.changed {
+			f = x
+			break
+		}
+	}
+	line := 1
+	if hp != nil {
+		for i := range hp.Rules {
+			r := &hp.Rules[i]
+			if r.Surface == s && r.Decision == agent.Allow && !hasRule(bp, s, r) {
+				action, risk, line = policy.Block, rating.RiskCritical, max(r.Pos.Line, 1)
+				break
+			}
+		}
+	}
+	e.finding(Finding{CheckID: CheckParseFailed, Agent: f.agent, Risk: risk, Action: action, Path: f.Path, Line: line, HeadLine: line,
+		Evidence: "too_complex", Title: "too many rules to compare in " + f.Path, Key: "complex|" + f.Path + "|" + string(s),
+		Message: fmt.Sprintf("%s: %d %s rules is more than Shipgate compares (%d), so what they grant was not decided and counts as granted%s.", f.Path, n, s, maxAgentRules,
+			map[bool]string{true: "; the change adds allow rules, so this blocks", false: ""}[action == policy.Block])})
 }
 
 // ruleKey identifies a rule across sides: surface, decision and text.

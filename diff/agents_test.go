@@ -202,3 +202,17 @@ func TestCopilotCLI(t *testing.T) {
 			decision: DecisionAllow},
 	})
 }
+
+// TestAgentTooManyRules: past the rule bound the comparison fails closed.
+func TestAgentTooManyRules(t *testing.T) {
+	var pats []string
+	for i := 0; i <= maxAgentRules; i++ { // one past the bound
+		pats = append(pats, fmt.Sprintf("%q: %q", fmt.Sprintf("cmd%d *", i), "ask"))
+	}
+	base := `{"permission": {"bash": {` + strings.Join(pats, ", ") + `}}}`
+	head := `{"permission": {"bash": {` + strings.Join(append(pats, `"zz *": "allow"`), ", ") + `}}}`
+	r := Compare(Input{Files: []File{{Path: "opencode.json", Base: Version{Exists: true, Data: []byte(base)}, Head: Version{Exists: true, Data: []byte(head)}}}})
+	if r.Decision != DecisionBlock || len(r.Findings) == 0 || r.Findings[0].Evidence != "too_complex" {
+		t.Fatalf("want a blocking too_complex finding:\n%s", dump(r))
+	}
+}
