@@ -35,8 +35,9 @@ type Clients struct {
 	mu      sync.Mutex
 	// onTokenRefresh: see OnTokenRefresh.
 	onTokenRefresh func(installationID int64)
-	// pace: see PaceWrites.
-	pace []WritePace
+	// pace: see PaceWrites; shared: see ShareWritePace.
+	pace   []WritePace
+	shared WriteLimiter
 }
 
 // NewClients builds the client factory. baseURL is the REST API root
@@ -121,12 +122,14 @@ type installationTransport struct {
 	mu   sync.Mutex // serialises replacing cur
 	// onRefresh, when set, is told each time a rejected token is replaced.
 	onRefresh func(installationID int64)
-	// pacer spaces this installation's check-run writes (nil: unpaced).
-	pacer *pacer
+	// pacer spaces this installation's check-run writes (nil: unpaced);
+	// shared, when set, is used instead (the pace of every replica).
+	pacer  *pacer
+	shared WriteLimiter
 }
 
 func newInstallationTransport(c *Clients, id int64) (*installationTransport, error) {
-	t := &installationTransport{id: id, onRefresh: c.onTokenRefresh, pacer: newPacer(c.pace)}
+	t := &installationTransport{id: id, onRefresh: c.onTokenRefresh, pacer: newPacer(c.pace), shared: c.shared}
 	t.mint = func() (*ghinstallation.Transport, error) {
 		tr, err := ghinstallation.New(c.base, c.appID, id, c.key)
 		if err != nil {
@@ -146,8 +149,12 @@ func newInstallationTransport(c *Clients, id int64) (*installationTransport, err
 // RoundTrip sends req with the current token, and once more with a fresh
 // token if GitHub answers 401.
 func (t *installationTransport) RoundTrip(req *http.Request) (*http.Response, error) {
-	if t.pacer != nil && isCheckRunWrite(req) {
-		if err := t.pacer.wait(req.Context()); err != nil {
+	if (t.pacer != nil || t.shared != nil) && isCheckRunWrite(req) {
+		wait := func(ctx context.Context) error { return t.pacer.wait(ctx) }
+		if t.shared != nil {
+			wait = func(ctx context.Context) error { return t.shared.WaitWrite(ctx, t.id) }
+		}
+		if err := wait(req.Context()); err != nil {
 			return nil, fmt.Errorf("%s %s: waiting for the installation's write pace: %w", req.Method, Endpoint(req.URL.Path), err)
 		}
 	}
@@ -213,6 +220,49 @@ var GitHubWritePace = []WritePace{{Per: time.Minute, N: 75}, {Per: time.Hour, N:
 // refused by GitHub's secondary limit and retried blind. Set it before the
 // first Installation call; nil leaves writes unpaced.
 func (c *Clients) PaceWrites(limits []WritePace) { c.pace = limits }
+
+// WriteLimiter paces check-run writes per installation across every
+// replica of the App: GitHub's secondary limits count an installation's
+// writes whichever replica sends them, so with several replicas a
+// per-process pace lets them pass the limit together. WaitWrite blocks
+// (honouring ctx) until one more write of the installation fits, and
+// records it. internal/redisqueue's WritePacer implements it in Redis.
+type WriteLimiter interface {
+	WaitWrite(ctx context.Context, installationID int64) error
+}
+
+// ShareWritePace paces every installation's check-run writes with l (the
+// pace shared by all replicas) instead of PaceWrites' per-process one. Set
+// it before the first Installation call; nil keeps the per-process pace.
+func (c *Clients) ShareWritePace(l WriteLimiter) { c.shared = l }
+
+// LocalWritePace is a WriteLimiter kept in this process (one sliding
+// window per installation): what PaceWrites does, for a shared limiter to
+// fall back on when its store cannot be reached. Nil when limits holds no
+// usable window.
+func LocalWritePace(limits []WritePace) WriteLimiter {
+	if newPacer(limits) == nil {
+		return nil
+	}
+	return &localPace{limits: limits, by: map[int64]*pacer{}}
+}
+
+type localPace struct {
+	limits []WritePace
+	mu     sync.Mutex
+	by     map[int64]*pacer
+}
+
+func (l *localPace) WaitWrite(ctx context.Context, id int64) error {
+	l.mu.Lock()
+	p := l.by[id]
+	if p == nil {
+		p = newPacer(l.limits)
+		l.by[id] = p
+	}
+	l.mu.Unlock()
+	return p.wait(ctx)
+}
 
 // isCheckRunWrite reports whether req creates or updates a check run.
 func isCheckRunWrite(req *http.Request) bool {

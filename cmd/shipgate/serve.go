@@ -68,6 +68,9 @@ type serveConfig struct {
 	// (serve: app.GitHubWritePace, inside GitHub's secondary limits; nil:
 	// unpaced, as tests that do not test pacing want).
 	WritePace []app.WritePace
+	// UnsharedPace keeps WritePace per replica even with Redis (tests show
+	// what the shared pace prevents).
+	UnsharedPace bool
 	// SweepInterval is how often every open pull request of every
 	// installation is checked for a Shipgate run, and queued when its head
 	// has none (serve: --sweep-interval; zero: never, as tests that do not
@@ -180,12 +183,15 @@ func startServer(ctx context.Context, cfg serveConfig) (*server, error) {
 		}
 	}
 	worker := app.NewWorker(clients, app.Config{Version: version, Logger: cfg.Logger, SharedQueue: cfg.Redis.URL != "", Judge: cfg.Judge})
-	queue, deliveries, closeQ, err := newQueueAndDedup(ctx, cfg.Redis, webhook.QueueOptions{
+	queue, deliveries, sharedPace, closeQ, err := newQueueAndDedup(ctx, cfg.Redis, webhook.QueueOptions{
 		Capacity: cfg.QueueSize, Workers: cfg.Workers, JobTimeout: cfg.JobTimeout,
 		MaxAttempts: cfg.QueueMaxAttempts, Backoff: cfg.QueueBackoff, Metrics: metrics, Logger: cfg.Logger,
-	}, cfg.RedeliverFailed)
+	}, cfg.RedeliverFailed, cfg.WritePace)
 	if err != nil {
 		return nil, err
+	}
+	if sharedPace != nil && !cfg.UnsharedPace {
+		clients.ShareWritePace(sharedPace)
 	}
 	var redeliver *webhook.Redeliverer
 	hookOpts := webhook.Options{

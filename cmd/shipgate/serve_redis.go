@@ -12,6 +12,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/shipgate-app/shipgate/app"
 	"github.com/shipgate-app/shipgate/internal/redisqueue"
 	"github.com/shipgate-app/shipgate/webhook"
 )
@@ -76,20 +77,20 @@ func addRedisFlags(fs *flag.FlagSet) func() (redisConfig, error) {
 // within 10 s: a wrong URL fails the start instead of every delivery.
 // qo.OnDropped is set here. The returned function releases the Redis
 // connections; call it after the queue has stopped.
-func newQueueAndDedup(ctx context.Context, rc redisConfig, qo webhook.QueueOptions, redeliverFailed bool) (webhook.Queue, webhook.Deduplicator, func(), error) {
+func newQueueAndDedup(ctx context.Context, rc redisConfig, qo webhook.QueueOptions, redeliverFailed bool, pace []app.WritePace) (webhook.Queue, webhook.Deduplicator, app.WriteLimiter, func(), error) {
 	if rc.URL == "" {
 		// The in-process queue de-duplicates itself too (webhook.DeliveryQueue),
 		// atomically with storing the jobs, like the Redis one.
 		qo.RedeliverFailed = redeliverFailed
 		q, err := webhook.NewMemoryQueue(qo)
 		if err != nil {
-			return nil, nil, nil, err
+			return nil, nil, nil, nil, err
 		}
-		return q, nil, func() {}, nil
+		return q, nil, nil, func() {}, nil
 	}
 	opts, err := redis.ParseURL(rc.URL)
 	if err != nil {
-		return nil, nil, nil, fmt.Errorf("redis URL %s: %w", redactURL(rc.URL), redactErr(err, rc.URL))
+		return nil, nil, nil, nil, fmt.Errorf("redis URL %s: %w", redactURL(rc.URL), redactErr(err, rc.URL))
 	}
 	if opts.ClientName == "" {
 		opts.ClientName = "shipgate"
@@ -99,7 +100,7 @@ func newQueueAndDedup(ctx context.Context, rc redisConfig, qo webhook.QueueOptio
 	defer cancel()
 	if err := client.Ping(pctx).Err(); err != nil {
 		client.Close()
-		return nil, nil, nil, fmt.Errorf("the Redis job queue at %s does not answer: %w", redactURL(rc.URL), redactErr(err, rc.URL))
+		return nil, nil, nil, nil, fmt.Errorf("the Redis job queue at %s does not answer: %w", redactURL(rc.URL), redactErr(err, rc.URL))
 	}
 	q, err := redisqueue.New(redisqueue.Options{
 		Client: client, Prefix: rc.Prefix, Capacity: qo.Capacity, Workers: qo.Workers, JobTimeout: qo.JobTimeout,
@@ -108,13 +109,19 @@ func newQueueAndDedup(ctx context.Context, rc redisConfig, qo webhook.QueueOptio
 	})
 	if err != nil {
 		client.Close()
-		return nil, nil, nil, err
+		return nil, nil, nil, nil, err
 	}
 	if qo.Logger != nil {
 		qo.Logger.Info("job queue: Redis (shared by every replica)", "redis", redactURL(rc.URL),
 			"prefix", rc.Prefix, "lease", rc.LeaseTTL, "replica", q.Replica())
 	}
-	return q, nil, func() {
+	// Check-run writes are paced per installation across every replica
+	// sharing the Redis (GitHub counts them whichever replica sends them).
+	var shared app.WriteLimiter
+	if wp := redisqueue.NewWritePacer(client, rc.Prefix, q.Replica(), pace, qo.Logger); wp != nil {
+		shared = wp
+	}
+	return q, nil, shared, func() {
 		if err := client.Close(); err != nil && !errors.Is(err, redis.ErrClosed) && qo.Logger != nil {
 			qo.Logger.Warn("closing the Redis connections", "error", err)
 		}
