@@ -104,6 +104,14 @@ type RedelivererOptions struct {
 	// next scan (so a backlog is fed in as it drains, not refused again).
 	// Nil: no limit.
 	Room func() int
+	// Memory keeps what the Redeliverer remembers (the deliveries the queue
+	// refused and their pull requests, the failures not yet redelivered,
+	// the redeliveries asked, the newest delivery scanned) outside the
+	// process, so a restart resumes instead of forgetting: the Redis store
+	// (internal/redisqueue) with Redis; nil keeps it in memory only (after a
+	// restart the first scan looks back Lookback again, and the periodic
+	// sweep of open pull requests covers what that misses).
+	Memory RedeliveryMemory
 	// Metrics counts redeliveries (redeliveries_total{outcome}).
 	Metrics *Metrics
 	Logger  *slog.Logger
@@ -131,12 +139,204 @@ type Redeliverer struct {
 	// newest: job key → the newest refused GUID about it.
 	refused map[string]refusal
 	newest  map[string]refusal
+	// dirty is what changed since the last flush to Memory.
+	dirty RedeliveryChange
 }
 
 type refusal struct {
 	guid string
 	keys []string
 	at   time.Time
+}
+
+// Refusal is a delivery the queue refused: its GUID, the job keys of its
+// pull requests, and when.
+type Refusal struct {
+	GUID string    `json:"guid"`
+	Keys []string  `json:"keys"`
+	At   time.Time `json:"at"`
+}
+
+// RedeliveryState is everything a Redeliverer remembers.
+type RedeliveryState struct {
+	// Top is the newest delivery ID a scan listed (the next scan stops there).
+	Top int64
+	// Pending: GUID → the newest attempt of a delivery whose attempts all failed.
+	Pending map[string]HookDelivery
+	// Tries: GUID → redeliveries asked (-1: covered by a newer delivery).
+	Tries map[string]int
+	// Refused: GUID → the refused delivery; Newest: job key → the newest
+	// refused (or since queued) delivery about it.
+	Refused, Newest map[string]Refusal
+}
+
+// RedeliveryChange is what one step of a Redeliverer changed: entries set
+// and deleted per map, and the new Top (0: unchanged; a store keeps the
+// largest it was given).
+type RedeliveryChange struct {
+	Top                   int64
+	SetPending            map[string]HookDelivery
+	SetTries              map[string]int
+	SetRefused, SetNewest map[string]Refusal
+	DelPending, DelTries  []string
+	DelRefused, DelNewest []string
+}
+
+func (c *RedeliveryChange) empty() bool {
+	return c.Top == 0 && len(c.SetPending)+len(c.SetTries)+len(c.SetRefused)+len(c.SetNewest)+
+		len(c.DelPending)+len(c.DelTries)+len(c.DelRefused)+len(c.DelNewest) == 0
+}
+
+// RedeliveryMemory is a Redeliverer's memory outside the process. Apply
+// records one change (the Redeliverer calls it after each step, outside its
+// lock); Load returns everything recorded, to restore after a restart.
+// Replicas sharing one memory each restore it when they start; each then
+// works from its own copy (what one replica learns later reaches the others
+// at their next start: a refusal another replica saw is only a hint to
+// coalesce, the deliveries themselves are in GitHub's log).
+type RedeliveryMemory interface {
+	Load(ctx context.Context) (RedeliveryState, error)
+	Apply(ctx context.Context, c RedeliveryChange) error
+}
+
+func (f refusal) export() Refusal { return Refusal{GUID: f.guid, Keys: f.keys, At: f.at} }
+
+func (f Refusal) internal() refusal { return refusal{guid: f.GUID, keys: f.Keys, at: f.At} }
+
+// The mutations below keep the maps and record the change for the memory.
+// Callers hold r.mu.
+
+func (r *Redeliverer) setPending(guid string, d HookDelivery) {
+	r.pending[guid] = d
+	if r.o.Memory != nil {
+		if r.dirty.SetPending == nil {
+			r.dirty.SetPending = map[string]HookDelivery{}
+		}
+		r.dirty.SetPending[guid] = d
+	}
+}
+
+func (r *Redeliverer) delPending(guid string) {
+	if _, ok := r.pending[guid]; !ok {
+		return
+	}
+	delete(r.pending, guid)
+	if r.o.Memory != nil {
+		delete(r.dirty.SetPending, guid)
+		r.dirty.DelPending = append(r.dirty.DelPending, guid)
+	}
+}
+
+func (r *Redeliverer) setTries(guid string, n int) {
+	r.tries[guid] = n
+	if r.o.Memory != nil {
+		if r.dirty.SetTries == nil {
+			r.dirty.SetTries = map[string]int{}
+		}
+		r.dirty.SetTries[guid] = n
+	}
+}
+
+func (r *Redeliverer) delTries(guid string) {
+	if _, ok := r.tries[guid]; !ok {
+		return
+	}
+	delete(r.tries, guid)
+	if r.o.Memory != nil {
+		delete(r.dirty.SetTries, guid)
+		r.dirty.DelTries = append(r.dirty.DelTries, guid)
+	}
+}
+
+func (r *Redeliverer) setRefused(guid string, f refusal) {
+	r.refused[guid] = f
+	if r.o.Memory != nil {
+		if r.dirty.SetRefused == nil {
+			r.dirty.SetRefused = map[string]Refusal{}
+		}
+		r.dirty.SetRefused[guid] = f.export()
+	}
+}
+
+func (r *Redeliverer) delRefused(guid string) {
+	if _, ok := r.refused[guid]; !ok {
+		return
+	}
+	delete(r.refused, guid)
+	if r.o.Memory != nil {
+		delete(r.dirty.SetRefused, guid)
+		r.dirty.DelRefused = append(r.dirty.DelRefused, guid)
+	}
+}
+
+func (r *Redeliverer) setNewest(key string, f refusal) {
+	r.newest[key] = f
+	if r.o.Memory != nil {
+		if r.dirty.SetNewest == nil {
+			r.dirty.SetNewest = map[string]Refusal{}
+		}
+		r.dirty.SetNewest[key] = f.export()
+	}
+}
+
+func (r *Redeliverer) delNewest(key string) {
+	if _, ok := r.newest[key]; !ok {
+		return
+	}
+	delete(r.newest, key)
+	if r.o.Memory != nil {
+		delete(r.dirty.SetNewest, key)
+		r.dirty.DelNewest = append(r.dirty.DelNewest, key)
+	}
+}
+
+// flush hands the recorded change to the memory. A failure is logged: the
+// maps stay right for this process, and the next change is recorded anew.
+func (r *Redeliverer) flush(ctx context.Context) {
+	if r.o.Memory == nil {
+		return
+	}
+	r.mu.Lock()
+	c := r.dirty
+	r.dirty = RedeliveryChange{}
+	r.mu.Unlock()
+	if c.empty() {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+	defer cancel()
+	if err := r.o.Memory.Apply(ctx, c); err != nil {
+		r.o.Logger.Warn("could not record the redelivery memory; a restart may redeliver or miss what this change recorded (the sweep of open pull requests covers it)", "error", err)
+	}
+}
+
+// Restore loads what the memory holds (a restart: the refusals, failures,
+// redeliveries asked and the scan cursor of the previous run). Run calls
+// it before its first scan; it is a no-op without Memory.
+func (r *Redeliverer) Restore(ctx context.Context) error {
+	if r.o.Memory == nil {
+		return nil
+	}
+	st, err := r.o.Memory.Load(ctx)
+	if err != nil {
+		return fmt.Errorf("webhook: restoring the redelivery memory: %w", err)
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.lastTop = max(r.lastTop, st.Top)
+	for g, d := range st.Pending {
+		r.pending[g] = d
+	}
+	for g, n := range st.Tries {
+		r.tries[g] = n
+	}
+	for g, f := range st.Refused {
+		r.refused[g] = f.internal()
+	}
+	for k, f := range st.Newest {
+		r.newest[k] = f.internal()
+	}
+	return nil
 }
 
 // NewRedeliverer validates o and builds a Redeliverer.
@@ -180,12 +380,13 @@ func (r *Redeliverer) Refused(guid string, jobs []app.Job) {
 	}
 	r.mu.Lock()
 	if len(r.refused) < maxRemembered {
-		r.refused[guid] = f
+		r.setRefused(guid, f)
 		for _, k := range f.keys {
-			r.newest[k] = f
+			r.setNewest(k, f)
 		}
 	}
 	r.mu.Unlock()
+	r.flush(context.Background())
 	r.Nudge()
 }
 
@@ -194,11 +395,18 @@ func (r *Redeliverer) Refused(guid string, jobs []app.Job) {
 // Wire it into Options.OnQueued.
 func (r *Redeliverer) Queued(guid string, jobs []app.Job) {
 	r.mu.Lock()
-	defer r.mu.Unlock()
+	changed := false
+	defer func() {
+		r.mu.Unlock()
+		if changed {
+			r.flush(context.Background())
+		}
+	}()
 	for _, j := range jobs {
 		k := j.Key()
 		if _, ok := r.newest[k]; ok {
-			r.newest[k] = refusal{guid: guid, keys: []string{k}, at: r.o.Now()}
+			changed = true
+			r.setNewest(k, refusal{guid: guid, keys: []string{k}, at: r.o.Now()})
 		}
 	}
 }
@@ -216,6 +424,9 @@ func (r *Redeliverer) Nudge() {
 // request, 5,000 an hour), until ctx ends. Errors are logged; the next scan
 // tries again.
 func (r *Redeliverer) Run(ctx context.Context) {
+	if err := r.Restore(ctx); err != nil {
+		r.o.Logger.Warn("redelivery memory not restored; the first scan looks back the whole lookback", "error", err)
+	}
 	tick := time.NewTicker(r.o.Interval)
 	defer tick.Stop()
 	minGap := min(10*time.Second, r.o.Interval)
@@ -256,6 +467,12 @@ func retryable(code int) bool {
 // attempt failed retryably, newest first, with backoff between attempts and
 // at most Room() of them. It returns how many redeliveries it asked for.
 func (r *Redeliverer) Scan(ctx context.Context) (int, error) {
+	n, err := r.scan(ctx)
+	r.flush(ctx)
+	return n, err
+}
+
+func (r *Redeliverer) scan(ctx context.Context) (int, error) {
 	start := r.o.Now()
 	r.mu.Lock()
 	stopAt, horizon := r.lastTop, start.Add(-r.o.Lookback)
@@ -298,18 +515,21 @@ list:
 
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.lastTop = top
+	if top != r.lastTop {
+		r.lastTop = top
+		r.dirty.Top = top
+	}
 	for _, guid := range order {
 		st := byGUID[guid]
 		switch {
 		case st.succeeded:
 			r.forget(guid)
 		case !retryable(st.latest.StatusCode):
-			delete(r.pending, guid) // a 4xx would fail the same way again
+			r.delPending(guid) // a 4xx would fail the same way again
 		default:
 			if old, ok := r.pending[guid]; !ok || st.latest.ID > old.ID {
 				if ok || len(r.pending) < maxRemembered {
-					r.pending[guid] = st.latest
+					r.setPending(guid, st.latest)
 				}
 			}
 		}
@@ -336,14 +556,14 @@ list:
 			r.o.Metrics.redeliveries.WithLabelValues("gave_up").Inc()
 			r.o.Logger.Error("webhook delivery still failing after redeliveries; not asking again (redeliver it by hand once the cause is fixed)",
 				"delivery_id", guid, "event", d.Event, "redeliveries", n, "status_code", d.StatusCode)
-			delete(r.pending, guid)
+			r.delPending(guid)
 			continue
 		}
 		if f, ok := r.refused[guid]; ok && r.superseded(f) {
 			// A newer delivery about the same pull requests was queued, or
 			// will be redelivered instead: this one adds nothing.
-			r.tries[guid] = -1
-			delete(r.pending, guid)
+			r.setTries(guid, -1)
+			r.delPending(guid)
 			r.o.Metrics.redeliveries.WithLabelValues("coalesced").Inc()
 			continue
 		}
@@ -363,7 +583,7 @@ list:
 			r.o.Metrics.redeliveries.WithLabelValues("error").Inc()
 			return asked, err
 		}
-		r.tries[guid] = n + 1
+		r.setTries(guid, n+1)
 		asked++
 		r.o.Metrics.redeliveries.WithLabelValues("asked").Inc()
 		r.o.Logger.Info("asked GitHub to redeliver a failed webhook delivery", "delivery_id", guid, "event", d.Event,
@@ -392,9 +612,9 @@ func (r *Redeliverer) superseded(f refusal) bool {
 // refused deliveries about them are still not redelivered; prune ages that
 // out. Callers hold r.mu.
 func (r *Redeliverer) forget(guid string) {
-	delete(r.refused, guid)
-	delete(r.tries, guid)
-	delete(r.pending, guid)
+	r.delRefused(guid)
+	r.delTries(guid)
+	r.delPending(guid)
 }
 
 // prune drops refusals older than the lookback. Callers hold r.mu.
@@ -407,7 +627,7 @@ func (r *Redeliverer) prune(now time.Time) {
 	}
 	for k, f := range r.newest {
 		if f.at.Before(cut) {
-			delete(r.newest, k)
+			r.delNewest(k)
 		}
 	}
 	if len(r.tries) >= maxRemembered {
@@ -416,12 +636,14 @@ func (r *Redeliverer) prune(now time.Time) {
 			keep = append(keep, g)
 		}
 		sort.Strings(keep)
-		tries := make(map[string]int, len(keep))
+		kept := make(map[string]bool, len(keep))
 		for _, g := range keep {
-			if n, ok := r.tries[g]; ok {
-				tries[g] = n
+			kept[g] = true
+		}
+		for g := range r.tries {
+			if !kept[g] {
+				r.delTries(g)
 			}
 		}
-		r.tries = tries
 	}
 }

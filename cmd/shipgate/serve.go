@@ -183,15 +183,15 @@ func startServer(ctx context.Context, cfg serveConfig) (*server, error) {
 		}
 	}
 	worker := app.NewWorker(clients, app.Config{Version: version, Logger: cfg.Logger, SharedQueue: cfg.Redis.URL != "", Judge: cfg.Judge})
-	queue, deliveries, sharedPace, closeQ, err := newQueueAndDedup(ctx, cfg.Redis, webhook.QueueOptions{
+	queue, deliveries, extras, closeQ, err := newQueueAndDedup(ctx, cfg.Redis, webhook.QueueOptions{
 		Capacity: cfg.QueueSize, Workers: cfg.Workers, JobTimeout: cfg.JobTimeout,
 		MaxAttempts: cfg.QueueMaxAttempts, Backoff: cfg.QueueBackoff, Metrics: metrics, Logger: cfg.Logger,
 	}, cfg.RedeliverFailed, cfg.WritePace)
 	if err != nil {
 		return nil, err
 	}
-	if sharedPace != nil && !cfg.UnsharedPace {
-		clients.ShareWritePace(sharedPace)
+	if extras.pace != nil && !cfg.UnsharedPace {
+		clients.ShareWritePace(extras.pace)
 	}
 	var redeliver *webhook.Redeliverer
 	hookOpts := webhook.Options{
@@ -208,6 +208,7 @@ func startServer(ctx context.Context, cfg serveConfig) (*server, error) {
 			// Feed a backlog in at half the queue's capacity, so that what
 			// is redelivered is not refused again.
 			Room:    func() int { return max(capacity/2-queue.Depth(), 0) },
+			Memory:  extras.memory,
 			Metrics: metrics, Logger: cfg.Logger,
 		})
 		if err != nil {

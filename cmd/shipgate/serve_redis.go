@@ -77,20 +77,20 @@ func addRedisFlags(fs *flag.FlagSet) func() (redisConfig, error) {
 // within 10 s: a wrong URL fails the start instead of every delivery.
 // qo.OnDropped is set here. The returned function releases the Redis
 // connections; call it after the queue has stopped.
-func newQueueAndDedup(ctx context.Context, rc redisConfig, qo webhook.QueueOptions, redeliverFailed bool, pace []app.WritePace) (webhook.Queue, webhook.Deduplicator, app.WriteLimiter, func(), error) {
+func newQueueAndDedup(ctx context.Context, rc redisConfig, qo webhook.QueueOptions, redeliverFailed bool, pace []app.WritePace) (webhook.Queue, webhook.Deduplicator, redisExtras, func(), error) {
 	if rc.URL == "" {
 		// The in-process queue de-duplicates itself too (webhook.DeliveryQueue),
 		// atomically with storing the jobs, like the Redis one.
 		qo.RedeliverFailed = redeliverFailed
 		q, err := webhook.NewMemoryQueue(qo)
 		if err != nil {
-			return nil, nil, nil, nil, err
+			return nil, nil, redisExtras{}, nil, err
 		}
-		return q, nil, nil, func() {}, nil
+		return q, nil, redisExtras{}, func() {}, nil
 	}
 	opts, err := redis.ParseURL(rc.URL)
 	if err != nil {
-		return nil, nil, nil, nil, fmt.Errorf("redis URL %s: %w", redactURL(rc.URL), redactErr(err, rc.URL))
+		return nil, nil, redisExtras{}, nil, fmt.Errorf("redis URL %s: %w", redactURL(rc.URL), redactErr(err, rc.URL))
 	}
 	if opts.ClientName == "" {
 		opts.ClientName = "shipgate"
@@ -100,7 +100,7 @@ func newQueueAndDedup(ctx context.Context, rc redisConfig, qo webhook.QueueOptio
 	defer cancel()
 	if err := client.Ping(pctx).Err(); err != nil {
 		client.Close()
-		return nil, nil, nil, nil, fmt.Errorf("the Redis job queue at %s does not answer: %w", redactURL(rc.URL), redactErr(err, rc.URL))
+		return nil, nil, redisExtras{}, nil, fmt.Errorf("the Redis job queue at %s does not answer: %w", redactURL(rc.URL), redactErr(err, rc.URL))
 	}
 	q, err := redisqueue.New(redisqueue.Options{
 		Client: client, Prefix: rc.Prefix, Capacity: qo.Capacity, Workers: qo.Workers, JobTimeout: qo.JobTimeout,
@@ -109,7 +109,7 @@ func newQueueAndDedup(ctx context.Context, rc redisConfig, qo webhook.QueueOptio
 	})
 	if err != nil {
 		client.Close()
-		return nil, nil, nil, nil, err
+		return nil, nil, redisExtras{}, nil, err
 	}
 	if qo.Logger != nil {
 		qo.Logger.Info("job queue: Redis (shared by every replica)", "redis", redactURL(rc.URL),
@@ -117,15 +117,21 @@ func newQueueAndDedup(ctx context.Context, rc redisConfig, qo webhook.QueueOptio
 	}
 	// Check-run writes are paced per installation across every replica
 	// sharing the Redis (GitHub counts them whichever replica sends them).
-	var shared app.WriteLimiter
+	extras := redisExtras{memory: redisqueue.NewRedeliveryMemory(client, rc.Prefix)}
 	if wp := redisqueue.NewWritePacer(client, rc.Prefix, q.Replica(), pace, qo.Logger); wp != nil {
-		shared = wp
+		extras.pace = wp
 	}
-	return q, nil, shared, func() {
+	return q, nil, extras, func() {
 		if err := client.Close(); err != nil && !errors.Is(err, redis.ErrClosed) && qo.Logger != nil {
 			qo.Logger.Warn("closing the Redis connections", "error", err)
 		}
 	}, nil
+}
+
+// redisExtras are what else the App keeps in Redis when it has one.
+type redisExtras struct {
+	pace   app.WriteLimiter         // the check-run write pace of every replica
+	memory webhook.RedeliveryMemory // the redelivery scan's memory
 }
 
 // redactURL hides a URL's user name and password, for logs and errors.
