@@ -295,6 +295,10 @@ func (p *Worker) evaluatePR(ctx context.Context, cl *github.Client, job Job, n i
 		}
 		return nil
 	}
+	if job.Event == SweepEvent && p.checkedAlready(ctx, cl, ev) {
+		log.Info("swept pull request already checked: its head has a completed run", "head", shortSHA(ev.head))
+		return nil
+	}
 	started := p.cfg.Now()
 	res, err := p.gather(ctx, cl, ev)
 	if err != nil {
@@ -328,6 +332,17 @@ func (p *Worker) evaluatePR(ctx context.Context, cl *github.Client, job Job, n i
 	log.Info("pull request checked", "decision", r.Decision, "files", len(ev.files), "findings", len(r.Findings),
 		"head", shortSHA(ev.head), "duration_ms", p.cfg.Now().Sub(started).Milliseconds())
 	return nil
+}
+
+// checkedAlready reports whether the head of a swept pull request got a
+// completed run since the sweep looked (a delivery's job was running or
+// queued then): evaluating it again would only post a second run. An error
+// reads as "not checked": the evaluation goes ahead.
+func (p *Worker) checkedAlready(ctx context.Context, cl *github.Client, ev *evaluation) bool {
+	runs, _, err := cl.Checks.ListCheckRunsForRef(ctx, ev.owner, ev.repo, ev.head, &github.ListCheckRunsOptions{
+		CheckName: github.String(p.cfg.CheckName), AppID: github.Int64(p.clients.appID), Status: github.String("completed"),
+		Filter: github.String("all"), ListOptions: github.ListOptions{PerPage: 1}})
+	return err == nil && (runs.GetTotal() > 0 || len(runs.CheckRuns) > 0)
 }
 
 // publishGrace is the time a report whose comparison the job timeout

@@ -22,6 +22,10 @@ import (
 // requests of every installation and queues an evaluation for each head
 // that has no Shipgate check run.
 
+// SweepEvent is the Event of the jobs a sweep queues: the worker checks
+// again, before evaluating, that the head still has no completed run.
+const SweepEvent = "sweep"
+
 // Defaults for SweepOptions.
 const (
 	DefaultSweepInterval = 10 * time.Minute
@@ -327,7 +331,7 @@ func (w *sweep) pulls(ctx context.Context, cl *github.Client, installation int64
 				return w.queue(ctx, jobs, errNoRoom)
 			}
 			jobs = append(jobs, Job{Kind: KindEvaluatePR, DeliveryID: "sweep-" + strconv.FormatInt(w.s.o.Now().UnixMilli(), 10),
-				Event: "sweep", InstallationID: installation, Owner: owner, Repo: repo, PRNumber: pr.GetNumber(),
+				Event: SweepEvent, InstallationID: installation, Owner: owner, Repo: repo, PRNumber: pr.GetNumber(),
 				HeadSHA: head, ReceivedAt: w.s.o.Now()})
 		}
 		if err := w.queue(ctx, jobs, nil); err != nil {

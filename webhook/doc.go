@@ -11,13 +11,15 @@
 //   - de-duplication by X-GitHub-Delivery over a bounded, TTL'd window
 //     (the Deduplicator interface; DeliveryCache in process), or by the
 //     queue itself, atomically with storing the jobs (DeliveryQueue);
-//   - a bounded job queue behind the transport-neutral Queue interface, with an
-//     in-process implementation (MemoryQueue) that coalesces work per
-//     app.Job.Key, runs at most one job per key at a time, retries failures
-//     with jittered exponential backoff, survives panics and drains on
-//     shutdown; a queue kept in a shared store (internal/redisqueue, for
-//     several replicas) plugs in through the same interface and the
-//     optional DeliveryQueue, DurableQueue and ReadyChecker;
+//   - a bounded job queue behind the transport-neutral Queue interface: one
+//     lifecycle (StoreQueue) that coalesces work per app.Job.Key, runs at
+//     most one job per key at a time under a lease, retries failures with
+//     jittered exponential backoff, survives panics, reports failures and
+//     supersessions, and drains (in process) or hands back (shared) on
+//     shutdown, over a Store: MemoryStore in process (NewMemoryQueue), or the
+//     Redis store of internal/redisqueue for several replicas; both pass one
+//     suite (internal/queuetest) and implement DeliveryQueue, DurableQueue
+//     and ReadyChecker;
 //   - operational endpoints (/healthz, /readyz, /metrics) and Prometheus
 //     metrics on a registry the caller supplies (Metrics).
 //
@@ -30,10 +32,9 @@
 //
 //	reg := prometheus.NewRegistry()
 //	m, _ := webhook.NewMetrics(reg)            // app registers its own collectors into m.Registerer()
-//	seen, _ := webhook.NewDeliveryCache(webhook.DeliveryCacheOptions{RedeliverFailed: true})
-//	q, _ := webhook.NewMemoryQueue(webhook.QueueOptions{Metrics: m, OnDropped: seen.JobFailed})
+//	q, _ := webhook.NewMemoryQueue(webhook.QueueOptions{Metrics: m, RedeliverFailed: true}) // de-duplicates deliveries itself
 //	srv, _ := webhook.NewServer(webhook.Options{Secrets: secrets, AppID: id, AppSlug: slug,
-//		Queue: q, Deliveries: seen, Metrics: m, Ready: credentialsCheck})
+//		Queue: q, Metrics: m, Ready: credentialsCheck})
 //	go q.Run(ctx, processor)                   // processor is the app package's app.Processor
 //	// serve srv; on SIGTERM: srv.Shutdown(ctx) (readiness flips, 503s, queue drains), then http.Server.Shutdown.
 package webhook

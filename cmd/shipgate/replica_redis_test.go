@@ -307,7 +307,14 @@ func TestRedisReplicasSurviveSIGKILL(t *testing.T) {
 	common := []string{"--app-id", "1", "--app-slug", "shipgate", "--private-key-file", keyFile,
 		"--webhook-secret-file", secretFile, "--github-url", gh.URL() + "/", "--redis-url", rs.URL(),
 		"--redis-lease", faultLease.String(), "--workers", "4", "--queue-size", "5000",
-		"--job-timeout", "30s", "--shutdown-grace", "10s", "--log-format", "json"}
+		"--job-timeout", "30s", "--shutdown-grace", "10s", "--log-format", "json",
+		// The sweep would queue heads whose delivery's job is still in the
+		// queue; this test counts what the deliveries alone produce.
+		"--sweep-interval", "0",
+		// 1,000 deliveries about one installation in seconds: GitHub's
+		// content limit (shared by the replicas) would spread them over
+		// minutes; this test is about recovery, not pace.
+		"--write-pace", "off"}
 	var replicas []*replicaProc
 	for i := range faultReplicas {
 		l, err := net.Listen("tcp", "127.0.0.1:0")

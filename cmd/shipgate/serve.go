@@ -310,6 +310,7 @@ func runServe(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	grace := fs.Duration("shutdown-grace", envDuration("SHIPGATE_SHUTDOWN_GRACE", 25*time.Second), "time to finish accepted jobs on SIGTERM (SHIPGATE_SHUTDOWN_GRACE)")
 	sweepEvery := fs.Duration("sweep-interval", envDuration("SHIPGATE_SWEEP_INTERVAL", app.DefaultSweepInterval), "how often to check every open pull request of every installation for a Shipgate check run and queue those whose head has none (a refused or lost delivery, a restart of the in-process queue); 0 turns it off (SHIPGATE_SWEEP_INTERVAL)")
 	sweepBudget := fs.Int("sweep-budget", envInt("SHIPGATE_SWEEP_BUDGET", app.DefaultSweepBudget), "most GitHub API calls one sweep makes; a sweep that spends it resumes at the next interval (SHIPGATE_SWEEP_BUDGET)")
+	writePace := fs.String("write-pace", os.Getenv("SHIPGATE_WRITE_PACE"), "check-run writes allowed per installation, as N/DURATION windows (default 75/1m,480/1h, inside GitHub's secondary limits; shared by every replica with Redis); off for a GitHub Enterprise Server without secondary limits (SHIPGATE_WRITE_PACE)")
 	redisFlags := addRedisFlags(fs)
 	logFormat := fs.String("log-format", envOr("SHIPGATE_LOG_FORMAT", "json"), "log format: json or text (SHIPGATE_LOG_FORMAT)")
 	logLevel := fs.String("log-level", envOr("SHIPGATE_LOG_LEVEL", "info"), "log level: debug, info, warn, error (SHIPGATE_LOG_LEVEL)")
@@ -333,7 +334,9 @@ func runServe(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		return usageError(stderr, "serve", "--app-id %q: give the GitHub App's numeric ID (SHIPGATE_APP_ID)", *appID)
 	}
 	cfg.HTTP.MaxConnections = *maxConns
-	cfg.WritePace = app.GitHubWritePace
+	if cfg.WritePace, err = parseWritePace(*writePace); err != nil {
+		return usageError(stderr, "serve", "--write-pace: %v", err)
+	}
 	cfg.RedeliverInterval, cfg.RedeliverLookback = *redeliverEvery, *redeliverBack
 	if *redeliverEvery == 0 {
 		cfg.RedeliverInterval = -1
