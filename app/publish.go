@@ -64,7 +64,7 @@ func (p *Worker) startRun(ctx context.Context, cl *github.Client, ev *evaluation
 	}
 	run, _, err := cl.Checks.CreateCheckRun(ctx, ev.owner, ev.repo, github.CreateCheckRunOptions{
 		Name: p.cfg.CheckName, HeadSHA: ev.head, Status: github.String("in_progress"),
-		ExternalID: github.String(externalID(ev.pr.GetNumber())), DetailsURL: detailsURL(ev),
+		ExternalID: github.String(externalID(ev.pr.GetNumber())), DetailsURL: detailsURL(ev, nil),
 		StartedAt: &github.Timestamp{Time: p.cfg.Now()},
 		Output: &github.CheckRunOutput{Title: github.String("Reviewing agent permission changes"),
 			Summary: github.String("Shipgate is reading the agent-config files this pull request changes.")},
@@ -232,13 +232,6 @@ func (p *Worker) markPosted(ev *evaluation, n int, unsure bool) {
 	}
 }
 
-func detailsURL(ev *evaluation) *string {
-	if u := ev.pr.GetHTMLURL(); u != "" {
-		return github.String(u)
-	}
-	return nil
-}
-
 // publishNothing completes a run for a pull request that touches no
 // agent-config file, in a single call.
 func (p *Worker) publishNothing(ctx context.Context, cl *github.Client, ev *evaluation) error {
@@ -246,7 +239,7 @@ func (p *Worker) publishNothing(ctx context.Context, cl *github.Client, ev *eval
 		ev.policySrc, shortSHA(ev.head), shortSHA(ev.base), p.cfg.Version)
 	_, _, err := cl.Checks.CreateCheckRun(ctx, ev.owner, ev.repo, github.CreateCheckRunOptions{
 		Name: p.cfg.CheckName, HeadSHA: ev.head, Status: github.String("completed"), Conclusion: github.String("success"),
-		ExternalID: github.String(externalID(ev.pr.GetNumber())), DetailsURL: detailsURL(ev),
+		ExternalID: github.String(externalID(ev.pr.GetNumber())), DetailsURL: detailsURL(ev, nil),
 		StartedAt: &github.Timestamp{Time: p.cfg.Now()}, CompletedAt: &github.Timestamp{Time: p.cfg.Now()},
 		Output: &github.CheckRunOutput{Title: github.String("No agent-config file changed"), Summary: github.String(summary)},
 	})
@@ -338,6 +331,7 @@ func (p *Worker) publish(ctx context.Context, cl *github.Client, ev *evaluation,
 	broken, proposed := len(ev.policyErrs) > 0, len(ev.headPolicyErrs) > 0
 	var head strings.Builder
 	fmt.Fprintf(&head, "Policy: %s. Base `%s` → head `%s`.\n\n", ev.policySrc, shortSHA(ev.base), shortSHA(ev.head))
+	clear := clearing(ev, r, approvals, p.cfg.PolicyPath)
 	listErrs := func(es []*policy.Error) {
 		for _, e := range es {
 			fmt.Fprintf(&head, "- `%s`\n", strings.ReplaceAll(e.Error(), "`", "'"))
@@ -367,21 +361,26 @@ func (p *Worker) publish(ctx context.Context, cl *github.Client, ev *evaluation,
 		fmt.Fprintf(&head, "**GitHub lists at most %d files of a pull request**: agent-config files beyond them were not read. Split the pull request or run `shipgate diff` locally.\n\n", p.cfg.MaxFiles)
 	}
 	head.WriteString(approvalSummary(approvals))
-	anns, unannotated := capAnnotations(annotations(ev, r), maxAnnotationsPerRun)
+	anns, unannotated := capAnnotations(p.annotations(ev, r), maxAnnotationsPerRun)
 	if unannotated > 0 {
 		fmt.Fprintf(&head, "**%d more findings are not annotated on the files**: a run carries at most %d annotations (the most severe are shown; GitHub limits how much an App may write). The table below lists the findings as far as the summary's size allows; `shipgate diff` prints them all.\n\n",
 			unannotated, maxAnnotationsPerRun)
 	}
 	marker := "\n" + deltaMarker(approvals.digest)
-	budget := max(p.cfg.SummaryBytes-head.Len()-len(marker), 4096)
-	summary := head.String() + r.Markdown(diff.RenderOptions{Version: p.cfg.Version, MaxBytes: budget}) + marker
+	// The verdict, then who clears it and how, then the run's context
+	// (policy, approvals, notes), then the findings.
+	summary := r.Markdown(diff.RenderOptions{Version: p.cfg.Version, MaxBytes: max(p.cfg.SummaryBytes-len(marker), 4096),
+		Clearing: clear, Preamble: head.String()}) + marker
 	concl := conclusion(r.Decision, broken || proposed || ev.truncated)
 	t := title(r, note)
 	out := func(batch []*github.CheckRunAnnotation) *github.CheckRunOutput {
 		return &github.CheckRunOutput{Title: github.String(t), Summary: github.String(summary), Annotations: batch}
 	}
 	if ev.runID == 0 {
-		done, err := p.createRun(ctx, cl, ev, anns, out(anns), concl)
+		done, err := p.createRun(ctx, cl, ev, anns, out(anns), concl, detailsURL(ev, &r))
+		if done {
+			p.postSuggestions(ctx, cl, ev, r)
+		}
 		if err != nil || done {
 			return err
 		}
@@ -409,7 +408,7 @@ func (p *Worker) publish(ctx context.Context, cl *github.Client, ev *evaluation,
 	}
 	_, _, err = cl.Checks.UpdateCheckRun(last, ev.owner, ev.repo, ev.runID, github.UpdateCheckRunOptions{
 		Name: p.cfg.CheckName, Status: github.String("completed"), Conclusion: github.String(concl),
-		CompletedAt: &github.Timestamp{Time: p.cfg.Now()}, Output: out(anns), DetailsURL: detailsURL(ev)})
+		CompletedAt: &github.Timestamp{Time: p.cfg.Now()}, Output: out(anns), DetailsURL: detailsURL(ev, &r)})
 	if err != nil {
 		p.markPosted(ev, 0, len(anns) > 0 && mayHaveApplied(err))
 		return fmt.Errorf("completing check run %d: %w", ev.runID, err)
@@ -417,6 +416,7 @@ func (p *Worker) publish(ctx context.Context, cl *github.Client, ev *evaluation,
 	p.runsMu.Lock()
 	delete(p.runs, p.runKey(ev))
 	p.runsMu.Unlock()
+	p.postSuggestions(ctx, cl, ev, r)
 	return nil
 }
 
@@ -425,7 +425,7 @@ func (p *Worker) publish(ctx context.Context, cl *github.Client, ev *evaluation,
 // earlier attempt's, or another replica's), the run is created completed
 // in that one call (done); otherwise it is created in progress (or the
 // open one adopted) for publish to append to and complete.
-func (p *Worker) createRun(ctx context.Context, cl *github.Client, ev *evaluation, anns []*github.CheckRunAnnotation, output *github.CheckRunOutput, concl string) (done bool, err error) {
+func (p *Worker) createRun(ctx context.Context, cl *github.Client, ev *evaluation, anns []*github.CheckRunAnnotation, output *github.CheckRunOutput, concl string, details *string) (done bool, err error) {
 	key := p.runKey(ev)
 	p.runsMu.Lock()
 	_, open := p.runs[key]
@@ -467,7 +467,7 @@ func (p *Worker) createRun(ctx context.Context, cl *github.Client, ev *evaluatio
 	now := &github.Timestamp{Time: p.cfg.Now()}
 	_, _, err = cl.Checks.CreateCheckRun(ctx, ev.owner, ev.repo, github.CreateCheckRunOptions{
 		Name: p.cfg.CheckName, HeadSHA: ev.head, Status: github.String("completed"), Conclusion: github.String(concl),
-		ExternalID: github.String(externalID(ev.pr.GetNumber())), DetailsURL: detailsURL(ev),
+		ExternalID: github.String(externalID(ev.pr.GetNumber())), DetailsURL: details,
 		StartedAt: now, CompletedAt: now, Output: output,
 	})
 	if err != nil {
@@ -486,14 +486,22 @@ func (p *Worker) createRun(ctx context.Context, cl *github.Client, ev *evaluatio
 }
 
 // annotations turns findings into annotations on the head files' lines:
-// failure for block, warning for review, notice for advisory. Findings on
-// a file the head no longer has stay in the summary only.
-func annotations(ev *evaluation, r diff.Report) []*github.CheckRunAnnotation {
+// failure for block, warning for review, notice for advisory. Every kind
+// of finding is annotated where the head has its file: the settings files,
+// and the repository's policy file for intent and must_deny findings (read
+// from the base; annotated when the head still has it). Findings on a file
+// the head no longer has stay in the summary only. The details under each
+// say what the finding means for the calls it names (annotationDetails).
+func (p *Worker) annotations(ev *evaluation, r diff.Report) []*github.CheckRunAnnotation {
 	atHead := map[string]bool{}
 	for _, f := range ev.files {
 		if f.Head.Exists {
 			atHead[f.Path] = true
 		}
+	}
+	if ev.policyChange == nil || ev.policyChange.Head != nil || len(ev.headPolicyErrs) > 0 {
+		// The policy file is at the head unless the pull request deletes it.
+		atHead[p.cfg.PolicyPath] = atHead[p.cfg.PolicyPath] || ev.policy != nil
 	}
 	var out []*github.CheckRunAnnotation
 	for _, f := range r.Findings {
@@ -509,6 +517,9 @@ func annotations(ev *evaluation, r diff.Report) []*github.CheckRunAnnotation {
 			level = "warning"
 		}
 		title, msg := strings.TrimPrefix(f.CheckID, "SHIP-HOST-BOUNDARY-")+": "+f.Title, f.Message
+		if f.Base && f.Line > 0 && f.Line != line {
+			msg += fmt.Sprintf(" (It was on line %d at the base; this is where its list is now.)", f.Line)
+		}
 		if f.Cleared != "" {
 			level = "notice"
 			title = "approved by " + f.Cleared + ": " + title
@@ -520,15 +531,8 @@ func annotations(ev *evaluation, r diff.Report) []*github.CheckRunAnnotation {
 			Title:           github.String(truncateRunes(title, maxAnnotationTitle)),
 			Message:         github.String(truncateBytes(msg, maxAnnotationMessage)),
 		}
-		if len(f.Witnesses) > 0 || f.Suggestion != "" {
-			var d strings.Builder
-			for _, w := range f.Witnesses {
-				fmt.Fprintf(&d, "now runs without a prompt: %s\n", w)
-			}
-			if f.Suggestion != "" {
-				fmt.Fprintf(&d, "narrower rule to keep: %s\n", f.Suggestion)
-			}
-			a.RawDetails = github.String(truncateBytes(d.String(), maxAnnotationMessage))
+		if d := annotationDetails(f); d != "" {
+			a.RawDetails = github.String(truncateBytes(d, maxAnnotationMessage))
 		}
 		out = append(out, a)
 	}
@@ -541,6 +545,36 @@ func annotations(ev *evaluation, r diff.Report) []*github.CheckRunAnnotation {
 		})
 	}
 	return out
+}
+
+// annotationDetails words a finding's witnesses by what the finding means:
+// an added or widened allow rule runs them without a prompt; a removed deny
+// rule no longer denies them (the message says whether they now prompt or
+// run); a removed ask rule no longer asks; an intent or ceiling finding
+// names the call it is about. A suggestion (allow findings only) is named
+// with where to apply it.
+func annotationDetails(f diff.Finding) string {
+	label := "example"
+	switch f.CheckID {
+	case diff.CheckWildcardAllow, diff.CheckAllowExpanded:
+		label = "now runs without a prompt"
+	case diff.CheckDenyRemoved:
+		label = "no longer denied"
+	case diff.CheckAskRemoved:
+		label = "no longer asked by this rule"
+	case diff.CheckIntent:
+		label = "the intent's call"
+	case diff.CheckCeiling:
+		label = "beyond the ceiling"
+	}
+	var d strings.Builder
+	for _, w := range f.Witnesses {
+		fmt.Fprintf(&d, "%s: %s\n", label, w)
+	}
+	if f.Suggestion != "" && (f.CheckID == diff.CheckWildcardAllow || f.CheckID == diff.CheckAllowExpanded) {
+		fmt.Fprintf(&d, "suggested instead (proved narrower; a review comment on this line applies it): %s\n", f.Suggestion)
+	}
+	return d.String()
 }
 
 // capAnnotations keeps at most n annotations, the most severe first

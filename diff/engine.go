@@ -43,9 +43,11 @@ type engine struct {
 	scopes   map[string][]*fileState
 	changes  []Change
 	findings []Finding
-	status   []FileStatus
-	bypasses map[string][]lattice.Call // bypassCandidates, by scope (diff/bypass.go)
-	pools    map[string][]lattice.Rule // scopeRules, computed once (the files do not change)
+	// suggestions are the proven narrower rules (suggest.go).
+	suggestions []Suggestion
+	status      []FileStatus
+	bypasses    map[string][]lattice.Call // bypassCandidates, by scope (diff/bypass.go)
+	pools       map[string][]lattice.Rule // scopeRules, computed once (the files do not change)
 
 	// scripts are the commands that run each script file (hookscripts.go).
 	scripts map[string][]scriptUse
@@ -719,7 +721,15 @@ func (e *engine) report() Report {
 		return a.Key < b.Key
 	})
 	sort.SliceStable(e.status, func(i, j int) bool { return e.status[i].Path < e.status[j].Path })
-	r := Report{Schema: Schema, Files: e.status, Changes: e.changes, Findings: e.findings, CheckedAgainst: checkedAgainst(e.status)}
+	e.oneRiskPerChange()
+	sort.SliceStable(e.suggestions, func(i, j int) bool {
+		a, b := e.suggestions[i], e.suggestions[j]
+		if a.Path != b.Path {
+			return a.Path < b.Path
+		}
+		return a.Line < b.Line
+	})
+	r := Report{Schema: Schema, Files: e.status, Changes: e.changes, Findings: e.findings, Suggestions: e.suggestions, CheckedAgainst: checkedAgainst(e.status)}
 	if r.Files == nil {
 		r.Files = []FileStatus{}
 	}
@@ -729,6 +739,9 @@ func (e *engine) report() Report {
 	if r.Findings == nil {
 		r.Findings = []Finding{}
 	}
+	if r.Suggestions == nil {
+		r.Suggestions = []Suggestion{}
+	}
 	for i := range r.Changes {
 		if r.Changes[i].Witnesses == nil {
 			r.Changes[i].Witnesses = []string{}
@@ -736,6 +749,43 @@ func (e *engine) report() Report {
 	}
 	r.Decision = decide(r.Findings)
 	return r
+}
+
+// oneRiskPerChange gives a change and the findings raised on it one risk,
+// the higher of the two: a removed deny rule grants nothing itself (its
+// rating is low) but the finding that it left is high, and a reviewer must
+// not read two severities for one fact. A finding is on a change when both
+// name the same place (path, line, and side: a removal's line is the
+// base's).
+func (e *engine) oneRiskPerChange() {
+	type place struct {
+		path string
+		line int
+		base bool
+	}
+	risk := map[place]rating.Risk{}
+	for _, f := range e.findings {
+		p := place{f.Path, f.Line, f.Base}
+		if f.Risk.Rank() > risk[p].Rank() {
+			risk[p] = f.Risk
+		}
+	}
+	for i, c := range e.changes {
+		if !c.Expands {
+			continue
+		}
+		p := place{c.Path, c.Line, c.Direction == DirRemoved}
+		if fr, ok := risk[p]; ok && fr.Rank() > c.Risk.Rank() {
+			e.changes[i].Risk = fr
+		} else if ok && c.Risk.Rank() > fr.Rank() {
+			risk[p] = c.Risk
+		}
+	}
+	for i, f := range e.findings {
+		if r := risk[place{f.Path, f.Line, f.Base}]; r.Rank() > f.Risk.Rank() {
+			e.findings[i].Risk = r
+		}
+	}
 }
 
 func plural(n int, what string) string {

@@ -43,6 +43,9 @@ func (r Report) normalized() Report {
 	if out.Findings == nil {
 		out.Findings = []Finding{}
 	}
+	if out.Suggestions == nil {
+		out.Suggestions = []Suggestion{}
+	}
 	out.Changes = make([]Change, len(r.Changes))
 	copy(out.Changes, r.Changes)
 	for i := range out.Changes {

@@ -52,6 +52,7 @@ func (r Report) Markdown(o RenderOptions) string {
 		coverRows[i] = "- " + mdCode(fs.Path) + ": " + mdEscape(clip(coverageWords(r, fs), mdMaxText)) + "\n"
 	}
 	foot := mdFooter(o)
+	suggestions := mdSuggestions(r.Suggestions)
 
 	// Try everything first; then give the findings the first claim on the
 	// space (they decide the merge), the changes the rest, and keep the
@@ -62,9 +63,16 @@ func (r Report) Markdown(o RenderOptions) string {
 		b.WriteString(head)
 		mdTable(&b, "Findings", "| Action | Check | Risk | Where | Message |\n|---|---|---|---|---|\n",
 			findingRows[:nf], len(findingRows), "finding")
-		mdTable(&b, "Changes", "| | Risk | Direction | Where | List | Before → After | Why | Witnesses |\n|---|---|---|---|---|---|---|---|\n",
-			changeRows[:nc], len(changeRows), "change")
-		b.WriteString("#### What this run established\n\n")
+		b.WriteString(suggestions)
+		// The detail behind the findings, folded: each fact is stated once
+		// above; a reviewer opens the rows when they want them.
+		if len(changeRows) > 0 {
+			fmt.Fprintf(&b, "<details><summary>%s, %d widening what the agent may do</summary>\n\n", plural(len(changeRows), "change"), r.widenings())
+			mdTable(&b, "Changes", "| | Risk | Direction | Where | List | Before → After | Why | Witnesses |\n|---|---|---|---|---|---|---|---|\n",
+				changeRows[:nc], len(changeRows), "change")
+			b.WriteString("</details>\n\n")
+		}
+		b.WriteString("<details><summary>What this run established</summary>\n\n")
 		for _, row := range coverRows[:nv] {
 			b.WriteString(row)
 		}
@@ -74,7 +82,7 @@ func (r Report) Markdown(o RenderOptions) string {
 		if len(coverRows) == 0 {
 			b.WriteString("- no agent-config file was read\n")
 		}
-		b.WriteString("\n")
+		b.WriteString("\n</details>\n\n")
 		b.WriteString(foot)
 		return b.String()
 	}
@@ -165,11 +173,13 @@ func mdHeader(r Report, o RenderOptions) string {
 	default:
 		b.WriteString("### ✅ No change widens what the agent may do\n\n")
 	}
+	b.WriteString(o.Clearing)
 	if o.Subject != "" {
 		b.WriteString(mdEscape(clip(o.Subject, mdMaxText)) + "\n\n")
 	}
 	fmt.Fprintf(&b, "**Decision: %s** · %s, %d widening what the agent may do (⚠️) · %s.\n\n",
 		r.decision(), plural(len(r.Changes), "change"), r.widenings(), findings)
+	b.WriteString(o.Preamble)
 	if len(limited) > 0 {
 		names := make([]string, 0, len(limited))
 		for _, p := range limited {
@@ -255,6 +265,34 @@ func mdChangeRow(c Change) string {
 		" | " + side(c.Before) + " → " + side(c.After) +
 		" | " + mdProse(clip(c.Why, mdMaxText)) +
 		" | " + strings.Join(ws, ", ") + " |\n"
+}
+
+// mdMaxSuggestions bounds the suggestions the summary lists (each is also
+// a review comment on its line, and all are in the JSON report).
+const mdMaxSuggestions = 20
+
+// mdSuggestions lists the proven narrower rules: where, the rule, what to
+// write instead, and the proof in a sentence.
+func mdSuggestions(ss []Suggestion) string {
+	if len(ss) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString("#### Suggested narrower rules\n\n")
+	for i, sg := range ss {
+		if i == mdMaxSuggestions {
+			fmt.Fprintf(&b, "- … %s not listed here; `shipgate check --format json` lists them all.\n", plural(len(ss)-i, "more suggestion"))
+			break
+		}
+		rules := make([]string, len(sg.Rules))
+		for j, r := range sg.Rules {
+			rules[j] = mdCode(clip(r, mdMaxRule))
+		}
+		fmt.Fprintf(&b, "- %s: replace %s with %s. %s\n", mdCode(pathLine(sg.Path, sg.Line)), mdCode(clip(sg.Rule, mdMaxRule)),
+			strings.Join(rules, " and "), mdProse(clip(sg.Why, mdMaxText)))
+	}
+	b.WriteString("\n")
+	return b.String()
 }
 
 // mdAction is an action with its emoji.

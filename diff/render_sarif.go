@@ -72,6 +72,19 @@ func (r Report) SARIF(o RenderOptions) ([]byte, error) {
 			loc.Region = &sarifRegion{StartLine: line}
 		}
 		res.Locations = []sarifLocation{{PhysicalLocation: loc}}
+		for _, sg := range r.Suggestions {
+			if sg.Path == f.Path && sg.Line == f.Line && !f.Base && f.Title == "allow "+sg.Rule {
+				res.Fixes = append(res.Fixes, sarifFix{
+					Description: sarifText{Text: sg.Why},
+					ArtifactChanges: []sarifArtifactChange{{
+						ArtifactLocation: sarifArtifact{URI: sarifURI(sg.Path)},
+						// A region of a start line alone is that whole line
+						// (SARIF 3.30.5); the inserted text replaces it.
+						Replacements: []sarifReplacement{{DeletedRegion: sarifRegion{StartLine: sg.Line}, InsertedContent: sarifText{Text: sg.After}}},
+					}},
+				})
+			}
+		}
 		results = append(results, res)
 	}
 	log := sarifLog{
@@ -215,6 +228,20 @@ type (
 		Locations           []sarifLocation   `json:"locations"`
 		PartialFingerprints map[string]string `json:"partialFingerprints"`
 		Properties          sarifResultProps  `json:"properties"`
+		// Fixes carry the proven narrower rule of a suggestion (diff/suggest.go).
+		Fixes []sarifFix `json:"fixes,omitempty"`
+	}
+	sarifFix struct {
+		Description     sarifText             `json:"description"`
+		ArtifactChanges []sarifArtifactChange `json:"artifactChanges"`
+	}
+	sarifArtifactChange struct {
+		ArtifactLocation sarifArtifact      `json:"artifactLocation"`
+		Replacements     []sarifReplacement `json:"replacements"`
+	}
+	sarifReplacement struct {
+		DeletedRegion   sarifRegion `json:"deletedRegion"`
+		InsertedContent sarifText   `json:"insertedContent"`
 	}
 	sarifResultProps struct {
 		Action string `json:"action"`

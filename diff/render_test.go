@@ -153,7 +153,7 @@ func TestJSONContract(t *testing.T) {
 		t.Fatalf("sample report lacks files, changes or findings: %s", out)
 	}
 	want := map[string][]string{
-		"report":  {"schema", "decision", "checked_against", "files", "changes", "findings"},
+		"report":  {"schema", "decision", "checked_against", "files", "changes", "findings", "suggestions"},
 		"file":    {"path", "agent", "status"},
 		"change":  {"path", "agent", "kind", "list", "direction", "before", "after", "expands", "access", "risk", "line", "witnesses", "why"},
 		"finding": {"check_id", "agent", "action", "risk", "path", "line", "evidence", "message"},

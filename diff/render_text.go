@@ -23,6 +23,11 @@ type RenderOptions struct {
 	// limit is 65,535 characters); 0 means DefaultMaxBytes, a negative
 	// value means no room (an empty rendering).
 	MaxBytes int
+	// Clearing and Preamble are Markdown the caller writes (trusted, not
+	// escaped): Clearing goes right under the verdict (who can clear the
+	// run and how), Preamble after the decision line (the run's context).
+	// Both count against MaxBytes.
+	Clearing, Preamble string
 }
 
 // DefaultMaxBytes is the Markdown budget when RenderOptions.MaxBytes is 0:
@@ -89,6 +94,15 @@ func (r Report) Text(o RenderOptions) string {
 			}
 			fmt.Fprintf(&b, "  %s  %s  %s  %s\n", action, f.CheckID, orDash(string(f.Risk)), plainText(findingWhere(f)))
 			fmt.Fprintf(&b, "    %s\n", plainText(f.Message))
+		}
+		b.WriteString("\n")
+	}
+
+	if len(r.Suggestions) > 0 {
+		b.WriteString("Suggested narrower rules:\n")
+		for _, sg := range r.Suggestions {
+			fmt.Fprintf(&b, "  %s  %s → %s\n", plainText(pathLine(sg.Path, sg.Line)), plainText(sg.Rule), plainText(strings.Join(sg.Rules, ", ")))
+			fmt.Fprintf(&b, "    %s\n", plainText(sg.Why))
 		}
 		b.WriteString("\n")
 	}
@@ -343,15 +357,23 @@ func parseFinding(r Report, path string) (Finding, bool) {
 
 // changeWhere is a change's "path:line"; a removed row's line is in the
 // base version, and says so.
-func changeWhere(c Change) string { return where(c.Path, c.Line, c.Direction == DirRemoved) }
+func changeWhere(c Change) string {
+	return where(c.Path, c.Line, c.HeadLine, c.Direction == DirRemoved)
+}
 
 // findingWhere is a finding's "path:line"; a line of the base version
 // (what the finding is about was removed) says so.
-func findingWhere(f Finding) string { return where(f.Path, f.Line, f.Base) }
+func findingWhere(f Finding) string { return where(f.Path, f.Line, f.HeadLine, f.Base) }
 
-// where is "path:line", marked "(base)" for a line of the base version.
-func where(path string, line int, base bool) string {
-	if base && line > 0 {
+// where is "path:line". For something removed, line is the base's: the
+// place is the head line where its annotation sits (the list it left), with
+// the base's line beside it, so the tables and the annotations name one
+// line ("settings.json:12 (line 13 at the base)").
+func where(path string, line, headLine int, base bool) string {
+	switch {
+	case base && line > 0 && headLine > 0:
+		return pathLine(path, headLine) + fmt.Sprintf(" (line %d at the base)", line)
+	case base && line > 0:
 		return pathLine(path, line) + " (base)"
 	}
 	return pathLine(path, line)

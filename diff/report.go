@@ -40,6 +40,10 @@ type Report struct {
 	Files          []FileStatus      `json:"files"`
 	Changes        []Change          `json:"changes"`
 	Findings       []Finding         `json:"findings"`
+	// Suggestions are narrower replacements for expanding allow rules,
+	// each proved by the lattice (suggest.go); additive to
+	// shipgate.report/v1, documented in docs/checks.md.
+	Suggestions []Suggestion `json:"suggestions"`
 }
 
 // File statuses.

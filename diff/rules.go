@@ -350,6 +350,10 @@ func (e *engine) newlyRuns(r lattice.Rule, none []lattice.Rule, n int) ([]lattic
 			out = e.pastReadOnly(r, none, skipped, calls)
 		}
 		if len(out) > 0 {
+			out = e.concrete(out, []lattice.Rule{r}, none, func(c lattice.Call) bool {
+				_, skip := notNewlyRun(c, r)
+				return !skip
+			})
 			return out, lattice.Yes, skipped
 		}
 	}
@@ -523,8 +527,12 @@ func (e *engine) allowFinding(f *fileState, a *event, rt rating.Rating, replaced
 	}
 	suggestion := ""
 	if len(replaced) == 1 {
-		suggestion = replaced[0].text()
-		fmt.Fprintf(&msg, " It replaces %s, which it strictly covers; keep %s if the wider reach was not intended.", suggestion, suggestion)
+		fmt.Fprintf(&msg, " It replaces %s, which it strictly covers.", replaced[0].text())
+	}
+	if sg, ok := e.suggest(f, a, replaced); ok {
+		suggestion = strings.Join(sg.Rules, ", ")
+		e.suggestions = append(e.suggestions, sg)
+		fmt.Fprintf(&msg, " Suggested instead: %s.", suggestion)
 	}
 	a.findings = append(a.findings, Finding{
 		CheckID: check, Risk: rt.Risk, Path: f.Path, Line: a.decl.line, HeadLine: a.decl.line,
@@ -680,6 +688,7 @@ func (e *engine) judgeRestrictionRemovals(rs *ruleSet, moved map[*event]*event) 
 				continue
 			case lattice.Yes:
 				d.expands = true
+				calls = e.concrete(calls, []lattice.Rule{r}, stops, nil)
 				d.witnesses = callStrings(calls)
 			default:
 				d.expands = true
@@ -749,7 +758,7 @@ func (e *engine) restrictionFinding(f *fileState, d *event, calls []lattice.Call
 	d.findings = append(d.findings, Finding{
 		CheckID: check, Path: f.Path, Line: d.decl.line, HeadLine: f.head.listLine(r.List), Base: true,
 		Evidence: rating.Redact(r), Message: msg.String(), Title: string(r.List) + " " + r.Text + " removed",
-		Witnesses: d.witnesses, Suggestion: r.Text, Key: check + "|" + f.Path + "|" + string(r.List) + "|" + r.Text,
+		Witnesses: d.witnesses, Key: check + "|" + f.Path + "|" + string(r.List) + "|" + r.Text,
 	})
 }
 

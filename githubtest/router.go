@@ -60,7 +60,7 @@ type call struct {
 const maxRequestBody = 50 << 20
 
 func (s *Server) routes() []*route {
-	return []*route{
+	return append([]*route{
 		{method: "GET", pattern: "/app", auth: authApp, doc: "https://docs.github.com/rest/apps/apps#get-the-authenticated-app", handle: s.getApp},
 		{method: "GET", pattern: "/app/installations", auth: authApp, doc: "https://docs.github.com/rest/apps/apps#list-installations-for-the-authenticated-app", handle: s.listInstallations},
 		{method: "POST", pattern: "/app/installations/{installation_id}/access_tokens", auth: authApp, doc: "https://docs.github.com/rest/apps/apps#create-an-installation-access-token-for-an-app", handle: s.createAccessToken},
@@ -85,7 +85,7 @@ func (s *Server) routes() []*route {
 		{method: "GET", pattern: "/repos/{owner}/{repo}/check-runs/{check_run_id}/annotations", auth: authRepo, doc: "https://docs.github.com/rest/checks/runs#list-check-run-annotations", handle: s.listAnnotations},
 		{method: "GET", pattern: "/repos/{owner}/{repo}/commits/{ref}/check-runs", auth: authRepo, doc: "https://docs.github.com/rest/checks/runs#list-check-runs-for-a-git-reference", handle: s.listCheckRunsForRef},
 		{method: "GET", pattern: "/orgs/{org}/teams/{team_slug}/memberships/{username}", auth: authRepo, doc: "https://docs.github.com/rest/teams/members#get-team-membership-for-a-user", handle: s.getTeamMembership},
-	}
+	}, s.reviewRoutes()...)
 }
 
 // Routes lists the operations the fake serves as "METHOD /pattern", the

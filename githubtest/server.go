@@ -33,7 +33,7 @@ type Options struct {
 	AppPublicKey *rsa.PublicKey
 	// AppPermissions are the permissions the app requests; installations
 	// get them unless InstallationOptions say otherwise. Default:
-	// checks write; contents, metadata, pull_requests and members read.
+	// checks and pull_requests write; contents, metadata and members read.
 	AppPermissions map[string]string
 	// WebhookURL is where deliveries for the primary app are POSTed. Empty:
 	// deliveries are recorded, not sent.

@@ -168,6 +168,8 @@ type pullRequest struct {
 	updatedAt time.Time
 	closedAt  *time.Time
 	reviews   []*review
+	// reviewComments are the line comments (routes_reviews.go).
+	reviewComments []*reviewComment
 }
 
 type review struct {
@@ -204,7 +206,7 @@ func defaultPermissions() map[string]string {
 		"checks":        "write",
 		"contents":      "read",
 		"metadata":      "read",
-		"pull_requests": "read",
+		"pull_requests": "write",
 		"members":       "read",
 	}
 }

@@ -174,6 +174,7 @@ func runDemo(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 			return fail("no completed check run for pull request #%d within %s (try --verbose)", p.number, *timeout)
 		}
 		printRun(stdout, p, run)
+		printComments(stdout, gh, p, deadline)
 	}
 	if *listen == "" {
 		return exitOK
@@ -210,4 +211,30 @@ func printRun(w io.Writer, p *demoPR, r githubtest.CheckRun) {
 		}
 	}
 	fmt.Fprintln(w)
+}
+
+// printComments shows the review comments the App posted on a pull
+// request — its proven narrower rules as GitHub suggested changes — once
+// the job that completed the run has posted them (they follow the run).
+func printComments(w io.Writer, gh *githubtest.Server, p *demoPR, deadline time.Time) {
+	run, _ := waitForRun(gh, "acme", "webapp", p.head, deadline)
+	if !strings.Contains(run.Summary, "Suggested narrower rules") {
+		return
+	}
+	var cs []githubtest.ReviewComment
+	for time.Now().Before(deadline) {
+		if cs = gh.ReviewComments("acme", "webapp", p.number); len(cs) > 0 {
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	for _, c := range cs {
+		fmt.Fprintf(w, "Review comment by %s on %s:%d (one click applies it):\n", c.User, c.Path, c.Line)
+		for _, l := range strings.Split(strings.TrimSpace(c.Body), "\n") {
+			if !strings.HasPrefix(l, "<!--") {
+				fmt.Fprintf(w, "  | %s\n", l)
+			}
+		}
+		fmt.Fprintln(w)
+	}
 }

@@ -507,7 +507,9 @@ func TestE2EPolicy(t *testing.T) {
 		r := env.waitCompleted("raised", pr.HeadSHA, 1)
 		checkRun(t, r, "failure", "Blocked: ",
 			[]string{"Decision: block", "acme/raised@", ":" + pol},
-			[]wantAnnotation{{path, lineOf(t, widen, "Bash(npm *)"), "failure", "PERMISSION-ALLOW-EXPANDED"}})
+			// The loosened policy is annotated on the policy file too:
+			// every finding kind is annotated where the head has its file.
+			[]wantAnnotation{{path, lineOf(t, widen, "Bash(npm *)"), "failure", "PERMISSION-ALLOW-EXPANDED"}, {pol, 1, "warning", "POLICY-LOOSENED"}})
 	})
 	t.Run("a policy-only change is validated", func(t *testing.T) {
 		pr := env.openPR("raised", "break-policy", map[string]string{pol: "version: 2\n"})
@@ -879,7 +881,10 @@ func TestE2ECallBudget(t *testing.T) {
 	}{
 		{"first PR (cold: token, policy, org default)", map[string]string{"docs/a.md": "a\n"}, 0},
 		{"no agent-config file", map[string]string{"docs/b.md": "b\n"}, 3},
-		{"one settings file", map[string]string{path: widen}, 6},
+		// +2: the widening's proven narrower rule, posted as a review
+		// comment (the PR's comments listed once, so a re-run does not
+		// post it twice, and the comment itself).
+		{"one settings file, with a suggestion", map[string]string{path: widen}, 8},
 		{"one settings file, base file cached", map[string]string{path: narrow}, 6},
 	}
 	for i, c := range cases {

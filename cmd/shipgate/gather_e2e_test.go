@@ -297,7 +297,10 @@ func TestE2ECallBudgetRedis(t *testing.T) {
 	}{
 		{"first PR (cold: token, tree, org default)", map[string]string{"docs/a.md": "a\n"}, 0},
 		{"no agent-config file", map[string]string{"docs/b.md": "b\n"}, 3},
-		{"one settings file", map[string]string{path: widen}, 6},
+		// +2: the widening's proven narrower rule, posted as a review
+		// comment (the PR's comments listed once, so a re-run does not
+		// post it twice, and the comment itself).
+		{"one settings file, with a suggestion", map[string]string{path: widen}, 8},
 		{"one settings file, base file cached", map[string]string{path: narrow}, 6},
 	}
 	for i, c := range cases {

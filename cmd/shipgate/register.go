@@ -35,11 +35,13 @@ import (
 var (
 	// manifestPermissions: checks write (create and complete check runs);
 	// contents read (settings files at base and head, the policy file);
-	// pull_requests read (the pull request, its files, reviews); metadata
+	// pull_requests write (the pull request, its files, reviews; write to
+	// post proven narrower rules as review comments with a suggested
+	// change); metadata
 	// read (required by GitHub for every App); members read (team
 	// membership of approving reviewers).
 	manifestPermissions = map[string]string{
-		"checks": "write", "contents": "read", "pull_requests": "read", "metadata": "read", "members": "read",
+		"checks": "write", "contents": "read", "pull_requests": "write", "metadata": "read", "members": "read",
 	}
 	// manifestEvents: pull_request (opened, synchronize, …), pull_request_review
 	// (approvals that clear a review requirement), check_run and check_suite

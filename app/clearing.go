@@ -1,0 +1,112 @@
+package app
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/shipgate-app/shipgate/diff"
+	"github.com/shipgate-app/shipgate/policy"
+)
+
+// DocsURL is where the check catalogue lives: a run's details link opens
+// the section of the check that decided it (each check ID is an anchor).
+const DocsURL = "https://github.com/shipgate-app/shipgate/blob/main/docs/checks.md"
+
+// clearing says, right under the verdict, who can clear the run and how:
+// the reviewer teams the policy names for the findings that hold the merge
+// (reviewers.block for blocking ones, reviewers.review or block for the
+// rest), the exact delta an approval is bound to, or — when no team is
+// configured — that nothing Shipgate reads clears it and a maintainer must
+// merge past it. Empty when the run passes without approvals.
+func clearing(ev *evaluation, r diff.Report, approvals approvalResult, policyPath string) string {
+	var blocks, reviews int
+	for _, f := range r.Findings {
+		if f.Cleared != "" {
+			continue
+		}
+		switch f.Action {
+		case policy.Block:
+			blocks++
+		case policy.RequireReview:
+			reviews++
+		}
+	}
+	digest := "`sha256:" + approvals.digest[:min(16, len(approvals.digest))] + "`"
+	if blocks == 0 && reviews == 0 {
+		if approvals.cleared > 0 {
+			return fmt.Sprintf("**Cleared** by an approving review for this exact delta (%s).\n\n", digest)
+		}
+		return ""
+	}
+	var review, block []string
+	if ev.policy != nil {
+		review, block = policy.Teams(ev.policy.Reviewers.Review), policy.Teams(ev.policy.Reviewers.Block)
+	}
+	teams := func(ts []string) string {
+		q := make([]string, len(ts))
+		for i, t := range ts {
+			q[i] = "`@" + t + "`"
+		}
+		return strings.Join(q, " or ")
+	}
+	var b strings.Builder
+	b.WriteString("**Who can clear it:** ")
+	switch {
+	case blocks > 0 && len(block) > 0:
+		fmt.Fprintf(&b, "a member of %s (the policy's `reviewers.block` teams: they clear blocking findings too)", teams(block))
+		if len(review) > 0 {
+			fmt.Fprintf(&b, "; %s clear only the findings that require review", teams(review))
+		}
+		b.WriteString(".")
+	case blocks > 0:
+		if len(review) > 0 {
+			fmt.Fprintf(&b, "no team may clear a blocking finding (the policy names no `reviewers.block` team; %s clear only the findings that require review): a maintainer must merge past it, or the rules must change.", teams(review))
+		} else {
+			fmt.Fprintf(&b, "no team is configured (`reviewers` in `%s`): a maintainer must merge past it, or the rules must change.", policyPath)
+		}
+	case len(review)+len(block) > 0:
+		fmt.Fprintf(&b, "a member of %s (the policy's reviewer teams).", teams(append(append([]string(nil), review...), block...)))
+	default:
+		fmt.Fprintf(&b, "no team is configured (`reviewers` in `%s`): a maintainer must merge past it, or the rules must change.", policyPath)
+	}
+	b.WriteString("\n")
+	if len(review)+len(block) > 0 {
+		fmt.Fprintf(&b, "**How:** approve this pull request at this commit: the approval is bound to this exact delta, %s (a push that changes the permission changes voids it; one that leaves them alone keeps it). The pull request's author cannot approve their own change.", digest)
+	} else {
+		fmt.Fprintf(&b, "**Delta:** %s.", digest)
+	}
+	if len(r.Suggestions) > 0 {
+		if len(r.Suggestions) == 1 {
+			b.WriteString(" Or apply the suggested rule below (a review comment on its line): the lattice proved it narrower than the rule it replaces.")
+		} else {
+			b.WriteString(" Or apply the suggested rules below (review comments on their lines): the lattice proved each narrower than the rule it replaces.")
+		}
+	}
+	b.WriteString("\n\n")
+	return b.String()
+}
+
+// detailsURL is the link "Details" opens on the check: the catalogue's
+// section of the strongest finding that holds the merge (the first in the
+// report's order), else of the strongest finding, else the pull request.
+func detailsURL(ev *evaluation, r *diff.Report) *string {
+	if r != nil {
+		for _, f := range r.Findings {
+			if f.Cleared == "" && f.Blocking() {
+				return checkDocs(f.CheckID)
+			}
+		}
+		if len(r.Findings) > 0 {
+			return checkDocs(r.Findings[0].CheckID)
+		}
+	}
+	if u := ev.pr.GetHTMLURL(); u != "" {
+		return &u
+	}
+	return nil
+}
+
+func checkDocs(id string) *string {
+	u := DocsURL + "#" + strings.ToLower(id)
+	return &u
+}

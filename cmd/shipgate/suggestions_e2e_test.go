@@ -1,0 +1,177 @@
+package main
+
+import (
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/shipgate-app/shipgate/githubtest"
+)
+
+// waitComments waits for n review comments on a pull request.
+func (e *e2eEnv) waitComments(repo string, pr, n int) []githubtest.ReviewComment {
+	e.t.Helper()
+	var got []githubtest.ReviewComment
+	e.eventually("review comments", func() (bool, string) {
+		got = e.gh.ReviewComments(e2eOwner, repo, pr)
+		return len(got) >= n, ""
+	})
+	return got
+}
+
+// TestE2ESuggestionApplied: a widening gets a review comment with a
+// GitHub suggested change on the rule's line of the head commit; re-running
+// the check on the same head posts no second comment; the suggestion,
+// applied as GitHub's "Commit suggestion" does, makes the next run pass.
+func TestE2ESuggestionApplied(t *testing.T) {
+	t.Parallel()
+	const repo = "suggest"
+	env := newE2E(t)
+	env.repo(repo, map[string]string{".claude/settings.json": baseSettings, "README.md": "# x\n"})
+	widen := settingsJSON(replaced(baseAllow, "Bash(npm test:*)", "Bash(npm *)"), baseDeny)
+	pr := env.openPR(repo, "widen", map[string]string{".claude/settings.json": widen})
+	run := env.waitCompleted(repo, pr.HeadSHA, 1)
+	if run.Conclusion != "action_required" {
+		t.Fatalf("the widening: %s %q", run.Conclusion, run.Title)
+	}
+	if !strings.Contains(run.Summary, "Suggested narrower rules") || !strings.Contains(run.Summary, "replace `Bash(npm *)` with `Bash(npm test:*)`") {
+		t.Errorf("the summary lists no suggestion:\n%s", run.Summary)
+	}
+	cs := env.waitComments(repo, pr.Number, 1)
+	c := cs[0]
+	line := lineOf(t, widen, `"Bash(npm *)"`)
+	if c.Path != ".claude/settings.json" || c.Line != line || c.Side != "RIGHT" || c.CommitID != pr.HeadSHA || c.User != "shipgate[bot]" {
+		t.Fatalf("comment at %s:%d %s on %.8s by %s, want .claude/settings.json:%d RIGHT on %.8s", c.Path, c.Line, c.Side, c.CommitID, c.User, line, pr.HeadSHA)
+	}
+	for _, want := range []string{"```suggestion\n      \"Bash(npm test:*)\",\n```", "does not match `npm publish`", "<!-- shipgate:suggestion="} {
+		if !strings.Contains(c.Body, want) {
+			t.Errorf("comment body lacks %q:\n%s", want, c.Body)
+		}
+	}
+
+	// Re-run on the same head: a second run, no second comment.
+	if _, err := env.gh.RerequestCheckRun(run.ID, "alice"); err != nil {
+		t.Fatal(err)
+	}
+	env.waitCompleted(repo, pr.HeadSHA, 2)
+	env.waitJobs(2)
+	if n := len(env.gh.ReviewComments(e2eOwner, repo, pr.Number)); n != 1 {
+		t.Fatalf("%d review comments after a re-run of the same head, want 1", n)
+	}
+
+	// Applied, the suggestion restores what the base allowed: the next run passes.
+	sha, _, err := env.gh.ApplySuggestion(e2eOwner, repo, pr.Number, c.ID, "alice")
+	if err != nil {
+		t.Fatal(err)
+	}
+	run = env.waitCompleted(repo, sha, 1)
+	if run.Conclusion != "success" {
+		t.Fatalf("after applying the suggestion: %s %q\n%s", run.Conclusion, run.Title, run.Summary)
+	}
+	env.waitJobs(3)
+	if n := len(env.gh.ReviewComments(e2eOwner, repo, pr.Number)); n != 1 {
+		t.Errorf("%d review comments after the passing run, want 1", n)
+	}
+	env.noneInProgress(repo)
+}
+
+// TestE2ENoSuggestion: a new rule that nothing at the base or in the
+// policy needs gets no suggestion and no review comment (nothing says what
+// a narrower rule would keep); nor does one the policy's intents need whole.
+func TestE2ENoSuggestion(t *testing.T) {
+	t.Parallel()
+	const repo = "no-suggest"
+	env := newE2E(t)
+	env.repo(repo, map[string]string{".claude/settings.json": baseSettings, ".github/shipgate.yml": "version: 1\nintent:\n  allowed: [\"make build\"]\n", "README.md": "# x\n"})
+	add := settingsJSON(append(append([]string(nil), baseAllow...), "Bash(make build)", "Bash(cargo test *)"), baseDeny)
+	pr := env.openPR(repo, "add", map[string]string{".claude/settings.json": add})
+	run := env.waitCompleted(repo, pr.HeadSHA, 1)
+	if run.Conclusion != "action_required" {
+		t.Fatalf("the additions: %s %q\n%s", run.Conclusion, run.Title, run.Summary)
+	}
+	env.waitJobs(1)
+	if cs := env.gh.ReviewComments(e2eOwner, repo, pr.Number); len(cs) != 0 {
+		t.Fatalf("a suggestion was posted where none exists: %+v", cs)
+	}
+	if strings.Contains(run.Summary, "Suggested narrower rules") {
+		t.Errorf("the summary offers a suggestion:\n%s", run.Summary)
+	}
+}
+
+// TestE2EClearing: the summary's first lines give the decision, who can
+// clear it (the policy's teams, or that none is configured) and how (this
+// exact delta); the details link opens the deciding check's section of
+// the catalogue.
+func TestE2EClearing(t *testing.T) {
+	t.Parallel()
+	env := approvalsEnv(t, "clearing")
+	widen := settingsJSON(replaced(baseAllow, "Bash(npm test:*)", "Bash(npm *)"), baseDeny)
+	pr := env.openPR("clearing", "widen", map[string]string{".claude/settings.json": widen})
+	run := env.waitCompleted("clearing", pr.HeadSHA, 1)
+	lines := strings.SplitN(run.Summary, "\n", 5)
+	if !strings.HasPrefix(lines[0], "### ⚠️ Review required") {
+		t.Errorf("first line %q is not the decision", lines[0])
+	}
+	head := strings.Join(lines[:4], "\n")
+	for _, want := range []string{"**Who can clear it:** a member of `@acme/security` or `@acme/security-leads`", "approve this pull request at this commit", "exact delta, `sha256:"} {
+		if !strings.Contains(head, want) {
+			t.Errorf("the summary's first lines lack %q:\n%s", want, head)
+		}
+	}
+	if want := "docs/checks.md#ship-host-boundary-permission-allow-expanded"; !strings.HasSuffix(run.DetailsURL, want) {
+		t.Errorf("details_url %q, want the catalogue's section (…%s)", run.DetailsURL, want)
+	}
+
+	// A block with a review team only: no team may clear it.
+	env2 := newE2E(t)
+	env2.repo("noteam", map[string]string{".claude/settings.json": baseSettings, "README.md": "# x\n"})
+	block := settingsJSON(append(append([]string(nil), baseAllow...), "Bash(npx:*)"), baseDeny)
+	pr2 := env2.openPR("noteam", "npx", map[string]string{".claude/settings.json": block})
+	run = env2.waitCompleted("noteam", pr2.HeadSHA, 1)
+	head = strings.Join(strings.SplitN(run.Summary, "\n", 5)[:4], "\n")
+	if !strings.HasPrefix(head, "### ⛔ Blocked") || !strings.Contains(head, "no team is configured (`reviewers` in `.github/shipgate.yml`): a maintainer must merge past it") {
+		t.Errorf("the summary's first lines do not say no team is configured:\n%s", head)
+	}
+	if want := "#ship-host-boundary-permission-wildcard-allow"; !strings.HasSuffix(run.DetailsURL, want) {
+		t.Errorf("details_url %q, want …%s", run.DetailsURL, want)
+	}
+}
+
+// TestE2EAnnotationsByMeaning: a removed deny rule's annotation says the
+// calls are no longer denied (not "now runs without a prompt", nor a
+// "narrower rule to keep"); the tables and the annotation name one line;
+// an intent finding is annotated on the policy file.
+func TestE2EAnnotationsByMeaning(t *testing.T) {
+	t.Parallel()
+	const repo = "meaning"
+	env := newE2E(t)
+	env.repo(repo, map[string]string{".claude/settings.json": baseSettings, ".github/shipgate.yml": "version: 1\nintent:\n  denied: [\"curl https://example.com\"]\n", "README.md": "# x\n"})
+	head := settingsJSON(baseAllow, replaced(baseDeny, "Bash(curl:*)"))
+	pr := env.openPR(repo, "nodeny", map[string]string{".claude/settings.json": head})
+	run := env.waitCompleted(repo, pr.HeadSHA, 1)
+	var deny, intent *githubtest.Annotation
+	for i, a := range run.Annotations {
+		switch {
+		case strings.Contains(a.Title, "DENY-REMOVED"):
+			deny = &run.Annotations[i]
+		case strings.Contains(a.Title, "INTENT-VIOLATED"):
+			intent = &run.Annotations[i]
+		}
+	}
+	if deny == nil || intent == nil {
+		t.Fatalf("annotations %+v lack the deny removal or the intent", run.Annotations)
+	}
+	if strings.Contains(deny.RawDetails, "now runs without a prompt") || strings.Contains(deny.RawDetails, "narrower rule to keep") || !strings.Contains(deny.RawDetails, "no longer denied: curl") {
+		t.Errorf("the removed deny's details read %q", deny.RawDetails)
+	}
+	denyLine := lineOf(t, head, `"deny"`)
+	if deny.StartLine != denyLine {
+		t.Errorf("the deny annotation is on line %d, want the deny list's line %d", deny.StartLine, denyLine)
+	}
+	if want := ".claude/settings.json:" + strconv.Itoa(denyLine) + " (line "; !strings.Contains(run.Summary, want) {
+		t.Errorf("the summary does not place the removal where the annotation is (%q):\n%s", want, run.Summary)
+	}
+	if intent.Path != ".github/shipgate.yml" || intent.StartLine != 3 {
+		t.Errorf("the intent annotation is at %s:%d, want .github/shipgate.yml:3", intent.Path, intent.StartLine)
+	}
+}
