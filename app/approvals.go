@@ -232,8 +232,13 @@ func (p *Worker) digestAt(ctx context.Context, cl *github.Client, ev *evaluation
 	if sha == "" {
 		return "", nil
 	}
-	runs, _, err := cl.Checks.ListCheckRunsForRef(ctx, ev.owner, ev.repo, sha, &github.ListCheckRunsOptions{
-		CheckName: github.String(p.cfg.CheckName), Status: github.String("completed")})
+	opts := &github.ListCheckRunsOptions{CheckName: github.String(p.cfg.CheckName), Status: github.String("completed")}
+	if p.clients != nil {
+		// Only our own runs record a delta: another App may name a check
+		// "shipgate" and write any summary.
+		opts.AppID = github.Int64(p.clients.appID)
+	}
+	runs, _, err := cl.Checks.ListCheckRunsForRef(ctx, ev.owner, ev.repo, sha, opts)
 	if err != nil {
 		if isNotFound(err) {
 			return "", nil

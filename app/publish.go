@@ -366,7 +366,9 @@ func (p *Worker) publish(ctx context.Context, cl *github.Client, ev *evaluation,
 		fmt.Fprintf(&head, "**%d more findings are not annotated on the files**: a run carries at most %d annotations (the most severe are shown; GitHub limits how much an App may write). The table below lists the findings as far as the summary's size allows; `shipgate diff` prints them all.\n\n",
 			unannotated, maxAnnotationsPerRun)
 	}
-	marker := "\n" + deltaMarker(approvals.digest)
+	// The markers are what later runs and the ledger read back: the delta
+	// approvals bind to, and the decision with its findings by check ID.
+	marker := "\n" + deltaMarker(approvals.digest) + "\n" + recordMarker(r)
 	// The verdict, then who clears it and how, then the run's context
 	// (policy, approvals, notes), then the findings.
 	summary := r.Markdown(diff.RenderOptions{Version: p.cfg.Version, MaxBytes: max(p.cfg.SummaryBytes-len(marker), 4096),

@@ -45,6 +45,7 @@ type engine struct {
 	findings []Finding
 	// suggestions are the proven narrower rules (suggest.go).
 	suggestions []Suggestion
+	lines       map[string][]string // head files' lines, for suggestions
 	status      []FileStatus
 	bypasses    map[string][]lattice.Call // bypassCandidates, by scope (diff/bypass.go)
 	pools       map[string][]lattice.Rule // scopeRules, computed once (the files do not change)

@@ -52,33 +52,43 @@ func (e *engine) suggest(f *fileState, a *event, replaced []*event) (Suggestion,
 	for _, b := range replaced {
 		keep = append(keep, b.decl.rule)
 	}
-	// The project's other allow rules at the head: an intent one of them
-	// allows needs nothing from this rule.
-	var others []lattice.Rule
-	for _, o := range e.scopeRules(f.scope, true, lattice.Allow) {
-		if o.Text != r.Text {
-			others = append(others, o)
-		}
+	var allowed []policy.Item
+	if f.scope == "" && e.pol != nil {
+		allowed = e.pol.Intent.Allowed
 	}
-	style := spellingStyle(f, r, keep)
+	if len(keep) == 0 && len(allowed) == 0 {
+		return Suggestion{}, false // nothing says what a narrower rule would keep
+	}
+	// The project's other allow rules at the head (an intent one of them
+	// allows needs nothing from this rule) and the file's spelling are
+	// needed only for an intent this rule matches.
+	var others []lattice.Rule
+	othersDone, style := false, ""
 	var intents []string
 	var extra []lattice.Rule
-	if f.scope == "" && e.pol != nil {
-		for _, it := range e.pol.Intent.Allowed {
-			c, err := policy.ParseCall(it.Value)
-			if err != nil || lattice.MatchContext(e.ctx, r, c) != lattice.Yes {
-				continue
-			}
-			if matchesAny(e, keep, c) || matchesAny(e, extra, c) || matchesAny(e, others, c) {
-				continue
-			}
-			s, ok := e.ruleFor(r, c, style)
-			if !ok {
-				return Suggestion{}, false // the intent needs what only this rule gives
-			}
-			extra = append(extra, s)
-			intents = append(intents, c.String())
+	for _, it := range allowed {
+		c, err := policy.ParseCall(it.Value)
+		if err != nil || lattice.MatchContext(e.ctx, r, c) != lattice.Yes {
+			continue
 		}
+		if !othersDone {
+			othersDone = true
+			for _, o := range e.scopeRules(f.scope, true, lattice.Allow) {
+				if o.Text != r.Text {
+					others = append(others, o)
+				}
+			}
+			style = spellingStyle(f, r, keep)
+		}
+		if matchesAny(e, keep, c) || matchesAny(e, extra, c) || matchesAny(e, others, c) {
+			continue
+		}
+		s, ok := e.ruleFor(r, c, style)
+		if !ok {
+			return Suggestion{}, false // the intent needs what only this rule gives
+		}
+		extra = append(extra, s)
+		intents = append(intents, c.String())
 	}
 	rules := append(append([]lattice.Rule(nil), keep...), extra...)
 	if len(rules) == 0 {
@@ -100,7 +110,7 @@ func (e *engine) suggest(f *fileState, a *event, replaced []*event) (Suggestion,
 	for i, s := range rules {
 		texts[i] = s.Text
 	}
-	before, after, ok := lineEdit(f.Head.Data, a.decl.line, r.Text, texts)
+	before, after, ok := lineEditAt(e.headLines(f), a.decl.line, r.Text, texts)
 	if !ok {
 		return Suggestion{}, false
 	}
@@ -228,7 +238,24 @@ func spellingStyle(f *fileState, replaced lattice.Rule, keep []lattice.Rule) str
 // the same indentation, otherwise inline. It returns the line as written
 // and its replacement, or false when the rule is not found there.
 func lineEdit(data []byte, n int, rule string, rules []string) (before, after string, ok bool) {
-	lines := strings.Split(string(data), "\n")
+	return lineEditAt(strings.Split(string(data), "\n"), n, rule, rules)
+}
+
+// headLines are the lines of f's head version, split once per comparison.
+func (e *engine) headLines(f *fileState) []string {
+	if e.lines == nil {
+		e.lines = map[string][]string{}
+	}
+	ls, ok := e.lines[f.Path]
+	if !ok {
+		ls = strings.Split(string(f.Head.Data), "\n")
+		e.lines[f.Path] = ls
+	}
+	return ls
+}
+
+// lineEditAt is lineEdit over a file's lines.
+func lineEditAt(lines []string, n int, rule string, rules []string) (before, after string, ok bool) {
 	if n < 1 || n > len(lines) {
 		return "", "", false
 	}

@@ -270,3 +270,28 @@ func TestReadableWitnesses(t *testing.T) {
 		}
 	}
 }
+
+// FuzzLineEdit: whatever the line and rules, lineEdit never panics, and
+// when it edits, before is the line as written and after holds every
+// suggested rule as a JSON string.
+func FuzzLineEdit(f *testing.F) {
+	f.Add(`      "Bash(npm *)",`, "Bash(npm *)", "Bash(npm test *)")
+	f.Add(`"allow": ["Bash(a \"b\")", "Read"]`, `Bash(a "b")`, "Bash(a)")
+	f.Add("\t\"x\"\r", "x", "y")
+	f.Fuzz(func(t *testing.T, line, rule, repl string) {
+		if strings.Contains(line, "\n") {
+			return // not one line
+		}
+		data := []byte("{\n" + line + "\n}\n")
+		before, after, ok := lineEdit(data, 2, rule, []string{repl, rule})
+		if !ok {
+			return
+		}
+		if before != strings.TrimSuffix(line, "\r") {
+			t.Fatalf("before %q for line %q", before, line)
+		}
+		if !strings.Contains(after, jsonString(repl)) {
+			t.Fatalf("after %q lacks %s", after, jsonString(repl))
+		}
+	})
+}

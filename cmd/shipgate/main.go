@@ -87,6 +87,7 @@ func commands() []command {
 		{"demo", "run the App end to end against a built-in fake GitHub and show its check runs", runDemo},
 		{"serve", "run the GitHub App (webhook server and workers)", runServe},
 		{"register", "create Shipgate's GitHub App from its manifest (a local page and GitHub's redirect) and save its credentials", runRegister},
+		{"ledger", "list every Shipgate decision and approval across an organisation's repositories (jsonl or csv), read back from GitHub", runLedger},
 		{"validate-policy", "check a policy file (.github/shipgate.yml) and print its errors with line and column", runValidatePolicy},
 		{"probe", "GET a URL and exit 0 on a 2xx answer (the image has no curl: helm test uses this)", runProbe},
 		{"version", "print the version, the commit and the Go version it was built with", runVersion},

@@ -86,6 +86,9 @@ type serveConfig struct {
 	// defaults, app.SweepOptions).
 	SweepStart   time.Duration
 	SweepPerPage int
+	// LedgerTokens turn on GET /ledger for bearers of one of them
+	// (ledger.go); none leaves it off.
+	LedgerTokens []string
 }
 
 // server is a running App: HTTP listener, queue, worker pool.
@@ -239,7 +242,14 @@ func startServer(ctx context.Context, cfg serveConfig) (*server, error) {
 	if httpOpts.ErrorLog == nil {
 		httpOpts.ErrorLog = cfg.Logger
 	}
-	hs, limit := webhook.HTTPServer(hook, httpOpts)
+	var handler http.Handler = hook
+	if len(cfg.LedgerTokens) > 0 {
+		mux := http.NewServeMux()
+		mux.Handle("/ledger", ledgerHandler(clients, cfg.LedgerTokens, cfg.Logger))
+		mux.Handle("/", hook)
+		handler = mux
+	}
+	hs, limit := webhook.HTTPServer(handler, httpOpts)
 	s := &server{cfg: cfg, hook: hook, queue: queue, closeQ: closeQ, worker: worker, listener: ln, ready: ready, stop: stop, done: make(chan struct{}),
 		http: hs}
 	go func() {
@@ -314,6 +324,7 @@ func runServe(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	redisFlags := addRedisFlags(fs)
 	logFormat := fs.String("log-format", envOr("SHIPGATE_LOG_FORMAT", "json"), "log format: json or text (SHIPGATE_LOG_FORMAT)")
 	logLevel := fs.String("log-level", envOr("SHIPGATE_LOG_LEVEL", "info"), "log level: debug, info, warn, error (SHIPGATE_LOG_LEVEL)")
+	ledgerFile := fs.String("ledger-token-file", os.Getenv("SHIPGATE_LEDGER_TOKEN_FILE"), "file of bearer tokens (one a line, 16+ characters) that may read GET /ledger, the organisation's decisions and approvals; unset: the endpoint is off (SHIPGATE_LEDGER_TOKEN_FILE; or SHIPGATE_LEDGER_TOKEN with one token)")
 	redeliver := fs.Bool("redeliver-failed", envBool("SHIPGATE_REDELIVER_FAILED", true), "accept a redelivery of a delivery whose job failed (SHIPGATE_REDELIVER_FAILED)")
 	if _, err := parseFlags(fs, args); err != nil {
 		return flagError(err)
@@ -350,6 +361,9 @@ func runServe(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	}
 	if cfg.PrivateKey, err = readPrivateKey(*keyFile, logger); err != nil || len(cfg.PrivateKey) == 0 {
 		return usageError(stderr, "serve", "private key: %v", orMissing(err, "set --private-key-file or SHIPGATE_PRIVATE_KEY_FILE"))
+	}
+	if cfg.LedgerTokens, err = readLedgerTokens(*ledgerFile); err != nil {
+		return usageError(stderr, "serve", "ledger token: %v", err)
 	}
 	if cfg.WebhookSecrets, err = readWebhookSecrets(*secretFile, logger); err != nil {
 		return usageError(stderr, "serve", "webhook secret: %v", err)
