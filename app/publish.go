@@ -378,11 +378,13 @@ func (p *Worker) publish(ctx context.Context, cl *github.Client, ev *evaluation,
 	out := func(batch []*github.CheckRunAnnotation) *github.CheckRunOutput {
 		return &github.CheckRunOutput{Title: github.String(t), Summary: github.String(summary), Annotations: batch}
 	}
+	// Suggestions go out before the run completes: completing it is the
+	// job's last write, so a job that dies and runs again never finds its
+	// run completed with work left (it would make a second run); a comment
+	// already posted is found by its marker and not posted twice.
+	p.postSuggestions(ctx, cl, ev, r)
 	if ev.runID == 0 {
 		done, err := p.createRun(ctx, cl, ev, anns, out(anns), concl, detailsURL(ev, &r))
-		if done {
-			p.postSuggestions(ctx, cl, ev, r)
-		}
 		if err != nil || done {
 			return err
 		}
@@ -418,7 +420,6 @@ func (p *Worker) publish(ctx context.Context, cl *github.Client, ev *evaluation,
 	p.runsMu.Lock()
 	delete(p.runs, p.runKey(ev))
 	p.runsMu.Unlock()
-	p.postSuggestions(ctx, cl, ev, r)
 	return nil
 }
 
