@@ -40,6 +40,12 @@ func runAgent(seed uint64, n, workers int, all bool) (handled bool, err error) {
 		}
 		r := conformance.RunCodex(ctx, bin, conformance.GenerateCodex(seed, n), workers)
 		r.Write(os.Stdout, examples)
+		// config.toml, one `codex debug prompt-input` per file: a file for
+		// every 30 decisions, at most 400.
+		outs, errs := conformance.RunCodexConfigs(ctx, bin, conformance.GenerateCodexConfigs(seed, min(max(n/30, 1), 400)), workers)
+		if !conformance.WriteCodexConfigs(os.Stdout, outs, errs) {
+			return true, fmt.Errorf("the Codex CLI %s and Shipgate read config.toml differently (see above)", conformance.CodexVersion)
+		}
 		if r.Failed() {
 			return true, fmt.Errorf("the Codex CLI %s and Shipgate disagree (see above)", conformance.CodexVersion)
 		}
