@@ -34,6 +34,8 @@ func vscodeE2ECases() []agentE2ECase {
 	return []agentE2ECase{
 		{name: "chat.tools.autoApprove true", base: base, head: map[string]string{vscodeSettings: strings.Replace(cfg, "\"editor.tabSize\": 2,", "\"editor.tabSize\": 2,\n  \"chat.tools.autoApprove\": true,", 1)},
 			decision: "block", checks: []string{"PERMISSION-WILDCARD-ALLOW"}},
+		{name: "chat.tools.autoApprove in a case variant (.VSCode/Settings.json opens as .vscode/settings.json on macOS)", base: readme,
+			head: map[string]string{".VSCode/Settings.json": "{\"chat.tools.autoApprove\": true}\n"}, decision: "block", checks: []string{"PERMISSION-WILDCARD-ALLOW"}},
 		{name: "a regex that approves every command", base: base, head: map[string]string{vscodeSettings: strings.Replace(cfg, "\"npm test\": true,", "\"npm test\": true,\n    \"/.*/\": true,", 1)},
 			decision: "block", checks: []string{"PERMISSION-WILDCARD-ALLOW"}},
 		{name: "a launcher prefix", base: base, head: map[string]string{vscodeSettings: strings.Replace(cfg, "\"npm test\": true,", "\"npm test\": true,\n    \"npx\": true,", 1)},

@@ -203,13 +203,19 @@ func (g *gatherer) mayBeConfig(p string) bool {
 	return diff.MayBeAgentPath(p)
 }
 
-// canonicalSegments are the path segments Claude Code looks for, by their
+// canonicalSegments are the path segments the agents look for, by their
 // lower-case spelling: on a case-insensitive file system (macOS's
-// default, Windows) any spelling opens them.
+// default, Windows) any spelling opens them. Claude Code's first, then
+// the other adapters' (diff/agent_*.go): a .VSCode/Settings.json opens
+// as .vscode/settings.json.
 var canonicalSegments = map[string]string{
 	".claude": ".claude", "settings.json": "settings.json", "settings.local.json": "settings.local.json",
 	".mcp.json": ".mcp.json", "skills": "skills", "commands": "commands", "agents": "agents",
 	"skill.md": "SKILL.md", "hooks": "hooks",
+	".vscode": ".vscode", "mcp.json": "mcp.json", ".cursor": ".cursor", "cli.json": "cli.json",
+	"opencode.json": "opencode.json", "opencode.jsonc": "opencode.jsonc", ".opencode": ".opencode",
+	".github": ".github", "copilot": "copilot",
+	".codex": ".codex", "config.toml": "config.toml", "rules": "rules", ".gemini": ".gemini",
 }
 
 // fold respells the segments of p that name agent configuration

@@ -380,6 +380,10 @@ func TestFold(t *testing.T) {
 		".claude/Skills/x/skill.md":       ".claude/skills/x/SKILL.md",
 		".claude/commands/Deploy.MD":      ".claude/commands/Deploy.md",
 		"Docs/README.MD":                  "Docs/README.MD",
+		".VSCode/Settings.json":           ".vscode/settings.json",
+		"OpenCode.JSON":                   "opencode.json",
+		".Cursor/CLI.json":                ".cursor/cli.json",
+		".GitHub/Copilot/settings.json":   ".github/copilot/settings.json",
 	} {
 		if got := fold(in); got != want {
 			t.Errorf("fold(%q) = %q, want %q", in, got, want)
