@@ -5,6 +5,8 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/shipgate-app/shipgate/policy"
 )
 
 // agentCase is one change to one agent file and the verdict the
@@ -215,4 +217,45 @@ func TestAgentTooManyRules(t *testing.T) {
 	if r.Decision != DecisionBlock || len(r.Findings) == 0 || r.Findings[0].Evidence != "too_complex" {
 		t.Fatalf("want a blocking too_complex finding:\n%s", dump(r))
 	}
+}
+
+// TestAgentPolicyScopes: a raise scoped to one agent, and intents checked
+// against another agent's effective policy.
+func TestAgentPolicyScopes(t *testing.T) {
+	pol, err := policy.Parse("p.yml", []byte("version: 1\nchecks:\n  SHIP-HOST-BOUNDARY-PERMISSION-ALLOW-EXPANDED:\n    action: block\n    agents: [vscode]\nintent:\n  denied: [\"rm -rf /\"]\n  asked: [\"git push origin main\"]\n  agents: [opencode]\n"), PolicyOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmp := func(p, base, head string) Report {
+		return Compare(Input{Policy: pol, Files: []File{{Path: p, Base: Version{Exists: true, Data: []byte(base)}, Head: Version{Exists: true, Data: []byte(head)}}}})
+	}
+	if r := cmp(".vscode/settings.json", `{}`, `{"chat.tools.terminal.autoApprove": {"npm test": true}}`); r.Decision != DecisionBlock {
+		t.Errorf("vscode: the raise applies: %s\n%s", r.Decision, dump(r))
+	}
+	if r := cmp(".cursor/cli.json", `{}`, `{"permissions": {"allow": ["Shell(git)"]}}`); r.Decision != DecisionRequireReview {
+		t.Errorf("cursor: the raise does not apply: %s\n%s", r.Decision, dump(r))
+	}
+	r := cmp("opencode.json", `{"permission": {"bash": {"rm *": "deny", "git push *": "ask"}}}`, `{"permission": {"bash": {"rm *": "deny", "git push *": "ask", "*": "allow"}}}`)
+	var intents []string
+	for _, f := range r.Findings {
+		if f.CheckID == CheckIntent {
+			intents = append(intents, f.Evidence)
+			if f.Agent != AgentOpenCode || f.Action != policy.Block {
+				t.Errorf("intent finding %+v", f)
+			}
+		}
+	}
+	if len(intents) != 2 {
+		t.Errorf("want both intents violated (the catch-all allow comes last), got %v\n%s", intents, dump(r))
+	}
+	if r := cmp("opencode.json", `{}`, `{"permission": {"bash": {"rm *": "deny", "git push *": "ask"}}}`); len(r.Findings) != 0 {
+		t.Errorf("intents kept: %s", dump(r))
+	}
+}
+
+func TestVSCodeTruthy(t *testing.T) {
+	runAgentCases(t, AgentVSCode, []agentCase{
+		{name: "a string autoApprove fails closed", path: ".vscode/settings.json", base: `{}`, head: `{"chat.tools.autoApprove": "yes"}`, decision: DecisionBlock},
+		{name: "a zero is not truthy", path: ".vscode/settings.json", base: `{}`, head: `{"chat.tools.autoApprove": 0}`, decision: DecisionAllow},
+	})
 }

@@ -132,6 +132,19 @@ func (r *reader) set(m jsonpos.Member, grant int, exec bool, check, why string) 
 
 func isTrue(v *jsonpos.Value) bool { return v.Kind() == jsonpos.Bool && v.Bool() }
 
+// truthy reports a JavaScript-truthy value that is not a boolean: a
+// non-empty string, a non-zero number.
+func truthy(v *jsonpos.Value) bool {
+	switch v.Kind() {
+	case jsonpos.String:
+		return v.Text() != ""
+	case jsonpos.Number:
+		r := strings.TrimLeft(v.Raw(), "-")
+		return strings.Trim(r, "0.eE+-") != ""
+	}
+	return false
+}
+
 func isFalse(v *jsonpos.Value) bool { return v.Kind() == jsonpos.Bool && !v.Bool() }
 
 func (r *reader) settings(root *jsonpos.Value) {
@@ -151,6 +164,8 @@ func (r *reader) settings(root *jsonpos.Value) {
 					r.doc.Settings = append(r.doc.Settings, agent.Setting{Key: m.Key + "." + t.Key, Value: "true", Pos: r.pos(t.KeyStart), Grant: 1, Exec: exec, Check: agent.CheckAllow,
 						Why: "the tool " + t.Key + " runs without a confirmation"})
 				}
+			case truthy(v):
+				r.set(m, 2, true, agent.CheckAllow, m.Key+" holds a truthy value that is not a boolean: the settings schema wants true or false, and a reader that tests truthiness turns every confirmation off (fail closed)")
 			default:
 				r.set(m, 0, false, agent.CheckAllow, m.Key+" is not true: confirmations stay on")
 			}
