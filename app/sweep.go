@@ -58,6 +58,11 @@ type SweepOptions struct {
 	// PerPage is the page size of the listings (default 100, GitHub's
 	// maximum).
 	PerPage int
+	// Lease, when set, is asked before each of Run's sweeps; the sweep is
+	// skipped when it returns false. Replicas sharing a Redis pass one
+	// lease (redisqueue.SweepLease), so that one of them sweeps per
+	// interval instead of each repeating the listings.
+	Lease func(ctx context.Context) bool
 	// Enqueue queues the evaluations of heads without a run. ErrQueueFull
 	// (any error) ends the sweep; the next resumes there.
 	Enqueue func(ctx context.Context, jobs []Job) error
@@ -155,6 +160,14 @@ func (s *Sweeper) Run(ctx context.Context) {
 	tick := time.NewTicker(s.o.Interval)
 	defer tick.Stop()
 	for {
+		if s.o.Lease != nil && !s.o.Lease(ctx) {
+			select {
+			case <-ctx.Done():
+				return
+			case <-tick.C:
+			}
+			continue
+		}
 		res, err := s.Sweep(ctx)
 		switch {
 		case err != nil && ctx.Err() == nil:

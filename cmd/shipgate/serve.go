@@ -269,7 +269,11 @@ func startServer(ctx context.Context, cfg serveConfig) (*server, error) {
 		if capacity <= 0 {
 			capacity = webhook.DefaultQueueCapacity
 		}
-		s.sweeper, err = app.NewSweeper(clients, app.SweepOptions{Interval: cfg.SweepInterval, Budget: cfg.SweepBudget,
+		var lease func(context.Context) bool
+		if extras.sweepLease != nil {
+			lease = extras.sweepLease(cfg.SweepInterval * 9 / 10)
+		}
+		s.sweeper, err = app.NewSweeper(clients, app.SweepOptions{Interval: cfg.SweepInterval, Budget: cfg.SweepBudget, Lease: lease,
 			Start: cfg.SweepStart, PerPage: cfg.SweepPerPage, Enqueue: queue.Enqueue,
 			// As the redelivery scan: at most half the queue, so what the
 			// sweep queues is not refused again.

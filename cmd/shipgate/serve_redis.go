@@ -117,7 +117,10 @@ func newQueueAndDedup(ctx context.Context, rc redisConfig, qo webhook.QueueOptio
 	}
 	// Check-run writes are paced per installation across every replica
 	// sharing the Redis (GitHub counts them whichever replica sends them).
-	extras := redisExtras{memory: redisqueue.NewRedeliveryMemory(client, rc.Prefix)}
+	extras := redisExtras{memory: redisqueue.NewRedeliveryMemory(client, rc.Prefix),
+		sweepLease: func(ttl time.Duration) func(context.Context) bool {
+			return redisqueue.SweepLease(client, rc.Prefix, q.Replica(), ttl, qo.Logger)
+		}}
 	if wp := redisqueue.NewWritePacer(client, rc.Prefix, q.Replica(), pace, qo.Logger); wp != nil {
 		extras.pace = wp
 	}
@@ -132,6 +135,8 @@ func newQueueAndDedup(ctx context.Context, rc redisConfig, qo webhook.QueueOptio
 type redisExtras struct {
 	pace   app.WriteLimiter         // the check-run write pace of every replica
 	memory webhook.RedeliveryMemory // the redelivery scan's memory
+	// sweepLease makes the lease that lets one replica sweep per interval.
+	sweepLease func(ttl time.Duration) func(context.Context) bool
 }
 
 // redactURL hides a URL's user name and password, for logs and errors.
