@@ -19,8 +19,13 @@ const (
 	// Real rules need a few hundred steps.
 	DefaultSearchSteps = 2_000_000
 	// DefaultTotalSteps is the budget NewBudget(0, 0) gives a whole
-	// comparison: about 0.6 s of CPU on one core (a step costs 10–20 ns).
-	DefaultTotalSteps = 40_000_000
+	// comparison: 0.2–0.5 s of CPU on one core with the work around the
+	// searches (a step costs about 10 ns inside a search, 20–25 ns with
+	// the engine's per-question work; see docs/benchmarks.md). The
+	// costliest realistic shape measured, 2,000 rules with stars
+	// mid-pattern that the engine looks past read-only witnesses of, needs
+	// 14.4 M.
+	DefaultTotalSteps = 20_000_000
 )
 
 // Budget bounds the work of every lattice search that runs under one

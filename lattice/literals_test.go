@@ -108,3 +108,39 @@ func TestMergedLiteralsSameWitness(t *testing.T) {
 		}
 	}
 }
+
+// TestLauncherExcludes: a rule Excludes rules out is one Operand answers
+// No for, having spent nothing; and Excludes rules out the common rules
+// of other commands.
+func TestLauncherExcludes(t *testing.T) {
+	g := gen{rand.New(rand.NewPCG(*seed, 13))}
+	texts := []string{"Bash(git log * --flag5 * --x5)", "Bash(npx *)", "Bash(np*)", "Bash(npx)", "Bash(npxy *)", "Bash(n *)", "Bash(*)", "Bash",
+		"Bash(sudo -u x *)", "Bash(s*)", "bash(npx *)", "Bash( npx *)", "Bash(npx  *)", "Read(src/**)", "Bash(docker run *)"}
+	for i := 0; i < 400; i++ {
+		texts = append(texts, g.shellRule())
+	}
+	excluded := 0
+	for _, l := range []string{"npx", "python3 -c", "docker run", "sudo", "git"} {
+		ln, ok := ParseLauncher(l)
+		if !ok {
+			t.Fatal(l)
+		}
+		ln = ln.Prepared()
+		for _, text := range texts {
+			r := ParseIn(Allow, text)
+			if !ln.Excludes(r) {
+				continue
+			}
+			excluded++
+			if v := ln.Operand(context.Background(), r, 0); v.Answer != No || v.Spent != 0 || v.Undecided {
+				t.Errorf("%s excludes %s, but Operand answers %v (spent %d, undecided %v)", l, text, v.Answer, v.Spent, v.Undecided)
+			}
+		}
+	}
+	if excluded == 0 {
+		t.Fatal("nothing excluded: the test tests nothing")
+	}
+	if ln, _ := ParseLauncher("npx"); !ln.Excludes(ParseIn(Allow, "Bash(git log * --flag5 * --x5)")) || ln.Excludes(ParseIn(Allow, "Bash(np*)")) {
+		t.Error("npx: git log rule not excluded, or np* excluded")
+	}
+}

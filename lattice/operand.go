@@ -44,6 +44,7 @@ type Launcher struct {
 	PlusOptions bool
 
 	bare, full *machine // built by Prepared
+	text       string   // the words joined, set by ParseLauncher
 }
 
 // ParseLauncher reads a launcher written as its words ("python3 -c",
@@ -63,11 +64,50 @@ func ParseLauncher(text string) (Launcher, bool) {
 			}
 		}
 	}
-	return Launcher{Words: words}, true
+	return Launcher{Words: words, text: strings.Join(words, " ")}, true
 }
 
 // String spells the launcher's words as the table does.
-func (l Launcher) String() string { return strings.Join(l.Words, " ") }
+func (l Launcher) String() string {
+	if l.text != "" {
+		return l.text
+	}
+	return strings.Join(l.Words, " ")
+}
+
+// Excludes reports, without a search, that r cannot leave l's operand
+// selectable because every reading of r is a Bash command pattern whose
+// literal prefix disagrees with l's first word and a space: Operand would
+// answer No having spent nothing. A caller rating a rule against a table
+// of launchers skips those quickly; false decides nothing.
+func (l Launcher) Excludes(r Rule) bool {
+	if len(l.Words) == 0 {
+		return false
+	}
+	r = parsed(r)
+	if len(r.readings) == 0 {
+		return false
+	}
+	first := l.Words[0]
+	for _, rd := range r.readings {
+		if rd.kind != readArgs || rd.tool != "Bash" || rd.arg != argShell || rd.param != "" || rd.tooLarge {
+			return false
+		}
+		// The check decide makes: first+" " and the prefix agree when one
+		// starts with the other.
+		p := rd.prefix
+		if len(p) <= len(first) {
+			if strings.HasPrefix(first, p) {
+				return false
+			}
+			continue
+		}
+		if strings.HasPrefix(p, first) && p[len(first)] == ' ' {
+			return false
+		}
+	}
+	return true
+}
 
 // marker reports whether the last word is the option whose value is the
 // operand (`-c` of `python3 -c`).

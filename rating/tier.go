@@ -136,7 +136,7 @@ func (rt Rater) TierContext(ctx context.Context, r lattice.Rule) (TierMatch, boo
 	undecided := false
 	for _, text := range rt.ordered(r) {
 		l, ok := launcherFor(text)
-		if !ok {
+		if !ok || l.Excludes(r) {
 			continue
 		}
 		if budget <= 0 {
