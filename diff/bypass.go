@@ -2,6 +2,7 @@ package diff
 
 import (
 	"fmt"
+	"sort"
 	"strings"
 
 	"github.com/shipgate-app/shipgate/lattice"
@@ -26,20 +27,50 @@ var bypassForms = []func(string) string{
 // (its command checks included) and no deny or ask rule of the head
 // stops, in any form Claude Code reads the line. It names the grant that
 // lets each call through.
+//
+// The calls only word a message, so the work is bounded: at most
+// maxBypassChecks candidates that the grant's literal text does not rule
+// out are matched against it (a file with hundreds of Bash deny rules has
+// thousands of candidates, and every Bash allow finding asks).
 func (e *engine) denyBypasses(scope string, grants []lattice.Rule, max int) (calls []string, via string) {
-	for _, w := range e.bypassCandidates(scope) {
-		for _, g := range grants {
-			if g.Canonical != "Bash" || lattice.MatchContext(e.ctx, g, w) != lattice.Yes {
-				continue
+	cands := e.bypassCandidates(scope)
+	if len(cands) == 0 {
+		return nil, ""
+	}
+	set := e.bypassSet(scope, cands)
+	// Which candidates each grant approves; then the approved candidates
+	// in their order, each through the first grant that approves it.
+	first := map[int]int{} // candidate → grant
+	checks := 0
+	for gi, g := range grants {
+		if g.Canonical != "Bash" {
+			continue
+		}
+		set.Each(g, func(ci int, w lattice.Call) bool {
+			if checks >= maxBypassChecks {
+				return false
 			}
-			if _, skip := notNewlyRun(w, g); skip {
-				continue
+			if _, done := first[ci]; done {
+				return true
 			}
-			calls = append(calls, w.Arg)
-			if via == "" {
-				via = g.Text
+			checks++
+			if lattice.MatchContext(e.ctx, g, w) == lattice.Yes {
+				if _, skip := notNewlyRun(w, g); !skip {
+					first[ci] = gi
+				}
 			}
-			break
+			return true
+		})
+	}
+	order := make([]int, 0, len(first))
+	for ci := range first {
+		order = append(order, ci)
+	}
+	sort.Ints(order)
+	for _, ci := range order {
+		calls = append(calls, cands[ci].Arg)
+		if via == "" {
+			via = grants[first[ci]].Text
 		}
 		if len(calls) >= max {
 			break
@@ -47,6 +78,22 @@ func (e *engine) denyBypasses(scope string, grants []lattice.Rule, max int) (cal
 	}
 	return calls, via
 }
+
+// bypassSet indexes a scope's bypass candidates, once.
+func (e *engine) bypassSet(scope string, cands []lattice.Call) *lattice.CallSet {
+	if s, ok := e.bypassSets[scope]; ok {
+		return s
+	}
+	s := lattice.NewCallSet(cands)
+	if e.bypassSets == nil {
+		e.bypassSets = map[string]*lattice.CallSet{}
+	}
+	e.bypassSets[scope] = s
+	return s
+}
+
+// maxBypassChecks bounds the matches one denyBypasses makes.
+const maxBypassChecks = 512
 
 // bypassCandidates are the bypass forms of the commands the head's deny
 // rules of a scope name that no deny or ask rule of the head stops,
@@ -101,14 +148,38 @@ func stoppedInAnyForm(e *engine, c lattice.Call, stops []lattice.Rule) bool {
 	if err != nil {
 		return true
 	}
+	set := e.ruleSet(stops)
 	for _, p := range cmd.Parts {
 		for _, f := range lattice.CommandForms(p).Deny {
-			if stoppedBy(lattice.Call{Tool: "Bash", Arg: f.Text}, stops) {
+			if set.MayMatch(lattice.Call{Tool: "Bash", Arg: f.Text}) {
 				return true
 			}
 		}
 	}
 	return false
+}
+
+// ruleSet indexes one of the engine's pools (scopeRules) for MayMatch,
+// once: stoppedBy over an index.
+func (e *engine) ruleSet(pool []lattice.Rule) *lattice.RuleSet {
+	if len(pool) == 0 {
+		return lattice.NewRuleSet(nil)
+	}
+	if s, ok := e.ruleSets[&pool[0]]; ok && s.n == len(pool) {
+		return s.set
+	}
+	s := lattice.NewRuleSet(pool)
+	if e.ruleSets == nil {
+		e.ruleSets = map[*lattice.Rule]indexedPool{}
+	}
+	e.ruleSets[&pool[0]] = indexedPool{len(pool), s}
+	return s
+}
+
+// indexedPool is a pool's RuleSet and the pool's length.
+type indexedPool struct {
+	n   int
+	set *lattice.RuleSet
 }
 
 // bypassNote words denyBypasses for a finding's message, or "".

@@ -61,9 +61,11 @@ type engine struct {
 	// by command: the searches that look past read-only witnesses ask
 	// about the same calls several times, and each answer parses a shell
 	// line.
-	skips     map[skipKey]skipAnswer
-	readOnly  map[string]bool
-	impliedBy map[ruleID][]lattice.Rule
+	skips      map[skipKey]skipAnswer
+	readOnly   map[string]bool
+	impliedBy  map[ruleID][]lattice.Rule
+	ruleSets   map[*lattice.Rule]indexedPool // indexed pools (bypass.go)
+	bypassSets map[string]*lattice.CallSet   // bypassCandidates indexed, by scope
 
 	// attributed counts the cut-short searches of the file being compared
 	// that a rule's own too_complex finding already accounts for.

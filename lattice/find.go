@@ -435,6 +435,12 @@ func findN(ctx context.Context, all, none, extra []Rule, n int) ([]Call, Answer)
 	return append(out, c), Yes
 }
 
+// MayMatch is a cheap, exact test that rules out rule r matching call c:
+// when it reports false, Match(r, c) answers No (r is of another tool, or
+// every argument it matches starts, ends or runs with other text than c's).
+// True decides nothing.
+func MayMatch(r Rule, c Call) bool { return mayMatch(&r, c) }
+
 // mayMatch is a cheap test that rules out a rule matching a call: a rule
 // of another tool, or whose every argument starts with other text.
 func mayMatch(r *Rule, c Call) bool {

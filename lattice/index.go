@@ -364,3 +364,98 @@ func (ix *ruleIndex) mayStop(ctx context.Context, none []Rule, c Call) bool {
 	}
 	return false
 }
+
+// RuleSet is a set of rules indexed for many questions of one kind: may
+// some rule of the set match this call? The engine asks it of the deny
+// and ask rules of a project for every candidate call it words a finding
+// with; the index visits only the rules whose literal ends and required
+// run the call has.
+type RuleSet struct {
+	rules []Rule
+	ix    *ruleIndex
+}
+
+// NewRuleSet indexes rules (the slice is kept, not copied: it must not
+// change afterwards).
+func NewRuleSet(rules []Rule) *RuleSet { return &RuleSet{rules: rules, ix: newRuleIndex(rules)} }
+
+// MayMatch reports whether some rule of the set may match c: whether
+// Match answers Yes or Unknown for one of them.
+func (s *RuleSet) MayMatch(c Call) bool {
+	return s.ix.mayStop(context.Background(), s.rules, c)
+}
+
+// CallSet is a set of calls indexed by their argument text, for a caller
+// asking of many rules which calls of the set each may match: Each visits
+// only the calls that start with the literal prefix of one of the rule's
+// readings, not all of them.
+type CallSet struct {
+	calls  []Call
+	sorted []int32 // positions in calls, by tool and argument
+	blanks []int32 // calls with a run of blanks (Match reads them collapsed too)
+}
+
+// NewCallSet indexes calls (the slice is kept: it must not change).
+func NewCallSet(calls []Call) *CallSet {
+	s := &CallSet{calls: calls}
+	for i, c := range calls {
+		if hasBlankRun(c) {
+			s.blanks = append(s.blanks, int32(i))
+			continue
+		}
+		s.sorted = append(s.sorted, int32(i))
+	}
+	slices.SortFunc(s.sorted, func(a, b int32) int {
+		ca, cb := calls[a], calls[b]
+		if ca.Tool != cb.Tool {
+			return strings.Compare(ca.Tool, cb.Tool)
+		}
+		return strings.Compare(ca.Arg, cb.Arg)
+	})
+	return s
+}
+
+// Each calls f, in the set's order, on every call of the set MayMatch does
+// not rule out for r (with its position in the slice NewCallSet was
+// given), until f returns false.
+func (s *CallSet) Each(r Rule, f func(int, Call) bool) {
+	r = parsed(r)
+	var pos []int32
+	all := false
+	for _, rd := range r.readings {
+		if rd.kind != readArgs || rd.arg != argShell || rd.fold || rd.param != "" {
+			all = true
+			break
+		}
+		lo, _ := slices.BinarySearchFunc(s.sorted, Call{Tool: rd.tool, Arg: rd.prefix}, func(i int32, c Call) int {
+			x := s.calls[i]
+			if x.Tool != c.Tool {
+				return strings.Compare(x.Tool, c.Tool)
+			}
+			return strings.Compare(x.Arg, c.Arg)
+		})
+		for j := lo; j < len(s.sorted); j++ {
+			x := s.calls[s.sorted[j]]
+			if x.Tool != rd.tool || !strings.HasPrefix(x.Arg, rd.prefix) {
+				break
+			}
+			pos = append(pos, s.sorted[j])
+		}
+	}
+	if all {
+		for i, c := range s.calls {
+			if mayMatch(&r, c) && !f(i, c) {
+				return
+			}
+		}
+		return
+	}
+	pos = append(pos, s.blanks...)
+	slices.Sort(pos)
+	pos = slices.Compact(pos)
+	for _, i := range pos {
+		if c := s.calls[i]; mayMatch(&r, c) && !f(int(i), c) {
+			return
+		}
+	}
+}

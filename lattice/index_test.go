@@ -57,3 +57,51 @@ func TestMayStopRequiredIndex(t *testing.T) {
 		}
 	}
 }
+
+// TestCallSetEach: Each visits exactly the calls MayMatch does not rule out
+// for the rule, in the set's order; RuleSet.MayMatch answers what asking
+// every rule answers.
+func TestCallSetEach(t *testing.T) {
+	r := rand.New(rand.NewPCG(*seed, 14))
+	words := []string{"bash -c 'curl x'", "eval curl x", "python3 -c 'import os'", "find . -exec rm x {} +", "git push", "git  push", "npm", "eval  x", "x"}
+	var calls []Call
+	for i := 0; i < 400; i++ {
+		arg := words[r.IntN(len(words))]
+		if r.IntN(2) == 0 {
+			arg += fmt.Sprintf(" %d", r.IntN(20))
+		}
+		tool := "Bash"
+		if r.IntN(10) == 0 {
+			tool = "Read"
+		}
+		calls = append(calls, Call{Tool: tool, Arg: arg})
+	}
+	set := NewCallSet(calls)
+	rules := []string{"Bash(eval *)", "Bash(bash -c *)", "Bash(*)", "Bash", "Bash(git push *)", "Bash(git *)", "bash(eval *)", "Read(**)", "Bash(npm)", "Bash(* 3)", "Bash(find . -exec *)"}
+	for _, text := range rules {
+		rule := ParseIn(Allow, text)
+		var got, want []int
+		set.Each(rule, func(i int, c Call) bool {
+			if c != calls[i] {
+				t.Fatalf("%s: call %d is %v, Each gave %v", text, i, calls[i], c)
+			}
+			got = append(got, i)
+			return true
+		})
+		for i, c := range calls {
+			if MayMatch(rule, c) {
+				want = append(want, i)
+			}
+		}
+		if fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("%s: Each visited %v, want %v", text, got, want)
+		}
+		rs := NewRuleSet([]Rule{rule, ParseIn(Deny, "Bash(rm *)")})
+		for _, c := range calls {
+			want := Match(rule, c) != No || Match(ParseIn(Deny, "Bash(rm *)"), c) != No
+			if rs.MayMatch(c) != want {
+				t.Fatalf("%s: RuleSet.MayMatch(%v) = %v, want %v", text, c, !want, want)
+			}
+		}
+	}
+}
