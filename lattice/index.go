@@ -55,8 +55,10 @@ type endBuckets struct {
 }
 
 // reqIndex finds, for a call's text, the readings of a group whose
-// required literal the text contains, without testing each: the text's
-// substrings of each length a required literal has are looked up.
+// required literals the text contains, without testing each: each reading
+// is filed under one literal every word it matches contains (the longest
+// past its prefix, else its required literal), and the text's substrings
+// of each length such a literal has are looked up.
 type reqIndex struct {
 	byReq map[string][]int32 // required literal → positions in all
 	lens  []int              // the distinct lengths of the required literals
@@ -77,7 +79,12 @@ func (g *endBuckets) buildReqIndex() {
 	x := &reqIndex{byReq: map[string][]int32{}}
 	seen := map[int]bool{}
 	for i, e := range g.all {
-		r := e.rd.args.required
+		// The text past the prefix when there is one: a group sharing a
+		// prefix would otherwise share its key.
+		r := e.rd.args.inner
+		if r == "" {
+			r = e.rd.args.required
+		}
 		if r == "" {
 			x.empty = append(x.empty, int32(i))
 			continue

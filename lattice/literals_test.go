@@ -144,3 +144,26 @@ func TestLauncherExcludes(t *testing.T) {
 		t.Error("npx: git log rule not excluded, or np* excluded")
 	}
 }
+
+// TestInnerLiteral: the literal run every word contains past the prefix.
+func TestInnerLiteral(t *testing.T) {
+	cases := map[string]string{
+		"Bash(git push * --force5 *)": " --force5 ",
+		"Bash(git *)":                 "",
+		"Bash(git *日*)":               "日",
+		"Bash(npm test)":              "",
+		"Bash(* --opt3 *)":            " --opt3 ",
+		"Bash(git * a * bcd)":         " bcd",
+	}
+	for text, want := range cases {
+		r := ParseIn(Allow, text)
+		for _, rd := range r.readings {
+			if rd.kind == readArgs {
+				if got := rd.args.inner; got != want {
+					t.Errorf("%s: inner %q, want %q", text, got, want)
+				}
+				break
+			}
+		}
+	}
+}

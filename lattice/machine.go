@@ -43,6 +43,9 @@ type machine struct {
 	// it cannot match, which a set question checks before running the
 	// machine.
 	required string
+	// inner is the longest such text past the literal prefix (""
+	// when none): what a set of rules sharing their prefix is indexed by.
+	inner string
 	// asciiIv[r] is the interval of an ASCII rune r, so that run needs no
 	// binary search on the common text.
 	asciiIv [128]uint16
@@ -128,7 +131,7 @@ func (b *builder) acceptHere() { b.accept = append(b.accept, b.pos()) }
 func (b *builder) build() *machine {
 	n := len(b.adv)
 	w := (n + 63) / 64
-	m := &machine{n: n, words: w, prefix: b.literalPrefix(), suffix: b.literalSuffix(), required: b.requiredLiteral()}
+	m := &machine{n: n, words: w, prefix: b.literalPrefix(), suffix: b.literalSuffix(), required: b.requiredLiteral(), inner: b.innerLiteral()}
 	// One backing array for the fixed-size vectors: accept, start, univ.
 	vecs := make([]uint64, 3*w)
 	m.accept, m.start, m.univ = vecs[:w:w], vecs[w:2*w:2*w], vecs[2*w:]
@@ -334,7 +337,17 @@ func (b *builder) literalSuffix() string {
 // by reading adv[i]. A run of clean gaps over single-rune tokens, with no
 // loop inside and no accepting position before its end, is read by every
 // accepted word.
-func (b *builder) requiredLiteral() string {
+func (b *builder) requiredLiteral() string { return b.longestRun(false) }
+
+// innerLiteral is requiredLiteral among the runs after the literal prefix:
+// the longest text every word contains past its first loop or choice, ""
+// when there is none. Rules sharing a prefix ("git ") differ there, so a
+// set of them is indexed by it (index.go).
+func (b *builder) innerLiteral() string { return b.longestRun(true) }
+
+// longestRun finds the longest literal run every word reads (see
+// requiredLiteral), past the literal prefix when pastPrefix is set.
+func (b *builder) longestRun(pastPrefix bool) string {
 	n := len(b.adv)
 	if n < 2 {
 		return ""
@@ -366,7 +379,7 @@ func (b *builder) requiredLiteral() string {
 		if runLo < 0 {
 			runLo = i
 		}
-		if l := i + 1 - runLo; l > bestLen {
+		if l := i + 1 - runLo; l > bestLen && !(pastPrefix && runLo == 0) {
 			bestLo, bestLen = runLo, l
 		}
 	}
