@@ -130,6 +130,14 @@ func TestBudgetFailsClosed(t *testing.T) {
 	}
 }
 
+// manyFilesDiv shrinks the many-files shape under the race detector.
+func manyFilesDiv() int {
+	if raceEnabled {
+		return 10
+	}
+	return 1
+}
+
 // TestHostileShapes: the adversarial shapes and 1 MiB files built
 // to be costly finish inside the work budget and decide what their content
 // could grant (the time is the benchmarks' business, not this test's).
@@ -164,6 +172,10 @@ func TestHostileShapes(t *testing.T) {
 		"2,000 rules Bash(git <sub> * --flagN)":        {shapeMidStar(2000), want{decision: DecisionRequireReview, exact: true, check: CheckAllowExpanded}},
 		"2,000 rules rewritten":                        {shapeRewritten(2000), want{decision: DecisionRequireReview, exact: true, rows: countDir(DirRespelled, 1333)}},
 		"2,000 realistic rules (the benchmark pair)":   {benchPair(2000), want{decision: DecisionRequireReview, exact: true}},
+		// 6,000 rules in all: the budget is spent before the last
+		// files, which fail closed (review: prefix grants).
+		"3,000 small files in one pull request": {shapeManyFiles(3000 / manyFilesDiv()), want{decision: DecisionRequireReview, check: CheckAllowExpanded}},
+		"300 small files in one pull request":   {shapeManyFiles(300 / manyFilesDiv()), want{decision: DecisionRequireReview, exact: true, check: CheckAllowExpanded}},
 	}
 	size := hugeSize
 	if raceEnabled {
@@ -178,6 +190,59 @@ func TestHostileShapes(t *testing.T) {
 			w.check = CheckWildcardAllow
 		case "many-mid-star-rules":
 			w.decision, w.check = DecisionRequireReview, CheckAllowExpanded
+		case "shared-long-prefix", "deny-shadowing-allows":
+			// Every rule adds a prefix grant: decided exactly.
+			w.decision, w.exact, w.check = DecisionRequireReview, true, CheckAllowExpanded
+		case "long-runs-between-stars":
+			// The deny rule covers every allow rule; the few the budget
+			// decides are stopped by it, the rest block undecided.
+		case "many-distinct-runes", "deep-json":
+			// Prefix grants (git …); what the budget leaves undecided
+			// counts as a grant, each rule with its own finding.
+			w.decision, w.check = DecisionRequireReview, CheckAllowExpanded
+		case "all-rewritten":
+			w.decision, w.exact, w.rows = DecisionRequireReview, true, func(r Report) error {
+				n := 0
+				for _, c := range r.Changes {
+					if c.Direction == DirRespelled {
+						n++
+					}
+				}
+				if n == 0 {
+					return fmt.Errorf("no respelled rows")
+				}
+				return nil
+			}
+		case "deep-paths":
+			// Reads outside the project, sixty directories deep: each a
+			// new grant, decided exactly.
+			w.decision, w.exact, w.check = DecisionRequireReview, true, CheckAllowExpanded
+		case "param-rules":
+			// Every parameter deny removed: each a DENY-REMOVED finding.
+			w.decision, w.exact = DecisionRequireReview, true
+			w.rows = func(r Report) error {
+				n := 0
+				for _, f := range r.Findings {
+					if f.CheckID == CheckDenyRemoved {
+						n++
+					}
+				}
+				if n < 100 {
+					return fmt.Errorf("%d DENY-REMOVED findings, want one per removed parameter rule", n)
+				}
+				return nil
+			}
+		case "burn-then-rewrite":
+			// Rules that could be launcher grants (x… reads as xargs) left
+			// undecided block; the rewritten rules still pair.
+			w.rows = func(r Report) error {
+				for _, c := range r.Changes {
+					if c.Direction == DirRespelled {
+						return nil
+					}
+				}
+				return fmt.Errorf("no respelled rows")
+			}
 		case "many-path-rules":
 			// Reads inside the project need no rule, so most of these add
 			// nothing; looking past them against thousands of deny rules

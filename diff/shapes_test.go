@@ -1,6 +1,7 @@
 package diff
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 )
@@ -118,8 +119,123 @@ func hugeShapes(mib int) map[string]Input {
 		// deny rule of the same shape.
 		"near-limit-star-rules": pair(perms{allow: fill(mib, 6, func(i int) string { return "Bash(" + starPattern(1400, rune(0x4e00+i*700)) + ")" }),
 			deny: []string{"Bash(" + starPattern(1400, 0x4e00+350) + ")"}}),
+		// Every rule shares a 300-character literal prefix and differs
+		// after it.
+		"shared-long-prefix": pair(perms{allow: fill(mib, most, func(i int) string { return fmt.Sprintf("Bash(%s %d *)", strings.Repeat("x", 300), i) })}),
+		// Long literal runs between stars: 200 characters, twice, per
+		// rule, and a deny rule of the same shape.
+		"long-runs-between-stars": pair(perms{allow: fill(mib, most, func(i int) string {
+			return fmt.Sprintf("Bash(*%s%d*%s*)", strings.Repeat("a", 200), i, strings.Repeat("b", 200))
+		}), deny: []string{"Bash(*" + strings.Repeat("a", 200) + "*" + strings.Repeat("b", 100) + "*)"}}),
+		// Runes spread over the whole code space, eight per rule, so that
+		// the alphabet of any search over several rules has hundreds of
+		// intervals; deny rules of single spread runes share the prefix.
+		"many-distinct-runes": pair(perms{allow: fill(mib*3/4, most*3/4, func(i int) string {
+			var sb strings.Builder
+			sb.WriteString("Bash(git *")
+			for k := 0; k < 8; k++ {
+				sb.WriteRune(spreadRune(i*8 + k))
+				sb.WriteByte('*')
+			}
+			return sb.String() + ")"
+		}), deny: fill(mib/4, most/4, func(i int) string { return "Bash(git *" + string(spreadRune(i*37)) + "*)" })}),
+		// A huge deny list shadowing the allow rules: every allow rule's
+		// search must escape thousands of deny rules sharing its prefix.
+		"deny-shadowing-allows": pair(perms{allow: fill(mib/2, most/2, func(i int) string { return fmt.Sprintf("Bash(git push origin b%d *)", i) }),
+			deny: fill(mib/2, most/2, func(i int) string { return fmt.Sprintf("Bash(git push * --force%d *)", i) })}),
+		// Every rule rewritten between base and head, as many as fit.
+		"all-rewritten": shapeRewrittenN(most, mib),
+		// Path rules sixty directories deep with double stars.
+		"deep-paths": pair(perms{allow: fill(mib, most, func(i int) string {
+			var sb strings.Builder
+			sb.WriteString("Read(~/")
+			for k := 0; k < 60; k++ {
+				fmt.Fprintf(&sb, "d%d/", k)
+			}
+			return sb.String() + fmt.Sprintf("**/x%d/**)", i)
+		})}),
+		// Parameter rules: the base denies by a field's value, the head
+		// removes them all (each removal is a search over the rest).
+		"param-rules": settingsPair(perms{allow: []string{"Bash(npm test)"}, deny: fill(mib, most-1, func(i int) string { return fmt.Sprintf("Bash(description:*k%d*x*)", i) })}.json(),
+			perms{allow: []string{"Bash(npm test)"}, deny: []string{"Bash(rm *)"}}.json()),
+		// JSON nested just under the depth limit beside mid-star rules.
+		"deep-json": settingsPair(base, deepJSON(perms{allow: fill(mib/2, most/2, func(i int) string { return fmt.Sprintf("Bash(git log * --flag%d)", i) })}, 990)),
+		// A pair that spends the budget first, then thousands of rules
+		// rewritten between base and head: pairing them must not turn
+		// quadratic once the budget is gone.
+		"burn-then-rewrite": burnThenRewrite(most/2, mib),
 		// Long literal rules, rewritten between base and head.
 		"long-literals": settingsPair(perms{allow: fill(mib/2, most/2, func(i int) string { return fmt.Sprintf("Bash(%s%d:*)", strings.Repeat("x", 2000), i) })}.json(),
 			perms{allow: fill(mib/2, most/2, func(i int) string { return fmt.Sprintf("Bash(%s%d *)", strings.Repeat("x", 2000), i) })}.json()),
 	}
+}
+
+// shapeRewrittenN is shapeRewritten with n rules (fewer when they would
+// fill more than size bytes).
+func shapeRewrittenN(n, size int) Input {
+	var base, head []string
+	total := 0
+	for i := 0; i < n && total < size; i++ {
+		b := fmt.Sprintf("Bash(tool%d sub%d:*)", i%50, i)
+		base = append(base, b)
+		if i%3 == 0 {
+			head = append(head, fmt.Sprintf("Bash(tool%d *)", i%50))
+		} else {
+			head = append(head, fmt.Sprintf("Bash(tool%d sub%d *)", i%50, i))
+		}
+		total += len(b) + 4
+	}
+	return settingsPair(perms{allow: base}.json(), perms{allow: head}.json())
+}
+
+// spreadRune is the i-th of runes spread over the code space (no
+// surrogates, no blanks or controls).
+func spreadRune(i int) rune {
+	r := rune(0x100 + (i*7919)%0x10e000)
+	if r >= 0xd800 && r <= 0xdfff {
+		r += 0x800
+	}
+	return r
+}
+
+// deepJSON is the settings file of p with an extra member nested depth
+// levels deep.
+func deepJSON(p perms, depth int) string {
+	js := p.json()
+	return strings.TrimSuffix(strings.TrimSpace(js), "}") + `, "x": ` + strings.Repeat("[", depth) + strings.Repeat("]", depth) + "}"
+}
+
+// burnThenRewrite: a deny and an allow rule of many distinct runes
+// between stars (each question about them spends a search's budget) and
+// n rules rewritten between base and head.
+func burnThenRewrite(n, size int) Input {
+	rw := shapeRewrittenN(n, size*3/4)
+	var bp, hp struct {
+		Permissions struct {
+			Allow []string `json:"allow"`
+			Deny  []string `json:"deny"`
+		} `json:"permissions"`
+	}
+	_ = json.Unmarshal(rw.Files[0].Base.Data, &bp)
+	_ = json.Unmarshal(rw.Files[0].Head.Data, &hp)
+	var burn []string
+	for i := 0; i < 6; i++ {
+		burn = append(burn, "Bash(x"+starPattern(300, rune(0x4e00+i*150))+")")
+	}
+	deny := []string{"Bash(x" + starPattern(300, 0x4e00+75) + ")"}
+	return settingsPair(perms{allow: bp.Permissions.Allow}.json(), perms{allow: append(burn, hp.Permissions.Allow...), deny: deny}.json())
+}
+
+// shapeManyFiles is a pull request touching n small settings files, each
+// in its own project folder: two allow rules added and a deny rule removed
+// in each (the App reads at most 3,000 files of a pull request).
+func shapeManyFiles(n int) Input {
+	var in Input
+	for i := 0; i < n; i++ {
+		base := perms{allow: []string{"Bash(npm test)"}, deny: []string{"Bash(rm *)", fmt.Sprintf("Bash(git push * --force%d)", i)}}.json()
+		head := perms{allow: []string{"Bash(npm test)", fmt.Sprintf("Bash(tool%d *)", i), fmt.Sprintf("Bash(git log * --x%d)", i)}, deny: []string{"Bash(rm *)"}}.json()
+		in.Files = append(in.Files, File{Path: fmt.Sprintf("pkg%d/.claude/settings.json", i),
+			Base: Version{Exists: true, Data: []byte(base)}, Head: Version{Exists: true, Data: []byte(head)}})
+	}
+	return in
 }

@@ -326,8 +326,8 @@ func CoveredByExceptContext(ctx context.Context, r Rule, others []Rule, except [
 func coveredBy(ctx context.Context, r Rule, others, extra []Rule) Verdict {
 	r = parsed(r)
 	gave := gaveUpCount(ctx)
-	for _, o := range others {
-		if o.Text == r.Text && o.List == r.List {
+	for i := range others { // by index: a Rule is large to copy
+		if o := &others[i]; o.Text == r.Text && o.List == r.List {
 			return Verdict{Answer: Yes, Reason: "the same rule"}
 		}
 	}
@@ -352,7 +352,7 @@ func coveredBy(ctx context.Context, r Rule, others, extra []Rule) Verdict {
 		if doubt != nil {
 			break
 		}
-		if o := parsed(others[i]); o.Ambiguous() {
+		if o := &others[i]; o.Ambiguous() || len(o.readings) == 0 && parsed(*o).Ambiguous() {
 			// o matters when the others without it no longer cover r.
 			rest := append(append([]Rule(nil), others[:i]...), others[i+1:]...)
 			if _, a := findExcept(ctx, []Rule{r}, rest, extra); a != No {

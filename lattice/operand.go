@@ -408,6 +408,18 @@ type opGraph struct {
 	machineOffsetInA int   // the alphabet column of ms[0]
 	base             int32 // the depth of the root
 	lit              []int // symbols every matched command starts with
+	// closed counts the words the wide machines' closures have ORed since
+	// the last charge (cost): a step of a machine of many positions full
+	// of stars costs its set bits times its words, not its words.
+	closed int
+}
+
+// cost is the steps one more step charges: the graph's words and the
+// closure work since the last charge.
+func (g *opGraph) cost() int {
+	c := g.total + g.closed
+	g.closed = 0
+	return c
 }
 
 // symbols returns the symbols to try from node id: the next symbol of the
@@ -504,7 +516,7 @@ func (g *opGraph) step(cur []uint64, k, lo int) bool {
 		if isZero(dst) {
 			return false
 		}
-		g.closure(i).apply(dst, g.snap[o:g.offs[i+1]])
+		g.closed += g.closure(i).apply(dst, g.snap[o:g.offs[i+1]])
 	}
 	return true
 }
@@ -571,16 +583,19 @@ func closureOf(m *machine) *closureTable {
 
 // apply closes the state set v, using snap (as long as v) as scratch; a
 // table is shared between searches and never written after it is built.
-func (t *closureTable) apply(v, snap []uint64) {
+func (t *closureTable) apply(v, snap []uint64) int {
 	copy(snap, v)
+	n := 0
 	for x, word := range snap {
 		for b := word & t.from[x]; b != 0; b &= b - 1 {
 			c := t.clos[x*64+bits.TrailingZeros64(b)]
 			for y := range v {
 				v[y] |= c[y]
 			}
+			n += len(v)
 		}
 	}
+	return n
 }
 
 // universal reports whether every machine from index lo on accepts every
@@ -762,7 +777,7 @@ func (l Launcher) search(w *work, tmpl *machine, rds []*reading) (OperandFamily,
 		if d == len(lit) {
 			break
 		}
-		if !w.step(g.total) {
+		if !w.step(g.cost()) {
 			return OperandFamily{}, gaveUp, -1
 		}
 		if !g.step(cur, lit[d], 0) {
@@ -802,7 +817,7 @@ func (l Launcher) search(w *work, tmpl *machine, rds []*reading) (OperandFamily,
 			cur = g.vec(head)
 		}
 		for _, k := range g.symbols(head) {
-			if !w.step(g.total) {
+			if !w.step(g.cost()) {
 				return OperandFamily{}, gaveUp, -1
 			}
 			if !g.step(cur, k, 0) {
@@ -826,7 +841,7 @@ func (g *opGraph) completePrefix(w *work, v []uint64) (string, searchResult) {
 	t.add(phasePrefix, slices.Clone(v), -1, -1)
 	for head := int32(0); int(head) < len(t.nodes); head++ {
 		for _, k := range g.al.order {
-			if !w.step(t.total) {
+			if !w.step(t.cost()) {
 				return "", gaveUp
 			}
 			if !t.step(t.vec(head), k, 0) {
@@ -881,7 +896,7 @@ func operandFrom(w *work, al *opAlphabet, ms []*machine, v []uint64, marker bool
 					continue
 				}
 			}
-			if !w.step(g.total) {
+			if !w.step(g.cost()) {
 				return OperandFamily{}, gaveUp
 			}
 			if !g.step(cur, k, 0) {
