@@ -74,11 +74,14 @@ func BenchmarkCompare60(b *testing.B) { benchCompare(b, 60) }
 func BenchmarkCompare2000(b *testing.B) { benchCompare(b, 2000) }
 
 // compareBench runs Compare on one input and reports the work budget it
-// spent (steps, out of lattice.DefaultTotalSteps).
+// spent (steps, out of lattice.DefaultTotalSteps) and the process's CPU
+// time per comparison (cpu-ms; run with GOMAXPROCS=1 so that it is one
+// core's, the garbage collector's included).
 func compareBench(b *testing.B, in Input) {
 	b.ReportAllocs()
 	var used int64
 	b.ResetTimer()
+	cpu0 := cpuTime()
 	for i := 0; i < b.N; i++ {
 		bud := lattice.NewBudget(0, 0)
 		if _, err := CompareContext(lattice.WithBudget(context.Background(), bud), in); err != nil {
@@ -86,6 +89,7 @@ func compareBench(b *testing.B, in Input) {
 		}
 		used = bud.Used()
 	}
+	b.ReportMetric(float64((cpuTime()-cpu0).Microseconds())/1000/float64(b.N), "cpu-ms")
 	b.ReportMetric(float64(used), "steps")
 }
 
