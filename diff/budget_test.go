@@ -443,3 +443,25 @@ func TestTooComplexManyRules(t *testing.T) {
 		t.Errorf("decision %s, want block", r.Decision)
 	}
 }
+
+// TestMayBeCompound: a line mayBeCompound rules out parses as one simple
+// command, and the compound lines are not ruled out.
+func TestMayBeCompound(t *testing.T) {
+	lines := []string{"git log *", "npm test", "cd web && npm ci", "a; b", "a | b", "a & b", "a\nb", "echo $(id)", "echo `id`",
+		"(cd x)", "{ a; }", "a || b", "x > out.txt", "! a", "a # ; b", "'a; b'", `"a && b"`, "find . -exec x {} +", "a\\;b", "x <<< y",
+		"python3 -c 'import os'", "env A=1 b", "a  b", "a\tb", "x*y", "*", "", "a\r\nb", "coproc x", "time a", "if a; then b; fi"}
+	for _, l := range lines {
+		cmd, err := lattice.ParseCommand(l)
+		if err != nil {
+			continue
+		}
+		if !mayBeCompound(l) && cmd.Compound() {
+			t.Errorf("%q is compound (%d parts) but mayBeCompound rules it out", l, len(cmd.Parts))
+		}
+	}
+	for _, l := range []string{"cd web && npm ci", "a; b", "a | b", "a || b"} {
+		if !mayBeCompound(l) {
+			t.Errorf("%q ruled out", l)
+		}
+	}
+}

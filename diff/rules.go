@@ -601,7 +601,7 @@ func compoundAllowNote(r lattice.Rule) (string, bool) {
 // command: the parts as rules and the operators in words, when there is
 // more than one part.
 func compoundShape(r lattice.Rule) (parts, ops []string, ok bool) {
-	if r.Canonical != "Bash" || !r.HasSpecifier {
+	if r.Canonical != "Bash" || !r.HasSpecifier || !mayBeCompound(r.Specifier) {
 		return nil, nil, false
 	}
 	cmd, err := lattice.ParseCommand(r.Specifier)
@@ -620,6 +620,12 @@ func compoundShape(r lattice.Rule) (parts, ops []string, ok bool) {
 	}
 	return parts, ops, true
 }
+
+// mayBeCompound reports whether a command line holds a byte that can
+// start a control operator, a list, a group or a substitution; a line
+// without one is one simple command (skipping the shell parse of every
+// rule a finding words).
+func mayBeCompound(s string) bool { return strings.ContainsAny(s, ";&|\n\r`$(){}") }
 
 // compoundReach says what a compound rule still matches once commands are
 // split: a command whose operator is quoted, if the rule has a wildcard.
