@@ -55,6 +55,7 @@ func benchCompare(b *testing.B, n int) {
 	b.ReportAllocs()
 	var ms runtime.MemStats
 	b.ResetTimer()
+	cpu0 := cpuTime()
 	for i := 0; i < b.N; i++ {
 		r := Compare(in)
 		if len(r.Changes) == 0 {
@@ -62,6 +63,7 @@ func benchCompare(b *testing.B, n int) {
 		}
 	}
 	b.StopTimer()
+	b.ReportMetric(float64((cpuTime()-cpu0).Microseconds())/1000/float64(b.N), "cpu-ms")
 	runtime.ReadMemStats(&ms)
 	b.ReportMetric(float64(ms.HeapSys)/(1<<20), "heap-sys-MiB")
 }
