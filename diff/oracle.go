@@ -25,7 +25,18 @@ const (
 // effective-permission delta use, exposed so that the conformance harness
 // can hold it to the real Claude Code call by call.
 type Effective struct {
-	e *engine
+	e        *engine
+	userMode string
+}
+
+// WithUserMode is the view with a permission mode set in the user's own
+// settings (~/.claude/settings.json), which the project's files do not
+// hold: it applies where the project sets none (or sets
+// bypassPermissions, which Claude Code ignores there).
+func (v *Effective) WithUserMode(mode string) *Effective {
+	w := *v
+	w.userMode = mode
+	return &w
 }
 
 // NewEffective builds the effective view of the settings files given as
@@ -69,8 +80,15 @@ func (v *Effective) Decide(c lattice.Call) CallOutcome {
 	case "unknown":
 		return CallOutcome{CallUnknown, why}
 	}
-	switch mode := v.e.headMode(""); strings.TrimSpace(mode) {
+	switch v.Mode() {
 	case "bypassPermissions":
+		if c.Tool == "Bash" {
+			if note, asks := lattice.AlwaysAsks(c.Arg, true); asks {
+				// The whole tool's command checks hold in bypass mode
+				// too (measured on 2.1.328: `rm -rf /` asks).
+				return CallOutcome{CallAsks, note}
+			}
+		}
 		return CallOutcome{CallRuns, why}
 	case "dontAsk":
 		return CallOutcome{CallDenied, why}
@@ -78,5 +96,26 @@ func (v *Effective) Decide(c lattice.Call) CallOutcome {
 	return CallOutcome{CallAsks, why}
 }
 
-// Mode is the permission mode of the project at the head.
-func (v *Effective) Mode() string { return v.e.headMode("") }
+// projectBypassIgnored: Claude Code 2.1.328 ignores defaultMode
+// bypassPermissions set in the project's .claude/settings.json or
+// settings.local.json (measured as an unprivileged user, with and without
+// --allow-dangerously-skip-permissions: every call asked as in default
+// mode); only the user's settings or --dangerously-skip-permissions enter
+// it. The effective view follows; the engine still rates the mode change
+// itself as the widest grant (fail-closed: a version, or a user's own
+// settings, that honours it runs everything).
+const projectBypassIgnored = true
+
+// Mode is the permission mode the view decides calls in: the project's at
+// the head, the user's where the project sets none, and default for a
+// project bypassPermissions Claude Code ignores.
+func (v *Effective) Mode() string {
+	mode := strings.TrimSpace(v.e.headMode(""))
+	if mode == "bypassPermissions" && projectBypassIgnored {
+		mode = "default"
+	}
+	if mode == "default" && v.userMode != "" {
+		mode = v.userMode
+	}
+	return mode
+}

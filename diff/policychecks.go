@@ -126,6 +126,7 @@ type outcome struct {
 	part  string // for a compound command, the part that decides it
 	note  string // why a command the rules allow still prompts
 	whole bool   // allowed by a rule naming the whole tool (Bash, Bash(*))
+	ro    bool   // allowed as a read-only command Claude Code runs with no rule
 }
 
 // callOutcome is outcome for a call as Claude Code handles a Bash command
@@ -192,13 +193,29 @@ func (e *engine) callOutcome(scope string, c lattice.Call) outcome {
 		for _, po := range parts {
 			whole = whole && po.whole
 		}
-		if why, ok := lattice.AlwaysAsks(c.Arg, whole); ok {
+		if why, ok := lattice.AlwaysAsksWhere(c.Arg, whole, e.readable(scope)); ok {
 			o = outcome{state: "default", by: "defaultMode " + e.headMode(scope), note: why + " (Claude Code " + lattice.ClaudeCodeVersion + ", measured)"}
 		}
 	}
 	allWhole := o.state == "allowed"
 	for _, po := range parts {
-		allWhole = allWhole && po.whole
+		// (A read-only part's own expansions were judged by the
+		// classifier: `git status $HOME` runs; 2.1.328, measured.)
+		allWhole = allWhole && (po.whole || po.ro)
+	}
+	if len(cmd.Inner) > 0 && o.state != "denied" && o.state != "asked" && lattice.AssignmentsOnly(c.Arg) {
+		// A bare assignment from $(…) is decided by the commands inside:
+		// x=$(git push x) ran under Bash(**) (Claude Code 2.1.328,
+		// measured), where echo $(…) asks.
+		all := true
+		for _, in := range cmd.Inner {
+			if po := e.partOutcome(scope, in); po.state != "allowed" {
+				all = false
+			}
+		}
+		if all {
+			return outcome{state: "allowed", by: "every command inside its $(…) is allowed"}
+		}
 	}
 	if o.state == "allowed" && len(cmd.Expansions) > 0 && !allWhole {
 		// (Under the whole tool, Bash or Bash(*), $(…) and $VAR run:
@@ -240,14 +257,24 @@ func (e *engine) outcome(scope string, c lattice.Call) outcome {
 func (e *engine) partOutcome(scope, part string) outcome {
 	fs := lattice.CommandForms(part)
 	o := e.formsOutcome(scope, "Bash", fs.Allow, fs.Deny, fs.Wrapper)
+	if o.state == "default" && o.note == "" {
+		if d := e.readDenied(scope, part); d != "" {
+			return outcome{state: "denied", by: d}
+		}
+	}
 	switch {
 	case o.state == "default" && o.note == "" && lattice.ReadOnlyWhere(part, e.readable(scope)):
-		o = outcome{state: "allowed", by: "no rule: a read-only command Claude Code " + lattice.ClaudeCodeVersion + " runs with no rule"}
+		o = outcome{state: "allowed", ro: true, by: "no rule: a read-only command Claude Code " + lattice.ClaudeCodeVersion + " runs with no rule"}
 	case o.state == "default" && o.note == "" && e.headMode(scope) == "acceptEdits" && lattice.AcceptEditsRuns(part, func(p string) bool { return e.inExtraDir(scope, p) }):
-		o = outcome{state: "allowed", by: "defaultMode acceptEdits, in which Claude Code " + lattice.ClaudeCodeVersion + " runs rm, touch, mkdir and writes by redirection inside the project and its additional directories without a prompt"}
+		// (whole: the mode approves the write by redirection, which a
+		// pattern rule's command checks would ask about.)
+		o = outcome{state: "allowed", whole: true, by: "defaultMode acceptEdits, in which Claude Code " + lattice.ClaudeCodeVersion + " runs rm, touch, mkdir and writes by redirection inside the project and its additional directories without a prompt"}
+	case o.state == "allowed" && !strings.ContainsAny(part, "$`") && !o.whole && lattice.ReadOnlyWhere(part, e.readable(scope)):
+		// A read-only command on places it may read runs whatever rule
+		// also matches it.
 	case o.state == "allowed" && !strings.ContainsAny(part, "$`"):
 		// (Expansions are worded for the whole line by callOutcome.)
-		if why, ok := lattice.AlwaysAsks(part, o.whole); ok {
+		if why, ok := lattice.AlwaysAsksWhere(part, o.whole, e.readable(scope)); ok {
 			o = outcome{state: "default", by: "defaultMode " + e.headMode(scope), note: why + " (Claude Code " + lattice.ClaudeCodeVersion + ", measured)"}
 		} else if e.deniedRemovalInScript(scope, part) {
 			o = outcome{state: "default", by: "defaultMode " + e.headMode(scope),
@@ -428,6 +455,25 @@ func inProjectPath(p string) bool {
 	return lattice.RunsWithoutRule(lattice.Call{Tool: "Read", Arg: p})
 }
 
+// readDenied names the Read deny rule that covers a home or absolute path
+// a read-only command reads, or "": Claude Code denies the command then
+// (measured on 2.1.328: `cat ~/.ssh/id_rsa` is denied under deny
+// Read(~/.ssh/**) in bypassPermissions mode).
+func (e *engine) readDenied(scope, part string) string {
+	denies := e.scopeRules(scope, true, lattice.Deny)
+	hit := ""
+	lattice.ReadOnlyWhere(part, func(p string) bool {
+		c := lattice.Call{Tool: "Read", Arg: p}
+		for _, r := range denies {
+			if hit == "" && r.Canonical == "Read" && lattice.MatchContext(e.ctx, r, c) == lattice.Yes {
+				hit = "deny: " + r.Text + ", which covers " + p + ", a path the command reads"
+			}
+		}
+		return true
+	})
+	return hit
+}
+
 // readable is what a read-only command of a scope may read with no
 // prompt besides the project (Claude Code 2.1.328, measured): a place
 // inside an additional directory, or a path a Read allow rule grants
@@ -446,6 +492,35 @@ func (e *engine) readable(scope string) func(string) bool {
 		}
 		return false
 	}
+}
+
+// extraDirReads are the reads Claude Code makes with no rule inside the
+// additionalDirectories of a scope (base or head), as rules a witness
+// search avoids: a Read there is never a witness of a grant (the
+// conformance harness's witness class found one).
+func (e *engine) extraDirReads(scope string, head bool) []lattice.Rule {
+	var out []lattice.Rule
+	for _, f := range e.scopes[scope] {
+		d := f.base
+		if head {
+			d = f.head
+		}
+		if f.kind != SettingsFile || d == nil {
+			continue
+		}
+		for _, s := range []setting{lookupOnly(d, "permissions", "additionalDirectories"), lookupOnly(d, "", "additionalDirectories")} {
+			for dir := range stringSet(s.v) {
+				dir = strings.TrimRight(dir, "/")
+				if !strings.HasPrefix(dir, "/") || strings.ContainsAny(dir, "*?[\\") || strings.Contains(dir, "..") {
+					continue
+				}
+				r := lattice.ParseIn(lattice.Allow, "Read(/"+dir+"/**)")
+				r.Note = "reads inside an additional directory need no rule in Claude Code " + lattice.ClaudeCodeVersion
+				out = append(out, r)
+			}
+		}
+	}
+	return out
 }
 
 // inExtraDir reports whether an absolute path lies inside one of the head's

@@ -45,7 +45,7 @@ ceiling:
 		{"exceeds", perms{allow: []string{"Bash(npm *)"}, deny: []string{"Read(.env)", "Bash(rm *)"}}.json(), 1, "it allows `npm publish`"},
 		// Claude Code 2.1.328 (measured): read-only commands and project reads need no rule.
 		{"read-only command", perms{allow: []string{"Bash(npm test *)", "Bash(ls)", "Bash(git log)", "Read(./docs/**)"}, deny: []string{"Read(.env)", "Bash(rm *)"}}.json(), 0, ""},
-		{"read-only command outside the project", perms{allow: []string{"Bash(cat *)"}, deny: []string{"Read(.env)", "Bash(rm *)"}}.json(), 1, "it allows `cat ~/.ssh/id_rsa`"},
+		{"read-only command outside the project", perms{allow: []string{"Bash(cat *)"}, deny: []string{"Read(.env)", "Bash(rm *)"}}.json(), 1, "it cannot be proven to fit"}, // cat ~/.ssh/id_rsa asks under Bash(cat *) (2.1.328, measured)
 		{"must_deny dropped", perms{allow: []string{"Bash(npm test *)"}, deny: []string{"Bash(rm *)"}}.json(), 1, "`.env` is not denied"},
 		{"must_deny narrowed", perms{allow: []string{"Bash(npm test *)"}, deny: []string{"Read(.env)", "Bash(rm -r *)"}}.json(), 1, "Bash(rm -rf *) must stay denied"},
 	}

@@ -170,6 +170,7 @@ func (e *engine) judgeAllowAdditions(rs *ruleSet, moved map[*event]*event) {
 	baseAllow := e.scopeRules(f.scope, false, lattice.Allow)
 	none := append(append([]lattice.Rule(nil), headStop...), baseAllow...)
 	none = append(none, lattice.ImplicitAllows()...)
+	none = append(none, e.extraDirReads(f.scope, false)...) // (policychecks.go; measured)
 	judging := e.attribution()
 	defer judging(nil)
 	for _, a := range rs.added[lattice.Allow] {

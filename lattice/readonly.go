@@ -74,24 +74,26 @@ func ReadOnlyWhere(line string, readable func(path string) bool) bool {
 	return !cdThenGit(f)
 }
 
-// cdThenGit reports a `cd` followed, later in the line, by `git`: Claude
-// Code asks ("changes directory before running a version-control command,
-// which can pick up untrusted hooks or repository configuration";
-// 2.1.328, measured).
+// cdThenGit reports a line with a `cd` and a `git` in any order, or with
+// two `cd`s: Claude Code asks ("changes directory before running a
+// version-control command, which can pick up untrusted hooks or
+// repository configuration" — for `git status; cd web` too — and
+// "Multiple directory changes in one command require approval"; 2.1.328,
+// measured).
 func cdThenGit(f *syntax.File) bool {
-	cd, found := false, false
+	cds, git := 0, false
 	syntax.Walk(f, func(n syntax.Node) bool {
 		if x, ok := n.(*syntax.CallExpr); ok && len(x.Args) > 0 {
 			switch x.Args[0].Lit() {
 			case "cd", "pushd":
-				cd = true
+				cds++
 			case "git":
-				found = found || cd
+				git = true
 			}
 		}
-		return !found
+		return true
 	})
-	return found
+	return cds > 1 || cds > 0 && git
 }
 
 func parseBash(line string) (*syntax.File, error) {
@@ -414,6 +416,11 @@ func readOnlyGit(a []string, in where) bool {
 	if hasOption(rest, "--output", "--ext-diff", "--textconv", "-o", "--open-files-in-pager", "-O", "--exec") {
 		return false
 	}
+	if sub == "status" {
+		// git status's operands are pathspecs it does not read: `git
+		// status /elsewhere` ran with no rule (measured on 2.1.328).
+		return true
+	}
 	if !argsIn(rest, in) {
 		return false
 	}
@@ -441,7 +448,12 @@ func readOnlyGit(a []string, in where) bool {
 // Under a pattern rule (`Bash(**)` included) Claude Code's command checks
 // apply: measured on ClaudeCodeVersion, each of the forms below asks. It
 // answers false when unsure.
-func AlwaysAsks(line string, whole bool) (string, bool) {
+func AlwaysAsks(line string, whole bool) (string, bool) { return AlwaysAsksWhere(line, whole, nil) }
+
+// AlwaysAsksWhere is AlwaysAsks where a read-only command may also read
+// the places readable names (an additional directory, a path a Read allow
+// rule grants) without the path check asking; nil means the project only.
+func AlwaysAsksWhere(line string, whole bool, readable func(string) bool) (string, bool) {
 	f, err := parseBash(line)
 	if err != nil {
 		if whole {
@@ -471,7 +483,7 @@ func AlwaysAsks(line string, whole bool) (string, bool) {
 		return "a line continuation asks under every pattern rule", true
 	}
 	if cdThenGit(f) {
-		return "cd before a git command asks (it could pick up the target directory's hooks)", true
+		return "a cd with a git command, or two cds, in one line asks (it could pick up the target directory's hooks)", true
 	}
 	why := ""
 	syntax.Walk(f, func(n syntax.Node) bool {
@@ -504,6 +516,20 @@ func AlwaysAsks(line string, whole bool) (string, bool) {
 			}
 			if len(fields) == 0 {
 				return true
+			}
+			if test, ok := readOnlyCommands[fields[0]]; ok && len(x.Assigns) == 0 {
+				inside := where(inProject)
+				if readable != nil {
+					inside = func(a string) bool { return inProject(a) || readable(a) }
+				}
+				if sf, ok := staticFields(x.Args); ok && !test(sf[1:], inside) && test(sf[1:], func(string) bool { return true }) {
+					// `ls ~/.ssh/id_rsa` asks under allow Bash(ls *): "ls in
+					// '…' was blocked. For security, Claude Code may only
+					// list files in the allowed working directories"
+					// (2.1.328, measured; `cat /etc/passwd` likewise).
+					why = "`" + fields[0] + "` of a path outside the working directories asks under every pattern rule"
+					return false
+				}
 			}
 			switch fields[0] {
 			case "eval", "exec":
@@ -621,7 +647,6 @@ func AcceptEditsRuns(part string, inside func(string) bool) bool {
 	default:
 		return false
 	}
-	n := 0
 	for _, a := range fields[1:] {
 		if strings.HasPrefix(a, "-") {
 			continue
@@ -629,9 +654,8 @@ func AcceptEditsRuns(part string, inside func(string) bool) bool {
 		if !in(a) {
 			return false
 		}
-		n++
 	}
-	return n > 0
+	return true // (`rm -v` with no operand ran too)
 }
 
 // RunsWithoutRule reports whether Claude Code runs the call with no

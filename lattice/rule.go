@@ -447,8 +447,16 @@ func starCompound(spec string) bool {
 // narrow reading a claim that it protects must survive) or the whole tool.
 func (r *Rule) compileWriteStars(spec string) []*reading {
 	if r.List != Allow {
-		r.ambiguous("a Write rule of stars in a " + string(r.List) + " list: Claude Code " + ClaudeCodeVersion + " was measured only in allow lists (Write(*) the project, Write(**) nothing)")
-		return []*reading{empty, wholeTool("Write")}
+		// Measured on 2.1.328: deny Write(*) refuses every Write, in the
+		// project, the home and an additional directory; ask Write(**)
+		// asks for none (acceptEdits still wrote in the project), nor does
+		// ask Write(./*). An ask Write(*) is read as the deny is.
+		if spec == "*" {
+			r.Note = "Claude Code " + ClaudeCodeVersion + " reads " + r.Text + " in a " + string(r.List) + " list as the whole Write tool (measured)"
+			return []*reading{wholeTool("Write")}
+		}
+		r.Note = "Claude Code " + ClaudeCodeVersion + " never consults " + r.Text + " (measured: only Write(*) and bare Write are Write rules)"
+		return []*reading{empty}
 	}
 	if spec != "*" {
 		// (Write(./*) too: measured on 2.1.328, a Write in the project
@@ -498,7 +506,7 @@ func Implied(r Rule) []Rule {
 	}
 	var tools []string
 	switch {
-	case r.List == Allow && r.Canonical == "Edit" && strings.TrimPrefix(r.Specifier, "./") == "*":
+	case r.List == Allow && r.Canonical == "Edit" && r.Specifier == "*":
 		// Edit(*) does not govern Write (measured on Claude Code 2.1.328:
 		// a Write in the project root and below asks under allow Edit(*),
 		// while Edit(**), Edit(*.env) and Edit(./src/**) allow Write).
@@ -507,6 +515,11 @@ func Implied(r Rule) []Rule {
 		tools = []string{"Read", "Write"}
 	case r.List == Deny && r.Canonical == "Read":
 		tools = []string{"Edit", "Write"}
+	case r.List == Ask && r.Canonical == "Edit" && r.Specifier == "*":
+		// Nor does ask Edit(*) (a Write asked for nothing more under
+		// acceptEdits; 2.1.328, measured), while deny Edit(./*) denies
+		// Write.
+		return nil
 	case (r.List == Deny || r.List == Ask) && r.Canonical == "Edit":
 		// (An ask too: ask Edit(src/deep/**) and Edit(**/src/**) made a
 		// Write there ask under acceptEdits; 2.1.328, measured.)

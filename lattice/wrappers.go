@@ -177,6 +177,17 @@ func plainCommand(part string) string {
 	return name + part[b:]
 }
 
+// AssignmentsOnly reports whether a command line is one statement of
+// assignments and no command word (`x=$(git push x)`).
+func AssignmentsOnly(line string) bool {
+	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(line), "")
+	if err != nil || len(f.Stmts) != 1 || len(f.Stmts[0].Redirs) > 0 || f.Stmts[0].Background {
+		return false
+	}
+	call, ok := f.Stmts[0].Cmd.(*syntax.CallExpr)
+	return ok && len(call.Args) == 0 && len(call.Assigns) > 0
+}
+
 // ShellScript is the script of a `bash -c 'script'` or `sh -c 'script'`
 // command (the -c word a plain or quoted literal), or "" for any other
 // command.

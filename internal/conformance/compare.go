@@ -48,15 +48,11 @@ func ShipgateCall(lay Layout, c Call) lattice.Call {
 // ShipgateDecide asks the engine's effective view about every case of a
 // batch, with the settings files expanded for the session's layout.
 func ShipgateDecide(lay Layout, b Batch) []diff.CallOutcome {
-	settings := b.Settings
-	if b.UserMode != "" && settings.DefaultMode == "" {
-		settings.DefaultMode = b.UserMode // the mode Claude Code ran in, from the user's settings
-	}
-	files := map[string][]byte{".claude/settings.json": []byte(lay.Expand(settings.JSON()))}
+	files := map[string][]byte{".claude/settings.json": []byte(lay.Expand(b.Settings.JSON()))}
 	if b.Local != nil {
 		files[".claude/settings.local.json"] = []byte(lay.Expand(b.Local.JSON()))
 	}
-	eff := diff.NewEffective(files)
+	eff := diff.NewEffective(files).WithUserMode(b.UserMode)
 	out := make([]diff.CallOutcome, len(b.Cases))
 	for i, c := range b.Cases {
 		out[i] = eff.Decide(ShipgateCall(lay, c.Call))
@@ -163,12 +159,23 @@ func runBatch(ctx context.Context, d Driver, i int, b Batch) ([]Outcome, Session
 	for j, c := range b.Cases {
 		out[j] = Outcome{Case: c, Batch: i, Claude: sr.Results[j].Decision, ClaudeText: sr.Results[j].Text,
 			Shipgate: Decision(sg[j].Decision), Why: sg[j].Why}
+		if strings.Contains(sr.Results[j].Text, autoModeMarker) {
+			out[j].Label += AutoClassifierSuffix
+		}
 	}
 	if b.MatchRule != "" {
 		out = append(out, matchOutcomes(sr.Layout, i, b, out)...)
 	}
 	return out, SessionStat{Class: b.Class, Calls: len(b.Cases), Elapsed: sr.Elapsed}, nil
 }
+
+// AutoClassifierSuffix marks the label of a call Claude Code handed to
+// the auto-mode classifier (plan mode sends Bash there), which cannot run
+// offline: its decision is an artefact of the harness, not of the rules.
+const AutoClassifierSuffix = " (auto classifier)"
+
+// autoModeMarker is the refusal of a call the classifier would decide.
+const autoModeMarker = "Auto mode is unavailable"
 
 // MatchesSuffix marks the class of the outcomes lattice.Match decides.
 const MatchesSuffix = " (Matches)"
@@ -182,6 +189,9 @@ func matchOutcomes(lay Layout, i int, b Batch, eff []Outcome) []Outcome {
 	for j, c := range b.Cases {
 		if c.Call.Tool != r.Tool {
 			continue
+		}
+		if cmd, err := lattice.ParseCommand(c.Call.Arg); c.Call.Tool == "Bash" && (err != nil || cmd.Compound()) {
+			continue // Match reads one subcommand; Claude Code splits the line first
 		}
 		d := Allow
 		switch lattice.Match(r, ShipgateCall(lay, c.Call)) {

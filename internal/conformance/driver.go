@@ -148,7 +148,7 @@ func (d Driver) Run(ctx context.Context, s Session) (SessionResult, error) {
 		}
 	}
 	if missing == len(s.Calls) && len(s.Calls) > 0 {
-		return out, fmt.Errorf("conformance: no tool_result came back for any of %d calls (%v); stderr: %s", len(s.Calls), runErr, clip(stderr.String(), 2000))
+		return out, fmt.Errorf("conformance: no tool_result came back for any of %d calls (%v); stderr: %s; stdout: %s", len(s.Calls), runErr, clip(stderr.String(), 2000), clip(stdout.String(), 2000))
 	}
 	return out, nil
 }

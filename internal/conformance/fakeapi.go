@@ -117,27 +117,27 @@ func (f *fakeAPI) serve(w http.ResponseWriter, r *http.Request) {
 	f.respond(w, req.Stream, []string{"done"}, nil)
 }
 
-// record stores the tool_result blocks of the request's last user message
-// and reports whether there were any.
+// record stores the tool_result blocks of the request's messages and
+// reports whether there were any. They are looked for in every message,
+// not only the last: Claude Code may send a note of its own after them
+// (a session whose Bash calls changed into a folder of the project).
 func (f *fakeAPI) record(req request) bool {
-	if len(req.Messages) == 0 {
-		return false
-	}
-	last := req.Messages[len(req.Messages)-1]
-	var blocks []block
-	if err := json.Unmarshal(last.Content, &blocks); err != nil {
-		return false
-	}
 	found := false
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	for _, b := range blocks {
-		if b.Type != "tool_result" {
+	for _, m := range req.Messages {
+		var blocks []block
+		if err := json.Unmarshal(m.Content, &blocks); err != nil {
 			continue
 		}
-		found = true
-		f.results[b.ToolUseID] = resultText(b.Content)
-		f.errs[b.ToolUseID] = b.IsError
+		for _, b := range blocks {
+			if b.Type != "tool_result" {
+				continue
+			}
+			found = true
+			f.results[b.ToolUseID] = resultText(b.Content)
+			f.errs[b.ToolUseID] = b.IsError
+		}
 	}
 	return found
 }

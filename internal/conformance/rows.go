@@ -138,6 +138,16 @@ func (r *Run) Dump() []byte {
 	return buf.Bytes()
 }
 
+// tagAutoClassifier marks a recorded row the way a live run marks a call
+// the auto-mode classifier refused (the recording keeps no result text):
+// in plan mode Claude Code refuses every Bash call no rule decides that
+// way offline.
+func tagAutoClassifier(o *Outcome) {
+	if !strings.HasSuffix(o.Label, AutoClassifierSuffix) && o.Claude == Deny && o.Call.Tool == "Bash" && o.Shipgate == Ask && strings.Contains(o.Why, "defaultMode plan") {
+		o.Label += AutoClassifierSuffix
+	}
+}
+
 // Replay judges recorded rows again with the engine as it is now, without
 // running Claude Code: its answers are in the rows. One batch a row; a row
 // of bash-match or path-match is put to lattice.Match too.
@@ -149,12 +159,14 @@ func Replay(rows []Row, known []Known) *Run {
 			run.Version = row.Version
 		}
 		b := row.Batch()
-		if (row.Class == "bash-match" || row.Class == "path-match") && len(row.Settings.Deny) == 1 {
+		if (row.Class == "bash-match" || row.Class == "path-match" || row.Class == "two-readings") && len(row.Settings.Deny) == 1 && len(row.Settings.Allow) > 0 &&
+			(row.Settings.Allow[0] == "Bash(*)" || row.Settings.Allow[0] == "Read") {
 			b.MatchRule = row.Settings.Deny[0] // the class's one deny rule (corpus.go)
 		}
 		run.Batches = append(run.Batches, b)
 		sg := ShipgateDecide(lay, b)[0]
 		o := Outcome{Case: b.Cases[0], Batch: i, Claude: row.Claude, ClaudeText: "(recorded)", Shipgate: Decision(sg.Decision), Why: sg.Why}
+		tagAutoClassifier(&o)
 		outs := []Outcome{o}
 		if b.MatchRule != "" {
 			outs = append(outs, matchOutcomes(lay, i, b, outs)...)

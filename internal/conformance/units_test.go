@@ -328,7 +328,9 @@ func TestMeasuredRows(t *testing.T) {
 			agree++
 			continue
 		}
-		o := Outcome{Case: b.Cases[0], Claude: row.Claude, Shipgate: got}
+		sg := ShipgateDecide(lay, b)[0]
+		o := Outcome{Case: b.Cases[0], Claude: row.Claude, Shipgate: got, Why: sg.Why}
+		tagAutoClassifier(&o)
 		if k := matchKnown(known, o); k != nil && row.Version == ClaudeCodeVersion {
 			knownN++
 			continue
