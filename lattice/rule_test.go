@@ -28,8 +28,8 @@ func TestParse(t *testing.T) {
 		{text: "Write(src/**)", tool: "Write", canon: "Write", spec: "src/**", fam: FamilyUnconsulted, dead: true, noteContains: "never consults"},
 		{text: "Write(**)", tool: "Write", canon: "Write", spec: "**", fam: FamilyUnconsulted, dead: true, noteContains: "write nowhere"},
 		{text: "Write(*)", tool: "Write", canon: "Write", spec: "*", fam: FamilyUnconsulted, noteContains: "inside the project"},
-		{text: "Write(**)", list: "deny", tool: "Write", canon: "Write", spec: "**", fam: FamilyUnconsulted, dead: true, noteContains: "never consults"}, // measured on 2.1.328 (ask Write(**) asked for nothing)
-		{text: "Write(*)", list: "deny", tool: "Write", canon: "Write", spec: "*", fam: FamilyUnconsulted, whole: true, noteContains: "whole Write tool"},  // measured: every Write denied
+		{text: "Write(**)", list: "deny", tool: "Write", canon: "Write", spec: "**", fam: FamilyUnconsulted, dead: true, noteContains: "never consults"},  // measured on 2.1.328 (ask Write(**) asked for nothing)
+		{text: "Write(*)", list: "deny", tool: "Write", canon: "Write", spec: "*", fam: FamilyUnconsulted, whole: true, noteContains: "whole Write tool"}, // measured: every Write denied
 		{text: "NotebookEdit(x.ipynb)", tool: "NotebookEdit", canon: "NotebookEdit", spec: "x.ipynb", fam: FamilyUnconsulted, dead: true},
 		{text: "Glob(src/*)", tool: "Glob", canon: "Glob", spec: "src/*", fam: FamilyUnconsulted, dead: true},
 		{text: "MultiEdit(a)", tool: "MultiEdit", canon: "MultiEdit", spec: "a", fam: FamilyUnconsulted, dead: true},
