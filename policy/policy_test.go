@@ -97,7 +97,7 @@ func TestParseErrors(t *testing.T) {
 		{"bad action", "version: 1\nchecks:\n  SHIP-HOST-BOUNDARY-PERMISSION-ALLOW-EXPANDED:\n    action: deny\n", 4, 13, "use advisory, require_review or block"},
 		{"bad risk", "version: 1\nchecks:\n  SHIP-HOST-BOUNDARY-PERMISSION-ALLOW-EXPANDED:\n    risk: severe\n", 4, 11, "use low, medium, high or critical"},
 		{"bad rule", "version: 1\nceiling:\n  allow:\n    - Bash(npm *\n", 4, 7, "unclosed parenthesis"},
-		{"ambiguous rule", "version: 1\nceiling:\n  must_deny:\n    - Bash(rm * *)\n", 4, 7, "can be read two ways"},
+		{"ambiguous rule", "version: 1\nceiling:\n  must_deny:\n    - Bash(rm :*)\n", 4, 7, "can be read two ways"},
 		{"skipped rule", "version: 1\nceiling:\n  must_deny:\n    - bash(rm *)\n", 4, 7, "case-sensitive"},
 		{"advisory ceiling", "version: 1\nceiling:\n  action: advisory\n", 3, 11, "below the default block"},
 		{"bad team", "version: 1\nreviewers:\n  review: [security]\n", 3, 12, "org/team-slug"},

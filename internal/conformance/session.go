@@ -86,6 +86,8 @@ var (
 		"changes directory before running",
 		"Approving runs",
 		"Approve only if",
+		// `rm *.o` under a pattern rule: not run, not a rule's deny.
+		"Glob patterns are not allowed in write operations",
 	}
 )
 

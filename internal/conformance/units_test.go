@@ -143,6 +143,7 @@ func TestClassify(t *testing.T) {
 		{"2.1.328", "Bash", "Auto mode is unavailable: its safety check does not run for this session, so Bash was not run.", true, Deny},
 		{"2.1.328", "Read", "1\tSHIPGATE-FILE-CONTENT\n2", false, Allow},
 		{"2.1.328", "WebFetch", "getaddrinfo ENOTFOUND example.com", true, Allow},
+		{"2.1.328", "Bash", "Glob patterns are not allowed in write operations. Please specify an exact file path.", true, Ask},
 		{"2.1.328", "Edit", "<tool_use_error>Cannot create new file - file already exists.</tool_use_error>", true, Allow},
 		{"2.1.328", "WebFetch", "WebFetch denied access to domain:sub.example.com.", true, Deny},
 		{"2.1.328", "WebFetch", "Claude requested permissions to use WebFetch, but you haven't granted it yet.", true, Ask},
