@@ -269,34 +269,53 @@ func (c *Config) layer(t *Table, pre, k string, v any) {
 	}
 }
 
-// combined adds the composite setting that blocks: approval_policy never
-// with sandbox_mode danger-full-access in one layer (a profile inherits
-// the top level's values it does not set).
+// combined adds the composite setting that blocks: sandbox_mode
+// danger-full-access in one layer (a profile inherits the top level's
+// values it does not set) under any approval policy that lets a command run
+// without asking first. With no sandbox nothing needs an escalation, so
+// on-request (the default) asks only when the model chooses to and
+// on-failure asks only after a command fails — neither stops a command
+// before it runs; never does not ask at all. A granular approval table is
+// left to its own setting (reviewed).
 func (c *Config) combined(t *Table, pre string, layer, top map[string]any) {
-	get := func(k string) string {
-		if s, ok := layer[k].(string); ok {
-			return s
+	get := func(k string) (any, bool) {
+		if v, ok := layer[k]; ok {
+			return v, true
 		}
-		if s, ok := top[k].(string); ok {
-			return s
-		}
-		return ""
+		v, ok := top[k]
+		return v, ok
 	}
-	if get("approval_policy") == "never" && get("sandbox_mode") == "danger-full-access" {
-		line := t.Line(pre + "approval_policy")
-		if _, ok := layer["approval_policy"]; !ok {
-			line = t.Line(pre + "sandbox_mode")
-		}
-		if pre != "" {
-			line = t.Line(strings.TrimSuffix(pre, "."))
-		}
-		why := "every command runs without a prompt and without a sandbox: the agent may run anything"
-		if pre != "" {
-			why += " (in the profile " + strings.TrimSuffix(strings.TrimPrefix(pre, "profiles."), ".") + ", when a user selects it)"
-		}
-		c.Settings = append(c.Settings, Setting{Key: pre + "approval_policy+sandbox_mode", Value: "never + danger-full-access",
-			Line: line, Grant: 1, Exec: true, Check: CheckAllow, Why: why})
+	if s, _ := get("sandbox_mode"); s != "danger-full-access" {
+		return
 	}
+	approval := "on-request"
+	if v, ok := get("approval_policy"); ok {
+		s, isString := v.(string)
+		if !isString {
+			return
+		}
+		approval = s
+	}
+	var why string
+	switch approval {
+	case "never":
+		why = "every command runs without a prompt and without a sandbox: the agent may run anything"
+	case "on-request", "on-failure":
+		why = "commands run without a sandbox, and approval_policy " + approval + " asks only when the model requests it or a command fails: " +
+			"nothing stops a command before it runs, so the agent may run anything (use workspace-write, or prompt rules for what needs full access)"
+	default:
+		return
+	}
+	line := t.Line(pre + "approval_policy")
+	if _, ok := layer["approval_policy"]; !ok {
+		line = t.Line(pre + "sandbox_mode")
+	}
+	if pre != "" {
+		line = t.Line(strings.TrimSuffix(pre, "."))
+		why += " (in the profile " + strings.TrimSuffix(strings.TrimPrefix(pre, "profiles."), ".") + ", when a user selects it)"
+	}
+	c.Settings = append(c.Settings, Setting{Key: pre + "approval_policy+sandbox_mode", Value: approval + " + danger-full-access",
+		Line: line, Grant: 1, Exec: true, Check: CheckAllow, Why: why})
 }
 
 // command adds a value that is a command Codex runs (notify, hooks): any
