@@ -51,7 +51,7 @@ func (r Report) Markdown(o RenderOptions) string {
 	for i, fs := range files {
 		coverRows[i] = "- " + mdCode(fs.Path) + ": " + mdEscape(clip(coverageWords(r, fs), mdMaxText)) + "\n"
 	}
-	foot := mdFooter(o)
+	foot := mdFooter(r, o)
 	suggestions := mdSuggestions(r.Suggestions)
 
 	// Try everything first; then give the findings the first claim on the
@@ -309,12 +309,12 @@ func mdAction(a policy.Action) string {
 }
 
 // mdFooter names the tool version and the limit of what it claims.
-func mdFooter(o RenderOptions) string {
+func mdFooter(r Report, o RenderOptions) string {
 	v := "shipgate"
 	if o.Version != "" {
 		v += " " + mdEscape(clip(o.Version, 80))
 	}
-	s := "<sub>" + v + " · checked against Claude Code " + CheckedAgainst()["claude-code"] + " · Static configuration only: this is what the files permit, not what the agent did.</sub>\n"
+	s := "<sub>" + v + " · checked against " + mdEscape(checkedAgainstText(r)) + " · Static configuration only: this is what the files permit, not what the agent did.</sub>\n"
 	if o.Reproduce != "" {
 		s += "\nReproduce: " + mdCode(clip(o.Reproduce, mdMaxText)) + "\n"
 	}

@@ -600,3 +600,21 @@ func TestTextChangeShape(t *testing.T) {
 		}
 	}
 }
+
+// TestFootersNameEveryAgentChecked: the text and Markdown footers name the
+// version of every agent whose files the report read, not only Claude
+// Code's.
+func TestFootersNameEveryAgentChecked(t *testing.T) {
+	files := []File{pair(".codex/config.toml", []byte("model = \"o3\"\n"), []byte("model = \"o3\"\napproval_policy = \"never\"\n"))}
+	r := Compare(Input{Files: files})
+	if r.CheckedAgainst["codex"] == "" {
+		t.Fatalf("checked_against lacks codex: %v", r.CheckedAgainst)
+	}
+	want := "Claude Code " + r.CheckedAgainst["claude-code"] + ", Codex CLI " + r.CheckedAgainst["codex"]
+	if txt := r.Text(RenderOptions{}); !strings.Contains(txt, "Checked against "+want+".") {
+		t.Errorf("text footer lacks %q:\n%s", want, txt)
+	}
+	if md := r.Markdown(RenderOptions{}); !strings.Contains(md, "checked against "+want+" ·") {
+		t.Errorf("markdown footer lacks %q:\n%s", want, md)
+	}
+}

@@ -127,7 +127,7 @@ func (r Report) Text(o RenderOptions) string {
 	if len(r.Files) == 0 {
 		b.WriteString("  no agent-config file was read\n")
 	}
-	b.WriteString("Checked against Claude Code " + CheckedAgainst()["claude-code"] + ". Static configuration only: this is what the files permit, not what the agent did.\n")
+	b.WriteString("Checked against " + plainText(checkedAgainstText(r)) + ". Static configuration only: this is what the files permit, not what the agent did.\n")
 	if o.Version != "" {
 		fmt.Fprintf(&b, "\nCompared by shipgate %s.\n", plainText(o.Version))
 	}

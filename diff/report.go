@@ -10,6 +10,9 @@
 package diff
 
 import (
+	"sort"
+	"strings"
+
 	"github.com/shipgate-app/shipgate/lattice"
 	"github.com/shipgate-app/shipgate/policy"
 	"github.com/shipgate-app/shipgate/rating"
@@ -208,6 +211,32 @@ func checkedAgainst(fs []FileStatus) map[string]string {
 		}
 	}
 	return out
+}
+
+// checkedAgainstText names every agent version a report was checked
+// against, for the footers: "Claude Code 2.1.328, Codex CLI 0.169.0".
+// Claude Code is always named: its semantics decide the engine's own
+// rules and the policy's intents.
+func checkedAgainstText(r Report) string {
+	ca := r.CheckedAgainst
+	if len(ca) == 0 {
+		ca = CheckedAgainst()
+	}
+	names := make([]string, 0, len(ca))
+	for n := range ca {
+		names = append(names, n)
+	}
+	sort.Slice(names, func(i, j int) bool {
+		if ri, rj := agentRank(names[i]), agentRank(names[j]); ri != rj {
+			return ri < rj
+		}
+		return names[i] < names[j]
+	})
+	parts := make([]string, len(names))
+	for i, n := range names {
+		parts[i] = agentDisplay(n) + " " + ca[n]
+	}
+	return strings.Join(parts, ", ")
 }
 
 // agentRank orders agents in reports: the registry's order (Claude Code
