@@ -141,7 +141,9 @@ func Compare(in Input) Report {
 // IncompleteError reports a comparison its context ended before it
 // finished (the job timeout): the Report returned with it still stands and
 // fails closed — every question left open counts as a grant, and a
-// CONFIG-PARSE-FAILED finding says so and blocks. It is not a transient
+// CONFIG-PARSE-FAILED finding says so; it blocks when the rules left open
+// could be wildcard or launcher grants and requires review otherwise (as
+// CompareContext says). It is not a transient
 // fault: evaluating the same input again does the same work, so a caller
 // publishes the report rather than retrying.
 type IncompleteError struct {
