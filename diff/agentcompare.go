@@ -3,6 +3,7 @@ package diff
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -434,7 +435,10 @@ func (e *engine) agentRules(fs []*fileState, bp, hp *agent.Policy) {
 				if ans == lattice.Unknown {
 					wd.unknown = true
 				} else if len(wd.witnesses) < 3 {
-					wd.witnesses = append(wd.witnesses, w)
+					w = readableAgentWitness(s, h, b, w)
+					if !slices.Contains(wd.witnesses, w) {
+						wd.witnesses = append(wd.witnesses, w)
+					}
 				}
 				if h.Decision == agent.Allow && wd.exec == "" {
 					wd.exec, wd.wildcard = probe(s, h, b, e.rater.Extra)
@@ -586,6 +590,43 @@ func execProbes(extra []string) []string {
 		out = append(out, l+" id")
 	}
 	return out
+}
+
+// agentPlainWords are readable calls per surface kind, tried in order in
+// place of a bare placeholder witness (`x`): a reviewer reads `whoami` as
+// a command and `x` as a typo.
+var agentPlainWords = map[agent.Surface][]string{
+	agent.Shell: {"whoami", "rm -rf build", "curl https://example.com"},
+	agent.Write: {"src/main.go", ".env", "README.md"},
+	agent.Read:  {".env", "src/main.go", "README.md"},
+	agent.Fetch: {"https://example.com/", "https://gist.github.com/"},
+	agent.MCP:   {"github", "filesystem"},
+	agent.Tool:  {"edit", "bash"},
+}
+
+// readableAgentWitness replaces a witness the lattice left as a
+// placeholder with a readable call that is still a witness (in both
+// regions, checked), so the wording changes and the claim does not. A
+// witness with no placeholder, or none of whose readable forms is in both
+// regions, is kept as found.
+func readableAgentWitness(s agent.Surface, h, b agent.Region, w string) string {
+	in := func(c string) bool { return c != w && h.Contains(c) && b.Contains(c) }
+	if s.Kind() == agent.Shell {
+		for _, c := range readableForms(lattice.Call{Tool: "Bash", Arg: w}) {
+			if in(c.Arg) {
+				return c.Arg
+			}
+		}
+	}
+	if w != "x" && !strings.HasSuffix(w, "/x") {
+		return w
+	}
+	for _, c := range agentPlainWords[s.Kind()] {
+		if in(c) {
+			return c
+		}
+	}
+	return w
 }
 
 // wildcardProbes are calls of a surface no specific rule would name: a

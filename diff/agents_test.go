@@ -117,6 +117,8 @@ func TestOpenCode(t *testing.T) {
 		{name: "a later star key overrides an earlier bash allow", path: p,
 			base: `{"permission": {"bash": {"git *": "allow"}, "*": "ask"}}`, head: `{"permission": {"*": "ask", "bash": {"git *": "allow"}}}`,
 			decision: DecisionRequireReview, checks: []string{"PERMISSION-ASK-REMOVED"}, witness: "git"},
+		{name: "a catch-all allow reads as a real command", path: p, base: `{}`, head: `{"permission": {"bash": {"*": "allow"}}}`,
+			decision: DecisionBlock, checks: []string{"PERMISSION-WILDCARD-ALLOW"}, witness: "whoami"},
 		{name: "edit allow", path: p, base: `{}`, head: `{"permission": {"edit": "allow"}}`, decision: DecisionBlock},
 		{name: "external directory allow asks review", path: p, base: `{}`, head: `{"permission": {"external_directory": {"~/src/*": "allow"}}}`, decision: DecisionRequireReview},
 		{name: "an agent's own bash allow", path: p, base: `{"permission": {"bash": "ask"}}`, head: `{"permission": {"bash": "ask"}, "agent": {"build": {"permission": {"bash": {"*": "allow"}}}}}`, decision: DecisionBlock},
