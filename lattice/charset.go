@@ -2,6 +2,7 @@ package lattice
 
 import (
 	"slices"
+	"sync"
 	"unicode"
 )
 
@@ -145,12 +146,60 @@ func representative(lo, hi rune) rune {
 			return rune(r)
 		}
 	}
-	for r := lo; r <= hi && r < lo+256; r++ {
-		if unicode.IsPrint(r) && !unicode.IsSpace(r) {
+	// The first printable, non-blank rune among the interval's first 256:
+	// one binary search over the printable spans instead of up to 256
+	// table lookups (a hostile rule's runes spread over unassigned planes
+	// made this loop most of a comparison's time).
+	end := min(hi, lo+255)
+	ps := printSpans()
+	i, _ := slices.BinarySearchFunc(ps, lo, func(s span, r rune) int {
+		if s.hi < r {
+			return -1
+		}
+		return 1
+	})
+	if i < len(ps) {
+		if r := max(lo, ps[i].lo); r <= end {
 			return r
 		}
 	}
 	return lo
+}
+
+// printSpans are the runes for which unicode.IsPrint holds and
+// unicode.IsSpace does not (the categories L, M, N, P and S), as sorted,
+// disjoint, non-adjacent spans; built once, on first use.
+var printSpans = sync.OnceValue(func() []span {
+	var all []span
+	for _, t := range []*unicode.RangeTable{unicode.L, unicode.M, unicode.N, unicode.P, unicode.S} {
+		for _, r := range t.R16 {
+			all = appendRange(all, rune(r.Lo), rune(r.Hi), rune(r.Stride))
+		}
+		for _, r := range t.R32 {
+			all = appendRange(all, rune(r.Lo), rune(r.Hi), rune(r.Stride))
+		}
+	}
+	slices.SortFunc(all, func(a, b span) int { return int(a.lo - b.lo) })
+	var out []span
+	for _, s := range all {
+		if n := len(out); n > 0 && s.lo <= out[n-1].hi+1 {
+			out[n-1].hi = max(out[n-1].hi, s.hi)
+			continue
+		}
+		out = append(out, s)
+	}
+	return out
+})
+
+// appendRange appends the runes lo, lo+stride, …, hi as spans.
+func appendRange(out []span, lo, hi, stride rune) []span {
+	if stride == 1 {
+		return append(out, span{lo, hi})
+	}
+	for r := lo; r <= hi; r += stride {
+		out = append(out, span{r, r})
+	}
+	return out
 }
 
 // runeRank orders representatives so that the breadth-first search tries
