@@ -22,6 +22,10 @@ type scriptUse struct {
 	// dynamic, when set, says why the command could not be resolved: it
 	// may run the file (its text names the file: Mentions), or may not.
 	dynamic string
+	// via is the chain of scripts that load the file ("scripts/guard.py"
+	// when the hook runs guard.py and guard.py imports it), outermost
+	// first; empty when the command runs the file itself.
+	via []string
 }
 
 // ownerScope is the project folder a file's commands run in.
@@ -64,10 +68,18 @@ func (e *engine) loadScripts(others []File) {
 	if len(uses) == 0 && len(dyn) == 0 {
 		return
 	}
+	followLoads(others, uses)
 	seen := map[string]bool{}
 	for _, f := range others {
 		p := cleanRepoPath(f.Path)
 		us := uses[p]
+		if len(us) == 0 {
+			us = uses[loadedIn+path.Dir(p)]
+			for d := path.Dir(p); len(us) == 0 && d != "." && d != "/"; {
+				d = path.Dir(d)
+				us = uses[loadedIn+d]
+			}
+		}
 		if len(us) == 0 {
 			// A command Shipgate cannot resolve whose text names the file
 			// may run it: fail closed.
@@ -88,6 +100,86 @@ func (e *engine) loadScripts(others []File) {
 			e.scripts = map[string][]scriptUse{}
 		}
 		e.scripts[f.Path] = us
+	}
+}
+
+// loadedIn prefixes, in the uses of loadScripts, a folder any file of
+// which a script may load (it loads a file Shipgate cannot resolve, or
+// its loads were not followed past MaxLoadDepth or MaxLoadFiles).
+const loadedIn = "\x00dir:"
+
+// followLoads adds to uses the files the scripts of the input that
+// commands run load (LoadsOf of either version), MaxLoadDepth levels
+// deep and over at most MaxLoadFiles scripts, as the gatherer does
+// (internal/gather/hooks.go): a loaded file is used as the script that
+// loads it is, via that script. A script with a load Shipgate cannot
+// resolve, or whose loads are past the bounds, makes its folder's files
+// used (loadedIn), with the reason.
+func followLoads(others []File, uses map[string][]scriptUse) {
+	byPath := map[string]File{}
+	for _, f := range others {
+		byPath[cleanRepoPath(f.Path)] = f
+	}
+	var level []string
+	for p := range uses {
+		if _, ok := byPath[p]; ok {
+			level = append(level, p)
+		}
+	}
+	sort.Strings(level)
+	done := map[string]bool{}
+	read := 0
+	for depth := 1; len(level) > 0; depth++ {
+		var next []string
+		for _, p := range level {
+			if done[p] {
+				continue
+			}
+			done[p] = true
+			f := byPath[p]
+			var parents []scriptUse
+			for _, u := range uses[p] {
+				if u.dynamic == "" || len(u.via) > 0 {
+					parents = append(parents, u)
+				}
+			}
+			if len(parents) == 0 {
+				continue
+			}
+			derive := func(reason string) []scriptUse {
+				out := make([]scriptUse, 0, len(parents))
+				for _, u := range parents {
+					u.via = append(append([]string(nil), u.via...), p)
+					u.dynamic = reason
+					out = append(out, u)
+				}
+				return out
+			}
+			if depth > MaxLoadDepth || read >= MaxLoadFiles {
+				d := loadedIn + path.Dir(p)
+				uses[d] = append(uses[d], derive(fmt.Sprintf("Shipgate follows what hook scripts load %d levels deep and over %d scripts, and %s is past that", MaxLoadDepth, MaxLoadFiles, p))...)
+				continue
+			}
+			read++
+			for _, v := range []Version{f.Base, f.Head} {
+				if !v.Exists || v.Unreadable != "" {
+					continue
+				}
+				l := LoadsOf(p, v.Data)
+				for _, x := range l.Paths {
+					uses[x] = append(uses[x], derive("")...)
+					if _, ok := byPath[x]; ok && !done[x] {
+						next = append(next, x)
+					}
+				}
+				if len(l.Dynamic) > 0 {
+					d := loadedIn + path.Dir(p)
+					uses[d] = append(uses[d], derive(fmt.Sprintf("%s loads a file Shipgate cannot resolve (%s)", p, strings.Join(l.Dynamic, "; ")))...)
+				}
+			}
+		}
+		sort.Strings(next)
+		level = next
 	}
 }
 
@@ -236,7 +328,17 @@ func (e *engine) compareScript(f *fileState) {
 	why := "a file " + what + " runs: a change to it is a change to the hook; " + rt.Basis
 	msg := fmt.Sprintf("%s %s. It is run by %s: %s, so a change to it changes what that command does (%s).",
 		f.Path, change, strings.Join(owners, ", "), rt.Basis, digest(f.Base)+" → "+digest(f.Head))
-	if u.dynamic != "" {
+	if len(u.via) > 0 {
+		chain := strings.Join(u.via, ", which loads ")
+		why = "a file " + what + " loads (through " + chain + "): a change to it is a change to the hook; " + rt.Basis
+		msg = fmt.Sprintf("%s %s. %s, run by %s, loads it: %s, so a change to it changes what that command does (%s).",
+			f.Path, change, chain, strings.Join(owners, ", "), rt.Basis, digest(f.Base)+" → "+digest(f.Head))
+		if u.dynamic != "" {
+			why = "a file " + what + " may load (through " + chain + "; Shipgate cannot resolve all it loads): " + rt.Basis
+			msg = fmt.Sprintf("%s %s. %s, run by %s, may load it: %s, so any file in its folder is held for review: %s (%s). Load files by a literal path relative to the script so Shipgate can follow them.",
+				f.Path, change, chain, strings.Join(owners, ", "), strings.TrimSuffix(u.dynamic, "."), rt.Basis, digest(f.Base)+" → "+digest(f.Head))
+		}
+	} else if u.dynamic != "" {
 		why = "a file " + what + " may run (Shipgate cannot resolve its command, whose text names the file): " + rt.Basis
 		msg = fmt.Sprintf("%s %s. Shipgate cannot tell which files %s runs (%s), and the command's text names %s, so it may run this file: %s; held for review (%s). Name the script by a path (\"$CLAUDE_PROJECT_DIR\"/scripts/x.sh) so Shipgate can follow it.",
 			f.Path, change, strings.Join(owners, ", "), strings.TrimSuffix(u.dynamic, "."), path.Base(f.Path), rt.Basis, digest(f.Base)+" → "+digest(f.Head))

@@ -812,6 +812,28 @@ func (g *gatherer) extraPaths(ctx context.Context, have map[string]bool) error {
 			}
 		}
 	}
+	// A changed file a script of the base loads (or may load: its
+	// folder), and the scripts on the way to the one a command runs,
+	// which the engine reads to know it (diff.LoadsOf); those are read
+	// even when the change leaves them alone.
+	need := map[string]bool{}
+	for p := range g.changed {
+		ch := g.hooks.chain(p)
+		if have[p] || len(ch) == 0 {
+			continue
+		}
+		if _, ok := want[p]; !ok {
+			want[p] = false
+		}
+		for _, x := range ch {
+			if !have[x] {
+				if _, ok := want[x]; !ok {
+					want[x] = false
+				}
+				need[x] = true
+			}
+		}
+	}
 	var list []string
 	for x := range want {
 		list = append(list, x)
@@ -826,10 +848,11 @@ func (g *gatherer) extraPaths(ctx context.Context, have map[string]bool) error {
 		if err != nil {
 			return err
 		}
-		if !want[x] && !rb.touched && !rh.touched && !g.touchedReal(rb) && !g.touchedReal(rh) {
+		untouched := !want[x] && !rb.touched && !rh.touched && !g.touchedReal(rb) && !g.touchedReal(rh)
+		if untouched && !need[x] {
 			continue // run by unchanged files only, and untouched
 		}
-		rh.force = true
+		rh.force = !untouched
 		f := diff.File{Path: x}
 		if f.Base, err = g.version(ctx, baseSide, rb); err != nil {
 			return err

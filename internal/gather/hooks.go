@@ -47,6 +47,13 @@ type hookOwner struct {
 type baseHooks struct {
 	byPath  map[string][]string // a file run (or where a base symlink leads it) → owners
 	dynamic []hookOwner         // owners with commands Shipgate cannot resolve
+	// loaders: a file a script of the base loads (diff.LoadsOf) → the
+	// scripts that load it; dirs: a folder any file of which a script may
+	// load (a load Shipgate cannot resolve, or past the bounds) → those
+	// scripts. The engine needs the scripts on the way to judge a change
+	// to a loaded file (diff.followLoads).
+	loaders map[string][]string
+	dirs    map[string][]string
 }
 
 // cacher is a source with a cache shared across gathers.
@@ -59,7 +66,7 @@ func hooksKey(id, as string) string { return "hooks\x00" + id + "\x00" + as }
 
 // learnHooks reads what the base's agent-config files run.
 func (g *gatherer) learnHooks(ctx context.Context) (baseHooks, error) {
-	h := baseHooks{byPath: map[string][]string{}}
+	h := baseHooks{byPath: map[string][]string{}, loaders: map[string][]string{}, dirs: map[string][]string{}}
 	var cache *Cache
 	if c, ok := g.src.(cacher); ok {
 		cache = c.sharedCache()
@@ -141,7 +148,143 @@ func (g *gatherer) learnHooks(ctx context.Context) (baseHooks, error) {
 			}
 		}
 	}
+	if err := g.learnLoads(ctx, cache, &h); err != nil {
+		return h, err
+	}
 	return h, nil
+}
+
+// loadsKey names what LoadsOf found in one blob read as one path.
+func loadsKey(id, as string) string { return "loads\x00" + id + "\x00" + as }
+
+// learnLoads follows, from the scripts the base's commands run, what they
+// load (diff.LoadsOf on the base's content, cached by blob like the
+// settings), diff.MaxLoadDepth levels deep and over at most
+// diff.MaxLoadFiles scripts, as the engine does: a loaded file is run by
+// the owners of the script that loads it. A script whose loads Shipgate
+// cannot resolve, or that is past the bounds, makes every file in its
+// folder run by them (fail closed).
+func (g *gatherer) learnLoads(ctx context.Context, cache *Cache, h *baseHooks) error {
+	var level []string
+	for p := range h.byPath {
+		level = append(level, p)
+	}
+	sort.Strings(level)
+	done := map[string]bool{}
+	read := 0
+	for depth := 1; len(level) > 0; depth++ {
+		var next []string
+		for _, p := range level {
+			if done[p] {
+				continue
+			}
+			done[p] = true
+			owners := h.byPath[p]
+			r, err := g.resolve(ctx, baseSide, p)
+			if err != nil {
+				return err
+			}
+			if r.unreadable != "" || r.real == "" {
+				continue
+			}
+			e, listed := g.base[r.real]
+			if !listed || e.Kind != File {
+				continue
+			}
+			dir := path.Dir(p)
+			if depth > diff.MaxLoadDepth || read >= diff.MaxLoadFiles || e.TooLarge {
+				h.dirs[dir] = appendOnce(h.dirs[dir], p)
+				for _, o := range owners {
+					h.byPath[loadedDir+dir] = appendOnce(h.byPath[loadedDir+dir], o)
+				}
+				continue
+			}
+			read++
+			var l diff.ScriptLoads
+			key := ""
+			if e.ID != "" {
+				key = loadsKey(e.ID, p)
+			}
+			if v, ok := cache.Get(key); ok && key != "" {
+				l = v.(diff.ScriptLoads)
+			} else {
+				v, err := g.version(ctx, baseSide, r)
+				if err != nil {
+					return err
+				}
+				if !v.Exists || v.Unreadable != "" {
+					continue
+				}
+				l = diff.LoadsOf(p, v.Data)
+				if key != "" {
+					size := len(key)
+					for _, x := range append(append([]string(nil), l.Paths...), l.Dynamic...) {
+						size += len(x) + 16
+					}
+					cache.Add(key, l, size)
+				}
+			}
+			for _, x := range l.Paths {
+				h.loaders[x] = appendOnce(h.loaders[x], p)
+				for _, o := range owners {
+					h.byPath[x] = appendOnce(h.byPath[x], o)
+				}
+				if !done[x] {
+					next = append(next, x)
+				}
+			}
+			if len(l.Dynamic) > 0 {
+				h.dirs[dir] = appendOnce(h.dirs[dir], p)
+				for _, o := range owners {
+					h.byPath[loadedDir+dir] = appendOnce(h.byPath[loadedDir+dir], o)
+				}
+			}
+		}
+		sort.Strings(next)
+		level = next
+	}
+	return nil
+}
+
+// loadedDir prefixes, in byPath, a folder any file of which a script may
+// load.
+const loadedDir = "\x00dir:"
+
+// inLoadedDir is the folder of dirs p lies in, if any.
+func (h baseHooks) inLoadedDir(p string) (string, bool) {
+	for d := path.Dir(p); ; d = path.Dir(d) {
+		if _, ok := h.dirs[d]; ok {
+			return d, true
+		}
+		if d == "." || d == "/" || d == "" {
+			return "", false
+		}
+	}
+}
+
+// chain are the base's scripts the engine needs to judge a change to p:
+// those that load p (or whose folder p lies in), and those that load
+// them, up to the scripts commands run.
+func (h baseHooks) chain(p string) []string {
+	var out []string
+	seen := map[string]bool{}
+	var walk func(x string)
+	walk = func(x string) {
+		ls := h.loaders[x]
+		if d, ok := h.inLoadedDir(x); ok {
+			ls = append(append([]string(nil), ls...), h.dirs[d]...)
+		}
+		for _, l := range ls {
+			if !seen[l] && l != p {
+				seen[l] = true
+				out = append(out, l)
+				walk(l)
+			}
+		}
+	}
+	walk(p)
+	sort.Strings(out)
+	return out
 }
 
 func appendOnce(xs []string, x string) []string {
@@ -160,6 +303,11 @@ func (h baseHooks) runs(p string) bool { return len(h.owners(p)) > 0 }
 // (a command Shipgate cannot resolve that names it).
 func (h baseHooks) owners(p string) []string {
 	out := h.byPath[p]
+	if d, ok := h.inLoadedDir(p); ok {
+		for _, o := range h.byPath[loadedDir+d] {
+			out = appendOnce(append([]string(nil), out...), o)
+		}
+	}
 	for _, o := range h.dynamic {
 		for _, t := range o.Dynamic {
 			if diff.Mentions(t, p) {
@@ -178,7 +326,16 @@ func (h baseHooks) owners(p string) []string {
 func (h baseHooks) pathspecs() []string {
 	var out []string
 	for p := range h.byPath {
-		out = append(out, ":(literal)"+p)
+		if !strings.HasPrefix(p, loadedDir) {
+			out = append(out, ":(literal)"+p)
+		}
+	}
+	for d := range h.dirs {
+		if d == "." {
+			out = append(out, ":(glob)**")
+		} else {
+			out = append(out, ":(literal)"+d)
+		}
 	}
 	seen := map[string]bool{}
 	for _, o := range h.dynamic {
