@@ -103,7 +103,7 @@ func BenchmarkHostile(b *testing.B) {
 	for _, n := range []int{10, 100, 300, 1000, 2000} {
 		b.Run(fmt.Sprintf("opts/n=%d", n), func(b *testing.B) { compareBench(b, shapeOpts(n)) })
 	}
-	for _, n := range []int{10, 100, 1000, 3000} {
+	for _, n := range []int{10, 100, 1000, 1500, 2000, 3000} {
 		b.Run(fmt.Sprintf("many-files/n=%d", n), func(b *testing.B) { compareBench(b, shapeManyFiles(n)) })
 	}
 	for _, n := range []int{10, 100, 1000, 2000} {

@@ -130,7 +130,8 @@ func TestBudgetFailsClosed(t *testing.T) {
 	}
 }
 
-// manyFilesDiv shrinks the many-files shape under the race detector.
+// manyFilesDiv shrinks the many-files shape under the race detector (and
+// lowers the file bound with it: see TestHostileShapes).
 func manyFilesDiv() int {
 	if raceEnabled {
 		return 10
@@ -138,10 +139,37 @@ func manyFilesDiv() int {
 	return 1
 }
 
+// uncompared checks a too_many_files finding that names the first files
+// past the bound and counts n, and that only the files within the bound
+// have rows.
+func uncompared(n int) func(Report) error {
+	return func(r Report) error {
+		f := findingBy(r, CheckParseFailed, "too_many_files")
+		if f == nil {
+			return fmt.Errorf("no too_many_files finding")
+		}
+		if !strings.Contains(f.Message, fmt.Sprintf("the %d after the first %d", n, maxCompared)) || !strings.Contains(f.Message, f.Path) {
+			return fmt.Errorf("the finding does not count or name the files not read: %s", f.Message)
+		}
+		paths := map[string]bool{}
+		for _, c := range r.Changes {
+			paths[c.Path] = true
+		}
+		if len(paths) != maxCompared || paths[f.Path] {
+			return fmt.Errorf("rows for %d files (want %d), the first file not read among them: %v", len(paths), maxCompared, paths[f.Path])
+		}
+		return nil
+	}
+}
+
 // TestHostileShapes: the adversarial shapes and 1 MiB files built
 // to be costly finish inside the work budget and decide what their content
 // could grant (the time is the benchmarks' business, not this test's).
 func TestHostileShapes(t *testing.T) {
+	if raceEnabled {
+		defer func(n int) { maxCompared = n }(maxCompared)
+		maxCompared = MaxComparedFiles / manyFilesDiv()
+	}
 	type want struct {
 		decision Decision
 		exact    bool   // a realistic shape: decided without the budget's backstop
@@ -172,9 +200,11 @@ func TestHostileShapes(t *testing.T) {
 		"2,000 rules Bash(git <sub> * --flagN)":        {shapeMidStar(2000), want{decision: DecisionRequireReview, exact: true, check: CheckAllowExpanded}},
 		"2,000 rules rewritten":                        {shapeRewritten(2000), want{decision: DecisionRequireReview, exact: true, rows: countDir(DirRespelled, 1333)}},
 		"2,000 realistic rules (the benchmark pair)":   {benchPair(2000), want{decision: DecisionRequireReview, exact: true}},
-		// 6,000 rules in all: the budget is spent before the last
-		// files, which fail closed (review: prefix grants).
-		"3,000 small files in one pull request": {shapeManyFiles(3000 / manyFilesDiv()), want{decision: DecisionRequireReview, check: CheckAllowExpanded}},
+		// Past MaxComparedFiles the files after the bound are not read:
+		// one finding names them and blocks (they could hold Bash(*)).
+		"3,000 small files in one pull request": {shapeManyFiles(3000 / manyFilesDiv()), want{decision: DecisionBlock, evidence: "too_many_files", rows: uncompared(3000/manyFilesDiv() - maxCompared)}},
+		"as many small files as the bound":      {shapeManyFiles(maxCompared), want{decision: DecisionRequireReview, exact: true, check: CheckAllowExpanded}},
+		"one small file past the bound":         {shapeManyFiles(maxCompared + 1), want{decision: DecisionBlock, evidence: "too_many_files", rows: uncompared(1)}},
 		"300 small files in one pull request":   {shapeManyFiles(300 / manyFilesDiv()), want{decision: DecisionRequireReview, exact: true, check: CheckAllowExpanded}},
 	}
 	size := hugeSize

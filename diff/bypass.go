@@ -111,13 +111,9 @@ func (e *engine) bypassCandidates(scope string) []lattice.Call {
 			continue
 		}
 		seen["rule "+d.Text] = true
-		c, ans := lattice.FindContext(e.ctx, []lattice.Rule{d}, nil)
-		if ans != lattice.Yes || c.Arg == "" || strings.ContainsAny(c.Arg, `'"\`) {
+		m, ok := e.denyWitness(d)
+		if !ok {
 			continue
-		}
-		m := c.Arg
-		if x := (lattice.Call{Tool: "Bash", Arg: m + " x"}); lattice.MatchContext(e.ctx, d, x) == lattice.Yes {
-			m = x.Arg
 		}
 		for i, form := range bypassForms {
 			if i == 0 && (m == "rm" || strings.HasPrefix(m, "rm ") || strings.HasPrefix(m, "rmdir")) {
@@ -144,19 +140,83 @@ func (e *engine) bypassCandidates(scope string) []lattice.Call {
 // the line in any form Claude Code reads it (past wrappers and
 // assignments).
 func stoppedInAnyForm(e *engine, c lattice.Call, stops []lattice.Rule) bool {
-	cmd, err := lattice.ParseCommand(c.Arg)
-	if err != nil {
+	forms, ok := e.denyForms(c.Arg)
+	if !ok {
 		return true
 	}
 	set := e.ruleSet(stops)
-	for _, p := range cmd.Parts {
-		for _, f := range lattice.CommandForms(p).Deny {
-			if set.MayMatch(lattice.Call{Tool: "Bash", Arg: f.Text}) {
-				return true
-			}
+	for _, f := range forms {
+		if set.MayMatch(lattice.Call{Tool: "Bash", Arg: f}) {
+			return true
 		}
 	}
 	return false
+}
+
+// denyForms are the texts a deny rule is matched against for every part
+// of the command line (lattice.CommandForms), parsed once per comparison:
+// the same bypass lines (`bash -c 'rm x'`) recur in every project folder
+// of a pull request. ok is false when the line does not parse.
+func (e *engine) denyForms(line string) ([]string, bool) {
+	if f, ok := e.formsCache[line]; ok {
+		return f.forms, f.ok
+	}
+	var out []string
+	cmd, err := lattice.ParseCommand(line)
+	if err == nil {
+		for _, p := range cmd.Parts {
+			for _, f := range lattice.CommandForms(p).Deny {
+				out = append(out, f.Text)
+			}
+		}
+	}
+	if e.formsCache == nil {
+		e.formsCache = map[string]parsedForms{}
+	}
+	e.formsCache[line] = parsedForms{out, err == nil}
+	return out, err == nil
+}
+
+// parsedForms is a cached denyForms answer.
+type parsedForms struct {
+	forms []string
+	ok    bool
+}
+
+// denyWitness is the command a deny rule's bypass notes are built from:
+// a call the rule matches (with an operand when it takes one), or false
+// when there is none to quote. It depends on the rule's text alone, so it
+// is searched once per comparison, not once per project folder; an answer
+// the budget cut short is not kept.
+func (e *engine) denyWitness(d lattice.Rule) (string, bool) {
+	if m, ok := e.witnesses[d.Text]; ok {
+		return m, m != ""
+	}
+	c, ans := lattice.FindContext(e.ctx, []lattice.Rule{d}, nil)
+	if ans != lattice.Yes || c.Arg == "" || strings.ContainsAny(c.Arg, `'"\`) {
+		if ans != lattice.Unknown {
+			e.keepWitness(d.Text, "")
+		}
+		return "", false
+	}
+	m := c.Arg
+	x := lattice.Call{Tool: "Bash", Arg: m + " x"}
+	switch lattice.MatchContext(e.ctx, d, x) {
+	case lattice.Yes:
+		m = x.Arg
+	case lattice.Unknown:
+		return m, true
+	}
+	e.keepWitness(d.Text, m)
+	return m, true
+}
+
+// keepWitness caches a denyWitness answer.
+func (e *engine) keepWitness(rule, m string) {
+	if e.witnesses == nil {
+		e.witnesses = map[string]string{}
+	}
+	e.witnesses[rule] = m
 }
 
 // ruleSet indexes one of the engine's pools (scopeRules) for MayMatch,

@@ -48,6 +48,9 @@ type engine struct {
 	lines       map[string][]string // head files' lines, for suggestions
 	status      []FileStatus
 	bypasses    map[string][]lattice.Call // bypassCandidates, by scope (diff/bypass.go)
+	formsCache  map[string]parsedForms    // denyForms, by command line (bypass.go)
+	uncompared  []string                  // agent-config files past maxCompared, not read
+	witnesses   map[string]string         // denyWitness, by deny rule text (bypass.go)
 	pools       map[string][]lattice.Rule // scopeRules, computed once (the files do not change)
 
 	// scripts are the commands that run each script file (hookscripts.go).
@@ -174,6 +177,7 @@ func CompareContext(ctx context.Context, in Input) (Report, error) {
 	}
 	e := &engine{ctx: ctx, budget: b, pol: in.Policy, rater: rating.Rater{Extra: in.Policy.ExtraLaunchers()}, scopes: map[string][]*fileState{}}
 	e.load(in.Files, ruleCache{})
+	e.tooManyFiles()
 	for _, f := range e.files {
 		e.compareFile(f)
 	}
@@ -191,12 +195,70 @@ func CompareContext(ctx context.Context, in Input) (Report, error) {
 // stopped counts the searches of this comparison that a limit cut short.
 func (e *engine) stopped() int64 { return e.budget.GaveUp() + e.budget.Canceled() }
 
-// load classifies and parses every file.
+// MaxComparedFiles is the most agent-config files one comparison reads
+// (a pull request may list 3,000). Past it the files after the first
+// MaxComparedFiles in path order are not read: one CONFIG-PARSE-FAILED
+// finding (evidence too_many_files) names them and blocks, since they may
+// hold any grant. Real pull requests touch a handful; the bound keeps the
+// per-file work outside the searches (parsing, compiling, rating, each
+// folder's deny-bypass candidates, findings), which the work budget does
+// not meter, well under a second.
+const MaxComparedFiles = 500
+
+// maxCompared is MaxComparedFiles; tests under the race detector lower it.
+var maxCompared = MaxComparedFiles
+
+// overBound lists the agent-config files beyond maxCompared, in path
+// order, or nil.
+func (e *engine) overBound(files []File) map[string]bool {
+	var paths []string
+	seen := map[string]bool{}
+	for _, f := range files {
+		if _, kind, _ := ClassifyAgent(f.classifiedPath(), e.pol); kind != NotAgentConfig && kind != ScriptFile && !seen[f.Path] {
+			seen[f.Path] = true
+			paths = append(paths, f.Path)
+		}
+	}
+	if len(paths) <= maxCompared {
+		return nil
+	}
+	sort.Strings(paths)
+	e.uncompared = paths[maxCompared:]
+	out := map[string]bool{}
+	for _, p := range e.uncompared {
+		out[p] = true
+	}
+	return out
+}
+
+// tooManyFiles reports the files overBound left unread: it blocks (they
+// may hold a wildcard grant) and names them.
+func (e *engine) tooManyFiles() {
+	if len(e.uncompared) == 0 {
+		return
+	}
+	named := e.uncompared[:min(len(e.uncompared), 10)]
+	msg := fmt.Sprintf("this change touches %d agent-config files; Shipgate compares at most %d in one evaluation, so the %d after the first %d (in path order) were not read: %s",
+		maxCompared+len(e.uncompared), maxCompared, len(e.uncompared), maxCompared, strings.Join(named, ", "))
+	if len(named) < len(e.uncompared) {
+		msg += fmt.Sprintf(" and %d more", len(e.uncompared)-len(named))
+	}
+	msg += ". They may grant anything (a wildcard allow rule such as Bash(*)), so this blocks: split the pull request so that each touches fewer agent-config files."
+	e.finding(Finding{CheckID: CheckParseFailed, Risk: rating.RiskCritical, Action: policy.Block, Path: e.uncompared[0], Line: 1, HeadLine: 1,
+		Evidence: "too_many_files", Message: msg, Title: fmt.Sprintf("%d agent-config files not compared", len(e.uncompared)), Key: "too_many_files"})
+}
+
+// load classifies and parses every file (the first maxCompared
+// agent-config files in path order; tooManyFiles reports the rest).
 func (e *engine) load(files []File, rules ruleCache) {
 	seen := map[string]bool{}
+	skip := e.overBound(files)
 	var others []File // not agent-config files: scripts hooks run, or nothing
 	for _, f := range files {
 		name, kind, scope := ClassifyAgent(f.classifiedPath(), e.pol)
+		if skip[f.Path] && kind != NotAgentConfig && kind != ScriptFile {
+			continue
+		}
 		if kind == AgentFile && !seen[f.Path] {
 			seen[f.Path] = true
 			e.loadAgentFile(f, name, scope)
