@@ -119,7 +119,7 @@ func inRepo(dir, rel string) (string, bool) {
 var (
 	pyImport     = regexp.MustCompile(`^\s*import\s+(.+)$`)
 	pyFrom       = regexp.MustCompile(`^\s*from\s+(\.*)([A-Za-z_][\w.]*)?\s+import\s+(.+)$`)
-	pyDynamic    = regexp.MustCompile(`__import__\s*\(|importlib|import_module|sys\.path\.(insert|append|extend)|sys\.path\s*[+]?=|site\.addsitedir|runpy|exec\s*\(|execfile|load_source|spec_from_file_location|PYTHONPATH`)
+	pyDynamic    = regexp.MustCompile(`__import__\s*\(|import_module|SourceFileLoader|sys\.path\.(insert|append|extend)|sys\.path\s*[+]?=|site\.addsitedir|runpy|exec\s*\(|execfile|load_source|spec_from_file_location|PYTHONPATH`)
 	pyIdentifier = regexp.MustCompile(`^[A-Za-z_]\w*$`)
 )
 
@@ -145,9 +145,13 @@ func pythonLoads(p, text string) ScriptLoads {
 			names := pyNames(m[3])
 			mod := m[2]
 			if m[1] != "" {
-				d := dir
+				d, outside := dir, false
 				for i := 1; i < len(m[1]); i++ {
+					outside = outside || d == "."
 					d = path.Dir(d)
+				}
+				if outside {
+					continue // above the repository
 				}
 				var mods []string
 				if mod != "" {
