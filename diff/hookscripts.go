@@ -161,6 +161,11 @@ func followLoads(others []File, uses map[string][]scriptUse) {
 				continue
 			}
 			read++
+			if why := unreadScript(f); why != "" {
+				d := loadedIn + path.Dir(p)
+				uses[d] = append(uses[d], derive(fmt.Sprintf("what %s loads was not read (%s)", p, strings.TrimSuffix(why, ".")))...)
+				continue
+			}
 			for _, v := range []Version{f.Base, f.Head} {
 				if !v.Exists || v.Unreadable != "" {
 					continue
@@ -181,6 +186,21 @@ func followLoads(others []File, uses map[string][]scriptUse) {
 		sort.Strings(next)
 		level = next
 	}
+}
+
+// unreadScript says why no version of a script a command runs could be
+// read for its loads (both unreadable: too large, past the gatherer's
+// MaxLoadFiles), or "" when one could.
+func unreadScript(f File) string {
+	for _, v := range []Version{f.Base, f.Head} {
+		if v.Exists && v.Unreadable == "" {
+			return ""
+		}
+	}
+	if f.Base.Unreadable != "" {
+		return f.Base.Unreadable
+	}
+	return f.Head.Unreadable
 }
 
 // HookCommands is what one version of an agent-config file runs from the

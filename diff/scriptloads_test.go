@@ -135,6 +135,9 @@ func TestCompareLoadedFiles(t *testing.T) {
 		{"three levels deep", append(chain(3), edit("s/m3.py")), DecisionRequireReview, "s/m0.py, which loads s/m1.py, which loads s/m2.py"},
 		{"past MaxLoadDepth: its folder", append(chain(MaxLoadDepth+1), edit("s/other.py")), DecisionRequireReview, "levels deep"},
 		{"a dynamic load: any file in the folder", []File{same(".claude/settings.json", settings), same("s/m0.py", "import importlib\nimportlib.import_module(n)\n"), edit("s/sub/x.txt")}, DecisionRequireReview, "cannot resolve (importlib.import_module(n))"},
+		{"a script the gatherer did not read for its loads: its folder", []File{same(".claude/settings.json", settings),
+			{Path: "s/m0.py", Base: Version{Exists: true, Unreadable: "past the bound"}, Head: Version{Exists: true, Unreadable: "past the bound"}}, edit("s/x.py")},
+			DecisionRequireReview, "was not read (past the bound)"},
 		{"an unrelated file beside the script", append(chain(1), edit("s/other.py")), DecisionAllow, ""},
 		{"a loaded file of a script no command runs", []File{same(".claude/settings.json", `{}`), same("s/m0.py", "import m1\n"), edit("s/m1.py")}, DecisionAllow, ""},
 	}

@@ -860,6 +860,12 @@ func (g *gatherer) extraPaths(ctx context.Context, have map[string]bool) error {
 		if f.Head, err = g.version(ctx, headSide, rh); err != nil {
 			return err
 		}
+		if why := g.hooks.unread[x]; why != "" && untouched {
+			// Its loads were not read: the engine must not read them
+			// either, and treats its folder as loaded (fail closed).
+			f.Base = diff.Version{Exists: f.Base.Exists, Unreadable: why}
+			f.Head = f.Base
+		}
 		if f.Base.Exists || f.Head.Exists {
 			g.res.Input.Files = append(g.res.Input.Files, f)
 			have[x] = true

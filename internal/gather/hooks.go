@@ -54,6 +54,10 @@ type baseHooks struct {
 	// to a loaded file (diff.followLoads).
 	loaders map[string][]string
 	dirs    map[string][]string
+	// unread are the scripts whose loads were not read (past
+	// diff.MaxLoadFiles, or too large), with why: the engine is given
+	// them unreadable, and treats their folder as loaded.
+	unread map[string]string
 }
 
 // cacher is a source with a cache shared across gathers.
@@ -66,7 +70,7 @@ func hooksKey(id, as string) string { return "hooks\x00" + id + "\x00" + as }
 
 // learnHooks reads what the base's agent-config files run.
 func (g *gatherer) learnHooks(ctx context.Context) (baseHooks, error) {
-	h := baseHooks{byPath: map[string][]string{}, loaders: map[string][]string{}, dirs: map[string][]string{}}
+	h := baseHooks{byPath: map[string][]string{}, loaders: map[string][]string{}, dirs: map[string][]string{}, unread: map[string]string{}}
 	var cache *Cache
 	if c, ok := g.src.(cacher); ok {
 		cache = c.sharedCache()
@@ -193,6 +197,9 @@ func (g *gatherer) learnLoads(ctx context.Context, cache *Cache, h *baseHooks) e
 			}
 			dir := path.Dir(p)
 			if depth > diff.MaxLoadDepth || read >= diff.MaxLoadFiles || e.TooLarge {
+				if depth <= diff.MaxLoadDepth {
+					h.unread[p] = fmt.Sprintf("Shipgate reads what at most %d hook scripts load, and this one is past that or too large", diff.MaxLoadFiles)
+				}
 				h.dirs[dir] = appendOnce(h.dirs[dir], p)
 				for _, o := range owners {
 					h.byPath[loadedDir+dir] = appendOnce(h.byPath[loadedDir+dir], o)
