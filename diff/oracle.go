@@ -70,6 +70,17 @@ type CallOutcome struct {
 func (v *Effective) Decide(c lattice.Call) CallOutcome {
 	o := v.e.callOutcome("", c)
 	why := o.describe()
+	if strings.HasPrefix(c.Tool, "mcp__") && o.state != "denied" {
+		// Measured on 2.1.328 (the conformance class mcp): plan mode
+		// refuses every MCP tool, allowed or not ("Cannot call … while in
+		// plan mode"), and dontAsk refuses one an ask rule matches.
+		switch mode := v.Mode(); {
+		case mode == "plan":
+			return CallOutcome{CallDenied, "defaultMode plan, in which Claude Code " + lattice.ClaudeCodeVersion + " refuses MCP tools (measured)"}
+		case mode == "dontAsk" && o.state == "asked":
+			return CallOutcome{CallDenied, why + "; defaultMode dontAsk refuses what would prompt (Claude Code " + lattice.ClaudeCodeVersion + ", measured)"}
+		}
+	}
 	switch o.state {
 	case "denied":
 		return CallOutcome{CallDenied, why}

@@ -136,6 +136,47 @@ type outcome struct {
 // say. A line Shipgate cannot split (the policy loader rejects those)
 // prompts, as Claude Code prompts for what it cannot parse.
 func (e *engine) callOutcome(scope string, c lattice.Call) outcome {
+	if c.Param == "" {
+		return e.bareOutcome(scope, c)
+	}
+	// A call that sets an input field meets the parameter rules too
+	// (Claude Code 2.1.328, measured: a deny Bash(timeout:*) denies a call
+	// with a timeout under allow Bash(*), an ask one asks): a parameter
+	// deny rule first, then the call's own outcome, whose deny stands, then
+	// a parameter ask rule.
+	bare := c
+	bare.Param, bare.Value = "", ""
+	if o, ok := e.paramRuleOutcome(scope, lattice.Deny, c, bare); ok {
+		return o
+	}
+	o := e.bareOutcome(scope, bare)
+	if o.state == "denied" {
+		return o
+	}
+	if a, ok := e.paramRuleOutcome(scope, lattice.Ask, c, bare); ok {
+		return a
+	}
+	return o
+}
+
+// paramRuleOutcome is the outcome of the first rule of the list that
+// matches c only through its input field (a parameter rule).
+func (e *engine) paramRuleOutcome(scope string, list lattice.List, c, bare lattice.Call) (outcome, bool) {
+	state, word := "denied", "deny: "
+	if list == lattice.Ask {
+		state, word = "asked", "ask: "
+	}
+	for _, r := range e.scopeRules(scope, true, list) {
+		if lattice.MatchContext(e.ctx, r, c) == lattice.Yes && lattice.MatchContext(e.ctx, r, bare) != lattice.Yes {
+			return outcome{state: state, by: word + r.Text}, true
+		}
+	}
+	return outcome{}, false
+}
+
+// bareOutcome is callOutcome for a call that sets no input field a
+// parameter rule could name.
+func (e *engine) bareOutcome(scope string, c lattice.Call) outcome {
 	if c.Tool != "Bash" {
 		return e.outcome(scope, c)
 	}

@@ -372,3 +372,47 @@ func TestMeasuredCommandChecks(t *testing.T) {
 		}
 	}
 }
+
+// TestMeasuredParamRules holds the parameter rules to what Claude Code
+// 2.1.328 did with them under allow Bash(*), Read and WebFetch (the
+// conformance class params: each call sets the one input field it names).
+func TestMeasuredParamRules(t *testing.T) {
+	p := func(tool, arg, param, value string) Call {
+		return Call{Tool: tool, Arg: arg, Param: param, Value: value}
+	}
+	cases := []struct {
+		cc   string
+		rule string
+		list List
+		call Call
+		want bool
+	}{
+		{measured, "Bash(timeout:*)", Deny, p("Bash", "npm test", "timeout", "5000"), true},
+		{measured, "Bash(timeout: *)", Ask, p("Bash", "npm test", "timeout", "60000"), true},
+		{measured, "Bash(timeout:5000)", Deny, p("Bash", "npm test", "timeout", "5000"), true},
+		{measured, "Bash(timeout:5000)", Deny, p("Bash", "npm test", "timeout", "60000"), false},
+		{measured, "Bash(timeout:5*)", Deny, p("Bash", "npm test", "timeout", "5000"), true},
+		{measured, "Bash(timeout:*)", Deny, p("Bash", "npm test", "", ""), false},
+		{measured, "Bash(description:conf*)", Deny, p("Bash", "ls", "description", "conformance call"), true},
+		{measured, "Bash(description:other)", Deny, p("Bash", "ls", "description", "conformance call"), false},
+		{measured, "Bash(run_in_background:true)", Deny, p("Bash", "ls", "run_in_background", "true"), true},
+		{measured, "Bash(run_in_background:true)", Deny, p("Bash", "ls", "run_in_background", "false"), false},
+		{measured, "Bash(dangerouslyDisableSandbox:true)", Ask, p("Bash", "ls", "dangerouslyDisableSandbox", "true"), true},
+		{measured, "Read(offset:5)", Deny, p("Read", "src/app.go", "offset", "5"), true},
+		{measured, "Read(offset:5)", Deny, p("Read", "src/app.go", "offset", "1"), false},
+		{measured, "Read(limit:10)", Ask, p("Read", "src/app.go", "limit", "10"), true},
+		// A wildcard value in a Read parameter rule matches nothing.
+		{measured, "Read(limit:*)", Deny, p("Read", "src/app.go", "limit", "10"), false},
+		{measured, "Read(offset:*)", Ask, p("Read", "src/app.go", "offset", "1"), false},
+		// Parameter rules on WebFetch are ignored.
+		{measured, "WebFetch(prompt:*)", Deny, p("WebFetch", "example.com", "prompt", "conformance call"), false},
+		{measured, "WebFetch(prompt:conf*)", Deny, p("WebFetch", "example.com", "prompt", "conformance call"), false},
+		{measured, "WebFetch(prompt:other)", Ask, p("WebFetch", "example.com", "prompt", "other"), false},
+	}
+	for _, c := range cases {
+		r := ParseIn(c.list, c.rule)
+		if got := Match(r, c.call) == Yes; got != c.want {
+			t.Errorf("Claude Code %s: %s %s on %v: Shipgate matches = %v, Claude Code matched = %v (%s)", c.cc, c.list, c.rule, c.call, got, c.want, r.Malformed)
+		}
+	}
+}

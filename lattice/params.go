@@ -125,6 +125,20 @@ func (r *Rule) compileParam(tool, spec string) (rds []*reading, handled bool) {
 	case value == "":
 		r.malformed("a parameter rule with an empty value")
 		return []*reading{empty}, true
+	case tool == "WebFetch":
+		// Measured on 2.1.328 (the conformance class params): a deny or
+		// ask WebFetch(prompt:*), WebFetch(prompt:conf*) or
+		// WebFetch(prompt:other) changes nothing — a fetch whose prompt
+		// matches runs under allow WebFetch and asks without it. A WebFetch
+		// call is checked against domain rules only.
+		r.malformed(fmt.Sprintf("Claude Code %s ignores a parameter rule on WebFetch (measured: a fetch whose %s matches runs under allow WebFetch); restrict fetches with WebFetch(domain:…)", ClaudeCodeVersion, name))
+		return []*reading{empty}, true
+	case tool == "Read" && strings.ContainsAny(value, "*"):
+		// Measured on 2.1.328: deny Read(limit:*) and ask Read(offset:*)
+		// let reads with a limit or an offset run, while Read(limit:10)
+		// and Read(offset:5) match those values.
+		r.malformed(fmt.Sprintf("Claude Code %s ignores a Read parameter rule whose value has a wildcard (measured: deny Read(%s:*) lets a read with a %s run; Read(%s:10) matches only that value)", ClaudeCodeVersion, name, name, name))
+		return []*reading{empty}, true
 	case has(in.required, name) && strings.Trim(value, "*") == "":
 		r.Note = fmt.Sprintf("every %s call carries %s, so %s(%s:*) matches every %s call: it is the whole tool", tool, name, tool, name, tool)
 		return []*reading{wholeTool(tool)}, true

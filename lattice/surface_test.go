@@ -23,9 +23,15 @@ func TestParamRules(t *testing.T) {
 		{Deny, "Bash(run_in_background:true)", Call{Tool: "Bash", Param: "run_in_background", Value: "true"}, Yes, false, false, false, "docs example"},
 		// In an allow list the same text is a command prefix.
 		{Allow, "Bash(timeout:*)", Call{Tool: "Bash", Arg: "timeout 60 npm publish"}, Yes, false, false, false, "docs: allow rules are not parameter rules"},
-		// Every WebFetch call carries a prompt: WebFetch(prompt:*) stops every fetch.
-		{Deny, "WebFetch(prompt:*)", Call{Tool: "WebFetch", Arg: "example.com"}, Yes, true, false, false, "tool schema: prompt is required"},
-		{Deny, "WebFetch(prompt:summarise*)", Call{Tool: "WebFetch", Param: "prompt", Value: "summarise it"}, Yes, false, false, false, "docs"},
+		// Claude Code 2.1.328 ignores parameter rules on WebFetch (measured,
+		// the conformance class params): the docs' WebFetch(prompt:*) stops
+		// no fetch.
+		{Deny, "WebFetch(prompt:*)", Call{Tool: "WebFetch", Arg: "example.com"}, No, false, true, false, "measured 2.1.328"},
+		{Deny, "WebFetch(prompt:summarise*)", Call{Tool: "WebFetch", Param: "prompt", Value: "summarise it"}, No, false, true, false, "measured 2.1.328"},
+		// A Read parameter rule with a wildcard value matches nothing; a
+		// literal value matches (measured 2.1.328).
+		{Deny, "Read(limit:*)", Call{Tool: "Read", Arg: "src/a.go", Param: "limit", Value: "10"}, No, false, true, false, "measured 2.1.328"},
+		{Deny, "Read(limit:10)", Call{Tool: "Read", Arg: "src/a.go", Param: "limit", Value: "10"}, Yes, false, false, false, "measured 2.1.328"},
 		{Deny, "Agent(model:opus)", Call{Tool: "Agent", Param: "model", Value: "opus"}, Yes, false, false, false, "docs example"},
 		{Deny, "Agent(model:opus)", Call{Tool: "Agent", Param: "model", Value: "sonnet"}, No, false, false, false, "docs"},
 		{Deny, "Task(isolation:worktree)", Call{Tool: "Agent", Param: "isolation", Value: "worktree"}, Yes, false, false, false, "docs; Task is Agent"},
@@ -68,8 +74,9 @@ func TestParamShadowing(t *testing.T) {
 		// calls that set the timeout field.
 		{"Bash(timeout:*)", "Bash(timeout 60 npm publish)", No},
 		{"Bash(timeout:*)", "Bash(timeout *)", No},
-		{"WebFetch(prompt:*)", "WebFetch(domain:example.com)", Yes},
-		{"WebFetch(prompt:*)", "WebFetch", Yes},
+		// Ignored by Claude Code 2.1.328 (measured): it covers nothing.
+		{"WebFetch(prompt:*)", "WebFetch(domain:example.com)", No},
+		{"WebFetch(prompt:*)", "WebFetch", No},
 		{"Monitor(npm:*)", "Monitor(npm test)", Unknown},
 	}
 	for _, c := range cases {

@@ -29,6 +29,14 @@ func (o Outcome) Agrees() bool { return o.Claude != Unclassified && o.Claude == 
 // path in the project becomes project-relative ("src/app.go"), one in the
 // home "~/…", any other one (the extra folder, /etc) absolute.
 func ShipgateCall(lay Layout, c Call) lattice.Call {
+	out := shipgateCall(lay, c)
+	if c.Param != "" && c.Param != "none" {
+		out.Param, out.Value = c.Param, c.Value
+	}
+	return out
+}
+
+func shipgateCall(lay Layout, c Call) lattice.Call {
 	switch c.Tool {
 	case "Read", "Edit", "Write":
 		p := c.Path()

@@ -75,7 +75,7 @@ func (s Settings) JSON() string {
 
 // Session is the batch as the driver runs it.
 func (b Batch) Session() Session {
-	s := Session{Settings: b.Settings.JSON(), Unprivileged: b.Unprivileged}
+	s := Session{Settings: b.Settings.JSON(), Unprivileged: b.Unprivileged, MCP: b.Class == "mcp"}
 	if b.Local != nil {
 		s.Local = b.Local.JSON()
 	}
@@ -92,14 +92,14 @@ func (b Batch) Session() Session {
 var Classes = []string{
 	"bash-match", "path-match", "bash-shapes", "bash-wrappers", "bash-deny", "bash-ask", "bash-compound", "bash-readonly",
 	"path-read", "path-edit", "modes", "additional-dirs", "skipped-rules", "settings-local",
-	"two-readings", "command-checks", "webfetch", "bypass", WitnessClass,
+	"two-readings", "command-checks", "webfetch", "bypass", "mcp", "params", WitnessClass,
 }
 
 // classWeight is each class's share of the corpus.
 var classWeight = map[string]int{
 	"bash-match": 3, "path-match": 2, "bash-shapes": 3, "bash-wrappers": 2, "bash-deny": 2, "bash-ask": 1, "bash-compound": 2, "bash-readonly": 1,
 	"path-read": 3, "path-edit": 2, "modes": 2, "additional-dirs": 1, "skipped-rules": 1, "settings-local": 1,
-	"two-readings": 1, "command-checks": 1, "webfetch": 1, "bypass": 1,
+	"two-readings": 1, "command-checks": 1, "webfetch": 1, "bypass": 1, "mcp": 1, "params": 1,
 }
 
 // callsPerBatch is the most calls one session makes. Claude Code answers a
@@ -521,6 +521,10 @@ func (g *gen) batch() Batch {
 		g.commandChecks(&b)
 	case "webfetch":
 		g.webFetch(&b)
+	case "mcp":
+		g.mcp(&b)
+	case "params":
+		g.params(&b)
 	case "bypass":
 		// Claude Code ignores bypassPermissions for root, so the session
 		// runs unprivileged; the mode is set in the project (where a
@@ -636,6 +640,79 @@ func (g *gen) webFetch(b *Batch) {
 		"example.com.evil.test", "example.net", "www.example.com", "deep.sub.example.com", "example.co", "examplecom.test",
 		"sub.example.org", "example.com.", "x-example.com", "api.sub.example.com"} {
 		g.add(b, "fetch", Call{Tool: "WebFetch", Arg: h})
+	}
+}
+
+// mcp measures MCP tool rules and tool-name globs over the stub servers'
+// tools (MCPServers): server tokens, single tools, families, and globs in
+// every list, with and without a mode.
+func (g *gen) mcp(b *Batch) {
+	allow := []string{"mcp__gh", "mcp__gh__*", "mcp__gh__get_issue", "mcp__gh__get_*", "mcp__db__query", "mcp__db",
+		"mcp__*", "*", "mcp__gh*", "mcp__g*__get_issue", "mcp__gh__*issue", "mcp__gh(*)", "mcp__gh__get_issue(*)",
+		"mcp__GH__get_issue", "mcp__gh_ext", "mcp__gh_ext__*", "mcp__gh__", "mcp__", "mcp__*__get_issue"}
+	deny := []string{"mcp__gh__delete_repo", "mcp__db", "mcp__*", "mcp__gh__delete_*", "mcp__*__drop_table",
+		"mcp__gh", "mcp__gh__*", "mcp__gh_*", "mcp__gh__get_issue(*)", "mcp__gh*", "mcp__db__*", "mcp__*__get_issue"}
+	b.Settings.Allow = g.some(1+g.r.IntN(2), allow...)
+	if g.r.IntN(2) == 0 {
+		b.Settings.Deny = g.some(1, deny...)
+	}
+	if g.r.IntN(3) == 0 {
+		// (A deny "*" takes every tool out of the model's list, the
+		// warm-up Read too, so the batch is never asked: ask only.)
+		b.Settings.Ask = g.some(1, append([]string{"*"}, deny...)...)
+	}
+	if g.r.IntN(4) == 0 {
+		b.Settings.DefaultMode = g.pick("acceptEdits", "dontAsk", "plan")
+	}
+	for _, t := range MCPTools() {
+		g.add(b, "mcp", Call{Tool: t})
+	}
+}
+
+// params measures parameter rules, Tool(param:value): each call sets the
+// one optional field it names (or none), so the rule's question is asked
+// alone.
+func (g *gen) params(b *Batch) {
+	deny := []string{"Bash(timeout:*)", "Bash(timeout:5000)", "Bash(timeout: *)", "Bash(run_in_background:true)",
+		"Bash(description:*)", "Bash(description:conf*)", "Bash(dangerouslyDisableSandbox:true)", "WebFetch(prompt:*)",
+		"WebFetch(prompt:conf*)", "WebFetch(prompt:other)", "Read(offset:*)", "Read(limit:10)", "Bash(command:npm *)",
+		"Read(file_path:*)", "Bash(nosuchfield:*)", "Bash(timeout:5*)", "Read(offset:5)", "Read(limit:*)", "WebFetch(offset:*)",
+		"Bash(run_in_background:*)", "Bash(description:other)"}
+	b.Settings.Allow = []string{"Bash(*)", "Read", "WebFetch"}
+	if g.r.IntN(4) == 0 {
+		b.Settings.Allow = []string{"Bash(*)"}
+	}
+	switch g.r.IntN(4) {
+	case 0, 1:
+		// One rule: each call's decision is that rule's.
+		if g.r.IntN(2) == 0 {
+			b.Settings.Deny = g.some(1, deny...)
+		} else {
+			b.Settings.Ask = g.some(1, deny...)
+		}
+	case 2:
+		b.Settings.Deny = g.some(2, deny...)
+	default:
+		b.Settings.Deny = g.some(1, deny...)
+		b.Settings.Ask = g.some(1, deny...)
+	}
+	for _, c := range []string{"npm test", "timeout 5 npm test", "npm publish", "ls"} {
+		for _, pv := range [][2]string{{"none", ""}, {"timeout", "5000"}, {"timeout", "60000"}, {"description", "conformance call"},
+			{"description", "other"}, {"run_in_background", "true"}, {"run_in_background", "false"}, {"dangerouslyDisableSandbox", "true"}} {
+			label := "bash:" + pv[0]
+			if strings.HasPrefix(c, "timeout ") {
+				label = "bash-timeout-command:" + pv[0] // see known.txt
+			}
+			g.add(b, label, Call{Tool: "Bash", Arg: c, Param: pv[0], Value: pv[1]})
+		}
+	}
+	for _, pv := range [][2]string{{"none", ""}, {"offset", "1"}, {"offset", "5"}, {"limit", "10"}, {"limit", "5"}} {
+		g.add(b, "read:"+pv[0], Call{Tool: "Read", Arg: "$PROJ/src/app.go", Param: pv[0], Value: pv[1]})
+	}
+	for _, h := range []string{"example.com", "example.org"} {
+		for _, v := range []string{"conformance call", "other"} {
+			g.add(b, "fetch:prompt", Call{Tool: "WebFetch", Arg: h, Param: "prompt", Value: v})
+		}
 	}
 }
 

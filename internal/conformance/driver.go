@@ -86,7 +86,19 @@ func (d Driver) Run(ctx context.Context, s Session) (SessionResult, error) {
 	for i, c := range s.Calls {
 		uses[i] = toolUse(lay, i, c)
 	}
-	api, err := newFakeAPI(uses)
+	var warm *ToolUse
+	args := append([]string{"-p", "go", "--output-format", "json"}, s.Args...)
+	if s.MCP {
+		cfg, err := writeMCP(lay)
+		if err != nil {
+			return out, err
+		}
+		args = append(args, "--mcp-config", cfg, "--strict-mcp-config")
+		// Reading a file of the project needs no permission in any mode
+		// the MCP batches set, and no rule of theirs names Read.
+		warm = &ToolUse{Name: "Read", Input: map[string]any{"file_path": filepath.Join(lay.Proj, "README.md")}}
+	}
+	api, err := newFakeAPI(uses, warm)
 	if err != nil {
 		return out, err
 	}
@@ -98,7 +110,6 @@ func (d Driver) Run(ctx context.Context, s Session) (SessionResult, error) {
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	args := append([]string{"-p", "go", "--output-format", "json"}, s.Args...)
 	cmd := exec.CommandContext(ctx, d.Binary, args...)
 	if s.Unprivileged && os.Geteuid() == 0 {
 		if err := chownTree(root, nobodyID, nobodyID); err != nil {
@@ -309,6 +320,9 @@ var stubWords = []string{"rm", "curl", "wget", "git", "npm", "npx", "node", "pyt
 // toolUse turns a call into the tool_use block the fake model sends.
 func toolUse(lay Layout, i int, c Call) ToolUse {
 	id := fmt.Sprintf("toolu_%06d", i)
+	if c.Param != "" {
+		return paramToolUse(lay, id, c)
+	}
 	switch c.Tool {
 	case "Bash":
 		return ToolUse{ID: id, Name: "Bash", Input: map[string]any{"command": lay.Expand(c.Arg), "description": "conformance call",
@@ -324,6 +338,37 @@ func toolUse(lay Layout, i int, c Call) ToolUse {
 		return ToolUse{ID: id, Name: "WebFetch", Input: map[string]any{"url": "https://" + c.Arg + "/shipgate", "prompt": "conformance call"}}
 	}
 	return ToolUse{ID: id, Name: c.Tool, Input: map[string]any{}}
+}
+
+// paramToolUse is the tool_use of a parameter rule's call: the primary
+// field and the one optional field Param names (none for "none"), typed as
+// the tool's schema declares it.
+func paramToolUse(lay Layout, id string, c Call) ToolUse {
+	in := map[string]any{}
+	switch c.Tool {
+	case "Bash":
+		in["command"] = lay.Expand(c.Arg)
+	case "Read":
+		in["file_path"] = lay.Expand(c.Path())
+	case "WebFetch":
+		in["url"] = "https://" + c.Arg + "/shipgate"
+		in["prompt"] = "conformance call" // required
+	}
+	if c.Param != "none" {
+		var v any = c.Value
+		switch c.Value {
+		case "true":
+			v = true
+		case "false":
+			v = false
+		default:
+			if n, err := strconv.Atoi(c.Value); err == nil {
+				v = n
+			}
+		}
+		in[c.Param] = v
+	}
+	return ToolUse{ID: id, Name: c.Tool, Input: in}
 }
 
 // commandWords returns the words of a command line that may be run as

@@ -28,27 +28,37 @@ type ToolUse struct {
 // which are recorded, and is answered with a short text that ends the
 // turn. Any other request (a side query without tools, a token count) gets
 // a short text answer so nothing Claude Code asks on the side can stall it.
+//
+// With a warm-up call (an MCP session) the fake takes two turns or more:
+// the first answer is the warm-up call alone, and the batch follows in the
+// answer to the request that carries the warm-up's result, once every stub
+// MCP tool is in the request's tool list (Claude Code connects MCP servers
+// only after the model's first answer); until then, up to maxWarmups
+// times, it asks for the warm-up call again.
 type fakeAPI struct {
 	srv  *http.Server
 	ln   net.Listener
 	uses []ToolUse
+	warm *ToolUse // the harmless first call, nil for one turn
 
 	mu       sync.Mutex
 	results  map[string]string // tool_use_id -> the result's text
 	errs     map[string]bool   // tool_use_id -> is_error was set
 	toolList []string          // tool names offered in the first request
 	served   bool              // the batch has been sent
+	warmups  int               // warm-up calls sent
+	pending  string            // the id of the warm-up call awaiting its result
 	requests int
 	log      []string // one line per request, for a failing session's report
 }
 
 // newFakeAPI starts the fake on a loopback port.
-func newFakeAPI(uses []ToolUse) (*fakeAPI, error) {
+func newFakeAPI(uses []ToolUse, warm *ToolUse) (*fakeAPI, error) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return nil, fmt.Errorf("fake Messages API: listen on loopback: %w", err)
 	}
-	f := &fakeAPI{ln: ln, uses: uses, results: map[string]string{}, errs: map[string]bool{}}
+	f := &fakeAPI{ln: ln, uses: uses, warm: warm, results: map[string]string{}, errs: map[string]bool{}}
 	f.srv = &http.Server{Handler: http.HandlerFunc(f.serve)}
 	go f.srv.Serve(ln) //nolint:errcheck // ends with Close
 	return f, nil
@@ -101,20 +111,54 @@ func (f *fakeAPI) serve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	results := f.record(req)
+	var tools []string
+	for _, t := range req.Tools {
+		tools = append(tools, t.Name)
+	}
 	f.mu.Lock()
-	first := !f.served && len(req.Tools) > 0 && !results
-	if first {
-		f.served = true
-		for _, t := range req.Tools {
-			f.toolList = append(f.toolList, t.Name)
+	var send []ToolUse
+	batch := false
+	switch {
+	case f.served || len(req.Tools) == 0:
+	case f.warm == nil:
+		batch = !results
+	case f.warmups == 0:
+		if !results {
+			send = f.warmUp()
+		}
+	default:
+		if _, ok := f.results[f.pending]; ok {
+			if mcpToolsOffered(tools) || f.warmups >= maxWarmups {
+				batch = true
+			} else {
+				send = f.warmUp()
+			}
 		}
 	}
+	if batch {
+		send = f.uses
+		f.served = true
+		f.toolList = tools
+	}
+	f.log = append(f.log, fmt.Sprintf("  tools=%d results=%v sent=%d", len(tools), results, len(send)))
 	f.mu.Unlock()
-	if first {
-		f.respond(w, req.Stream, nil, f.uses)
+	if len(send) > 0 {
+		f.respond(w, req.Stream, nil, send)
 		return
 	}
 	f.respond(w, req.Stream, []string{"done"}, nil)
+}
+
+// maxWarmups bounds the warm-up calls of an MCP session.
+const maxWarmups = 6
+
+// warmUp is the next warm-up call (f.mu held).
+func (f *fakeAPI) warmUp() []ToolUse {
+	u := *f.warm
+	u.ID = fmt.Sprintf("toolu_warm%02d", f.warmups)
+	f.warmups++
+	f.pending = u.ID
+	return []ToolUse{u}
 }
 
 // record stores the tool_result blocks of the request's messages and

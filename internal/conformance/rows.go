@@ -24,13 +24,15 @@ type Row struct {
 	UserMode string    `json:"user_mode,omitempty"`
 	Tool     string    `json:"tool"`
 	Arg      string    `json:"arg"`
+	Param    string    `json:"param,omitempty"` // the call's one input field (the params class)
+	Value    string    `json:"value,omitempty"`
 	Claude   Decision  `json:"claude"`
 }
 
 // Batch is the row as a one-case batch.
 func (r Row) Batch() Batch {
 	return Batch{Class: r.Class, Settings: r.Settings, Local: r.Local, UserMode: r.UserMode, Unprivileged: r.UserMode != "" || r.Settings.DefaultMode == "bypassPermissions",
-		Cases: []Case{{Class: r.Class, Label: r.Label, Call: Call{Tool: r.Tool, Arg: r.Arg}}}}
+		Cases: []Case{{Class: r.Class, Label: r.Label, Call: Call{Tool: r.Tool, Arg: r.Arg, Param: r.Param, Value: r.Value}}}}
 }
 
 // RowsPerGroup is how many rows of each (class, label, Claude decision,
@@ -61,7 +63,7 @@ func (r *Run) Rows(seed uint64, perGroup int) string {
 		count[key]++
 		b := r.Batches[o.Batch]
 		rows = append(rows, Row{Version: r.Version, Class: o.Class, Label: o.Label, Settings: b.Settings, Local: b.Local, UserMode: b.UserMode,
-			Tool: o.Call.Tool, Arg: o.Call.Arg, Claude: o.Claude})
+			Tool: o.Call.Tool, Arg: o.Call.Arg, Param: o.Call.Param, Value: o.Call.Value, Claude: o.Claude})
 	}
 	sort.SliceStable(rows, func(i, j int) bool { return classOrder(rows[i].Class) < classOrder(rows[j].Class) })
 	for _, row := range rows {

@@ -20,16 +20,30 @@ const (
 // Call is one tool call of a session. For Bash, Arg is the command line;
 // for Read, Edit and Write it is a path, absolute or through a layout
 // placeholder ($PROJ/src/a.go, $HOME/.ssh/id_rsa, $EXTRA/notes.md).
+//
+// Param and Value, when Param is set, name the one optional input field
+// the call carries (a parameter rule's question: Bash with a timeout,
+// Read with an offset); such a call carries its primary field and that
+// field only. Param "none" is a call with no optional field at all (the
+// other calls of the harness carry a description and a timeout).
 type Call struct {
-	Tool string
-	Arg  string
+	Tool  string
+	Arg   string
+	Param string `json:",omitempty"`
+	Value string `json:",omitempty"`
 }
 
 // Path is the call's path argument (Read, Edit, Write).
 func (c Call) Path() string { return c.Arg }
 
 // String renders the call for a report.
-func (c Call) String() string { return c.Tool + "(" + c.Arg + ")" }
+func (c Call) String() string {
+	s := c.Tool + "(" + c.Arg + ")"
+	if c.Param != "" {
+		s += " [" + c.Param + "=" + c.Value + "]"
+	}
+	return s
+}
 
 // Session is one run of Claude Code: the project's settings files and a
 // batch of calls the fake model makes in one assistant message.
@@ -51,6 +65,10 @@ type Session struct {
 	// through setpriv) when the harness runs as root: Claude Code ignores
 	// bypassPermissions for root, so that mode is measured this way.
 	Unprivileged bool `json:",omitempty"`
+	// MCP connects the stub MCP servers (MCPServers) for the session; the
+	// fake model then makes a harmless call first and sends the batch in
+	// its second turn, once the servers' tools are offered.
+	MCP bool `json:",omitempty"`
 }
 
 // The texts Claude Code 2.1.328 puts in a tool_result when it does not run

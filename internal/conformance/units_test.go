@@ -21,7 +21,7 @@ func TestFakeAPIStreamsTheBatchAndRecordsResults(t *testing.T) {
 		{ID: "toolu_000000", Name: "Bash", Input: map[string]any{"command": "npm test"}},
 		{ID: "toolu_000001", Name: "Read", Input: map[string]any{"file_path": "/etc/hostname"}},
 	}
-	f, err := newFakeAPI(uses)
+	f, err := newFakeAPI(uses, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -282,11 +282,14 @@ func TestShipgateCall(t *testing.T) {
 		in   Call
 		want lattice.Call
 	}{
-		{Call{"Read", "$PROJ/src/a.go"}, lattice.Call{Tool: "Read", Arg: "src/a.go"}},
-		{Call{"Edit", "$HOME/.ssh/id_rsa"}, lattice.Call{Tool: "Edit", Arg: "~/.ssh/id_rsa"}},
-		{Call{"Write", "$EXTRA/n.md"}, lattice.Call{Tool: "Write", Arg: "/t/extra/n.md"}},
-		{Call{"Read", "/etc/passwd"}, lattice.Call{Tool: "Read", Arg: "/etc/passwd"}},
-		{Call{"Bash", "cat $EXTRA/n.md"}, lattice.Call{Tool: "Bash", Arg: "cat /t/extra/n.md"}},
+		{Call{Tool: "Read", Arg: "$PROJ/src/a.go"}, lattice.Call{Tool: "Read", Arg: "src/a.go"}},
+		{Call{Tool: "Edit", Arg: "$HOME/.ssh/id_rsa"}, lattice.Call{Tool: "Edit", Arg: "~/.ssh/id_rsa"}},
+		{Call{Tool: "Write", Arg: "$EXTRA/n.md"}, lattice.Call{Tool: "Write", Arg: "/t/extra/n.md"}},
+		{Call{Tool: "Read", Arg: "/etc/passwd"}, lattice.Call{Tool: "Read", Arg: "/etc/passwd"}},
+		{Call{Tool: "Bash", Arg: "cat $EXTRA/n.md"}, lattice.Call{Tool: "Bash", Arg: "cat /t/extra/n.md"}},
+		{Call{Tool: "Bash", Arg: "ls", Param: "timeout", Value: "5000"}, lattice.Call{Tool: "Bash", Arg: "ls", Param: "timeout", Value: "5000"}},
+		{Call{Tool: "Bash", Arg: "ls", Param: "none"}, lattice.Call{Tool: "Bash", Arg: "ls"}},
+		{Call{Tool: "mcp__gh__get_issue"}, lattice.Call{Tool: "mcp__gh__get_issue"}},
 	} {
 		if got := ShipgateCall(lay, tc.in); got != tc.want {
 			t.Errorf("ShipgateCall(%v) = %+v, want %+v", tc.in, got, tc.want)
@@ -379,4 +382,69 @@ func FuzzParseRows(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestFakeAPIWarmsUpForMCP plays an MCP session: the first request gets
+// the warm-up call alone; its result with the MCP tools still missing gets
+// another warm-up; once every stub tool is offered, the batch.
+func TestFakeAPIWarmsUpForMCP(t *testing.T) {
+	uses := []ToolUse{{ID: "toolu_000000", Name: "mcp__gh__get_issue", Input: map[string]any{}}}
+	f, err := newFakeAPI(uses, &ToolUse{Name: "Read", Input: map[string]any{"file_path": "/p/README.md"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	ask := func(tools []string, results ...string) []string {
+		t.Helper()
+		var ts, blocks []string
+		for _, n := range tools {
+			ts = append(ts, `{"name":"`+n+`"}`)
+		}
+		for _, id := range results {
+			blocks = append(blocks, `{"type":"tool_result","tool_use_id":"`+id+`","content":"ok"}`)
+		}
+		msgs := `[{"role":"user","content":[{"type":"text","text":"go"}]}]`
+		if len(blocks) > 0 {
+			msgs = `[{"role":"user","content":[{"type":"text","text":"go"}]},{"role":"user","content":[` + strings.Join(blocks, ",") + `]}]`
+		}
+		body := `{"stream":false,"tools":[` + strings.Join(ts, ",") + `],"messages":` + msgs + `}`
+		resp, err := http.Post(f.URL()+"/v1/messages", "application/json", strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var m struct {
+			Content []struct{ Type, ID, Name string } `json:"content"`
+		}
+		if err := json.NewDecoder(resp.Body).Decode(&m); err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, b := range m.Content {
+			if b.Type == "tool_use" {
+				got = append(got, b.ID+" "+b.Name)
+			}
+		}
+		return got
+	}
+	all := append([]string{"Read", "Bash"}, MCPTools()...)
+	steps := []struct {
+		tools   []string
+		results []string
+		want    string
+	}{
+		{[]string{"Read", "Bash"}, nil, "toolu_warm00 Read"},
+		{[]string{"Read", "Bash", "mcp__gh__get_issue"}, []string{"toolu_warm00"}, "toolu_warm01 Read"}, // not every stub tool yet
+		{all, []string{"toolu_warm00"}, ""},                                                             // the pending warm-up's result is not there
+		{all, []string{"toolu_warm00", "toolu_warm01"}, "toolu_000000 mcp__gh__get_issue"},
+		{all, []string{"toolu_warm00", "toolu_warm01", "toolu_000000"}, ""}, // after the batch: text
+	}
+	for i, s := range steps {
+		if got := strings.Join(ask(s.tools, s.results...), ","); got != s.want {
+			t.Errorf("step %d: tool calls %q, want %q", i, got, s.want)
+		}
+	}
+	if _, errs := f.Results(); len(errs) == 0 {
+		t.Errorf("no results recorded")
+	}
 }
