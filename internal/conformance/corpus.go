@@ -665,7 +665,7 @@ func (g *gen) mcp(b *Batch) {
 		b.Settings.DefaultMode = g.pick("acceptEdits", "dontAsk", "plan")
 	}
 	for _, t := range MCPTools() {
-		g.add(b, "mcp", Call{Tool: t})
+		g.add(b, "mcp:"+strings.TrimPrefix(t, "mcp__"), Call{Tool: t})
 	}
 }
 
