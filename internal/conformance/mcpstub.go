@@ -7,7 +7,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"sort"
-	"strings"
 )
 
 // MCPServers are the stub MCP servers of an MCP session and the tools each
@@ -104,6 +103,3 @@ func mcpToolsOffered(tools []string) bool {
 	}
 	return true
 }
-
-// isMCP reports whether a tool name is an MCP tool's.
-func isMCP(tool string) bool { return strings.HasPrefix(tool, "mcp__") }
