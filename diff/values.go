@@ -3,11 +3,9 @@ package diff
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"fmt"
 	"net/url"
 	"regexp"
-	"sort"
 	"strings"
 
 	"github.com/shipgate-app/shipgate/diff/jsonpos"
@@ -17,46 +15,7 @@ import (
 
 // canon renders a value as canonical JSON (object keys sorted), the form
 // in which two versions of a setting are compared.
-func canon(v *jsonpos.Value) string {
-	var sb strings.Builder
-	writeCanon(&sb, v)
-	return sb.String()
-}
-
-func writeCanon(sb *strings.Builder, v *jsonpos.Value) {
-	switch v.Kind() {
-	case jsonpos.Object:
-		ms := append([]jsonpos.Member(nil), v.Members()...)
-		sort.Slice(ms, func(i, j int) bool { return ms[i].Key < ms[j].Key })
-		sb.WriteByte('{')
-		for i, m := range ms {
-			if i > 0 {
-				sb.WriteByte(',')
-			}
-			k, _ := json.Marshal(m.Key)
-			sb.Write(k)
-			sb.WriteByte(':')
-			writeCanon(sb, m.Value)
-		}
-		sb.WriteByte('}')
-	case jsonpos.Array:
-		sb.WriteByte('[')
-		for i, x := range v.Elements() {
-			if i > 0 {
-				sb.WriteByte(',')
-			}
-			writeCanon(sb, x)
-		}
-		sb.WriteByte(']')
-	case jsonpos.String:
-		s, _ := json.Marshal(v.Text())
-		sb.Write(s)
-	case jsonpos.Number, jsonpos.Bool, jsonpos.Null:
-		sb.WriteString(v.Raw())
-	default:
-		sb.WriteString("null")
-	}
-}
+func canon(v *jsonpos.Value) string { return jsonpos.Canon(v) }
 
 // truthy is JavaScript truthiness of a JSON value (as Claude Code reads a
 // switch): false, 0, "", null are falsy.

@@ -693,3 +693,33 @@ func TestNodeDecode(t *testing.T) {
 		}
 	}
 }
+
+// TestCanon: layout, key order and duplicate-free nesting do not change
+// the canonical text; values do.
+func TestCanon(t *testing.T) {
+	for _, c := range []struct {
+		a, b string
+		same bool
+	}{
+		{`{"b": 1, "a": [true, null, "x"]}`, `{"a":[true,null,"x"],"b":1}`, true},
+		{`{"a": {"d": 1, "c": 2}}`, "{\n  \"a\": {\"c\": 2, \"d\": 1}\n}", true},
+		{`{"a": "\u0078"}`, `{"a": "x"}`, true},
+		{`{"a": 1}`, `{"a": 1.0}`, false},
+		{`{"a": [1, 2]}`, `{"a": [2, 1]}`, false},
+	} {
+		va, _, err := Parse([]byte(c.a))
+		if err != nil {
+			t.Fatal(err)
+		}
+		vb, _, err := Parse([]byte(c.b))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := Canon(va) == Canon(vb); got != c.same {
+			t.Errorf("Canon(%s)=%s, Canon(%s)=%s: same=%v, want %v", c.a, Canon(va), c.b, Canon(vb), got, c.same)
+		}
+	}
+	if got := Canon(nil); got != "null" {
+		t.Errorf("Canon(nil) = %q, want null", got)
+	}
+}

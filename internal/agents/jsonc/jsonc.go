@@ -7,10 +7,8 @@
 package jsonc
 
 import (
-	"encoding/json"
 	"fmt"
 	"net/url"
-	"sort"
 	"strings"
 
 	"github.com/shipgate-app/shipgate/diff/jsonpos"
@@ -131,48 +129,15 @@ func Blank(data []byte, o Options) ([]byte, error) {
 	return out, nil
 }
 
-// Canon is a value's canonical text: object keys sorted, no spaces, so
-// two versions that differ only in layout, key order or comments compare
-// equal.
+// Canon is a value's canonical text (jsonpos.Canon: object keys sorted,
+// no spaces), so two versions that differ only in layout, key order or
+// comments compare equal; an absent value is "absent", never equal to an
+// explicit null.
 func Canon(v *jsonpos.Value) string {
-	var sb strings.Builder
-	writeCanon(&sb, v)
-	return sb.String()
-}
-
-func writeCanon(sb *strings.Builder, v *jsonpos.Value) {
-	switch v.Kind() {
-	case jsonpos.Object:
-		ms := append([]jsonpos.Member(nil), v.Members()...)
-		sort.Slice(ms, func(i, j int) bool { return ms[i].Key < ms[j].Key })
-		sb.WriteByte('{')
-		for i, m := range ms {
-			if i > 0 {
-				sb.WriteByte(',')
-			}
-			k, _ := json.Marshal(m.Key)
-			sb.Write(k)
-			sb.WriteByte(':')
-			writeCanon(sb, m.Value)
-		}
-		sb.WriteByte('}')
-	case jsonpos.Array:
-		sb.WriteByte('[')
-		for i, x := range v.Elements() {
-			if i > 0 {
-				sb.WriteByte(',')
-			}
-			writeCanon(sb, x)
-		}
-		sb.WriteByte(']')
-	case jsonpos.String:
-		k, _ := json.Marshal(v.Text())
-		sb.Write(k)
-	case jsonpos.Invalid:
-		sb.WriteString("absent")
-	default:
-		sb.WriteString(v.Raw())
+	if v.Kind() == jsonpos.Invalid {
+		return "absent"
 	}
+	return jsonpos.Canon(v)
 }
 
 // ServerSummary names an MCP server entry by its transport and what it
