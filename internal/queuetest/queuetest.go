@@ -151,11 +151,13 @@ func (r *replica) stop(t *testing.T) {
 }
 
 func (r *replica) metric(name string, labels map[string]string) float64 {
-	return metric(r.reg, name, labels)
+	return Metric(r.reg, name, labels)
 }
 
-// metric sums the series of name whose labels include labels.
-func metric(reg *prometheus.Registry, name string, labels map[string]string) float64 {
+// Metric sums the series of name (counters and gauges) whose labels
+// include labels; -1 when the registry cannot be gathered. The backends'
+// own tests read their metrics with it too.
+func Metric(reg *prometheus.Registry, name string, labels map[string]string) float64 {
 	mfs, err := reg.Gather()
 	if err != nil {
 		return -1

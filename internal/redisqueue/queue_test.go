@@ -15,6 +15,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/shipgate-app/shipgate/app"
+	"github.com/shipgate-app/shipgate/internal/queuetest"
 	"github.com/shipgate-app/shipgate/internal/redistest"
 	"github.com/shipgate-app/shipgate/webhook"
 )
@@ -163,28 +164,7 @@ func jobsTotal(r *replica, kind, outcome string) float64 {
 // counter reads one counter series (the sum over series matching labels)
 // from a registry.
 func counter(reg *prometheus.Registry, name string, labels map[string]string) float64 {
-	mfs, err := reg.Gather()
-	if err != nil {
-		return -1
-	}
-	sum := 0.0
-	for _, mf := range mfs {
-		if mf.GetName() != name {
-			continue
-		}
-		for _, m := range mf.GetMetric() {
-			match := true
-			for _, lp := range m.GetLabel() {
-				if v, ok := labels[lp.GetName()]; ok && v != lp.GetValue() {
-					match = false
-				}
-			}
-			if match && m.GetCounter() != nil {
-				sum += m.GetCounter().GetValue()
-			}
-		}
-	}
-	return sum
+	return queuetest.Metric(reg, name, labels)
 }
 
 func TestEnqueueStoresBeforeReturningAndDeduplicatesAcrossReplicas(t *testing.T) {
