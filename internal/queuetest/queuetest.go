@@ -772,7 +772,14 @@ func supersededReported(t *testing.T, b Backend) {
 
 func shutdown(t *testing.T, b Backend) {
 	e := newEnv(t, b, StoreOptions{})
-	r := e.replica(func(o *webhook.QueueOptions) { o.Workers = 1 })
+	// Shutdown's first step logs that the replica stops taking jobs: the
+	// observable sign that it has begun (a durable queue keeps accepting
+	// jobs while it stops, so an Enqueue cannot tell).
+	begun := &logSignal{msg: "job queue: this replica stops taking jobs", ch: make(chan struct{})}
+	if !b.Durable {
+		begun.msg = "job queue draining"
+	}
+	r := e.replica(func(o *webhook.QueueOptions) { o.Workers = 1; o.Logger = slog.New(begun) })
 	ctx := context.Background()
 	release := make(chan struct{})
 	rec := &recorder{}
@@ -782,6 +789,11 @@ func shutdown(t *testing.T, b Backend) {
 	_ = r.q.Enqueue(ctx, []app.Job{prJob(2, "pending")})
 	shut := make(chan error, 1)
 	go func() { shut <- r.q.Shutdown(ctx) }()
+	select {
+	case <-begun.ch:
+	case <-time.After(guard):
+		t.Fatal("Shutdown did not begin")
+	}
 	// While shutting down: a durable store keeps accepting (the jobs are
 	// stored for the other replicas); the in-process one refuses.
 	waitFor(t, "shutdown begun", func() bool {
@@ -870,3 +882,24 @@ func shutdownDeadline(t *testing.T, b Backend) {
 		}
 	}
 }
+
+// logSignal is a slog.Handler that closes ch the first time a record with
+// message msg is logged (and discards every record).
+type logSignal struct {
+	msg  string
+	ch   chan struct{}
+	once sync.Once
+}
+
+func (l *logSignal) Enabled(context.Context, slog.Level) bool { return true }
+
+func (l *logSignal) Handle(_ context.Context, r slog.Record) error {
+	if strings.HasPrefix(r.Message, l.msg) {
+		l.once.Do(func() { close(l.ch) })
+	}
+	return nil
+}
+
+func (l *logSignal) WithAttrs([]slog.Attr) slog.Handler { return l }
+
+func (l *logSignal) WithGroup(string) slog.Handler { return l }

@@ -36,7 +36,7 @@ import (
 	"fmt"
 	"log/slog"
 	"strconv"
-	"sync/atomic"
+	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -108,6 +108,9 @@ type Options struct {
 // keys are the Redis keys of one queue.
 type keys struct {
 	pending, ready, running, leases, wake, seenPrefix string
+	// depthSeq is a counter every read of the pending count increments,
+	// so that of two reads the later one is known (Store.Depth).
+	depthSeq string
 }
 
 func (k keys) seen(deliveryID string) string { return k.seenPrefix + deliveryID }
@@ -126,11 +129,18 @@ type Queue struct {
 // Store is the webhook.Store kept in Redis: every method is one Lua script
 // (scripts.go), atomic on the server, timed by the server's clock.
 type Store struct {
-	rdb       redis.UniversalClient
-	k         keys
-	capacity  int
-	dedupTTL  time.Duration
-	depth     atomic.Int64
+	rdb      redis.UniversalClient
+	k        keys
+	capacity int
+	dedupTTL time.Duration
+	// depth is the pending count of the newest read (by seq): Stats,
+	// and the replies of this replica's enqueues and claims, each read
+	// it in Redis with a number from one counter. Replies arrive in any
+	// order (a Stats poll overlapping an enqueue may be answered after
+	// it), so an older read never overwrites a newer one.
+	depthMu   sync.Mutex
+	depth     int64
+	depthSeq  int64
 	redisErrs *prometheus.CounterVec
 	log       *slog.Logger
 }
@@ -170,6 +180,7 @@ func New(opts Options) (*Queue, error) {
 		k: keys{
 			pending: opts.Prefix + "pending", ready: opts.Prefix + "ready", running: opts.Prefix + "running",
 			leases: opts.Prefix + "leases", wake: opts.Prefix + "wake", seenPrefix: opts.Prefix + "seen:",
+			depthSeq: opts.Prefix + "depthseq",
 		},
 		capacity: opts.Capacity, dedupTTL: opts.DedupTTL,
 		redisErrs: prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: "shipgate", Name: "redis_errors_total",
@@ -206,7 +217,21 @@ func (s *Store) Ready(ctx context.Context) error {
 }
 
 // Depth is the pending jobs of all replicas as last read.
-func (s *Store) Depth() int { return int(s.depth.Load()) }
+func (s *Store) Depth() int {
+	s.depthMu.Lock()
+	defer s.depthMu.Unlock()
+	return int(s.depth)
+}
+
+// sawDepth records a read of the pending count numbered seq, unless a
+// newer read was recorded already.
+func (s *Store) sawDepth(seq, pending int64) {
+	s.depthMu.Lock()
+	defer s.depthMu.Unlock()
+	if seq > s.depthSeq {
+		s.depthSeq, s.depth = seq, pending
+	}
+}
 
 // fail counts a failed Redis operation and wraps its error.
 func (s *Store) fail(op string, err error) error {
@@ -216,14 +241,15 @@ func (s *Store) fail(op string, err error) error {
 
 // Stats reads the queue's size from Redis.
 func (s *Store) Stats(ctx context.Context) (Stats, error) {
-	pipe := s.rdb.Pipeline()
+	pipe := s.rdb.TxPipeline() // MULTI: the count and its number in one step
+	seq := pipe.Incr(ctx, s.k.depthSeq)
 	p := pipe.HLen(ctx, s.k.pending)
 	r := pipe.ZCard(ctx, s.k.leases)
 	if _, err := pipe.Exec(ctx); err != nil {
 		return Stats{}, s.fail("stats", err)
 	}
 	st := Stats{Pending: int(p.Val()), Running: int(r.Val())}
-	s.depth.Store(int64(st.Pending))
+	s.sawDepth(seq.Val(), p.Val())
 	return st, nil
 }
 
@@ -238,7 +264,7 @@ func (s *Store) Add(ctx context.Context, deliveryID string, jobs []app.Job) (web
 	if err != nil {
 		return webhook.AddResult{}, err
 	}
-	res, err := enqueueScript.Run(ctx, s.rdb, []string{s.k.pending, s.k.ready, s.k.running, seen}, append(args, pairs...)...).Slice()
+	res, err := enqueueScript.Run(ctx, s.rdb, []string{s.k.pending, s.k.ready, s.k.running, seen, s.k.depthSeq}, append(args, pairs...)...).Slice()
 	if err != nil {
 		return webhook.AddResult{}, s.fail("enqueue", err)
 	}
@@ -248,8 +274,8 @@ func (s *Store) Add(ctx context.Context, deliveryID string, jobs []app.Job) (web
 	case "full":
 		return webhook.AddResult{Status: webhook.AddFull}, nil
 	case "ok":
-		s.depth.Add(int64(len(jobs) - toInt(res, 1)))
-		return webhook.AddResult{Status: webhook.AddOK, Replaced: toInt(res, 1), Started: s.decodeJobs(res[min(2, len(res)):])}, nil
+		s.sawDepth(int64(toInt(res, 2)), int64(toInt(res, 3)))
+		return webhook.AddResult{Status: webhook.AddOK, Replaced: toInt(res, 1), Started: s.decodeJobs(res[min(4, len(res)):])}, nil
 	}
 	return webhook.AddResult{}, fmt.Errorf("redisqueue: enqueue: unexpected reply %v", res)
 }
@@ -288,13 +314,13 @@ func (s *Store) decodeJobs(raw []any) []app.Job {
 
 // Claim implements webhook.Store (dequeueScript).
 func (s *Store) Claim(ctx context.Context, token string, lease time.Duration) (*webhook.Claim, time.Duration, error) {
-	res, err := dequeueScript.Run(ctx, s.rdb, []string{s.k.pending, s.k.ready, s.k.running, s.k.leases},
+	res, err := dequeueScript.Run(ctx, s.rdb, []string{s.k.pending, s.k.ready, s.k.running, s.k.leases, s.k.depthSeq},
 		token, lease.Milliseconds()).Slice()
 	if err != nil {
 		return nil, 0, s.fail("dequeue", err)
 	}
-	if status(res) == "job" && len(res) == 4 {
-		s.depth.Add(-1)
+	if status(res) == "job" && len(res) == 6 {
+		s.sawDepth(int64(toInt(res, 4)), int64(toInt(res, 5)))
 		c := &webhook.Claim{Key: toString(res, 1), Token: token, Attempt: toInt(res, 3)}
 		if err := json.Unmarshal([]byte(toString(res, 2)), &c.Job); err != nil {
 			c.Unreadable = err

@@ -71,10 +71,11 @@ end
 `
 
 // enqueueScript stores a delivery's jobs. KEYS: pending, ready, running,
-// seen. ARGV: capacity (0 = unbounded), dedup ("1": refuse and record the
-// seen key), seen TTL in ms, wake channel, then key, job JSON pairs.
-// Returns {"ok", replaced, JSON of each replaced job that had started...},
-// {"dup", 0} or {"full", 0}.
+// seen, depthseq. ARGV: capacity (0 = unbounded), dedup ("1": refuse and
+// record the seen key), seen TTL in ms, wake channel, then key, job JSON
+// pairs. Returns {"ok", replaced, seq, pending, JSON of each replaced job
+// that had started...}, {"dup", 0} or {"full", 0}; seq (INCR of depthseq)
+// orders the pending count read with it among every other read (Store.Depth).
 var enqueueScript = redis.NewScript(luaPrelude + `
 local pending, ready, running = KEYS[1], KEYS[2], KEYS[3]
 local cap = tonumber(ARGV[1])
@@ -84,14 +85,15 @@ if not fits(5) then return {'full', 0} end
 local r, started = add(5)
 if ARGV[2] == '1' then redis.call('SET', KEYS[4], '1', 'PX', ARGV[3]) end
 redis.call('PUBLISH', ARGV[4], '1')
-local out = {'ok', r}
+local out = {'ok', r, redis.call('INCR', KEYS[5]), redis.call('HLEN', pending)}
 for _, j in ipairs(started) do table.insert(out, j) end
 return out
 `)
 
 // dequeueScript leases the first runnable job. KEYS: pending, ready,
-// running, leases. ARGV: lease token, lease TTL in ms. Returns {"job", key,
-// job JSON, attempt} or {"none", ms until the next job is due, -1 for none}.
+// running, leases, depthseq. ARGV: lease token, lease TTL in ms. Returns
+// {"job", key, job JSON, attempt, seq, pending} (seq and pending as in
+// enqueueScript) or {"none", ms until the next job is due, -1 for none}.
 var dequeueScript = redis.NewScript(luaPrelude + `
 for _ = 1, 16 do
   local r = redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', now, 'LIMIT', 0, 1)
@@ -110,7 +112,7 @@ for _ = 1, 16 do
     local j = string.sub(v, bar + 1)
     redis.call('HSET', KEYS[3], k, ARGV[1] .. '|' .. attempt .. '|' .. j)
     redis.call('ZADD', KEYS[4], now + tonumber(ARGV[2]), k)
-    return {'job', k, j, attempt}
+    return {'job', k, j, attempt, redis.call('INCR', KEYS[5]), redis.call('HLEN', KEYS[1])}
   end
   -- A stale ready entry (no pending job, or the key is running): dropped;
   -- whoever finishes the running job makes the key ready again.
