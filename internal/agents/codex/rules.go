@@ -13,8 +13,12 @@ package codex
 import (
 	"errors"
 	"fmt"
+	"runtime/metrics"
 	"sort"
 	"strings"
+	"sync/atomic"
+	"time"
+	"unicode/utf8"
 
 	"go.starlark.net/resolve"
 	"go.starlark.net/starlark"
@@ -114,6 +118,29 @@ const MaxSteps = 1_000_000
 
 // maxRules bounds the rules one file may define.
 const maxRules = 20_000
+
+// MaxEvalAlloc bounds the bytes allocated while one file is evaluated.
+// Steps do not bound memory: one step of `x = x + x` doubles a string, and
+// a 1 MiB file of 9,000 rules allocates about 47 MiB in all. Past the
+// bound the evaluation is cancelled and the file fails closed as a limit
+// of Shipgate's (it blocks: Codex may load it). Allocation is read from
+// the Go runtime, process-wide, every millisecond: a file is stopped only
+// when it, or work beside it, allocates this much in its few milliseconds.
+const MaxEvalAlloc = 256 << 20
+
+// maxIterLen bounds the length of a sequence a builtin that walks or
+// copies it (list, sorted, any, …) is given: those walk it inside one
+// Starlark step, so the step budget does not bound them
+// (any(range(10**12)) would run for hours, list(range(10**9)) allocate
+// 16 GB).
+const maxIterLen = MaxSteps
+
+// refusedMethods are the string methods whose result can be quadratic in
+// their operands in one step (s.replace("a", s), s.join([s, s])); and
+// refusedOps the operators that repeat or format (`"x" * 10**9` is one
+// step of a gigabyte). Shipgate refuses a file that uses them (a limit of
+// its own: the file blocks): rules files write their patterns out.
+var refusedMethods = map[string]bool{"join": true, "replace": true, "format": true}
 
 // ParseError is a rules file Codex would not load, with where and why.
 type ParseError struct {
@@ -363,6 +390,22 @@ func ParseRules(path string, data []byte) (*RulesFile, error) {
 		"network_rule":    starlark.NewBuiltin("network_rule", networkRule),
 		"host_executable": starlark.NewBuiltin("host_executable", hostExecutable),
 	}
+	for _, name := range []string{"list", "tuple", "sorted", "reversed", "enumerate", "zip", "dict", "any", "all", "min", "max"} {
+		predeclared[name] = boundedIter(starlark.Universe[name].(*starlark.Builtin), func(th *starlark.Thread, n int) error {
+			err := &ParseError{Path: path, Line: callLine(th), Limit: true,
+				Msg: fmt.Sprintf("%s() is given a sequence of %d elements, more than the %d Shipgate walks in one step", name, n, maxIterLen)}
+			if loadErr == nil {
+				loadErr = err
+			}
+			return err
+		})
+	}
+	if !utf8.Valid(data) {
+		return nil, &ParseError{Path: path, Line: lineOfInvalid(data), Msg: "the file is not valid UTF-8: Codex reads a rules file as UTF-8 text and refuses it"}
+	}
+	if i := strings.IndexByte(string(data), 0); i >= 0 {
+		return nil, &ParseError{Path: path, Line: 1 + strings.Count(string(data[:i]), "\n"), Msg: "the file holds a NUL byte: Codex's Starlark reader refuses it (Shipgate's stops reading there)"}
+	}
 	// Codex's dialect (starlark-rust): top-level if/for, reassigned
 	// globals and recursion work; while, set and print do not.
 	opts := &syntax.FileOptions{TopLevelControl: true, GlobalReassign: true, Recursion: true}
@@ -381,11 +424,19 @@ func ParseRules(path string, data []byte) (*RulesFile, error) {
 		line, _ := missing.Span()
 		return nil, &ParseError{Path: path, Line: int(line.Line), Msg: fmt.Sprintf("Variable `%s` not found", missing.Name)}
 	}
+	if pe := refused(path, f); pe != nil {
+		return nil, pe
+	}
 	prog, err := starlark.FileProgram(f, predeclared.Has)
 	if err != nil {
 		return nil, starlarkError(path, err)
 	}
+	stop := watchAlloc(thread, MaxEvalAlloc)
 	_, err = prog.Init(thread, predeclared)
+	if stop() {
+		return nil, &ParseError{Path: path, Line: callLine(thread), Limit: true,
+			Msg: fmt.Sprintf("evaluating it allocates more than %d MiB, more than Shipgate allows one rules file; write the rules out instead of building large values", MaxEvalAlloc>>20)}
+	}
 	if loadErr != nil {
 		return nil, loadErr
 	}
@@ -398,6 +449,113 @@ func ParseRules(path string, data []byte) (*RulesFile, error) {
 		return nil, pe
 	}
 	return out, nil
+}
+
+// refused finds the first operator or method call Shipgate does not
+// evaluate (refusedOps, refusedMethods): such a file is a limit of
+// Shipgate's, not an error of Codex's.
+func refused(path string, f *syntax.File) *ParseError {
+	var out *ParseError
+	at := func(n syntax.Node, what string) {
+		if out == nil {
+			p, _ := n.Span()
+			out = &ParseError{Path: path, Line: int(p.Line), Limit: true,
+				Msg: what + ": its result can be far larger than the file in one step, so Shipgate does not evaluate it; write the values out literally"}
+		}
+	}
+	syntax.Walk(f, func(n syntax.Node) bool {
+		switch x := n.(type) {
+		case *syntax.BinaryExpr:
+			if (x.Op == syntax.STAR || x.Op == syntax.PERCENT) && !(isIntLit(x.X) && isIntLit(x.Y)) {
+				at(n, "the operator "+x.Op.String()+" (repetition or formatting)")
+			}
+		case *syntax.AssignStmt:
+			if x.Op == syntax.STAR_EQ || x.Op == syntax.PERCENT_EQ {
+				at(n, "the operator "+x.Op.String()+" (repetition or formatting)")
+			}
+		case *syntax.DotExpr:
+			if refusedMethods[x.Name.Name] {
+				at(n, "the method ."+x.Name.Name+"()")
+			}
+		}
+		return out == nil
+	})
+	return out
+}
+
+// isIntLit reports whether e is an integer literal.
+func isIntLit(e syntax.Expr) bool {
+	l, ok := e.(*syntax.Literal)
+	return ok && l.Token == syntax.INT
+}
+
+// boundedIter wraps a builtin that walks or copies its arguments so that
+// a sequence longer than maxIterLen is refused (over calls limit).
+func boundedIter(b *starlark.Builtin, over func(*starlark.Thread, int) error) *starlark.Builtin {
+	return starlark.NewBuiltin(b.Name(), func(th *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+		for _, a := range args {
+			if n := starlark.Len(a); n > maxIterLen {
+				return nil, over(th, n)
+			}
+		}
+		return starlark.Call(th, b, args, kwargs)
+	})
+}
+
+// watchAlloc cancels thread once the process has allocated more than
+// limit bytes since the call; stop ends the watch and reports whether it
+// cancelled.
+func watchAlloc(thread *starlark.Thread, limit uint64) (stop func() bool) {
+	sample := []metrics.Sample{{Name: "/gc/heap/allocs:bytes"}}
+	read := func() uint64 {
+		metrics.Read(sample)
+		if sample[0].Value.Kind() != metrics.KindUint64 {
+			return 0
+		}
+		return sample[0].Value.Uint64()
+	}
+	start := read()
+	var over atomic.Bool
+	done := make(chan struct{})
+	finished := make(chan struct{})
+	go func() {
+		defer close(finished)
+		t := time.NewTicker(time.Millisecond)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+				if read()-start > limit {
+					over.Store(true)
+					thread.Cancel("allocation limit")
+					return
+				}
+			}
+		}
+	}()
+	return func() bool {
+		close(done)
+		<-finished
+		return over.Load()
+	}
+}
+
+// lineOfInvalid is the line of the first invalid UTF-8 sequence.
+func lineOfInvalid(data []byte) int {
+	line := 1
+	for i := 0; i < len(data); {
+		r, n := utf8.DecodeRune(data[i:])
+		if r == utf8.RuneError && n == 1 {
+			return line
+		}
+		if r == '\n' {
+			line++
+		}
+		i += n
+	}
+	return line
 }
 
 // codexUniversal reports whether a name is available in Codex's Starlark

@@ -1,0 +1,69 @@
+package codex
+
+import (
+	"runtime"
+	"strings"
+	"testing"
+)
+
+// TestHostileRules: a rules file built to exhaust memory or CPU inside a
+// bounded number of Starlark steps is refused as a limit of Shipgate's
+// (Limit: it blocks, since Codex may load it), with the file and a line,
+// and evaluating it allocates a bounded amount; a file Codex cannot read
+// as text (invalid UTF-8, a NUL byte) is an error of Codex's.
+func TestHostileRules(t *testing.T) {
+	cases := []struct {
+		name, src string
+		limit     bool
+		line      int
+		err       string
+	}{
+		{"string repetition", `x = "x" * 1000000000`, true, 1, "operator *"},
+		{"list repetition", "n = 100000000\nx = [1] * n", true, 2, "operator *"},
+		{"repeat assign", "x = [1]\nx *= 100000000", true, 2, "operator *="},
+		{"format", "x = \"%s%s\" % (\"a\", \"b\")", true, 1, "operator %"},
+		{"join", "x = \"ab\"\nfor i in range(30):\n    x = x.join([x, x])", true, 3, ".join"},
+		{"replace", "x = \"a\" + \"a\"\ny = x.replace(\"a\", x)", true, 2, ".replace"},
+		{"format method", `x = "{}{}".format("a", "b")`, true, 1, ".format"},
+		{"doubling", "x = \"ab\"\nfor i in range(60):\n    x = x + x", true, 0, "allocates more than"},
+		{"list doubling", "x = [1, 2]\nfor i in range(60):\n    x.extend(x)", true, 0, "allocates more than"},
+		{"materialized range", "x = list(range(100000000))", true, 1, "list() is given a sequence"},
+		{"any over a huge range", "x = any(range(1000000000000))", true, 1, "any() is given a sequence"},
+		{"sorted range", "x = sorted(range(100000000))", true, 1, "sorted()"},
+		{"invalid UTF-8", "prefix_rule(pattern=[\"git\"])\n\xff\xfe prefix_rule(pattern=[\"bash\"])", false, 2, "not valid UTF-8"},
+		{"NUL", "prefix_rule(pattern=[\"git\"])\n\x00 prefix_rule(pattern=[\"bash\"])", false, 2, "NUL"},
+		{"nesting", "x = " + strings.Repeat("[", 1000000) + strings.Repeat("]", 1000000), false, 1, "nesting"},
+		{"recursion", "def f(n):\n    return f(n + 1)\nf(0)", false, 0, "stack overflow"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			var m0, m1 runtime.MemStats
+			runtime.ReadMemStats(&m0)
+			_, err := ParseRules("p.rules", []byte(c.src+"\n"))
+			runtime.ReadMemStats(&m1)
+			pe, ok := err.(*ParseError)
+			if !ok {
+				t.Fatalf("got %v (%T), want a *ParseError", err, err)
+			}
+			if pe.Limit != c.limit {
+				t.Errorf("Limit = %v, want %v: %v", pe.Limit, c.limit, err)
+			}
+			if !strings.Contains(pe.Msg, c.err) {
+				t.Errorf("error %q lacks %q", err, c.err)
+			}
+			if c.line > 0 && pe.Line != c.line {
+				t.Errorf("line %d, want %d: %v", pe.Line, c.line, err)
+			}
+			if got := m1.TotalAlloc - m0.TotalAlloc; got > 4*MaxEvalAlloc {
+				t.Errorf("evaluating it allocated %d MiB, want at most %d", got>>20, 4*MaxEvalAlloc>>20)
+			}
+		})
+	}
+	// The ordinary uses stay: integer arithmetic, string concatenation,
+	// list() of a short sequence, loops over range.
+	ok := "N = 2 * 3\nP = [\"git\"] + [\"log\"]\ndef rule(*toks):\n    prefix_rule(pattern=list(toks))\nfor i in range(N):\n    rule(\"tool\" + str(i), \"x\")\nprefix_rule(pattern=P)\n"
+	rf, err := ParseRules("p.rules", []byte(ok))
+	if err != nil || len(rf.Rules) != 7 {
+		t.Fatalf("ordinary file: %v, %v", rf, err)
+	}
+}
