@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/shipgate-app/shipgate/diff/jsonpos"
+	"github.com/shipgate-app/shipgate/policy"
 	"github.com/shipgate-app/shipgate/rating"
 )
 
@@ -267,9 +268,19 @@ func (e *engine) frontmatterUnreadable(f *fileState) {
 		msg += fmt.Sprintf(" (line %d)", pe.line)
 	}
 	msg += ": " + strings.TrimSuffix(pe.msg, ".") + "."
+	var action policy.Action // "" keeps the catalogue's
 	if f.Head.Unreadable != "" || pe.tooLarge {
+		// Shipgate's own limit (over 1 MiB, a symlink out of the
+		// repository, not a regular file): Claude Code may read the file,
+		// and then it grants whatever it holds — allowed-tools: Bash(*) or
+		// *, permissionMode: bypassPermissions — so it blocks as that would.
 		kind = "unreadable"
-		msg += " This is an input limit of Shipgate: nothing in the file was compared, so review it by hand."
+		risk, action = rating.RiskCritical, policy.Block
+		what := "allowed-tools: Bash(*) or *"
+		if f.kind == SubagentFile {
+			what = "permissionMode: bypassPermissions"
+		}
+		msg += fmt.Sprintf(" This is an input limit of Shipgate: nothing in the file was compared, and Claude Code may read it and grant anything it holds (%s), so it blocks as that would. Bring the file under 1 MiB as a regular file of the repository.", what)
 	} else {
 		msg += " Claude Code ignores a frontmatter block that does not parse; what it would grant if read otherwise was not reviewed."
 		if pe.hint != "" {
@@ -283,6 +294,6 @@ func (e *engine) frontmatterUnreadable(f *fileState) {
 		Expands: true, Access: "unknown", Risk: risk, Line: line, HeadLine: max(line, 1), Witnesses: []string{},
 		Why: "Shipgate could not read the frontmatter, so nothing in it was compared",
 	})
-	e.finding(Finding{CheckID: CheckParseFailed, Risk: risk, Path: f.Path, Line: line, HeadLine: max(line, 1),
+	e.finding(Finding{CheckID: CheckParseFailed, Risk: risk, Action: action, Path: f.Path, Line: line, HeadLine: max(line, 1),
 		Evidence: kind, Message: msg, Title: "cannot read " + f.Path, Key: "parse|" + f.Path})
 }

@@ -1,0 +1,118 @@
+package diff
+
+import (
+	"strings"
+	"testing"
+)
+
+// hostileGrants is, per agent-config path of every adapter, a head that
+// grants the most a file of its kind can (a wildcard allow, bypass mode,
+// a stdio server).
+var hostileGrants = []struct {
+	path, grant string
+	// parses: a version Shipgate cannot parse is at least a review (the
+	// agent's reader may apply part of it, or its deny rules are lost);
+	// false where the agent itself reads a broken file as granting
+	// nothing (Markdown without a frontmatter block; Gemini's workspace
+	// policies, which 0.61.0 never loads).
+	parses bool
+}{
+	{".claude/settings.json", `{"permissions":{"allow":["Bash(*)"]}}`, true},
+	{".claude/settings.local.json", `{"permissions":{"defaultMode":"bypassPermissions"}}`, true},
+	{"sub/.claude/settings.json", `{"permissions":{"allow":["Bash(*)"]}}`, true},
+	{".claude/skills/x/SKILL.md", "---\nallowed-tools: Bash(*)\n---\nhi\n", false},
+	{".claude/commands/x.md", "---\nallowed-tools: \"*\"\n---\nhi\n", false},
+	{".claude/agents/x.md", "---\nname: x\npermissionMode: bypassPermissions\n---\nhi\n", false},
+	{".mcp.json", `{"mcpServers":{"x":{"command":"node","args":["x.js"]}}}`, true},
+	{".codex/rules/x.rules", `prefix_rule(pattern=["bash"], decision="allow")`, true},
+	{".codex/config.toml", "approval_policy = \"never\"\nsandbox_mode = \"danger-full-access\"\n", true},
+	{".gemini/settings.json", `{"tools":{"allowed":["run_shell_command"]}}`, true},
+	{".gemini/policies/x.toml", "[[rule]]\ntoolName = \"run_shell_command\"\ndecision = \"allow\"\npriority = 100\n", false},
+	{".vscode/settings.json", `{"chat.tools.autoApprove": true}`, true},
+	{".vscode/mcp.json", `{"servers":{"x":{"command":"node"}}}`, true},
+	{"opencode.json", `{"permission":"allow"}`, true},
+	{".cursor/cli.json", `{"permissions":{"allow":["Shell(*)"]}}`, true},
+	{".cursor/mcp.json", `{"mcpServers":{"x":{"command":"node"}}}`, true},
+	{".github/copilot/settings.json", `{"permissions":{"allow":["shell"]}}`, true},
+	{".github/skills/x/SKILL.md", "---\nallowed-tools: shell\n---\nhi\n", false},
+	{".github/mcp.json", `{"mcpServers":{"x":{"command":"node"}}}`, true},
+	{".github/hooks/x.json", `{"version":1,"hooks":{"preToolUse":[{"type":"command","bash":"./x.sh"}]}}`, true},
+}
+
+func decisionRank(d Decision) int {
+	switch d {
+	case DecisionBlock:
+		return 2
+	case DecisionRequireReview:
+		return 1
+	}
+	return 0
+}
+
+// TestHostileVersionsNeverWeaken: for every adapter's file, a head
+// Shipgate cannot read — over 1 MiB (as the gatherer reports it, or as
+// bytes handed to the engine), a symlink out of the repository — decides
+// at least what the file could grant (the wildcard grant's own decision),
+// and one it cannot parse (binary, invalid UTF-8, a byte order mark,
+// nesting a million deep, cut in half) is never a pass where the agent's
+// reader could apply it. Each fail-closed decision carries a
+// CONFIG-PARSE-FAILED finding naming the file.
+func TestHostileVersionsNeverWeaken(t *testing.T) {
+	unreadable := map[string]func(g string) Version{
+		"over 1 MiB": func(string) Version {
+			return Version{Exists: true, TooLarge: true, Unreadable: "it is 2000000 bytes, over the 1048576-byte limit; it was not read"}
+		},
+		"over 1 MiB bytes": func(g string) Version {
+			return Version{Exists: true, Data: []byte(g + strings.Repeat(" ", MaxFileSize))}
+		},
+		"symlink out": func(string) Version {
+			return Version{Exists: true, Unreadable: "x is a symlink to \"/etc/x\", outside the repository"}
+		},
+		"not a file": func(string) Version { return Version{Exists: true, Unreadable: "x is not a regular file"} },
+	}
+	broken := map[string]func(g string) Version{
+		"binary": func(g string) Version { return Version{Exists: true, Data: []byte("\x00\x01\x02\xff\xfe" + g)} },
+		"invalid UTF-8": func(g string) Version {
+			return Version{Exists: true, Data: []byte(strings.Replace(g, "x", "x\xff", 1))}
+		},
+		"byte order mark": func(g string) Version { return Version{Exists: true, Data: append([]byte("\xef\xbb\xbf"), g...)} },
+		"deep nesting":    func(g string) Version { return Version{Exists: true, Data: []byte(strings.Repeat("[", 1_000_000))} },
+		"cut in half":     func(g string) Version { return Version{Exists: true, Data: []byte(g[:len(g)/2])} },
+	}
+	for _, h := range hostileGrants {
+		want := Compare(Input{Files: []File{{Path: h.path, Head: Version{Exists: true, Data: []byte(h.grant)}}}}).Decision
+		if decisionRank(want) == 0 && h.parses {
+			t.Fatalf("%s: the grant itself decides %s; the table is wrong", h.path, want)
+		}
+		check := func(name string, v Version, min Decision) {
+			t.Run(h.path+"/"+name, func(t *testing.T) {
+				r := Compare(Input{Files: []File{{Path: h.path, Head: v}}})
+				if decisionRank(r.Decision) < decisionRank(min) {
+					t.Fatalf("decision %s, want at least %s; findings %v", r.Decision, min, checkIDs(r))
+				}
+				if decisionRank(min) > 0 && r.Decision != DecisionAllow {
+					for _, f := range r.Findings {
+						if f.Path == h.path {
+							return
+						}
+					}
+					t.Fatalf("no finding names %s: %v", h.path, r.Findings)
+				}
+			})
+		}
+		for name, mk := range unreadable {
+			check(name, mk(h.grant), want)
+		}
+		if h.parses {
+			for name, mk := range broken {
+				check(name, mk(h.grant), DecisionRequireReview)
+			}
+		}
+		// Deleted and added back with the grant: the base's copy is gone,
+		// the head grants — the same as an added file.
+		got := Compare(Input{Files: []File{{Path: h.path, Base: Version{Exists: true, Data: []byte("{}")}, Head: Version{Exists: true, Data: []byte(h.grant)}}}}).Decision
+		if decisionRank(got) < decisionRank(want) && h.parses {
+			t.Errorf("%s: re-added with the grant decides %s, want %s", h.path, got, want)
+		}
+	}
+}
