@@ -726,6 +726,7 @@ func (g *gatherer) files(ctx context.Context) error {
 			if f.Head, err = g.version(ctx, headSide, rs[i].rh); err != nil {
 				return err
 			}
+			g.markEdited(&f, g.edits(rs[i].c.path, rs[i].rb, rs[i].rh))
 			g.linkNotes(f.Path, rs[i].rb, rs[i].rh)
 			if f.As != "" && (f.Base.Exists || f.Head.Exists) {
 				g.note(fmt.Sprintf("`%s` is read as `%s`: Claude Code opens it under that name on a case-insensitive file system (macOS, Windows).", f.Path, f.As))
@@ -860,6 +861,7 @@ func (g *gatherer) extraPaths(ctx context.Context, have map[string]bool) error {
 		if f.Head, err = g.version(ctx, headSide, rh); err != nil {
 			return err
 		}
+		g.markEdited(&f, g.edits(x, rb, rh))
 		if why := g.hooks.unread[x]; why != "" && untouched {
 			// Its loads were not read: the engine must not read them
 			// either, and treats its folder as loaded (fail closed).
@@ -872,6 +874,24 @@ func (g *gatherer) extraPaths(ctx context.Context, have map[string]bool) error {
 		}
 	}
 	return nil
+}
+
+// edits reports whether the change edits the file at p itself (its
+// path, a link on the way, or the file a link leads to), as opposed to
+// reading it because something beside it changed.
+func (g *gatherer) edits(p string, rb, rh resolved) bool {
+	_, ok := g.changed[p]
+	return ok || rb.touched || rh.touched || g.touchedReal(rb) || g.touchedReal(rh)
+}
+
+// markEdited keeps an edited file whose two versions Shipgate could read
+// on neither side (both over the limit, both out of the repository) from
+// reading as unchanged: the same message on both sides would say "no
+// change" while Claude Code reads new content that may grant anything.
+func (g *gatherer) markEdited(f *diff.File, edited bool) {
+	if edited && f.Base.Exists && f.Head.Exists && f.Base.Unreadable != "" && f.Base.Unreadable == f.Head.Unreadable {
+		f.Head.Unreadable += " (the pull request changes it, and neither version could be read to compare them)"
+	}
 }
 
 func ver(f *diff.File, s side) *diff.Version {
