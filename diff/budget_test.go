@@ -276,6 +276,19 @@ func TestHostileShapes(t *testing.T) {
 				}
 				return fmt.Errorf("no respelled rows")
 			}
+		case "spent-then-rewrite":
+			// The first file spends the budget (its x… rules could be
+			// launcher grants: block); the rewritten file after it is not
+			// paired but judged rule by rule, each failing closed with a
+			// too_complex finding in its own file.
+			w.rows = func(r Report) error {
+				for _, f := range r.Findings {
+					if f.CheckID == CheckParseFailed && f.Evidence == "too_complex" && strings.HasPrefix(f.Path, "z/") {
+						return nil
+					}
+				}
+				return fmt.Errorf("no too_complex finding in the file after the budget was spent")
+			}
 		case "many-path-rules":
 			// Reads inside the project need no rule, so most of these add
 			// nothing; looking past them against thousands of deny rules

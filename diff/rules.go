@@ -130,6 +130,12 @@ func (e *engine) pairRespellings(rs *ruleSet, moved map[*event]*event) {
 			candidates := rs.added[l]
 			if k, ok := lattice.RespellKeyContext(e.ctx, r.decl.rule); ok {
 				candidates = byKey[k]
+			} else if e.budget.Exhausted() {
+				// Without a key every added rule is a candidate, and with
+				// the budget spent each question answers Unknown: the scan
+				// would be quadratic for nothing. The rule stays removed and
+				// its would-be partner is judged as an addition (fail closed).
+				continue
 			}
 			for _, a := range candidates {
 				if moved[a] != nil || a.done || !a.decl.rule.Tidy() || a.decl.rule.Negated {
@@ -286,6 +292,9 @@ func (e *engine) judgeAllowAdditions(rs *ruleSet, moved map[*event]*event) {
 		// what it replaced: the change widens it.
 		var wider []*event
 		for _, rem := range rs.removed[lattice.Allow] {
+			if e.budget.Exhausted() {
+				break // each question would answer Unknown: no partner is proved
+			}
 			if moved[rem] == nil && !rem.done && sameTool(r, rem.decl.rule) && lattice.CoversContext(e.ctx, r, rem.decl.rule).Answer == lattice.Yes {
 				wider = append(wider, rem)
 			}

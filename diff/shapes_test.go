@@ -164,6 +164,11 @@ func hugeShapes(mib int) map[string]Input {
 		// rewritten between base and head: pairing them must not turn
 		// quadratic once the budget is gone.
 		"burn-then-rewrite": burnThenRewrite(most/2, mib),
+		// A small file that spends the whole budget, sorted before a
+		// 1 MiB file of rewritten rules: once the budget is spent, pairing
+		// and judging the rewrites must stay linear (it took 43 s of CPU
+		// when each pair still asked its question).
+		"spent-then-rewrite": spentFirst(shapeRewrittenN(most, mib)),
 		// Long literal rules, rewritten between base and head.
 		"long-literals": settingsPair(perms{allow: fill(mib/2, most/2, func(i int) string { return fmt.Sprintf("Bash(%s%d:*)", strings.Repeat("x", 2000), i) })}.json(),
 			perms{allow: fill(mib/2, most/2, func(i int) string { return fmt.Sprintf("Bash(%s%d *)", strings.Repeat("x", 2000), i) })}.json()),
@@ -238,4 +243,24 @@ func shapeManyFiles(n int) Input {
 			Base: Version{Exists: true, Data: []byte(base)}, Head: Version{Exists: true, Data: []byte(head)}})
 	}
 	return in
+}
+
+// spentFirst is in, moved into folder z/, with a small settings file
+// sorted before it (folder a/) whose rules spend the whole work budget: twelve allow rules and
+// a deny rule of 300 distinct runes between stars, each question about
+// them a search over the per-search limit.
+func spentFirst(in Input) Input {
+	var burn []string
+	for i := 0; i < 12; i++ {
+		burn = append(burn, "Bash(x"+starPattern(300, rune(0x4e00+i*150))+")")
+	}
+	deny := []string{"Bash(x" + starPattern(300, 0x4e00+75) + ")"}
+	b := settingsPair(perms{allow: []string{"Bash(npm test)"}}.json(), perms{allow: burn, deny: deny}.json()).Files[0]
+	b.Path = "a/.claude/settings.json"
+	out := Input{Files: []File{b}, Policy: in.Policy}
+	for _, f := range in.Files {
+		f.Path = "z/" + f.Path
+		out.Files = append(out.Files, f)
+	}
+	return out
 }

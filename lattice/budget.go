@@ -111,6 +111,38 @@ func (b *Budget) limit() int64 {
 	return min(b.per, b.total-b.used.Load())
 }
 
+// questionSteps is what one question (a Covers, Equivalent, Find or
+// CoveredBy) is charged before any search: its set-up (parsing the
+// rules' readings, looking up indexes and memos, building the verdict)
+// costs about as much as a dozen search steps, and a question answered by
+// a fast path (prefixes that cannot agree, a memoized shortest call)
+// spends no step at all otherwise. Charging it bounds the number of
+// questions a comparison can ask, so that a loop over pairs of rules is
+// bounded by the budget too.
+const questionSteps = 16
+
+// ask charges one question to the budget ctx carries and reports whether
+// it may be answered: once the total is spent (or the context is done)
+// every question answers Unknown at once, counted as a search that gave
+// up, whatever fast path it could have taken — after the budget, each
+// question costs a few nanoseconds, not its set-up.
+func ask(ctx context.Context) bool {
+	b := BudgetOf(ctx)
+	if b == nil {
+		return true
+	}
+	if ctx.Err() != nil {
+		b.canceled.Add(1)
+		return false
+	}
+	if b.used.Load() >= b.total {
+		b.gaveUp.Add(1)
+		return false
+	}
+	b.used.Add(questionSteps)
+	return true
+}
+
 type budgetKey struct{}
 
 // WithBudget returns a context whose lattice searches draw on b.

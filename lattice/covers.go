@@ -51,6 +51,9 @@ func covers(ctx context.Context, a, b Rule, explain bool) Verdict {
 	if a.Text == b.Text && a.List == b.List {
 		return Verdict{Answer: Yes, Reason: "the same rule"}
 	}
+	if !ask(ctx) {
+		return Verdict{Answer: Unknown, TooComplex: true, Reason: tooComplexReason(ctx)}
+	}
 	var candidates []Call
 	allYes, gave := true, false
 	for _, rb := range b.readings {
@@ -106,8 +109,18 @@ func tooComplexReason(ctx context.Context) string {
 	if ctx.Err() != nil {
 		return "the comparison was stopped before it finished (" + ctx.Err().Error() + ")"
 	}
-	return fmt.Sprintf("the patterns are too long or complex to compare within Shipgate's work budget (limits: %d pattern positions, %d search steps per comparison)", maxMachineStates, searchLimit(ctx))
+	if n := searchLimit(ctx); n != DefaultSearchSteps {
+		return fmt.Sprintf(tooComplexFormat, maxMachineStates, n)
+	}
+	return defaultTooComplex
 }
+
+// tooComplexFormat is tooComplexReason's message; defaultTooComplex is it
+// under the default limits, formatted once (a comparison whose budget is
+// spent asks thousands of questions that all answer it).
+const tooComplexFormat = "the patterns are too long or complex to compare within Shipgate's work budget (limits: %d pattern positions, %d search steps per comparison)"
+
+var defaultTooComplex = fmt.Sprintf(tooComplexFormat, maxMachineStates, DefaultSearchSteps)
 
 // searchLimit is the per-search step limit under ctx.
 func searchLimit(ctx context.Context) int64 {

@@ -64,6 +64,9 @@ func find(ctx context.Context, all, none, extra []Rule) (Call, Answer) {
 	if len(all) == 0 {
 		return Call{}, No
 	}
+	if !ask(ctx) {
+		return Call{}, Unknown
+	}
 	var must []*reading
 	for _, r := range all {
 		r = parsed(r)

@@ -154,7 +154,7 @@ func (rt Rater) RuleContext(ctx context.Context, r lattice.Rule) Rating {
 			return Rating{Access: AccessAdmin, Risk: RiskCritical, Wildcard: true, ExecTier: true, Evidence: t.Display, Basis: basis}
 		}
 	}
-	if wildcardShaped(r) {
+	if wildcardShaped(ctx, r) {
 		rt := wholeRating(class)
 		rt.Wildcard = true
 		rt.Evidence = Redact(r)
@@ -181,7 +181,7 @@ func wholeRating(c Class) Rating {
 // kind: a bare tool (except an MCP token naming tools within one server),
 // an argument starting with a star, WebFetch(domain:*), Bash(**), or a rule
 // that may read as the whole tool.
-func wildcardShaped(r lattice.Rule) bool {
+func wildcardShaped(ctx context.Context, r lattice.Rule) bool {
 	if r.MayBeWhole() {
 		return true
 	}
@@ -195,7 +195,10 @@ func wildcardShaped(r lattice.Rule) bool {
 		// A path pattern is wildcard-shaped when it matches every path under
 		// the project (Read(*), Edit(**/*)), not merely when it starts with
 		// a star (Edit(**/.env.example) names one file name).
-		return lattice.Covers(r, everyPath(r.List, r.Canonical)).Answer == lattice.Yes
+		// The question draws on the comparison's budget; one the budget
+		// cuts short rates the rule as a wildcard (fail closed).
+		v := lattice.CoversContext(ctx, r, everyPath(r.List, r.Canonical))
+		return v.Answer == lattice.Yes || v.TooComplex
 	}
 	return strings.HasPrefix(strings.TrimSpace(r.Specifier), "*")
 }
