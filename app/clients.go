@@ -126,10 +126,13 @@ type installationTransport struct {
 	// shared, when set, is used instead (the pace of every replica).
 	pacer  *pacer
 	shared WriteLimiter
+	// paceLimit bounds one write's wait for the pace.
+	paceLimit time.Duration
 }
 
 func newInstallationTransport(c *Clients, id int64) (*installationTransport, error) {
-	t := &installationTransport{id: id, onRefresh: c.onTokenRefresh, pacer: newPacer(c.pace), shared: c.shared}
+	t := &installationTransport{id: id, onRefresh: c.onTokenRefresh, pacer: newPacer(c.pace), shared: c.shared,
+		paceLimit: paceWaitLimit(c.pace)}
 	t.mint = func() (*ghinstallation.Transport, error) {
 		tr, err := ghinstallation.New(c.base, c.appID, id, c.key)
 		if err != nil {
@@ -154,7 +157,9 @@ func (t *installationTransport) RoundTrip(req *http.Request) (*http.Response, er
 		if t.shared != nil {
 			wait = func(ctx context.Context) error { return t.shared.WaitWrite(ctx, t.id) }
 		}
-		if err := wait(req.Context()); err != nil {
+		// The wait does not count against the job's time limit
+		// (WithJobTimeout); it has its own bound.
+		if err := paceWait(req.Context(), t.paceLimit, wait); err != nil {
 			return nil, fmt.Errorf("%s %s: waiting for the installation's write pace: %w", req.Method, Endpoint(req.URL.Path), err)
 		}
 	}

@@ -319,7 +319,7 @@ func (p *Worker) evaluatePR(ctx context.Context, cl *github.Client, job Job, n i
 		// (with time of its own) rather than retried as a transient fault.
 		log.Warn("comparison stopped by the job timeout; publishing its fail-closed report", "error", err)
 		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(context.WithoutCancel(ctx), publishGrace)
+		ctx, cancel = WithJobTimeout(context.WithoutCancel(ctx), publishGrace)
 		defer cancel()
 	}
 	approvals, err := p.applyApprovals(ctx, cl, ev, &r)
@@ -330,7 +330,10 @@ func (p *Worker) evaluatePR(ctx context.Context, cl *github.Client, job Job, n i
 		return err
 	}
 	log.Info("pull request checked", "decision", r.Decision, "files", len(ev.files), "findings", len(r.Findings),
-		"head", shortSHA(ev.head), "duration_ms", p.cfg.Now().Sub(started).Milliseconds())
+		"head", shortSHA(ev.head), "duration_ms", p.cfg.Now().Sub(started).Milliseconds(),
+		// time its writes waited for the installation's write pace (not
+		// counted against the job timeout)
+		"pace_wait_ms", PaceWaited(ctx).Milliseconds())
 	return nil
 }
 

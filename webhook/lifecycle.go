@@ -614,7 +614,9 @@ func (q *StoreQueue) fail(ctx context.Context, p app.Processor, c *Claim, job ap
 // attempt calls the processor with the per-job timeout, turning a panic
 // into an error (logged with its stack and counted).
 func (q *StoreQueue) attempt(ctx context.Context, p app.Processor, job app.Job, log *slog.Logger) (followUps []app.Job, err error) {
-	jctx, cancel := context.WithTimeout(ctx, q.timeout)
+	// The job's time limit does not count its writes' waits for the
+	// installation's write pace (app.WithJobTimeout).
+	jctx, cancel := app.WithJobTimeout(ctx, q.timeout)
 	defer cancel()
 	defer func() {
 		if v := recover(); v != nil {
@@ -739,7 +741,7 @@ func (q *StoreQueue) reportSuperseded(job app.Job, log *slog.Logger) {
 				log.Error("superseded hook panicked", "panic", fmt.Sprint(v), "stack", string(debug.Stack()))
 			}
 		}()
-		rctx, cancel := context.WithTimeout(hctx, q.timeout)
+		rctx, cancel := app.WithJobTimeout(hctx, q.timeout)
 		defer cancel()
 		sr.JobSuperseded(rctx, job)
 	}()
@@ -761,7 +763,7 @@ func (q *StoreQueue) reportFailure(ctx context.Context, p app.Processor, job app
 		guard("OnDropped", func() { q.onDropped(job, err) })
 	}
 	if fr, ok := p.(FailureReporter); ok {
-		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), q.timeout)
+		rctx, cancel := app.WithJobTimeout(context.WithoutCancel(ctx), q.timeout)
 		defer cancel()
 		guard("JobFailed", func() { fr.JobFailed(rctx, job, err) })
 	}

@@ -320,7 +320,7 @@ func runServe(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	ghURL := fs.String("github-url", envOr("SHIPGATE_GITHUB_URL", "https://api.github.com/"), "GitHub REST API URL; https://HOST/api/v3/ for GitHub Enterprise Server (SHIPGATE_GITHUB_URL)")
 	workers := fs.Int("workers", envInt("SHIPGATE_WORKERS", 4), "concurrent evaluations (SHIPGATE_WORKERS)")
 	queueSize := fs.Int("queue-size", envInt("SHIPGATE_QUEUE_SIZE", 1000), "pending pull requests before deliveries get 503 (SHIPGATE_QUEUE_SIZE)")
-	jobTimeout := fs.Duration("job-timeout", envDuration("SHIPGATE_JOB_TIMEOUT", 2*time.Minute), "time limit of one evaluation attempt (SHIPGATE_JOB_TIMEOUT)")
+	jobTimeout := fs.Duration("job-timeout", envDuration("SHIPGATE_JOB_TIMEOUT", 2*time.Minute), "time limit of one evaluation attempt, not counting waits for the write pace (SHIPGATE_JOB_TIMEOUT)")
 	grace := fs.Duration("shutdown-grace", envDuration("SHIPGATE_SHUTDOWN_GRACE", 25*time.Second), "time to finish accepted jobs on SIGTERM (SHIPGATE_SHUTDOWN_GRACE)")
 	sweepEvery := fs.Duration("sweep-interval", envDuration("SHIPGATE_SWEEP_INTERVAL", app.DefaultSweepInterval), "how often to check every open pull request of every installation for a Shipgate check run and queue those whose head has none (a refused or lost delivery, a restart of the in-process queue); 0 turns it off (SHIPGATE_SWEEP_INTERVAL)")
 	sweepBudget := fs.Int("sweep-budget", envInt("SHIPGATE_SWEEP_BUDGET", app.DefaultSweepBudget), "most GitHub API calls one sweep makes; a sweep that spends it resumes at the next interval (SHIPGATE_SWEEP_BUDGET)")
