@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -58,6 +59,11 @@ type SweepOptions struct {
 	// PerPage is the page size of the listings (default 100, GitHub's
 	// maximum).
 	PerPage int
+	// Cursor, when set, keeps where a sweep that stopped early is to
+	// resume outside the process, so that whichever replica sweeps next
+	// (or this one after a restart) goes on from there instead of starting
+	// over: redisqueue.SweepCursor with Redis. Nil keeps it in memory.
+	Cursor SweepCursorStore
 	// Lease, when set, is asked before each of Run's sweeps; the sweep is
 	// skipped when it returns false. Replicas sharing a Redis pass one
 	// lease (redisqueue.SweepLease), so that one of them sweeps per
@@ -96,14 +102,38 @@ type Sweeper struct {
 	covered *lru.Cache[string, struct{}]
 
 	mu sync.Mutex
-	// resume is where a sweep that stopped early continues: the
-	// installation and repository it had reached (inclusive).
-	resume sweepCursor
+	// resume is where a sweep that stopped early continues (when there is
+	// no Cursor store, or it cannot be read).
+	resume SweepCursor
 }
 
-type sweepCursor struct {
-	installation int64
-	repo         string // owner/name
+// SweepCursor is where a sweep that stopped early (its budget spent, the
+// queue without room, an error) resumes: the installation, repository and
+// pull request it had reached, with the listing pages they were on, so a
+// resumed sweep spends its budget on what the last one did not reach
+// instead of listing and looking up again what it did. The zero value
+// starts at the beginning.
+type SweepCursor struct {
+	// Installation and InstallationPage: the installation being swept and
+	// the page of the installations' listing it is on.
+	Installation     int64 `json:"installation,omitempty"`
+	InstallationPage int   `json:"installation_page,omitempty"`
+	// Repo (owner/name) and RepoPage: the repository being swept and the
+	// page of the installation's repositories it is on.
+	Repo     string `json:"repo,omitempty"`
+	RepoPage int    `json:"repo_page,omitempty"`
+	// PRPage and PR: the page of the repository's open pull requests
+	// being swept and the last pull request on it that was dealt with
+	// (looked up and queued, or found with a run); 0: none yet.
+	PRPage int `json:"pr_page,omitempty"`
+	PR     int `json:"pr,omitempty"`
+}
+
+// SweepCursorStore keeps a Sweeper's cursor outside the process (shared by
+// the replicas of one Redis: redisqueue.SweepCursor).
+type SweepCursorStore interface {
+	LoadSweepCursor(ctx context.Context) (SweepCursor, error)
+	SaveSweepCursor(ctx context.Context, c SweepCursor) error
 }
 
 // NewSweeper builds a Sweeper over the App's clients.
@@ -195,9 +225,9 @@ type sweep struct {
 	s      *Sweeper
 	res    SweepResult
 	room   int
-	resume sweepCursor
-	// reached is the cursor of the repository being swept.
-	reached sweepCursor
+	resume SweepCursor
+	// reached is where the sweep is: the cursor the next one resumes at.
+	reached SweepCursor
 }
 
 func (w *sweep) call() error {
@@ -216,25 +246,36 @@ func (s *Sweeper) Sweep(ctx context.Context) (SweepResult, error) {
 	s.mu.Lock()
 	w := &sweep{s: s, room: s.o.Room(), resume: s.resume}
 	s.mu.Unlock()
+	if s.o.Cursor != nil {
+		if c, err := s.o.Cursor.LoadSweepCursor(ctx); err != nil {
+			s.o.Logger.Warn("could not read the shared sweep cursor; resuming where this replica stopped", "error", err)
+		} else {
+			w.resume = c
+		}
+	}
 	err := w.installations(ctx)
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	next := w.reached
 	switch {
 	case err == nil:
 		w.res.Complete = true
-		s.resume = sweepCursor{}
-		return w.res, nil
+		next = SweepCursor{}
 	case errors.Is(err, errBudget), errors.Is(err, errNoRoom):
-		s.resume = w.reached
-		return w.res, nil
+		err = nil
 	}
-	s.resume = w.reached
+	s.mu.Lock()
+	s.resume = next
+	s.mu.Unlock()
+	if s.o.Cursor != nil {
+		if serr := s.o.Cursor.SaveSweepCursor(context.WithoutCancel(ctx), next); serr != nil {
+			s.o.Logger.Warn("could not record the shared sweep cursor; the next sweep elsewhere starts where the last recorded one stopped", "error", serr)
+		}
+	}
 	return w.res, err
 }
 
 func (w *sweep) installations(ctx context.Context) error {
-	opts := &github.ListOptions{PerPage: w.s.o.PerPage}
-	skipping := w.resume.installation != 0
+	opts := &github.ListOptions{PerPage: w.s.o.PerPage, Page: w.resume.InstallationPage}
+	resuming := w.resume.Installation != 0
 	for {
 		if err := w.call(); err != nil {
 			return err
@@ -243,40 +284,45 @@ func (w *sweep) installations(ctx context.Context) error {
 		if err != nil {
 			return fmt.Errorf("listing the App's installations: %w", err)
 		}
-		for _, in := range list {
+		start := 0
+		if resuming {
+			// From the installation it had reached (the whole page when it
+			// is gone from it: nothing is skipped).
+			start = max(slices.IndexFunc(list, func(in *github.Installation) bool { return in.GetID() == w.resume.Installation }), 0)
+		}
+		for _, in := range list[start:] {
 			id := in.GetID()
-			if skipping && id != w.resume.installation {
-				continue
+			var at SweepCursor
+			if resuming && id == w.resume.Installation {
+				at = w.resume
 			}
-			resumeRepo := ""
-			if skipping {
-				resumeRepo, skipping = w.resume.repo, false
-			}
+			resuming = false
 			if in.GetSuspendedAt().Time.IsZero() {
 				w.res.Installations++
-				if err := w.repos(ctx, id, resumeRepo); err != nil {
+				w.reached = SweepCursor{Installation: id, InstallationPage: opts.Page}
+				if err := w.repos(ctx, id, at); err != nil {
 					return err
 				}
 			}
 		}
+		resuming = false
 		if resp.NextPage == 0 {
-			// Done (also when the installation to resume from is gone: the
-			// next sweep starts over).
 			return nil
 		}
 		opts.Page = resp.NextPage
 	}
 }
 
-func (w *sweep) repos(ctx context.Context, installation int64, resumeRepo string) error {
+// repos sweeps an installation's repositories, from at (the cursor it
+// resumes at; zero: the first).
+func (w *sweep) repos(ctx context.Context, installation int64, at SweepCursor) error {
 	cl, err := w.s.clients.Installation(installation)
 	if err != nil {
 		return err
 	}
-	opts := &github.ListOptions{PerPage: w.s.o.PerPage}
-	skipping := resumeRepo != ""
+	opts := &github.ListOptions{PerPage: w.s.o.PerPage, Page: at.RepoPage}
+	resuming := at.Repo != ""
 	for {
-		w.reached = sweepCursor{installation: installation, repo: resumeRepo}
 		if err := w.call(); err != nil {
 			return err
 		}
@@ -284,21 +330,28 @@ func (w *sweep) repos(ctx context.Context, installation int64, resumeRepo string
 		if err != nil {
 			return fmt.Errorf("listing the repositories of installation %d: %w", installation, err)
 		}
-		for _, r := range list.Repositories {
+		repos := list.Repositories
+		start := 0
+		if resuming {
+			start = max(slices.IndexFunc(repos, func(r *github.Repository) bool { return r.GetOwner().GetLogin()+"/"+r.GetName() == at.Repo }), 0)
+		}
+		for _, r := range repos[start:] {
 			full := r.GetOwner().GetLogin() + "/" + r.GetName()
-			if skipping && full != resumeRepo {
-				continue
+			prPage, prDone := 0, 0
+			if resuming && full == at.Repo {
+				prPage, prDone = at.PRPage, at.PR
 			}
-			skipping = false
+			resuming = false
 			if r.GetArchived() {
 				continue
 			}
-			w.reached = sweepCursor{installation: installation, repo: full}
+			w.reached.Repo, w.reached.RepoPage = full, opts.Page
 			w.res.Repos++
-			if err := w.pulls(ctx, cl, installation, r.GetOwner().GetLogin(), r.GetName()); err != nil {
+			if err := w.pulls(ctx, cl, installation, r.GetOwner().GetLogin(), r.GetName(), prPage, prDone); err != nil {
 				return err
 			}
 		}
+		resuming = false
 		if resp.NextPage == 0 {
 			return nil
 		}
@@ -306,9 +359,12 @@ func (w *sweep) repos(ctx context.Context, installation int64, resumeRepo string
 	}
 }
 
-func (w *sweep) pulls(ctx context.Context, cl *github.Client, installation int64, owner, repo string) error {
-	opts := &github.PullRequestListOptions{State: "open", ListOptions: github.ListOptions{PerPage: w.s.o.PerPage}}
+// pulls sweeps a repository's open pull requests from page (0: the first),
+// after pull request done on it (0: none).
+func (w *sweep) pulls(ctx context.Context, cl *github.Client, installation int64, owner, repo string, page, done int) error {
+	opts := &github.PullRequestListOptions{State: "open", ListOptions: github.ListOptions{PerPage: w.s.o.PerPage, Page: page}}
 	for {
+		w.reached.PRPage, w.reached.PR = opts.Page, 0
 		if err := w.call(); err != nil {
 			return err
 		}
@@ -316,38 +372,54 @@ func (w *sweep) pulls(ctx context.Context, cl *github.Client, installation int64
 		if err != nil {
 			return fmt.Errorf("listing the open pull requests of %s/%s: %w", owner, repo, err)
 		}
+		start := 0
+		if done != 0 {
+			// Go on after the one dealt with (the whole page when it is
+			// gone from it).
+			start = slices.IndexFunc(prs, func(pr *github.PullRequest) bool { return pr.GetNumber() == done }) + 1
+			w.reached.PR = done
+			done = 0
+		}
+		// before[n] is the pull request dealt with before n on this page:
+		// where to resume when n's job could not be queued.
+		before := map[int]int{}
 		var jobs []Job
-		for _, pr := range prs {
+		for _, pr := range prs[start:] {
 			w.res.PRs++
-			head := pr.GetHead().GetSHA()
+			n, head := pr.GetNumber(), pr.GetHead().GetSHA()
 			key := owner + "/" + repo + "@" + head
+			before[n] = w.reached.PR
 			if head == "" || w.s.covered.Contains(key) {
+				w.reached.PR = n
 				continue
 			}
 			if err := w.call(); err != nil {
-				return w.queue(ctx, jobs, err)
+				return w.queue(ctx, jobs, before, err)
 			}
 			w.res.Checked++
 			state, err := w.runState(ctx, cl, owner, repo, head)
 			if err != nil {
-				return w.queue(ctx, jobs, err)
+				return w.queue(ctx, jobs, before, err)
 			}
 			switch state {
 			case runCompleted:
 				w.s.covered.Add(key, struct{}{})
+				w.reached.PR = n
 				continue
 			case runInProgress:
-				continue // a job is on it; looked up again next sweep
+				w.reached.PR = n
+				continue // a job is on it; looked up again next time round
 			}
 			w.res.Missing++
 			if len(jobs) >= w.room-w.res.Queued {
-				return w.queue(ctx, jobs, errNoRoom)
+				return w.queue(ctx, jobs, before, errNoRoom)
 			}
 			jobs = append(jobs, Job{Kind: KindEvaluatePR, DeliveryID: "sweep-" + strconv.FormatInt(w.s.o.Now().UnixMilli(), 10),
-				Event: SweepEvent, InstallationID: installation, Owner: owner, Repo: repo, PRNumber: pr.GetNumber(),
+				Event: SweepEvent, InstallationID: installation, Owner: owner, Repo: repo, PRNumber: n,
 				HeadSHA: head, ReceivedAt: w.s.o.Now()})
+			w.reached.PR = n
 		}
-		if err := w.queue(ctx, jobs, nil); err != nil {
+		if err := w.queue(ctx, jobs, before, nil); err != nil {
 			return err
 		}
 		if resp.NextPage == 0 {
@@ -358,10 +430,12 @@ func (w *sweep) pulls(ctx context.Context, cl *github.Client, installation int64
 }
 
 // queue enqueues jobs, then returns then (the error that ended the page),
-// or the enqueue's error.
-func (w *sweep) queue(ctx context.Context, jobs []Job, then error) error {
+// or the enqueue's error (the cursor then goes back to before the first of
+// jobs, so they are looked up again).
+func (w *sweep) queue(ctx context.Context, jobs []Job, before map[int]int, then error) error {
 	if len(jobs) > 0 {
 		if err := w.s.o.Enqueue(ctx, jobs); err != nil {
+			w.reached.PR = before[jobs[0].PRNumber]
 			return fmt.Errorf("queueing %d pull requests without a check run: %w", len(jobs), err)
 		}
 		w.res.Queued += len(jobs)

@@ -274,7 +274,8 @@ func startServer(ctx context.Context, cfg serveConfig) (*server, error) {
 			lease = extras.sweepLease(cfg.SweepInterval * 9 / 10)
 		}
 		s.sweeper, err = app.NewSweeper(clients, app.SweepOptions{Interval: cfg.SweepInterval, Budget: cfg.SweepBudget, Lease: lease,
-			Start: cfg.SweepStart, PerPage: cfg.SweepPerPage, Enqueue: queue.Enqueue,
+			Cursor: extras.sweepCursor,
+			Start:  cfg.SweepStart, PerPage: cfg.SweepPerPage, Enqueue: queue.Enqueue,
 			// As the redelivery scan: at most half the queue, so what the
 			// sweep queues is not refused again.
 			Room:   func() int { return max(capacity/2-queue.Depth(), 0) },

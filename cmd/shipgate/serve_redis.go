@@ -118,6 +118,7 @@ func newQueueAndDedup(ctx context.Context, rc redisConfig, qo webhook.QueueOptio
 	// Check-run writes are paced per installation across every replica
 	// sharing the Redis (GitHub counts them whichever replica sends them).
 	extras := redisExtras{memory: redisqueue.NewRedeliveryMemory(client, rc.Prefix),
+		sweepCursor: redisqueue.NewSweepCursor(client, rc.Prefix),
 		sweepLease: func(ttl time.Duration) func(context.Context) bool {
 			return redisqueue.SweepLease(client, rc.Prefix, q.Replica(), ttl, qo.Logger)
 		}}
@@ -135,6 +136,8 @@ func newQueueAndDedup(ctx context.Context, rc redisConfig, qo webhook.QueueOptio
 type redisExtras struct {
 	pace   app.WriteLimiter         // the check-run write pace of every replica
 	memory webhook.RedeliveryMemory // the redelivery scan's memory
+	// sweepCursor is where the next sweep of any replica resumes.
+	sweepCursor app.SweepCursorStore
 	// sweepLease makes the lease that lets one replica sweep per interval.
 	sweepLease func(ttl time.Duration) func(context.Context) bool
 }

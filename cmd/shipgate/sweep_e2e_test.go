@@ -9,6 +9,8 @@ import (
 
 	"github.com/shipgate-app/shipgate/app"
 	"github.com/shipgate-app/shipgate/githubtest"
+	"github.com/shipgate-app/shipgate/internal/redisqueue"
+	"github.com/shipgate-app/shipgate/internal/redistest"
 	"github.com/shipgate-app/shipgate/webhook"
 )
 
@@ -183,4 +185,148 @@ func TestE2ESweepLeavesNoPRWithoutARun(t *testing.T) {
 		t.Logf("%d PRs lost with the queue; %d sweeps: %+v", len(prs), len(results), results)
 		env.noneInProgress("svc")
 	})
+}
+
+// TestE2ERedisSweepResumesAcrossReplicas: three installations of 2
+// repositories with 4 open pull requests each (24 heads), none of which
+// ever reached the App (GitHub could not deliver: the App had no webhook
+// URL yet). Two replicas share one Redis and sweep in turn, with a budget
+// of 9 API calls and pages of 3, and the first is restarted halfway: every
+// head gets a completed run, no sweep passes the budget, and — the cursor
+// being Redis's, not a replica's — no head is looked up twice (a replica
+// that started over would look up again every head the other one had
+// reached: 24 lookups would not be enough).
+func TestE2ERedisSweepResumesAcrossReplicas(t *testing.T) {
+	const budget = 9
+	rs := redistest.Start(t)
+	env := newE2E(t, func(s *e2eSetup) {
+		s.cfg.Workers = 2
+		s.cfg.RedeliverInterval = -1
+		s.cfg.SweepInterval, s.cfg.SweepStart = time.Hour, -1 // swept by the test only
+		s.cfg.SweepBudget, s.cfg.SweepPerPage = budget, 3
+		s.cfg.Redis = redisConfig{URL: rs.URL(), Prefix: redisqueue.DefaultPrefix, LeaseTTL: redisqueue.DefaultLeaseTTL,
+			DedupTTL: redisqueue.DefaultDedupTTL}
+	})
+	second, err := startServer(context.Background(), env.srv.cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		defer cancel()
+		_ = second.shutdown(ctx)
+	})
+	// GitHub cannot deliver while the App has no webhook URL.
+	if err := env.gh.SetWebhook(1, "", ""); err != nil {
+		t.Fatal(err)
+	}
+	type head struct{ owner, repo, sha string }
+	var heads []head
+	for _, owner := range []string{e2eOwner, "beta", "gamma"} {
+		var repos []string
+		for r := range 2 {
+			name := fmt.Sprintf("svc-%d", r)
+			repos = append(repos, name)
+			if _, err := env.gh.CreateRepo(githubtest.RepoOptions{Owner: owner, Name: name, Private: true,
+				Files: map[string]string{".claude/settings.json": baseSettings}}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if owner != e2eOwner {
+			if _, _, err := env.gh.Install(githubtest.InstallationOptions{Account: owner, Repositories: repos}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for _, repo := range repos {
+			for i := range 4 {
+				branch := fmt.Sprintf("b%d", i)
+				if _, err := env.gh.CreateBranch(owner, repo, branch, "main"); err != nil {
+					t.Fatal(err)
+				}
+				if _, err := env.gh.PushCommit(owner, repo, branch, map[string]string{"docs/x.md": branch + "\n"}, "docs"); err != nil {
+					t.Fatal(err)
+				}
+				pr, _, err := env.gh.OpenPR(githubtest.PROptions{Owner: owner, Repo: repo, Head: branch, Title: branch})
+				if err != nil {
+					t.Fatal(err)
+				}
+				heads = append(heads, head{owner, repo, pr.HeadSHA})
+			}
+		}
+	}
+	missing := func() int {
+		n := 0
+		for _, h := range heads {
+			done := false
+			for _, r := range env.gh.CheckRuns(h.owner, h.repo, githubtest.CheckRunFilter{HeadSHA: h.sha, Name: "shipgate"}) {
+				done = done || r.Status == "completed"
+			}
+			if !done {
+				n++
+			}
+		}
+		return n
+	}
+	if n := missing(); n != len(heads) {
+		t.Fatalf("%d of %d heads without a run before the sweeps, want all", n, len(heads))
+	}
+	replicas := []*server{env.srv, second}
+	idle := func() bool {
+		st, err := env.srv.queue.(*redisqueue.Queue).Stats(context.Background())
+		return err == nil && st.Pending == 0 && st.Running == 0
+	}
+	var results []app.SweepResult
+	checked := 0
+	deadline := time.Now().Add(e2eTimeout)
+	for i := 0; ; i++ {
+		// Sweep when the shared queue is idle, so no head is in progress
+		// (and what the last sweep queued has its run).
+		for !idle() {
+			if time.Now().After(deadline) {
+				t.Fatal("the shared queue never went idle")
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+		if missing() == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d heads still without a run after %d sweeps: %+v", missing(), len(results), results)
+		}
+		if i == 3 {
+			// The first replica restarts: a new process, nothing in memory.
+			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+			_ = env.srv.shutdown(ctx)
+			cancel()
+			restarted, err := startServer(context.Background(), env.srv.cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			env.srv, replicas[0] = restarted, restarted
+		}
+		res, err := replicas[i%2].sweeper.Sweep(context.Background())
+		if err != nil {
+			t.Fatalf("sweep %d: %v", i, err)
+		}
+		if res.Calls > budget {
+			t.Fatalf("sweep %d made %d API calls, budget %d", i, res.Calls, budget)
+		}
+		results = append(results, res)
+		checked += res.Checked
+	}
+	t.Logf("%d heads; %d sweeps alternating between two replicas (the first restarted before the fourth), %d lookups: %+v",
+		len(heads), len(results), checked, results)
+	if checked != len(heads) {
+		t.Errorf("%d head lookups for %d heads: a sweep did not resume where the previous one (of the other replica) stopped", checked, len(heads))
+	}
+	for _, owner := range []string{e2eOwner, "beta", "gamma"} {
+		for r := range 2 {
+			repo := fmt.Sprintf("svc-%d", r)
+			for _, run := range env.gh.CheckRuns(owner, repo, githubtest.CheckRunFilter{Name: "shipgate"}) {
+				if run.Status != "completed" {
+					t.Errorf("%s/%s: run %d on %.8s left %s", owner, repo, run.ID, run.HeadSHA, run.Status)
+				}
+			}
+		}
+	}
 }

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+
+	"github.com/shipgate-app/shipgate/app"
 )
 
 // TestSweepLeaseIsOneReplicaPerInterval: of two replicas asking for the
@@ -35,5 +37,37 @@ func TestSweepLeaseIsOneReplicaPerInterval(t *testing.T) {
 	defer down.Close()
 	if !SweepLease(down, "", "c", time.Second, log)(ctx) {
 		t.Error("with Redis unreachable the replica skipped the sweep")
+	}
+}
+
+// TestSweepCursor: the cursor one replica saves is what another loads; no
+// cursor and an unreadable one start at the beginning; a complete sweep's
+// zero cursor is saved too.
+func TestSweepCursor(t *testing.T) {
+	e := newEnv(t)
+	a, b := NewSweepCursor(e.rdb, "cur:{q}:"), NewSweepCursor(e.rdb, "cur:{q}:")
+	ctx := context.Background()
+	if c, err := b.LoadSweepCursor(ctx); err != nil || c != (app.SweepCursor{}) {
+		t.Fatalf("no cursor yet: %+v %v, want the zero cursor", c, err)
+	}
+	want := app.SweepCursor{Installation: 7, InstallationPage: 2, Repo: "acme/web", RepoPage: 3, PRPage: 4, PR: 41}
+	if err := a.SaveSweepCursor(ctx, want); err != nil {
+		t.Fatal(err)
+	}
+	if c, err := b.LoadSweepCursor(ctx); err != nil || c != want {
+		t.Fatalf("loaded %+v %v, want %+v", c, err, want)
+	}
+	if ttl := e.rdb.TTL(ctx, "cur:{q}:sweep:cursor").Val(); ttl <= 0 {
+		t.Errorf("cursor TTL %s, want one", ttl)
+	}
+	if err := a.SaveSweepCursor(ctx, app.SweepCursor{}); err != nil {
+		t.Fatal(err)
+	}
+	if c, _ := b.LoadSweepCursor(ctx); c != (app.SweepCursor{}) {
+		t.Errorf("after a complete sweep: %+v, want the zero cursor", c)
+	}
+	e.rdb.Set(ctx, "cur:{q}:sweep:cursor", "{not json", 0)
+	if c, err := b.LoadSweepCursor(ctx); err != nil || c != (app.SweepCursor{}) {
+		t.Errorf("unreadable cursor: %+v %v, want the zero cursor", c, err)
 	}
 }
