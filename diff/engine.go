@@ -178,6 +178,7 @@ func CompareContext(ctx context.Context, in Input) (Report, error) {
 	e := &engine{ctx: ctx, budget: b, pol: in.Policy, rater: rating.Rater{Extra: in.Policy.ExtraLaunchers()}, scopes: map[string][]*fileState{}}
 	e.load(in.Files, ruleCache{})
 	e.tooManyFiles()
+	e.unreadInput(in.Unread)
 	for _, f := range e.files {
 		e.compareFile(f)
 	}

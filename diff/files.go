@@ -40,6 +40,17 @@ type File struct {
 	Head Version
 }
 
+// MaxInputBytes bounds the bytes of agent-config input one comparison
+// reads: every version of every file, base and head, scripts and the
+// policy file included (8 MiB). Each file is capped at MaxFileSize and a
+// comparison compares at most MaxComparedFiles, but 500 files of 1 MiB on
+// both sides is 1 GB to fetch, hold and parse (measured: 2.4 GB of peak
+// memory and 10 s of CPU in shipgate diff). Real changes read tens of
+// kilobytes. The gatherer (internal/gather, for the App and the CLI
+// alike) stops reading once the bound is spent and names the files it
+// left in Input.Unread, which block.
+const MaxInputBytes = 8 << 20
+
 // Input is what Compare reads.
 type Input struct {
 	Files []File
@@ -47,6 +58,11 @@ type Input struct {
 	Policy *policy.Policy
 	// PolicyChange, when set, is a change to the policy file itself.
 	PolicyChange *PolicyChange
+	// Unread are the agent-config files (and scripts) the change touches
+	// that were not read because the input had passed MaxInputBytes: they
+	// may hold any grant, so one CONFIG-PARSE-FAILED finding names them
+	// and blocks.
+	Unread []string
 }
 
 // PolicyChange is the policy file at base and at head (either may be nil:

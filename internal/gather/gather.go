@@ -34,6 +34,10 @@ type Options struct {
 	// App); OrgBroken says it has errors, so the defaults apply.
 	Org       *policy.Policy
 	OrgBroken bool
+	// MaxInputBytes is the most bytes of content read for the engine
+	// (default diff.MaxInputBytes); past it the files left are named in
+	// Input.Unread and not read.
+	MaxInputBytes int64
 }
 
 // Result is what a gather found: the engine's input and what a front end
@@ -61,7 +65,7 @@ type Result struct {
 // nothing needs saying: no agent-config file, no policy change, no
 // policy error, no cut listing.
 func (r *Result) Empty() bool {
-	return len(r.Input.Files) == 0 && r.Input.PolicyChange == nil && len(r.PolicyErrs) == 0 &&
+	return len(r.Input.Files) == 0 && len(r.Input.Unread) == 0 && r.Input.PolicyChange == nil && len(r.PolicyErrs) == 0 &&
 		len(r.HeadPolicyErrs) == 0 && !r.Truncated && len(r.Notes) == 0
 }
 
@@ -90,6 +94,54 @@ type gatherer struct {
 	// links are the changed paths that are, or may be, symlinks at the
 	// head (Change.Link).
 	links []Change
+	// metering: reads count against o.MaxInputBytes (from when the base's
+	// hooks are learnt: those reads are not kept); used is the bytes read,
+	// counted once per side and path in counted.
+	metering bool
+	used     int64
+	counted  [2]map[string]bool
+	learnt   int64 // bytes kept from the learning reads (forget)
+	peeked   int64 // bytes kept from the peeks (peek)
+}
+
+// notRead is the kind of an entry the gatherer did not read because the
+// input had passed its bound (Options.MaxInputBytes).
+const notRead Kind = -1
+
+// notReadMsg is the Unreadable of a version not read for the bound; the
+// callers move such a file to Input.Unread.
+const notReadMsg = "not read: this change's agent-config input passed the bound Shipgate reads in one evaluation"
+
+// isNotRead reports whether a version was left unread for the bound.
+func isNotRead(v diff.Version) bool { return v.Unreadable == notReadMsg }
+
+// spent reports whether the input has reached its bound: nothing more is
+// read for the engine.
+func (g *gatherer) spent() bool { return g.metering && g.used >= g.o.MaxInputBytes }
+
+// use counts the content of an entry read on a side against the bound.
+func (g *gatherer) use(s side, p string, e Entry) {
+	if !g.metering || e.Data == nil || g.counted[s][p] {
+		return
+	}
+	g.counted[s][p] = true
+	g.used += int64(len(e.Data))
+}
+
+// forget bounds what the reads that learn what the base's files run or
+// load keep (they are not metered): a file read for that is kept for the
+// comparison (read once, not twice) while the kept ones add up to less
+// than the input bound, and dropped past it.
+func (g *gatherer) forget(p string) {
+	e, ok := g.read[baseSide][p]
+	if !ok || e.Data == nil {
+		return
+	}
+	if g.learnt+int64(len(e.Data)) > g.o.MaxInputBytes {
+		delete(g.read[baseSide], p)
+		return
+	}
+	g.learnt += int64(len(e.Data))
 }
 
 // Gather reads what the engine needs to judge the change from src's base
@@ -99,8 +151,12 @@ func Gather(ctx context.Context, src Source, o Options) (*Result, error) {
 	if o.PolicyPath == "" {
 		o.PolicyPath = DefaultPolicyPath
 	}
+	if o.MaxInputBytes <= 0 {
+		o.MaxInputBytes = diff.MaxInputBytes
+	}
 	g := &gatherer{src: src, o: o, res: &Result{},
-		changed: map[string]Status{}, read: [2]map[string]Entry{{}, {}}, notes: map[string]bool{}, forced: map[string]bool{}}
+		changed: map[string]Status{}, read: [2]map[string]Entry{{}, {}}, notes: map[string]bool{}, forced: map[string]bool{},
+		counted: [2]map[string]bool{{}, {}}}
 	entries, complete, err := src.ListBase(ctx)
 	if err != nil {
 		return nil, err
@@ -123,6 +179,7 @@ func Gather(ctx context.Context, src Source, o Options) (*Result, error) {
 	if g.hooks, err = g.learnHooks(ctx); err != nil {
 		return nil, err
 	}
+	g.metering = true
 
 	// Which changed paths matter.
 	backing := g.backingPaths(ctx)
@@ -164,6 +221,7 @@ func Gather(ctx context.Context, src Source, o Options) (*Result, error) {
 	if err := g.files(ctx); err != nil {
 		return nil, err
 	}
+	sort.Strings(g.res.Input.Unread)
 	for n := range g.notes {
 		g.res.Notes = append(g.res.Notes, n)
 	}
@@ -346,11 +404,15 @@ func (g *gatherer) entry(ctx context.Context, s side, p string, force bool) (Ent
 		case touched && st == Deleted:
 			return Entry{Path: p, Kind: Missing}, nil
 		case touched || force:
+			if g.spent() {
+				return Entry{Path: p, Kind: notRead}, nil
+			}
 			e, err := g.src.Head().Read(ctx, p)
 			if err != nil {
 				return Entry{}, err
 			}
 			g.read[s][p] = e
+			g.use(s, p, e)
 			return e, nil
 		}
 	}
@@ -360,11 +422,37 @@ func (g *gatherer) entry(ctx context.Context, s side, p string, force bool) (Ent
 	if g.complete {
 		return Entry{Path: p, Kind: Missing}, nil
 	}
+	if g.spent() {
+		return Entry{Path: p, Kind: notRead}, nil
+	}
 	e, err := g.src.Base().Read(ctx, p)
 	if err != nil {
 		return Entry{}, err
 	}
 	g.read[baseSide][p] = e
+	g.use(baseSide, p, e)
+	return e, nil
+}
+
+// peek says what a changed path is at the head: every changed
+// agent-config path is looked at to find the symlinks the change makes,
+// but only the files compared count against the input bound (version
+// meters them, in path order). So a peek keeps the content it read only
+// while what peeks kept is under the bound (version reads the others
+// again, if it gets to them).
+func (g *gatherer) peek(ctx context.Context, p string) (Entry, error) {
+	if e, ok := g.read[headSide][p]; ok {
+		return e, nil
+	}
+	e, err := g.src.Head().Read(ctx, p)
+	if err != nil {
+		return Entry{}, err
+	}
+	if g.peeked+int64(len(e.Data)) > g.o.MaxInputBytes {
+		e.Data = nil
+	}
+	g.peeked += int64(len(e.Data))
+	g.read[headSide][p] = e
 	return e, nil
 }
 
@@ -401,6 +489,9 @@ restart:
 			goto restart
 		}
 		switch e.Kind {
+		case notRead:
+			r.unreadable = notReadMsg
+			return r, nil
 		case Symlink:
 			hops++
 			if hops > maxHops {
@@ -467,6 +558,8 @@ func (g *gatherer) version(ctx context.Context, s side, r resolved) (diff.Versio
 	switch e.Kind {
 	case Missing:
 		return diff.Version{}, nil
+	case notRead:
+		return diff.Version{Exists: true, Unreadable: notReadMsg}, nil
 	case Dir:
 		return diff.Version{Exists: true, Unreadable: r.real + " is a directory, not a file"}, nil
 	case Other:
@@ -478,6 +571,7 @@ func (g *gatherer) version(ctx context.Context, s side, r resolved) (diff.Versio
 	if e.TooLarge || e.Size > diff.MaxFileSize {
 		return diff.Version{Exists: true, TooLarge: true, Unreadable: fmt.Sprintf("%s is %d bytes, over the %d-byte limit; it was not read", r.real, e.Size, diff.MaxFileSize)}, nil
 	}
+	src := s // the side the content is read from
 	if e.Data == nil {
 		// A listing entry: read the content (the base, or an unchanged head
 		// path, whose content is the base's).
@@ -490,6 +584,9 @@ func (g *gatherer) version(ctx context.Context, s side, r resolved) (diff.Versio
 		if got, ok := g.read[rs][r.real]; ok && got.Data != nil {
 			e = got
 		} else {
+			if g.spent() {
+				return diff.Version{Exists: true, Unreadable: notReadMsg}, nil
+			}
 			got, err := g.rev(rs).Read(ctx, r.real)
 			if err != nil {
 				return diff.Version{}, err
@@ -505,7 +602,14 @@ func (g *gatherer) version(ctx context.Context, s side, r resolved) (diff.Versio
 		if e.TooLarge {
 			return diff.Version{Exists: true, TooLarge: true, Unreadable: fmt.Sprintf("%s is over the %d-byte limit; it was not read", r.real, diff.MaxFileSize)}, nil
 		}
+		src = rs
 	}
+	if g.spent() && e.Data != nil && !g.counted[src][r.real] {
+		// Content kept from before (a peek, the base's hooks), past the
+		// bound: not for the engine either.
+		return diff.Version{Exists: true, Unreadable: notReadMsg}, nil
+	}
+	g.use(src, r.real, e)
 	data := e.Data
 	if data == nil {
 		data = []byte{}
@@ -663,7 +767,7 @@ func (g *gatherer) files(ctx context.Context) error {
 			}
 		}
 		if g.hides(p) && g.changed[p] != Deleted {
-			e, err := g.entry(ctx, headSide, p, false)
+			e, err := g.peek(ctx, p)
 			if err != nil {
 				return err
 			}
@@ -757,8 +861,18 @@ func (g *gatherer) files(ctx context.Context) error {
 				}
 			}
 		}
+		over := false
 		for _, r := range rs {
-			if r.f.Base.Exists || r.f.Head.Exists {
+			over = over || isNotRead(r.f.Base) || isNotRead(r.f.Head)
+		}
+		for _, r := range rs {
+			switch {
+			case over:
+				// Past the bound: not read, named (and blocking) instead.
+				g.res.Input.Unread = append(g.res.Input.Unread, r.f.Path)
+				have[r.f.Path] = true
+				have[r.c.key()] = true
+			case r.f.Base.Exists || r.f.Head.Exists:
 				g.res.Input.Files = append(g.res.Input.Files, r.f)
 				have[r.f.Path] = true
 				have[r.c.key()] = true
@@ -867,6 +981,11 @@ func (g *gatherer) extraPaths(ctx context.Context, have map[string]bool) error {
 			// either, and treats its folder as loaded (fail closed).
 			f.Base = diff.Version{Exists: f.Base.Exists, Unreadable: why}
 			f.Head = f.Base
+		}
+		if isNotRead(f.Base) || isNotRead(f.Head) {
+			g.res.Input.Unread = append(g.res.Input.Unread, x)
+			have[x] = true
+			continue
 		}
 		if f.Base.Exists || f.Head.Exists {
 			g.res.Input.Files = append(g.res.Input.Files, f)
@@ -1030,6 +1149,10 @@ func (g *gatherer) siblings(ctx context.Context, have map[string]bool) error {
 		v, err := g.version(ctx, headSide, r)
 		if err != nil {
 			return err
+		}
+		if isNotRead(v) {
+			g.res.Input.Unread = append(g.res.Input.Unread, p)
+			continue
 		}
 		if v.Exists {
 			g.linkNotes(p, r)

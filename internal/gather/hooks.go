@@ -124,6 +124,7 @@ func (g *gatherer) learnHooks(ctx context.Context) (baseHooks, error) {
 			if err != nil {
 				return h, err
 			}
+			g.forget(r.real)
 			if !v.Exists || v.Unreadable != "" {
 				continue
 			}
@@ -219,6 +220,7 @@ func (g *gatherer) learnLoads(ctx context.Context, cache *Cache, h *baseHooks) e
 				if err != nil {
 					return err
 				}
+				g.forget(r.real)
 				if !v.Exists || v.Unreadable != "" {
 					continue
 				}

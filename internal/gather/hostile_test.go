@@ -50,3 +50,103 @@ func TestUnreadableBothSidesIsAChange(t *testing.T) {
 		}
 	}
 }
+
+// TestInputBound: the gatherer reads at most Options.MaxInputBytes of
+// content (plus the one file that crosses it): the files left are named
+// in Input.Unread, not read, and the comparison blocks with one finding
+// naming them — whether they are settings files, their unchanged siblings
+// or the scripts their hooks run.
+func TestInputBound(t *testing.T) {
+	const bound = 64 << 10
+	pad := strings.Repeat("x", 10<<10)
+	settings := func(allow string) string {
+		return fmt.Sprintf(`{"permissions":{"allow":[%q]},"hooks":{"PreToolUse":[{"matcher":"Bash","hooks":[{"type":"command","command":"bash run.sh"}]}]},"pad":%q}`, allow, pad)
+	}
+	cases := []struct {
+		name string
+		base map[string]string
+		head map[string]string
+	}{
+		{"settings files", map[string]string{}, func() map[string]string {
+			m := map[string]string{}
+			for i := 0; i < 40; i++ {
+				m[fmt.Sprintf("p%02d/.claude/settings.json", i)] = settings("Bash(*)")
+			}
+			return m
+		}()},
+		{"edited files, both sides", func() map[string]string {
+			m := map[string]string{}
+			for i := 0; i < 40; i++ {
+				m[fmt.Sprintf("p%02d/.claude/settings.json", i)] = settings("Bash(npm test)")
+			}
+			return m
+		}(), func() map[string]string {
+			m := map[string]string{}
+			for i := 0; i < 40; i++ {
+				m[fmt.Sprintf("p%02d/.claude/settings.json", i)] = settings("Bash(*)")
+			}
+			return m
+		}()},
+		{"hook scripts", func() map[string]string {
+			m := map[string]string{}
+			for i := 0; i < 40; i++ {
+				m[fmt.Sprintf("p%02d/.claude/settings.json", i)] = settings("Bash(npm test)")
+				m[fmt.Sprintf("p%02d/run.sh", i)] = "exit 0\n" + pad
+			}
+			return m
+		}(), func() map[string]string {
+			m := map[string]string{}
+			for i := 0; i < 40; i++ {
+				m[fmt.Sprintf("p%02d/run.sh", i)] = "exit 1\n" + pad
+			}
+			return m
+		}()},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			src := &memSource{base: c.base, head: with(c.base, c.head)}
+			res, err := Gather(t.Context(), src, Options{MaxInputBytes: bound})
+			if err != nil {
+				t.Fatal(err)
+			}
+			held := 0 // distinct buffers: an unchanged file shares its bytes
+			seen := map[*byte]bool{}
+			for _, f := range res.Input.Files {
+				for _, d := range [][]byte{f.Base.Data, f.Head.Data} {
+					if len(d) > 0 && !seen[&d[0]] {
+						seen[&d[0]] = true
+						held += len(d)
+					}
+				}
+			}
+			if held > bound+2*len(settings("Bash(npm test)")) {
+				t.Errorf("the input holds %d bytes, over the bound %d and one file", held, bound)
+			}
+			if len(res.Input.Unread) == 0 {
+				t.Fatalf("nothing left unread (%d files, %d bytes)", len(res.Input.Files), held)
+			}
+			if res.Empty() {
+				t.Error("a result with unread files reads as empty")
+			}
+			r := diff.Compare(res.Input)
+			var f *diff.Finding
+			for i := range r.Findings {
+				if r.Findings[i].Evidence == "input_too_large" {
+					f = &r.Findings[i]
+				}
+			}
+			if r.Decision != diff.DecisionBlock || f == nil || f.Action != "block" || f.Path != res.Input.Unread[0] {
+				t.Fatalf("decision %s, finding %+v; want one blocking input_too_large finding naming %s", r.Decision, f, res.Input.Unread[0])
+			}
+			if !strings.Contains(f.Message, fmt.Sprintf("%d of them were not read", len(res.Input.Unread))) {
+				t.Errorf("message %q does not count the unread files", f.Message)
+			}
+		})
+	}
+	// Under the bound nothing changes.
+	small := map[string]string{".claude/settings.json": tWide}
+	res, err := Gather(t.Context(), &memSource{base: map[string]string{}, head: small}, Options{MaxInputBytes: bound})
+	if err != nil || len(res.Input.Unread) != 0 || len(res.Input.Files) != 1 {
+		t.Fatalf("a small change: %+v, %v", res, err)
+	}
+}
