@@ -112,6 +112,12 @@ type RedelivererOptions struct {
 	// restart the first scan looks back Lookback again, and the periodic
 	// sweep of open pull requests covers what that misses).
 	Memory RedeliveryMemory
+	// Lease, when set, is taken before each scan and released after it;
+	// a scan that cannot take it is skipped (another replica is scanning:
+	// two scans at once could both ask for the same redelivery). Replicas
+	// sharing a Redis pass one (redisqueue.RedeliveryScanLease); ok true
+	// with a no-op release when the lease cannot be asked.
+	Lease func(ctx context.Context) (release func(), ok bool)
 	// Metrics counts redeliveries (redeliveries_total{outcome}).
 	Metrics *Metrics
 	Logger  *slog.Logger
@@ -189,11 +195,12 @@ func (c *RedeliveryChange) empty() bool {
 
 // RedeliveryMemory is a Redeliverer's memory outside the process. Apply
 // records one change (the Redeliverer calls it after each step, outside its
-// lock); Load returns everything recorded, to restore after a restart.
-// Replicas sharing one memory each restore it when they start; each then
-// works from its own copy (what one replica learns later reaches the others
-// at their next start: a refusal another replica saw is only a hint to
-// coalesce, the deliveries themselves are in GitHub's log).
+// lock); Load returns everything recorded. Replicas sharing one memory
+// treat it as the source of truth: each scan first records what the
+// replica changed and then reads the whole memory again, so it works from
+// what every replica has learnt — the deliveries another replica refused
+// (to coalesce those about one pull request), the redeliveries another
+// asked (not asked again) and the newest delivery any scanned.
 type RedeliveryMemory interface {
 	Load(ctx context.Context) (RedeliveryState, error)
 	Apply(ctx context.Context, c RedeliveryChange) error
@@ -311,8 +318,10 @@ func (r *Redeliverer) flush(ctx context.Context) {
 }
 
 // Restore loads what the memory holds (a restart: the refusals, failures,
-// redeliveries asked and the scan cursor of the previous run). Run calls
-// it before its first scan; it is a no-op without Memory.
+// redeliveries asked and the scan cursor of the previous run, and of every
+// other replica sharing the memory), replacing this process's copy. Run
+// calls it before its first scan and Scan before each scan; it is a no-op
+// without Memory.
 func (r *Redeliverer) Restore(ctx context.Context) error {
 	if r.o.Memory == nil {
 		return nil
@@ -324,19 +333,51 @@ func (r *Redeliverer) Restore(ctx context.Context) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.lastTop = max(r.lastTop, st.Top)
-	for g, d := range st.Pending {
-		r.pending[g] = d
-	}
-	for g, n := range st.Tries {
-		r.tries[g] = n
-	}
+	// What this process changed since its last flush is not in st yet:
+	// keep it on top of what the memory says.
+	d := r.dirty
+	r.pending = orEmpty(st.Pending)
+	r.tries = orEmpty(st.Tries)
+	r.refused = make(map[string]refusal, len(st.Refused))
 	for g, f := range st.Refused {
 		r.refused[g] = f.internal()
 	}
+	r.newest = make(map[string]refusal, len(st.Newest))
 	for k, f := range st.Newest {
 		r.newest[k] = f.internal()
 	}
+	for g, v := range d.SetPending {
+		r.pending[g] = v
+	}
+	for g, v := range d.SetTries {
+		r.tries[g] = v
+	}
+	for g, f := range d.SetRefused {
+		r.refused[g] = f.internal()
+	}
+	for k, f := range d.SetNewest {
+		r.newest[k] = f.internal()
+	}
+	for _, g := range d.DelPending {
+		delete(r.pending, g)
+	}
+	for _, g := range d.DelTries {
+		delete(r.tries, g)
+	}
+	for _, g := range d.DelRefused {
+		delete(r.refused, g)
+	}
+	for _, k := range d.DelNewest {
+		delete(r.newest, k)
+	}
 	return nil
+}
+
+func orEmpty[V any](m map[string]V) map[string]V {
+	if m == nil {
+		return map[string]V{}
+	}
+	return m
 }
 
 // NewRedeliverer validates o and builds a Redeliverer.
@@ -424,19 +465,18 @@ func (r *Redeliverer) Nudge() {
 // request, 5,000 an hour), until ctx ends. Errors are logged; the next scan
 // tries again.
 func (r *Redeliverer) Run(ctx context.Context) {
-	if err := r.Restore(ctx); err != nil {
-		r.o.Logger.Warn("redelivery memory not restored; the first scan looks back the whole lookback", "error", err)
-	}
 	tick := time.NewTicker(r.o.Interval)
 	defer tick.Stop()
 	minGap := min(10*time.Second, r.o.Interval)
 	var last time.Time
 	for {
+		nudged := false
 		select {
 		case <-ctx.Done():
 			return
 		case <-tick.C:
 		case <-r.nudge:
+			nudged = true
 			if wait := minGap - time.Since(last); wait > 0 {
 				select {
 				case <-ctx.Done():
@@ -446,8 +486,14 @@ func (r *Redeliverer) Run(ctx context.Context) {
 			}
 		}
 		last = time.Now()
-		if _, err := r.Scan(ctx); err != nil && ctx.Err() == nil {
+		_, skipped, err := r.leasedScan(ctx)
+		if err != nil && ctx.Err() == nil {
 			r.o.Logger.Warn("redelivering failed webhook deliveries", "error", err)
+		}
+		if skipped && nudged {
+			// Another replica was scanning, perhaps from before the
+			// refusal that nudged this one: scan again soon.
+			time.AfterFunc(minGap, r.Nudge)
 		}
 	}
 }
@@ -466,10 +512,35 @@ func retryable(code int) bool {
 // it asks for another attempt of every remembered delivery whose last
 // attempt failed retryably, newest first, with backoff between attempts and
 // at most Room() of them. It returns how many redeliveries it asked for.
+//
+// With a Memory, a scan first records this replica's changes and reads the
+// memory again (what other replicas refused, asked and scanned), and runs
+// only while it holds the Lease (a scan that cannot take it is skipped and
+// returns 0: another replica is scanning).
 func (r *Redeliverer) Scan(ctx context.Context) (int, error) {
-	n, err := r.scan(ctx)
-	r.flush(ctx)
+	n, _, err := r.leasedScan(ctx)
 	return n, err
+}
+
+// leasedScan is Scan; skipped reports that another replica held the lease.
+func (r *Redeliverer) leasedScan(ctx context.Context) (n int, skipped bool, err error) {
+	if r.o.Lease != nil {
+		release, ok := r.o.Lease(ctx)
+		if !ok {
+			r.o.Logger.Debug("redelivery scan skipped: another replica is scanning")
+			return 0, true, nil
+		}
+		defer release()
+	}
+	if r.o.Memory != nil {
+		r.flush(ctx)
+		if err := r.Restore(ctx); err != nil {
+			r.o.Logger.Warn("could not read the shared redelivery memory; scanning with what this replica knows", "error", err)
+		}
+	}
+	n, err = r.scan(ctx)
+	r.flush(ctx)
+	return n, false, err
 }
 
 func (r *Redeliverer) scan(ctx context.Context) (int, error) {

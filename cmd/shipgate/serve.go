@@ -64,6 +64,9 @@ type serveConfig struct {
 	// is how far back the first scan looks (zero: 1 h).
 	RedeliverInterval time.Duration
 	RedeliverLookback time.Duration
+	// RedeliverByTest builds the redelivery scan without running it (the
+	// test calls server.redeliver.Scan).
+	RedeliverByTest bool
 	// WritePace keeps each installation's check-run writes within limits
 	// (serve: app.GitHubWritePace, inside GitHub's secondary limits; nil:
 	// unpaced, as tests that do not test pacing want).
@@ -93,18 +96,20 @@ type serveConfig struct {
 
 // server is a running App: HTTP listener, queue, worker pool.
 type server struct {
-	cfg      serveConfig
-	http     *http.Server
-	hook     *webhook.Server
-	queue    webhook.Queue
-	closeQ   func() // closes the queue's connections (Redis)
-	worker   *app.Worker
-	sweeper  *app.Sweeper // nil when the sweep is off
-	listener net.Listener
-	ready    *readiness
-	stop     context.CancelFunc
-	done     chan struct{}
-	runErr   error
+	cfg     serveConfig
+	http    *http.Server
+	hook    *webhook.Server
+	queue   webhook.Queue
+	closeQ  func() // closes the queue's connections (Redis)
+	worker  *app.Worker
+	sweeper *app.Sweeper // nil when the sweep is off
+	// redeliver is the redelivery scan (nil when off).
+	redeliver *webhook.Redeliverer
+	listener  net.Listener
+	ready     *readiness
+	stop      context.CancelFunc
+	done      chan struct{}
+	runErr    error
 }
 
 // readiness caches whether the App's credentials work (GET /app with the
@@ -210,8 +215,8 @@ func startServer(ctx context.Context, cfg serveConfig) (*server, error) {
 			Deliveries: webhook.GitHubHookDeliveries(clients.App()), Interval: cfg.RedeliverInterval, Lookback: cfg.RedeliverLookback,
 			// Feed a backlog in at half the queue's capacity, so that what
 			// is redelivered is not refused again.
-			Room:    func() int { return max(capacity/2-queue.Depth(), 0) },
-			Memory:  extras.memory,
+			Room:   func() int { return max(capacity/2-queue.Depth(), 0) },
+			Memory: extras.memory, Lease: extras.scanLease,
 			Metrics: metrics, Logger: cfg.Logger,
 		})
 		if err != nil {
@@ -261,7 +266,8 @@ func startServer(ctx context.Context, cfg serveConfig) (*server, error) {
 		defer close(s.done)
 		s.runErr = queue.Run(runCtx, worker)
 	}()
-	if redeliver != nil {
+	s.redeliver = redeliver
+	if redeliver != nil && !cfg.RedeliverByTest {
 		go redeliver.Run(runCtx)
 	}
 	if cfg.SweepInterval > 0 {

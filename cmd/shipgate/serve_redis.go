@@ -119,6 +119,7 @@ func newQueueAndDedup(ctx context.Context, rc redisConfig, qo webhook.QueueOptio
 	// sharing the Redis (GitHub counts them whichever replica sends them).
 	extras := redisExtras{memory: redisqueue.NewRedeliveryMemory(client, rc.Prefix),
 		sweepCursor: redisqueue.NewSweepCursor(client, rc.Prefix),
+		scanLease:   redisqueue.RedeliveryScanLease(client, rc.Prefix, q.Replica(), 2*time.Minute, qo.Logger),
 		sweepLease: func(ttl time.Duration) func(context.Context) bool {
 			return redisqueue.SweepLease(client, rc.Prefix, q.Replica(), ttl, qo.Logger)
 		}}
@@ -136,6 +137,8 @@ func newQueueAndDedup(ctx context.Context, rc redisConfig, qo webhook.QueueOptio
 type redisExtras struct {
 	pace   app.WriteLimiter         // the check-run write pace of every replica
 	memory webhook.RedeliveryMemory // the redelivery scan's memory
+	// scanLease lets one replica at a time scan for redeliveries.
+	scanLease func(ctx context.Context) (func(), bool)
 	// sweepCursor is where the next sweep of any replica resumes.
 	sweepCursor app.SweepCursorStore
 	// sweepLease makes the lease that lets one replica sweep per interval.

@@ -4,7 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"strconv"
+	"sync/atomic"
+	"time"
 
 	"github.com/redis/go-redis/v9"
 
@@ -25,7 +28,8 @@ return 0
 // requests, the failures not yet redelivered and the redeliveries asked.
 // Keys (under the queue's prefix): redeliver:top (string), and the hashes
 // redeliver:pending, redeliver:tries, redeliver:refused, redeliver:newest
-// (values JSON, tries a number).
+// (values JSON, tries a number). Every replica's scan reads it afresh, so
+// it is the replicas' one memory, not a backup of each one's.
 type RedeliveryMemory struct {
 	rdb                                  redis.UniversalClient
 	top, pending, tries, refused, newest string
@@ -128,4 +132,50 @@ func (m *RedeliveryMemory) Load(ctx context.Context) (webhook.RedeliveryState, e
 		}
 	}
 	return st, nil
+}
+
+// releaseScript deletes a lease if its value is still the holder's. KEYS:
+// the lease. ARGV: the holder.
+var releaseScript = redis.NewScript(`
+if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('DEL', KEYS[1]) end
+return 0
+`)
+
+// RedeliveryScanLease returns the lease of the redelivery scan
+// (webhook.RedelivererOptions.Lease) shared by the replicas of one Redis
+// (key <prefix>redeliver:scan, SET NX with ttl, deleted when the scan
+// ends): one replica scans at a time, so two never ask for the same
+// redelivery together. ttl bounds a scan whose replica died mid-way. When
+// Redis cannot be asked the replica scans anyway (GitHub answers a second
+// redelivery of one delivery with a second attempt, which the queue
+// de-duplicates; a skipped scan could leave a delivery unredelivered).
+func RedeliveryScanLease(rdb redis.UniversalClient, prefix, replica string, ttl time.Duration, log *slog.Logger) func(ctx context.Context) (func(), bool) {
+	if prefix == "" {
+		prefix = DefaultPrefix
+	}
+	if log == nil {
+		log = slog.Default()
+	}
+	key := prefix + "redeliver:scan"
+	var seq atomic.Uint64
+	return func(ctx context.Context) (func(), bool) {
+		holder := replica + "." + strconv.FormatUint(seq.Add(1), 10)
+		rctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+		defer cancel()
+		ok, err := rdb.SetNX(rctx, key, holder, ttl).Result()
+		if err != nil {
+			log.Warn("could not ask Redis for the redelivery scan's lease; scanning anyway", "error", err)
+			return func() {}, true
+		}
+		if !ok {
+			return nil, false
+		}
+		return func() {
+			rctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+			defer cancel()
+			if err := releaseScript.Run(rctx, rdb, []string{key}, holder).Err(); err != nil {
+				log.Warn("could not release the redelivery scan's lease; it expires by itself", "error", err, "ttl", ttl)
+			}
+		}, true
+	}
 }

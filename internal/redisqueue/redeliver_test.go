@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/redis/go-redis/v9"
+
 	"github.com/shipgate-app/shipgate/app"
 	"github.com/shipgate-app/shipgate/webhook"
 )
@@ -108,5 +110,51 @@ func TestRedeliveryMemorySurvivesARestart(t *testing.T) {
 	}
 	if got := log.asked(); !slices.Contains(got, 1) {
 		t.Errorf("without the memory, redelivered %v; the test expects g1 (ID 1) among them, which the memory avoids", got)
+	}
+}
+
+// TestRedeliveryScanLease: one replica scans at a time; the lease is free
+// again once released (only by its holder) or expired; with Redis
+// unreachable a replica scans anyway.
+func TestRedeliveryScanLease(t *testing.T) {
+	e := newEnv(t)
+	log := slog.New(slog.DiscardHandler)
+	a := RedeliveryScanLease(e.rdb, "s:{q}:", "a", time.Minute, log)
+	b := RedeliveryScanLease(e.rdb, "s:{q}:", "b", 300*time.Millisecond, log)
+	ctx := context.Background()
+	releaseA, ok := a(ctx)
+	if !ok {
+		t.Fatal("the first scan did not get the lease")
+	}
+	if _, ok := b(ctx); ok {
+		t.Fatal("a second replica got the lease while the first scans")
+	}
+	releaseA()
+	releaseB, ok := b(ctx)
+	if !ok {
+		t.Fatal("the lease was not free after its holder released it")
+	}
+	releaseA() // a stale release must not free b's lease
+	if _, ok := a(ctx); ok {
+		t.Fatal("a release by a former holder freed the current holder's lease")
+	}
+	releaseB()
+	// Expiry: b holds it with a short TTL and never releases.
+	if _, ok := b(ctx); !ok {
+		t.Fatal("b could not take the free lease")
+	}
+	waitFor(t, "the lease to expire", func() bool {
+		rel, ok := a(ctx)
+		if ok {
+			rel()
+		}
+		return ok
+	})
+	dead := redis.NewClient(&redis.Options{Addr: "127.0.0.1:1", MaxRetries: -1, DialTimeout: 100 * time.Millisecond})
+	defer dead.Close()
+	if rel, ok := RedeliveryScanLease(dead, "s:{q}:", "c", time.Minute, log)(ctx); !ok {
+		t.Error("with Redis unreachable the replica must scan anyway")
+	} else {
+		rel()
 	}
 }
