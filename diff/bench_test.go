@@ -106,6 +106,9 @@ func BenchmarkHostile(b *testing.B) {
 	for _, n := range []int{10, 100, 1000, 1500, 2000, 3000} {
 		b.Run(fmt.Sprintf("many-files/n=%d", n), func(b *testing.B) { compareBench(b, shapeManyFiles(n)) })
 	}
+	for _, n := range []int{1, 2, 4, 16} {
+		b.Run(fmt.Sprintf("big-files/n=%d", n), func(b *testing.B) { compareBench(b, bigFiles(n, hugeSize)) })
+	}
 	for _, n := range []int{10, 100, 1000, 2000} {
 		b.Run(fmt.Sprintf("mid-star/n=%d", n), func(b *testing.B) { compareBench(b, shapeMidStar(n)) })
 		b.Run(fmt.Sprintf("rewritten/n=%d", n), func(b *testing.B) { compareBench(b, shapeRewritten(n)) })

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -69,6 +70,10 @@ type engine struct {
 	impliedBy  map[ruleID][]lattice.Rule
 	ruleSets   map[*lattice.Rule]indexedPool // indexed pools (bypass.go)
 	bypassSets map[string]*lattice.CallSet   // bypassCandidates indexed, by scope
+
+	// compiled holds the rules whose compilation was charged to the
+	// budget (parseMetered).
+	compiled map[ruleID]bool
 
 	// attributed counts the cut-short searches of the file being compared
 	// that a rule's own too_complex finding already accounts for.
@@ -255,6 +260,10 @@ func (e *engine) load(files []File, rules ruleCache) {
 	seen := map[string]bool{}
 	skip := e.overBound(files)
 	var others []File // not agent-config files: scripts hooks run, or nothing
+	// In path order: the work budget reads the files in that order, so
+	// which are read does not depend on the order of the input.
+	files = slices.Clone(files)
+	slices.SortStableFunc(files, func(a, b File) int { return strings.Compare(a.Path, b.Path) })
 	for _, f := range files {
 		name, kind, scope := ClassifyAgent(f.classifiedPath(), e.pol)
 		if skip[f.Path] && kind != NotAgentConfig && kind != ScriptFile {
@@ -278,16 +287,71 @@ func (e *engine) load(files []File, rules ruleCache) {
 		fs := &fileState{File: f, kind: kind, scope: scope}
 		fs.changed = f.Base.Exists != f.Head.Exists || f.Base.Unreadable != f.Head.Unreadable || !bytes.Equal(f.Base.Data, f.Head.Data)
 		if f.Base.Exists {
-			fs.base, fs.baseErr = parseDoc(f.Path, kind, f.Base, rules)
+			fs.base, fs.baseErr = e.parseMetered(f.Path, kind, f.Base, rules)
 		}
-		if f.Head.Exists {
-			fs.head, fs.headErr = parseDoc(f.Path, kind, f.Head, rules)
+		switch {
+		case fs.baseErr != nil && fs.baseErr.limit == budgetSpent:
+			// A base not read for the budget would read as empty (and a
+			// deleted file as nothing removed): the head is not read either,
+			// and the file fails closed whole as one Shipgate cannot read.
+			fs.headErr = fs.baseErr
+		case f.Head.Exists:
+			fs.head, fs.headErr = e.parseMetered(f.Path, kind, f.Head, rules)
 		}
 		e.files = append(e.files, fs)
 		e.scopes[scope] = append(e.scopes[scope], fs)
 	}
 	e.loadScripts(others)
 	sort.Slice(e.files, func(i, j int) bool { return e.files[i].Path < e.files[j].Path })
+}
+
+// budgetSpent is the parseError limit of a version not read because the
+// comparison's work budget was spent (by the files before it in path
+// order): the file fails closed as one Shipgate cannot read.
+const budgetSpent = "too_complex"
+
+// Compiling a rule is charged to the work budget as ruleSteps plus
+// ruleByteSteps per byte of its text: calibrated on the 1 MiB shapes
+// (GOMAXPROCS=1), a rule costs about 5 µs to compile and rate plus about
+// 0.2 µs per byte, and a search step about 25 ns — so that the budget
+// bounds the rules a comparison reads as well as its searches
+// (docs/benchmarks.md). A realistic 2,000-rule file costs under 1 M steps.
+const (
+	ruleSteps     = 1000
+	ruleByteSteps = 12
+)
+
+// parseMetered is parseDoc under the work budget: a version is not read
+// once the budget is spent (its parseError's limit is budgetSpent), and
+// the rules it compiles are charged (each distinct rule once per
+// comparison: the cache shares them between versions and files).
+func (e *engine) parseMetered(p string, kind FileKind, v Version, rules ruleCache) (*doc, *parseError) {
+	if e.budget.Used()+ruleByteSteps*int64(len(v.Data)) > e.budget.Total() && len(e.compiled) > 0 {
+		// What its rules would cost (at most its size in rule text) is
+		// more than the budget has left: not read, so that no file's
+		// compilation runs far past the budget. (The first file read is
+		// always within it: MaxFileSize × ruleByteSteps is under the
+		// default total.)
+		return nil, &parseError{limit: budgetSpent, msg: "its rules were not compiled: the comparison's work budget was spent before this file was read (by the rules of the files before it in path order), so they are too complex to compare together"}
+	}
+	d, pe := parseDoc(p, kind, v, rules)
+	if d == nil {
+		return d, pe
+	}
+	var steps int64
+	for _, r := range d.rules {
+		k := ruleID{r.rule.List, r.rule.Text}
+		if e.compiled[k] {
+			continue
+		}
+		if e.compiled == nil {
+			e.compiled = map[ruleID]bool{}
+		}
+		e.compiled[k] = true
+		steps += ruleSteps + ruleByteSteps*int64(len(r.rule.Text))
+	}
+	e.budget.Spend(steps)
+	return d, pe
 }
 
 // scopeRules returns the rules of one list across the settings files of a
@@ -455,6 +519,9 @@ func (e *engine) headUnreadable(f *fileState) {
 		if f.kind == SettingsFile {
 			risk, action = rating.RiskCritical, policy.Block
 			msg += ", and Claude Code may read it and grant anything it holds (a wildcard allow rule such as Bash(*), defaultMode: bypassPermissions), so it blocks as that would. Bring the file under 1 MiB and within the limits (nesting, number of rules), or split it"
+			if kind == budgetSpent {
+				msg += "; or split the pull request, and write grants as command prefixes (Bash(git status *)) or exact commands instead of patterns with many stars"
+			}
 		} else {
 			msg += ", so review it by hand"
 		}

@@ -264,3 +264,17 @@ func spentFirst(in Input) Input {
 	}
 	return out
 }
+
+// bigFiles is a pull request of n settings files of about 1 MiB each, in
+// folders pN/, every file's rules its own (Bash(gitN log * --flagK * --xM)):
+// nothing is shared between files, so each costs its whole compilation.
+func bigFiles(n int, size int) Input {
+	var in Input
+	most := MaxRules * size / hugeSize
+	for i := 0; i < n; i++ {
+		head := perms{allow: fill(size, most, func(k int) string { return fmt.Sprintf("Bash(git%d log * --flag%d * --x%d)", i, k, k%13) })}.json()
+		in.Files = append(in.Files, File{Path: fmt.Sprintf("p%d/.claude/settings.json", i),
+			Base: Version{Exists: true, Data: []byte(`{"permissions": {"allow": ["Bash(npm test)"]}}`)}, Head: Version{Exists: true, Data: []byte(head)}})
+	}
+	return in
+}

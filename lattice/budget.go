@@ -106,6 +106,18 @@ func (b *Budget) Canceled() int64 { return b.canceled.Load() }
 // this budget answers Unknown at once.
 func (b *Budget) Exhausted() bool { return b.used.Load() >= b.total }
 
+// Spend charges n steps of work done outside the searches (compiling a
+// file's rules, say) to the budget and reports whether any was left
+// before it: once the total is spent, a caller must not start such work
+// but fail closed, as a search does.
+func (b *Budget) Spend(n int64) bool {
+	if b.used.Load() >= b.total {
+		return false
+	}
+	b.used.Add(n)
+	return true
+}
+
 // limit is what the next search may spend.
 func (b *Budget) limit() int64 {
 	return min(b.per, b.total-b.used.Load())

@@ -329,9 +329,16 @@ func CoveredByExceptContext(ctx context.Context, r Rule, others []Rule, except [
 func coveredBy(ctx context.Context, r Rule, others, extra []Rule) Verdict {
 	r = parsed(r)
 	gave := gaveUpCount(ctx)
-	for i := range others { // by index: a Rule is large to copy
-		if o := &others[i]; o.Text == r.Text && o.List == r.List {
+	if BudgetOf(ctx) != nil && len(others) >= minCachedRules {
+		// A large pool: its (cached) index holds the rules' texts.
+		if indexOf(ctx, others).hasRule(others, &r) {
 			return Verdict{Answer: Yes, Reason: "the same rule"}
+		}
+	} else {
+		for i := range others { // by index: a Rule is large to copy
+			if o := &others[i]; o.Text == r.Text && o.List == r.List {
+				return Verdict{Answer: Yes, Reason: "the same rule"}
+			}
 		}
 	}
 	c, ans := findExcept(ctx, []Rule{r}, others, extra)

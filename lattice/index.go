@@ -3,6 +3,7 @@ package lattice
 import (
 	"context"
 	"slices"
+	"sort"
 	"strings"
 	"sync"
 	"unicode/utf8"
@@ -28,6 +29,28 @@ type ruleIndex struct {
 	groups map[groupKey]*endBuckets
 	// byTool lists each tool's groups.
 	byTool map[string][]*endBuckets
+	// texts holds the rules' list and text (hasRule), built on first use.
+	textsOnce sync.Once
+	texts     map[ruleText]struct{}
+}
+
+type ruleText struct {
+	list List
+	text string
+}
+
+// hasRule reports whether rules (the set ix indexes) holds a rule of r's
+// list and text: CoveredBy's "the same rule" answer without a scan of
+// thousands of rules per question.
+func (ix *ruleIndex) hasRule(rules []Rule, r *Rule) bool {
+	ix.textsOnce.Do(func() {
+		ix.texts = make(map[ruleText]struct{}, len(rules))
+		for i := range rules {
+			ix.texts[ruleText{rules[i].List, rules[i].Text}] = struct{}{}
+		}
+	})
+	_, ok := ix.texts[ruleText{r.List, r.Text}]
+	return ok
 }
 
 type groupKey struct {
@@ -48,6 +71,10 @@ type endBuckets struct {
 	key  groupKey
 	all  []indexed
 	ends map[[2]rune][]indexed
+	// pre indexes a large group by its readings' literal prefixes, built
+	// on first use (eachPrefix).
+	preOnce sync.Once
+	pre     *prefixIndex
 	// req indexes a large group by its readings' required literals, built
 	// on first use (see candidates; the index may be shared).
 	req     *reqIndex
@@ -222,6 +249,13 @@ func newRuleIndex(rules []Rule) *ruleIndex {
 // knows the target's literal prefix and suffix, a call knows its whole
 // text), stopping when f returns false.
 func (g *endBuckets) each(prefix, suffix string, f func(indexed) bool) bool {
+	if prefix != "" && len(g.all) >= minPrefixIndexed {
+		g.preOnce.Do(func() { g.pre = newPrefixIndex(g.all) })
+		n := g.pre.count(prefix)
+		if suffix == "" || n < g.endsCount(prefix, suffix) {
+			return g.pre.each(prefix, f)
+		}
+	}
 	if prefix == "" || suffix == "" {
 		for _, e := range g.all {
 			if !f(e) {
@@ -465,4 +499,90 @@ func (s *CallSet) Each(r Rule, f func(int, Call) bool) {
 			return
 		}
 	}
+}
+
+// minPrefixIndexed is the group size from which each looks readings up by
+// their literal prefix: a search whose target has a literal prefix but no
+// literal suffix (Bash(tool3 sub17 *)) would otherwise visit every reading
+// of the group, and a file of thousands of such rules asks thousands of
+// times (quadratic work the budget did not count).
+const minPrefixIndexed = 64
+
+// endsCount is the number of readings each visits by the literal ends.
+func (g *endBuckets) endsCount(prefix, suffix string) int {
+	fr, lr := firstRune(prefix), lastRune(suffix)
+	n := 0
+	for _, k := range [4][2]rune{{fr, lr}, {fr, noEnd}, {noEnd, lr}, {noEnd, noEnd}} {
+		n += len(g.ends[k])
+	}
+	return n
+}
+
+// prefixIndex holds a group's readings by literal prefix: exactly the
+// readings whose prefix is a prefix of a text or extends it (the ones
+// whose literal start could agree with it) are found without a scan.
+type prefixIndex struct {
+	exact  map[string][]indexed // by prefix
+	lens   []int                // the distinct prefix lengths, ascending
+	sorted []indexed            // by prefix (stable)
+}
+
+func newPrefixIndex(all []indexed) *prefixIndex {
+	p := &prefixIndex{exact: map[string][]indexed{}, sorted: slices.Clone(all)}
+	seen := map[int]bool{}
+	for _, e := range all {
+		p.exact[e.rd.prefix] = append(p.exact[e.rd.prefix], e)
+		if !seen[len(e.rd.prefix)] {
+			seen[len(e.rd.prefix)] = true
+			p.lens = append(p.lens, len(e.rd.prefix))
+		}
+	}
+	slices.Sort(p.lens)
+	slices.SortStableFunc(p.sorted, func(a, b indexed) int { return strings.Compare(a.rd.prefix, b.rd.prefix) })
+	return p
+}
+
+// longer is the range of sorted whose prefixes extend prefix strictly.
+func (p *prefixIndex) longer(prefix string) (lo, hi int) {
+	lo = sort.Search(len(p.sorted), func(i int) bool { return p.sorted[i].rd.prefix > prefix })
+	hi = sort.Search(len(p.sorted), func(i int) bool {
+		s := p.sorted[i].rd.prefix
+		return s > prefix && !strings.HasPrefix(s, prefix)
+	})
+	return lo, hi
+}
+
+// count is the number of readings each(prefix) visits.
+func (p *prefixIndex) count(prefix string) int {
+	n := 0
+	for _, l := range p.lens {
+		if l > len(prefix) {
+			break
+		}
+		n += len(p.exact[prefix[:l]])
+	}
+	lo, hi := p.longer(prefix)
+	return n + hi - lo
+}
+
+// each calls f on every reading whose literal prefix is a prefix of
+// prefix or extends it, stopping when f returns false.
+func (p *prefixIndex) each(prefix string, f func(indexed) bool) bool {
+	for _, l := range p.lens {
+		if l > len(prefix) {
+			break
+		}
+		for _, e := range p.exact[prefix[:l]] {
+			if !f(e) {
+				return false
+			}
+		}
+	}
+	lo, hi := p.longer(prefix)
+	for _, e := range p.sorted[lo:hi] {
+		if !f(e) {
+			return false
+		}
+	}
+	return true
 }

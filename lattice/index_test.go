@@ -3,7 +3,9 @@ package lattice
 import (
 	"context"
 	"fmt"
+	"maps"
 	"math/rand/v2"
+	"strings"
 	"testing"
 )
 
@@ -101,6 +103,82 @@ func TestCallSetEach(t *testing.T) {
 			want := Match(rule, c) != No || Match(ParseIn(Deny, "Bash(rm *)"), c) != No
 			if rs.MayMatch(c) != want {
 				t.Fatalf("%s: RuleSet.MayMatch(%v) = %v, want %v", text, c, !want, want)
+			}
+		}
+	}
+}
+
+// TestPrefixIndexSameReadings: each through the prefix index visits
+// exactly the readings of the group whose literal prefix could agree with
+// the text's (a prefix of it, or extending it) — the ones a full scan
+// keeps — for random groups and texts, and stops when told to.
+func TestPrefixIndexSameReadings(t *testing.T) {
+	r := rand.New(rand.NewPCG(*seed, 13))
+	bits := []string{"a", "ab", "b", " ", "git ", "git log ", "x", "日", "--f", ""}
+	bit := func() string { return bits[r.IntN(len(bits))] }
+	tested := 0
+	defer func() {
+		if tested < 10 {
+			t.Errorf("only %d rounds had a group large enough for the prefix index", tested)
+		}
+	}()
+	for round := 0; round < 30; round++ {
+		var rules []Rule
+		for i := 0; i < 2*minPrefixIndexed+r.IntN(200); i++ {
+			text := fmt.Sprintf("Bash(%s%s%s *)", bit(), bit(), bit())
+			if r.IntN(4) == 0 {
+				text = fmt.Sprintf("Bash(%s%s*%s)", bit(), bit(), bit())
+			}
+			rules = append(rules, ParseIn(Deny, text))
+		}
+		ix := newRuleIndex(rules)
+		var g *endBuckets
+		for _, gg := range ix.byTool["Bash"] {
+			if gg.key.arg == argShell && (g == nil || len(gg.all) > len(g.all)) {
+				g = gg
+			}
+		}
+		if g == nil || len(g.all) < minPrefixIndexed {
+			continue // too few distinct rules this round
+		}
+		tested++
+		for k := 0; k < 100; k++ {
+			text := bit() + bit() + bit() + bit()
+			if text == "" {
+				continue
+			}
+			// What find keeps of what each visits (its compatible test).
+			agrees := func(rd *reading, suffix string) bool {
+				return (strings.HasPrefix(text, rd.prefix) || strings.HasPrefix(rd.prefix, text)) &&
+					(suffix == "" || strings.HasSuffix(suffix, rd.args.suffix) || strings.HasSuffix(rd.args.suffix, suffix))
+			}
+			var want map[*reading]int
+			for _, suffix := range []string{"", text} {
+				want = map[*reading]int{}
+				for _, e := range g.all {
+					if agrees(e.rd, suffix) {
+						want[e.rd]++
+					}
+				}
+				got := map[*reading]int{}
+				g.each(text, suffix, func(e indexed) bool {
+					if agrees(e.rd, suffix) {
+						got[e.rd]++
+					}
+					return true
+				})
+				if !maps.Equal(got, want) {
+					t.Fatalf("round %d, text %q, suffix %q: %d readings kept, want %d", round, text, suffix, len(got), len(want))
+				}
+			}
+			g.preOnce.Do(func() { g.pre = newPrefixIndex(g.all) })
+			if n := g.pre.count(text); n < len(want) {
+				t.Fatalf("text %q: count %d under the %d readings it must visit", text, n, len(want))
+			}
+			visited := 0
+			g.pre.each(text, func(indexed) bool { visited++; return false })
+			if visited > 1 {
+				t.Fatalf("each did not stop: %d visits", visited)
 			}
 		}
 	}
