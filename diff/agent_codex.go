@@ -85,10 +85,12 @@ func (codexAdapter) Read(p string, data []byte) (*agent.Doc, error) {
 	if err != nil {
 		line := 0
 		msg := err.Error()
-		if pe, ok := err.(*codex.ParseError); ok {
+		pe, ok := err.(*codex.ParseError)
+		if ok {
 			line, msg = pe.Line, pe.Msg
 		}
-		return nil, &agent.ParseError{File: p, Line: line, Msg: msg}
+		// A limit of Shipgate's: Codex may read the file, so it blocks.
+		return nil, &agent.ParseError{File: p, Line: line, Msg: msg, MayStillGrant: ok && pe.Limit}
 	}
 	d := &agent.Doc{}
 	for _, s := range cfg.Settings {

@@ -1,6 +1,7 @@
 package diff
 
 import (
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -114,5 +115,57 @@ func TestHostileVersionsNeverWeaken(t *testing.T) {
 		if decisionRank(got) < decisionRank(want) && h.parses {
 			t.Errorf("%s: re-added with the grant decides %s, want %s", h.path, got, want)
 		}
+	}
+}
+
+// TestHostileParsersBounded: parser bombs in every adapter's file end in
+// bounded memory with a decision at least the fail-closed one — YAML
+// alias bombs and deep nesting in frontmatter, TOML keys nested 200,000
+// deep, JSONC nested a million deep, numbers of half a million digits,
+// duplicate keys, regular expressions shaped for backtracking or nested
+// repetition, Starlark memory bombs.
+func TestHostileParsersBounded(t *testing.T) {
+	alias := "---\na: &a [x,x,x,x,x,x,x,x,x]\nb: &b [*a,*a,*a,*a,*a,*a,*a,*a,*a]\nc: &c [*b,*b,*b,*b,*b,*b,*b,*b,*b]\nd: [*c,*c,*c,*c,*c,*c,*c,*c,*c]\nallowed-tools: Bash(*)\n---\n"
+	var block strings.Builder
+	block.WriteString("---\n")
+	for i := 0; i < 2000; i++ {
+		block.WriteString(strings.Repeat(" ", i%700) + "a:\n")
+	}
+	block.WriteString("---\n")
+	cases := []struct {
+		name, path, data string
+		min              Decision
+	}{
+		{"frontmatter alias bomb", ".claude/skills/x/SKILL.md", alias, DecisionRequireReview},
+		{"frontmatter deep flow", ".claude/skills/x/SKILL.md", "---\nallowed-tools: " + strings.Repeat("[", 500_000) + "\n---\n", DecisionRequireReview},
+		{"frontmatter deep block", ".claude/agents/x.md", block.String(), DecisionRequireReview},
+		{"toml deep arrays", ".codex/config.toml", "approval_policy = \"never\"\na = " + strings.Repeat("[", 500_000) + strings.Repeat("]", 500_000) + "\n", DecisionRequireReview},
+		{"toml dotted key", ".codex/config.toml", "approval_policy = \"never\"\n" + strings.Repeat("a.", 200_000) + "b = 1\n", DecisionBlock},
+		{"toml table header", ".codex/config.toml", "[" + strings.Repeat("a.", 200_000) + "b]\nx = 1\n", DecisionBlock},
+		{"jsonc deep arrays", ".vscode/settings.json", strings.Repeat("[", 1_000_000), DecisionBlock},
+		{"jsonc deep objects", "opencode.json", strings.Repeat(`{"a":`, 200_000), DecisionRequireReview},
+		{"settings deep objects", ".claude/settings.json", `{"permissions":{"allow":["Bash(*)"]},"x":` + strings.Repeat(`{"a":`, 200_000), DecisionRequireReview},
+		{"huge number", ".cursor/cli.json", `{"permissions":{"allow":["Shell(*)"]},"n":1e` + strings.Repeat("9", 500_000) + `}`, DecisionBlock},
+		{"duplicate key, grant last", ".cursor/cli.json", `{"permissions":{"allow":[]},"permissions":{"allow":["Shell(*)"]}}`, DecisionBlock},
+		{"duplicate key, grant first", ".cursor/cli.json", `{"permissions":{"allow":["Shell(*)"]},"permissions":{"allow":[]}}`, DecisionRequireReview},
+		{"regex nested repetition", ".vscode/settings.json", `{"chat.tools.terminal.autoApprove":{"/^(((a{100}){100}){100}){100}$/":true}}`, DecisionRequireReview},
+		{"regex backtracking shape", ".vscode/settings.json", `{"chat.tools.terminal.autoApprove":{"/^(a+)+$/":true,"/^(a|a)*b$/":false}}`, DecisionRequireReview},
+		{"regex nested groups", ".vscode/settings.json", `{"chat.tools.terminal.autoApprove":{"/` + strings.Repeat("(", 100_000) + `a` + strings.Repeat(")", 100_000) + `/":true}}`, DecisionRequireReview},
+		{"starlark doubling", ".codex/rules/x.rules", "x = \"ab\"\nfor i in range(60):\n    x = x + x\n", DecisionBlock},
+		{"starlark repetition", ".codex/rules/x.rules", `x = "x" * 1000000000`, DecisionBlock},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			var m0, m1 runtime.MemStats
+			runtime.ReadMemStats(&m0)
+			r := Compare(Input{Files: []File{{Path: c.path, Head: Version{Exists: true, Data: []byte(c.data)}}}})
+			runtime.ReadMemStats(&m1)
+			if decisionRank(r.Decision) < decisionRank(c.min) {
+				t.Errorf("decision %s, want at least %s: %v", r.Decision, c.min, checkIDs(r))
+			}
+			if got := m1.TotalAlloc - m0.TotalAlloc; got > 1<<30 {
+				t.Errorf("comparing it allocated %d MiB", got>>20)
+			}
+		})
 	}
 }

@@ -67,3 +67,36 @@ func TestHostileRules(t *testing.T) {
 		t.Fatalf("ordinary file: %v, %v", rf, err)
 	}
 }
+
+// TestHostileConfig: a config.toml whose keys nest past MaxKeyDepth
+// (dotted, as table headers, through inline tables) is refused as a
+// limit of Shipgate's — recording every prefix of a 200,000-part key
+// allocated 40 GB — with its line; nesting Codex's own keys use stays.
+func TestHostileConfig(t *testing.T) {
+	deep := strings.Repeat("a.", 200_000) + "b"
+	cases := []struct{ name, src string }{
+		{"dotted key", "approval_policy = \"never\"\n" + deep + " = 1\n"},
+		{"table header", "approval_policy = \"never\"\n[" + deep + "]\nx = 1\n"},
+		{"array of tables", "approval_policy = \"never\"\n[[" + deep + "]]\nx = 1\n"},
+		{"inline tables", "approval_policy = \"never\"\na = " + strings.Repeat("{b=", 100) + "1" + strings.Repeat("}", 100) + "\n"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			var m0, m1 runtime.MemStats
+			runtime.ReadMemStats(&m0)
+			_, err := ParseConfig("c.toml", []byte(c.src))
+			runtime.ReadMemStats(&m1)
+			pe, ok := err.(*ParseError)
+			if !ok || !pe.Limit || pe.Line != 2 || !strings.Contains(pe.Msg, "nested") {
+				t.Fatalf("got %v, want a Limit ParseError at line 2", err)
+			}
+			if got := m1.TotalAlloc - m0.TotalAlloc; got > 512<<20 {
+				t.Errorf("reading it allocated %d MiB", got>>20)
+			}
+		})
+	}
+	ok := "[profiles.p.sandbox_workspace_write]\nnetwork_access = false\n[mcp_servers.docs.env]\nK = \"v\"\n"
+	if _, err := ParseConfig("c.toml", []byte(ok)); err != nil {
+		t.Fatalf("Codex's own nesting: %v", err)
+	}
+}

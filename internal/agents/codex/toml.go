@@ -34,6 +34,14 @@ func (t *Table) Line(key string) int {
 	return 1
 }
 
+// MaxKeyDepth bounds how many parts a key may have, dotted and through
+// the tables and inline tables it lies in. Codex's keys have at most five
+// (profiles.p.sandbox_workspace_write.network_access); recording the line
+// of every prefix of a 200,000-part key took 40 GB. A deeper key is a
+// limit of Shipgate's (ParseError.Limit): Codex may read the file, so it
+// fails closed as one that could grant anything.
+const MaxKeyDepth = 64
+
 // ReadTOML decodes a TOML document strictly (TOML 1.0: a duplicate key, a
 // table defined twice or a malformed value is an error, as in Codex's
 // reader) and records where each key is written. Errors carry the line and
@@ -60,27 +68,54 @@ func ReadTOML(path string, data []byte) (*Table, error) {
 		switch e.Kind {
 		case unstable.Table, unstable.ArrayTable:
 			prefix = keyParts(e.Key())
+			if err := t.deep(path, p, prefix, e.Key()); err != nil {
+				return nil, err
+			}
 			t.mark(p, prefix, e.Key())
 		case unstable.KeyValue:
-			t.keyValue(p, prefix, e)
+			if err := t.keyValue(path, p, prefix, e); err != nil {
+				return nil, err
+			}
 		}
 	}
 	// The decoder accepted the document, so the parser does too.
 	return t, nil
 }
 
+// deep refuses a key of more than MaxKeyDepth parts.
+func (t *Table) deep(path string, p *unstable.Parser, parts []string, it unstable.Iterator) error {
+	if len(parts) <= MaxKeyDepth {
+		return nil
+	}
+	line := 0
+	for it.Next() {
+		if n := it.Node(); n.Raw.Length > 0 {
+			line = p.Shape(n.Raw).Start.Line
+			break
+		}
+	}
+	return &ParseError{Path: path, Line: line, Limit: true,
+		Msg: fmt.Sprintf("a key nested %d deep, more than the %d Shipgate reads (Codex's own keys have at most five parts)", len(parts), MaxKeyDepth)}
+}
+
 // keyValue records a key = value (and the keys of an inline table value).
-func (t *Table) keyValue(p *unstable.Parser, prefix []string, e *unstable.Node) {
+func (t *Table) keyValue(path string, p *unstable.Parser, prefix []string, e *unstable.Node) error {
 	parts := append(append([]string(nil), prefix...), keyParts(e.Key())...)
+	if err := t.deep(path, p, parts, e.Key()); err != nil {
+		return err
+	}
 	t.mark(p, parts, e.Key())
 	if v := e.Value(); v != nil && v.Kind == unstable.InlineTable {
 		it := v.Children()
 		for it.Next() {
 			if c := it.Node(); c.Kind == unstable.KeyValue {
-				t.keyValue(p, parts, c)
+				if err := t.keyValue(path, p, parts, c); err != nil {
+					return err
+				}
 			}
 		}
 	}
+	return nil
 }
 
 // mark records the line of every prefix of a dotted key not yet seen.
