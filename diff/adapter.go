@@ -194,8 +194,10 @@ func MayBeAgentPath(p string) bool {
 	return false
 }
 
-// containsFold reports whether s contains sub (ASCII), ignoring case.
+// containsFold reports whether s contains sub (ASCII), ignoring case as
+// a case-insensitive file system may (FoldName).
 func containsFold(s, sub string) bool {
+	s = FoldName(s)
 	for i := 0; i+len(sub) <= len(s); i++ {
 		if strings.EqualFold(s[i:i+len(sub)], sub) {
 			return true

@@ -169,3 +169,23 @@ func TestHostileParsersBounded(t *testing.T) {
 		})
 	}
 }
+
+// TestFoldName: runes whose case-folding orbit holds an ASCII letter fold
+// to it; others only lower-case.
+func TestFoldName(t *testing.T) {
+	for in, want := range map[string]string{
+		".claude/Settings.json": ".claude/settings.json",
+		".vſcode":               ".vscode",
+		"\u212Aey":              "key",     // KELVIN SIGN
+		".clаude":               ".clаude", // Cyrillic а stays
+		"ÉCOLE":                 "école",
+		"":                      "",
+	} {
+		if got := FoldName(in); got != want {
+			t.Errorf("FoldName(%q) = %q, want %q", in, got, want)
+		}
+	}
+	if !MayBeAgentPath(".mcp.jſon") || !MayBeAgentPath("a/.CURſOR/cli.json") || MayBeAgentPath("docs/readme.md") {
+		t.Error("MayBeAgentPath does not fold as FoldName")
+	}
+}

@@ -238,16 +238,16 @@ func (g *gatherer) candidate(p string) (as string, ok bool) {
 	if !g.mayBeConfig(p) {
 		return "", false
 	}
-	if k, _ := diff.Classify(p, g.pol); k != diff.NotAgentConfig {
-		return "", true
-	}
-	f := fold(p)
-	if f != p {
-		if k, _ := diff.Classify(f, g.pol); k != diff.NotAgentConfig {
+	k, _ := diff.Classify(p, g.pol)
+	if f := fold(p); f != p {
+		// A spelling that folds to an agent-config file opens as it (a
+		// file of a .claude folder that is not one is a script: the
+		// folded reading wins, `.claude/ſettings.json` is settings).
+		if kf, _ := diff.Classify(f, g.pol); kf != diff.NotAgentConfig && (k == diff.NotAgentConfig || k == diff.ScriptFile && kf != diff.ScriptFile) {
 			return f, true
 		}
 	}
-	return "", false
+	return "", k != diff.NotAgentConfig
 }
 
 // mayBeConfig is a quick test that rules out most paths of a large tree:
@@ -283,10 +283,10 @@ func fold(p string) string {
 	segs := strings.Split(p, "/")
 	inClaude := false
 	for i, s := range segs {
-		if c, ok := canonicalSegments[strings.ToLower(s)]; ok {
+		if c, ok := canonicalSegments[diff.FoldName(s)]; ok {
 			segs[i] = c
-		} else if inClaude && strings.HasSuffix(strings.ToLower(s), ".md") && i == len(segs)-1 {
-			segs[i] = s[:len(s)-3] + ".md"
+		} else if f := diff.FoldName(s); inClaude && strings.HasSuffix(f, ".md") && i == len(segs)-1 {
+			segs[i] = s[:len(s)-len(s[strings.LastIndexByte(s, '.'):])] + ".md"
 		}
 		if segs[i] == ".claude" {
 			inClaude = true

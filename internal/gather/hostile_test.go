@@ -150,3 +150,46 @@ func TestInputBound(t *testing.T) {
 		t.Fatalf("a small change: %+v, %v", res, err)
 	}
 }
+
+// TestUnicodeCaseVariants: on a case-insensitive file system a name that
+// Unicode case folding maps to an agent-config name opens as that file —
+// "ſ" (U+017F) folds to "s", "K" (U+212A, Kelvin) to "k" (APFS folds by
+// Unicode; NTFS upcases "ſ" to "S") — so such a spelling is read as the
+// canonical file and judged; a look-alike that does not fold (Cyrillic
+// "а") names another folder, which the agents do not read.
+func TestUnicodeCaseVariants(t *testing.T) {
+	cases := []struct {
+		path, as, data string
+		block          bool
+	}{
+		{".claude/ſettings.json", ".claude/settings.json", tWide, true},
+		{".claude/SKILLS/x/SKILL.md", ".claude/skills/x/SKILL.md", skillWide, true},
+		{".claude/ſkills/x/SKILL.md", ".claude/skills/x/SKILL.md", skillWide, true},
+		{".mcp.jſon", ".mcp.json", `{"mcpServers":{"x":{"command":"npx","args":["-y","x"]}}}`, true},
+		{".vſcode/ſettings.json", ".vscode/settings.json", `{"chat.tools.autoApprove": true}`, true},
+		{".curſor/cli.json", ".cursor/cli.json", `{"permissions":{"allow":["Shell(*)"]}}`, true},
+		{".clаude/settings.json", "", tWide, false}, // Cyrillic а: another folder
+	}
+	for _, c := range cases {
+		t.Run(c.path, func(t *testing.T) {
+			base := map[string]string{"README.md": "# r\n"}
+			src := &memSource{base: base, head: with(base, map[string]string{c.path: c.data})}
+			res, err := Gather(t.Context(), src, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			r := diff.Compare(res.Input)
+			if c.block && r.Decision == diff.DecisionAllow {
+				t.Fatalf("decision %s; files %+v", r.Decision, res.Input.Files)
+			}
+			if !c.block && len(res.Input.Files) != 0 {
+				t.Fatalf("read %+v", res.Input.Files)
+			}
+			for _, f := range res.Input.Files {
+				if f.Path == c.path && f.As != c.as {
+					t.Errorf("%s read as %q, want %q", f.Path, f.As, c.as)
+				}
+			}
+		})
+	}
+}
