@@ -129,7 +129,9 @@ type Queue struct {
 // Store is the webhook.Store kept in Redis: every method is one Lua script
 // (scripts.go), atomic on the server, timed by the server's clock.
 type Store struct {
-	rdb      redis.UniversalClient
+	rdb redis.UniversalClient
+	// adds sends concurrent enqueues together (batch.go).
+	adds     *enqueueBatcher
 	k        keys
 	capacity int
 	dedupTTL time.Duration
@@ -176,7 +178,7 @@ func New(opts Options) (*Queue, error) {
 		}
 	}
 	st := &Store{
-		rdb: opts.Client,
+		rdb: opts.Client, adds: &enqueueBatcher{rdb: opts.Client},
 		k: keys{
 			pending: opts.Prefix + "pending", ready: opts.Prefix + "ready", running: opts.Prefix + "running",
 			leases: opts.Prefix + "leases", wake: opts.Prefix + "wake", seenPrefix: opts.Prefix + "seen:",
@@ -264,7 +266,7 @@ func (s *Store) Add(ctx context.Context, deliveryID string, jobs []app.Job) (web
 	if err != nil {
 		return webhook.AddResult{}, err
 	}
-	res, err := enqueueScript.Run(ctx, s.rdb, []string{s.k.pending, s.k.ready, s.k.running, seen, s.k.depthSeq}, append(args, pairs...)...).Slice()
+	res, err := s.adds.run(ctx, []string{s.k.pending, s.k.ready, s.k.running, seen, s.k.depthSeq}, append(args, pairs...))
 	if err != nil {
 		return webhook.AddResult{}, s.fail("enqueue", err)
 	}
