@@ -106,6 +106,10 @@ func BenchmarkHostile(b *testing.B) {
 	for _, n := range []int{10, 100, 1000, 1500, 2000, 3000} {
 		b.Run(fmt.Sprintf("many-files/n=%d", n), func(b *testing.B) { compareBench(b, shapeManyFiles(n)) })
 	}
+	for _, c := range [][2]int{{100, 1}, {400, 1}, {400, 10}, {400, 100}} {
+		b.Run(fmt.Sprintf("opencode/rules=%d/files=%d", c[0], c[1]), func(b *testing.B) { compareBench(b, shapeOpenCode(c[0], c[1])) })
+		b.Run(fmt.Sprintf("vscode/rules=%d/files=%d", c[0], c[1]), func(b *testing.B) { compareBench(b, shapeVSCode(c[0], c[1])) })
+	}
 	for _, n := range []int{1, 2, 4, 16} {
 		b.Run(fmt.Sprintf("big-files/n=%d", n), func(b *testing.B) { compareBench(b, bigFiles(n, hugeSize)) })
 	}

@@ -188,6 +188,25 @@ func notRead(r Report) error {
 	return nil
 }
 
+// agentNotRead checks that, past the budget, other agents' files are not
+// read and block (under the race detector the shapes are a tenth as
+// large and the budget may read them all).
+func agentNotRead(r Report) error {
+	n := 0
+	for _, f := range r.Findings {
+		if f.CheckID == CheckParseFailed && strings.Contains(f.Message, agentBudgetSpent) {
+			if f.Action != "block" {
+				return fmt.Errorf("%s not read and not blocking: %s", f.Path, f.Action)
+			}
+			n++
+		}
+	}
+	if n == 0 && !raceEnabled {
+		return fmt.Errorf("every file was read")
+	}
+	return nil
+}
+
 // TestBudgetReadsInPathOrder: which files the budget pays to read does not
 // depend on the order of the input: the reports of an input and of its
 // reverse are the same.
@@ -258,6 +277,15 @@ func TestHostileShapes(t *testing.T) {
 		// Compiling is charged to the budget: the files past what it pays
 		// for are not read, and each blocks as unreadable.
 		"four 1 MiB files of their own rules": {bigFiles(4*manyFilesDiv(), hugeSize/manyFilesDiv()), want{decision: DecisionBlock, rows: notRead}},
+		// The other agents' comparison is quadratic per surface: 400
+		// adversarial OpenCode patterns or VS Code regular expressions spend
+		// the budget and fail closed; a hundred such files are charged for
+		// reading (their adapters compile every pattern) and the files past
+		// the budget are not read, each blocking.
+		"400 OpenCode patterns with stars mid-pattern": {shapeOpenCode(400, 1), want{decision: DecisionBlock, evidence: "too_complex"}},
+		"400 VS Code regular expressions":              {shapeVSCode(400, 1), want{decision: DecisionBlock, evidence: "too_complex"}},
+		"100 OpenCode files of 400 patterns":           {shapeOpenCode(400, 100/manyFilesDiv()), want{decision: DecisionBlock, evidence: "too_complex", rows: agentNotRead}},
+		"100 VS Code files of 400 expressions":         {shapeVSCode(400, 100/manyFilesDiv()), want{decision: DecisionBlock, evidence: "too_complex", rows: agentNotRead}},
 	}
 	size := hugeSize
 	if raceEnabled {

@@ -74,6 +74,8 @@ type engine struct {
 	// compiled holds the rules whose compilation was charged to the
 	// budget (parseMetered).
 	compiled map[ruleID]bool
+	// readAny says a version was read under the budget (affords).
+	readAny bool
 
 	// attributed counts the cut-short searches of the file being compared
 	// that a rule's own too_complex finding already accounts for.
@@ -321,12 +323,25 @@ const (
 	ruleByteSteps = 12
 )
 
+// affords reports whether the budget may pay for reading a version whose
+// reading is charged at most n steps: not once it is spent, nor when n
+// would overrun it — except for the first version read, so that one file
+// alone is always compared (its cost is bounded by MaxFileSize).
+func (e *engine) affords(n int64) bool {
+	if e.budget.Exhausted() {
+		return false
+	}
+	first := !e.readAny
+	e.readAny = true
+	return first || e.budget.Used()+n <= e.budget.Total()
+}
+
 // parseMetered is parseDoc under the work budget: a version is not read
 // once the budget is spent (its parseError's limit is budgetSpent), and
 // the rules it compiles are charged (each distinct rule once per
 // comparison: the cache shares them between versions and files).
 func (e *engine) parseMetered(p string, kind FileKind, v Version, rules ruleCache) (*doc, *parseError) {
-	if e.budget.Used()+ruleByteSteps*int64(len(v.Data)) > e.budget.Total() && len(e.compiled) > 0 {
+	if !e.affords(ruleByteSteps * int64(len(v.Data))) {
 		// What its rules would cost (at most its size in rule text) is
 		// more than the budget has left: not read, so that no file's
 		// compilation runs far past the budget. (The first file read is

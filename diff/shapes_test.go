@@ -278,3 +278,53 @@ func bigFiles(n int, size int) Input {
 	}
 	return in
 }
+
+// shapeOpenCode is files opencode.json files (folders pN/ when more than
+// one) of n bash patterns with stars mid-pattern, allow, deny and ask in
+// turn (the last match wins), half of them added at the head: the other
+// agents' comparison is quadratic in the rules of one surface.
+func shapeOpenCode(n, files int) Input {
+	opc := func(r []string) string { return `{"permission": {"bash": {` + strings.Join(r, ", ") + `}}}` }
+	acts := []string{"allow", "deny", "ask"}
+	var in Input
+	for f := 0; f < files; f++ {
+		var base, head []string
+		for i := 0; i < n; i++ {
+			p := fmt.Sprintf("%q: %q", fmt.Sprintf("git%d * --flag%d * --x%d", f, i, i%7), acts[i%3])
+			head = append(head, p)
+			if i%2 == 0 {
+				base = append(base, p)
+			}
+		}
+		path := "opencode.json"
+		if files > 1 {
+			path = fmt.Sprintf("p%d/opencode.json", f)
+		}
+		in.Files = append(in.Files, File{Path: path, Base: Version{Exists: true, Data: []byte(opc(base))}, Head: Version{Exists: true, Data: []byte(opc(head))}})
+	}
+	return in
+}
+
+// shapeVSCode is files .vscode/settings.json files (folders pN/ when more
+// than one) of n terminal auto-approve regular expressions, two in three
+// approving, half of them added at the head.
+func shapeVSCode(n, files int) Input {
+	vsc := func(r []string) string { return `{"chat.tools.terminal.autoApprove": {` + strings.Join(r, ", ") + `}}` }
+	var in Input
+	for f := 0; f < files; f++ {
+		var base, head []string
+		for i := 0; i < n; i++ {
+			k := fmt.Sprintf(`"/^git%d .*--f%d.*x%d/": %v`, f, i, i%7, i%3 != 1)
+			head = append(head, k)
+			if i%2 == 0 {
+				base = append(base, k)
+			}
+		}
+		path := ".vscode/settings.json"
+		if files > 1 {
+			path = fmt.Sprintf("p%d/.vscode/settings.json", f)
+		}
+		in.Files = append(in.Files, File{Path: path, Base: Version{Exists: true, Data: []byte(vsc(base))}, Head: Version{Exists: true, Data: []byte(vsc(head))}})
+	}
+	return in
+}
