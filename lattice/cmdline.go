@@ -47,7 +47,7 @@ func (c Command) Compound() bool { return len(c.Parts) > 1 }
 // whose parts Claude Code's own reading is not documented for.
 func ParseCommand(text string) (Command, error) {
 	c := Command{Text: text}
-	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(text), "")
+	f, err := parseBash(text)
 	if err != nil {
 		var pe syntax.ParseError
 		if errors.As(err, &pe) {

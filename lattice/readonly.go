@@ -2,6 +2,7 @@ package lattice
 
 import (
 	"strings"
+	"sync"
 
 	"mvdan.cc/sh/v3/syntax"
 )
@@ -97,8 +98,17 @@ func cdThenGit(f *syntax.File) bool {
 }
 
 func parseBash(line string) (*syntax.File, error) {
-	return syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(line), "")
+	p := bashParsers.Get().(*syntax.Parser)
+	f, err := p.Parse(strings.NewReader(line), "")
+	bashParsers.Put(p)
+	return f, err
 }
+
+// bashParsers are reused shell parsers: a new one allocates some 20 KB of
+// buffers, and a comparison parses thousands of lines (every deny-bypass
+// candidate, every read-only test). A Parser may be reused once a parse
+// is done; each Parse resets it and allocates the tree afresh.
+var bashParsers = sync.Pool{New: func() any { return syntax.NewParser(syntax.Variant(syntax.LangBash)) }}
 
 // readOnlyStmt reports whether one statement is surely read-only.
 func readOnlyStmt(s *syntax.Stmt, in where) bool {

@@ -135,7 +135,7 @@ func CommandForms(part string) Forms {
 // (`/usr/bin/npm`, `./npm` read as npm), or "" when that changes nothing
 // or the word is not a plain word (an expansion, a leading assignment).
 func plainCommand(part string) string {
-	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(part), "")
+	f, err := parseBash(part)
 	if err != nil || len(f.Stmts) != 1 {
 		return ""
 	}
@@ -180,7 +180,7 @@ func plainCommand(part string) string {
 // AssignmentsOnly reports whether a command line is one statement of
 // assignments and no command word (`x=$(git push x)`).
 func AssignmentsOnly(line string) bool {
-	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(line), "")
+	f, err := parseBash(line)
 	if err != nil || len(f.Stmts) != 1 || len(f.Stmts[0].Redirs) > 0 || f.Stmts[0].Background {
 		return false
 	}
@@ -192,7 +192,7 @@ func AssignmentsOnly(line string) bool {
 // command (the -c word a plain or quoted literal), or "" for any other
 // command.
 func ShellScript(part string) string {
-	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(part), "")
+	f, err := parseBash(part)
 	if err != nil || len(f.Stmts) != 1 {
 		return ""
 	}
@@ -250,7 +250,7 @@ func normalizedCommand(part string) string {
 	if !strings.Contains(part, "  ") && !strings.ContainsRune(part, '\t') {
 		return ""
 	}
-	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(part), "")
+	f, err := parseBash(part)
 	if err != nil || len(f.Stmts) != 1 {
 		return ""
 	}
@@ -297,7 +297,7 @@ func withoutHarmlessRedirects(part string) string {
 	if !strings.ContainsAny(part, "<>") {
 		return ""
 	}
-	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(part), "")
+	f, err := parseBash(part)
 	if err != nil || len(f.Stmts) != 1 {
 		return ""
 	}
@@ -339,7 +339,7 @@ func withoutHarmlessRedirects(part string) string {
 func commandForms(part string) Forms {
 	self := Form{Text: part}
 	fs := Forms{Allow: []Form{self}, Deny: []Form{self}}
-	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(part), "")
+	f, err := parseBash(part)
 	if err != nil || len(f.Stmts) != 1 {
 		return fs
 	}
