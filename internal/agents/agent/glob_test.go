@@ -1,7 +1,9 @@
 package agent
 
 import (
+	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/shipgate-app/shipgate/lattice"
 )
@@ -36,4 +38,27 @@ func TestGlobs(t *testing.T) {
 			}
 		}
 	}
+}
+
+// FuzzGlobs: any pattern translates and compiles (or is refused with an
+// error, never a panic), and a glob without wildcards matches exactly its
+// own text.
+func FuzzGlobs(f *testing.F) {
+	for _, s := range []string{"git * main", "src/**", "**/.env", "[!a].txt", "*.{js,ts}", "[a", "{{{", "**/**/**"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if len(s) > 4096 {
+			return
+		}
+		for _, re := range []lattice.RE{Glob(s), PathGlob(s)} {
+			_, _ = lattice.Compile(re)
+		}
+		if !strings.ContainsAny(s, "*?") && utf8.ValidString(s) {
+			l, err := lattice.Compile(Glob(s))
+			if err == nil && !l.Match(s) {
+				t.Fatalf("Glob(%q) does not match its own text", s)
+			}
+		}
+	})
 }
