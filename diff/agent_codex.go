@@ -60,9 +60,21 @@ func (codexAdapter) Siblings(string) []string { return nil }
 const codexDropped = "codex-rules-dropped"
 
 // Read parses one version of a Codex file.
-func (codexAdapter) Read(p string, data []byte) (*agent.Doc, error) {
+func (a codexAdapter) Read(p string, data []byte) (*agent.Doc, error) {
+	return a.read(p, data, nil)
+}
+
+// ReadShared is Read with the Starlark steps drawn from what the
+// comparison's rules files have left of codex.MaxSharedSteps.
+func (a codexAdapter) ReadShared(p string, data []byte, used *int64) (*agent.Doc, error) {
+	left := codex.MaxSharedSteps - *used
+	defer func() { *used = codex.MaxSharedSteps - left }()
+	return a.read(p, data, &left)
+}
+
+func (codexAdapter) read(p string, data []byte, left *int64) (*agent.Doc, error) {
 	if strings.HasSuffix(p, ".rules") {
-		rf, err := codex.ParseRules(p, data)
+		rf, err := codex.ParseRulesShared(p, data, left)
 		if err != nil {
 			line := 0
 			msg := err.Error()

@@ -36,7 +36,13 @@ func (e *engine) loadAgentFile(f File, name, scope string) {
 		if !e.affords(agentByteSteps * int64(len(v.Data))) {
 			return nil, &agent.ParseError{File: f.Path, Msg: agentBudgetSpent, MayStillGrant: true}
 		}
-		d, err := m.Read(f.Path, v.Data)
+		var d *agent.Doc
+		var err error
+		if sr, ok := m.(sharedReader); ok {
+			d, err = sr.ReadShared(f.Path, v.Data, &e.starlarkUsed)
+		} else {
+			d, err = m.Read(f.Path, v.Data)
+		}
 		if err == nil && d == nil {
 			d = &agent.Doc{}
 		}
@@ -68,6 +74,13 @@ const agentByteSteps = 35
 
 // agentBudgetSpent is the message of a version not read for the budget.
 const agentBudgetSpent = "not read: the comparison's work budget was spent before this file (by the files before it in path order), so its rules are too complex to compare together; split the pull request"
+
+// sharedReader is a ModelAdapter whose reading draws on a bound shared by
+// the comparison's files (Codex's Starlark steps: 500 rules files of a
+// million steps each would take seconds); used is what they took so far.
+type sharedReader interface {
+	ReadShared(path string, data []byte, used *int64) (*agent.Doc, error)
+}
 
 // agentStatus records an agent file's status; its rows come from
 // compareAgents, which also sets Rows.

@@ -80,6 +80,10 @@ type engine struct {
 	// attributed counts the cut-short searches of the file being compared
 	// that a rule's own too_complex finding already accounts for.
 	attributed int64
+
+	// starlarkUsed is the Starlark steps this comparison's Codex rules
+	// files took (sharedReader: they share codex.MaxSharedSteps).
+	starlarkUsed int64
 }
 
 // ruleID names a rule by what its parse depends on.

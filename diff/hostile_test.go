@@ -1,9 +1,14 @@
 package diff
 
 import (
+	"context"
+	"fmt"
 	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/shipgate-app/shipgate/internal/agents/codex"
+	"github.com/shipgate-app/shipgate/lattice"
 )
 
 // hostileGrants is, per agent-config path of every adapter, a head that
@@ -187,5 +192,33 @@ func TestFoldName(t *testing.T) {
 	}
 	if !MayBeAgentPath(".mcp.jſon") || !MayBeAgentPath("a/.CURſOR/cli.json") || MayBeAgentPath("docs/readme.md") {
 		t.Error("MayBeAgentPath does not fold as FoldName")
+	}
+}
+
+// TestManyCostlyRulesFiles: 200 small Codex rules files that each burn
+// Starlark's step bound (or recurse) share one step budget per
+// comparison: the files past it are a limit of Shipgate's and block,
+// and the comparison stays well under its CPU target (measured by the
+// steps, not the clock: at most codex.MaxSharedSteps plus one file's).
+func TestManyCostlyRulesFiles(t *testing.T) {
+	for name, src := range map[string]string{
+		"steps":     "x = 0\nfor i in range(400000):\n    x = i\n",
+		"recursion": "def f(n):\n    return f(n + 1)\nf(0)\n",
+	} {
+		t.Run(name, func(t *testing.T) {
+			var in Input
+			for i := 0; i < 200; i++ {
+				in.Files = append(in.Files, File{Path: fmt.Sprintf("p%03d/.codex/rules/x.rules", i), Head: Version{Exists: true, Data: []byte(src)}})
+			}
+			e := &engine{ctx: context.Background(), budget: lattice.NewBudget(0, 0), pol: in.Policy, scopes: map[string][]*fileState{}}
+			e.load(in.Files, ruleCache{})
+			if e.starlarkUsed > codex.MaxSharedSteps+codex.MaxSteps {
+				t.Errorf("the files took %d Starlark steps, over the shared bound %d", e.starlarkUsed, codex.MaxSharedSteps)
+			}
+			r := Compare(in)
+			if r.Decision != DecisionBlock {
+				t.Fatalf("decision %s, want block", r.Decision)
+			}
+		})
 	}
 }

@@ -33,7 +33,8 @@ func TestHostileRules(t *testing.T) {
 		{"invalid UTF-8", "prefix_rule(pattern=[\"git\"])\n\xff\xfe prefix_rule(pattern=[\"bash\"])", false, 2, "not valid UTF-8"},
 		{"NUL", "prefix_rule(pattern=[\"git\"])\n\x00 prefix_rule(pattern=[\"bash\"])", false, 2, "NUL"},
 		{"nesting", "x = " + strings.Repeat("[", 1000000) + strings.Repeat("]", 1000000), false, 1, "nesting"},
-		{"recursion", "def f(n):\n    return f(n + 1)\nf(0)", false, 0, "stack overflow"},
+		{"recursion", "def f(n):\n    return f(n + 1)\nf(0)", true, 2, "calls itself"},
+		{"mutual recursion", "def f(n):\n    return g(n)\ndef g(n):\n    return f(n + 1)\nf(0)", true, 0, "calls itself"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -98,5 +99,31 @@ func TestHostileConfig(t *testing.T) {
 	ok := "[profiles.p.sandbox_workspace_write]\nnetwork_access = false\n[mcp_servers.docs.env]\nK = \"v\"\n"
 	if _, err := ParseConfig("c.toml", []byte(ok)); err != nil {
 		t.Fatalf("Codex's own nesting: %v", err)
+	}
+}
+
+// TestSharedSteps: the rules files of one comparison draw on one budget
+// of MaxSharedSteps: 500 files of a million steps each would take seconds.
+// Past it a file is a limit of Shipgate's; a small file within it loads.
+func TestSharedSteps(t *testing.T) {
+	burn := "x = 0\nfor i in range(400000):\n    x = i\n" // ~1.2 M steps: over one file's bound
+	left := int64(MaxSharedSteps)
+	n := 0
+	for ; n < 500 && left > 0; n++ {
+		_, err := ParseRulesShared("p.rules", []byte(burn), &left)
+		if pe, ok := err.(*ParseError); !ok || !pe.Limit {
+			t.Fatalf("file %d: %v, want a limit", n, err)
+		}
+	}
+	if n > MaxSharedSteps/MaxSteps+1 {
+		t.Errorf("%d files ran before the shared budget was spent, want at most %d", n, MaxSharedSteps/MaxSteps+1)
+	}
+	_, err := ParseRulesShared("q.rules", []byte(`prefix_rule(pattern=["git"])`), &left)
+	if pe, ok := err.(*ParseError); !ok || !pe.Limit || !strings.Contains(pe.Msg, "together") {
+		t.Fatalf("after the budget: %v, want a shared limit", err)
+	}
+	left = MaxSharedSteps
+	if rf, err := ParseRulesShared("q.rules", []byte(`prefix_rule(pattern=["git"])`), &left); err != nil || len(rf.Rules) != 1 || left >= MaxSharedSteps {
+		t.Fatalf("a small file: %v, %v, left %d", rf, err, left)
 	}
 }

@@ -166,6 +166,19 @@ func (e *ParseError) Error() string {
 // load, as Codex does. Any error is a *ParseError: Codex would drop every
 // rule (this file's, the other files', the user's).
 func ParseRules(path string, data []byte) (*RulesFile, error) {
+	return ParseRulesShared(path, data, nil)
+}
+
+// MaxSharedSteps is the Starlark steps the rules files of one comparison
+// may take together (ParseRulesShared): 500 files of a million steps each
+// would otherwise take seconds.
+const MaxSharedSteps = 4 * MaxSteps
+
+// ParseRulesShared is ParseRules drawing its steps from *left, the steps
+// the comparison's rules files have left together (nil: no shared
+// bound); it takes what the file used. A file that meets the shared bound
+// is a limit of Shipgate's. Not safe for concurrent use on one *left.
+func ParseRulesShared(path string, data []byte, left *int64) (*RulesFile, error) {
 	out := &RulesFile{}
 	thread := &starlark.Thread{
 		Name: path,
@@ -174,7 +187,18 @@ func ParseRules(path string, data []byte) (*RulesFile, error) {
 		},
 		Print: func(*starlark.Thread, string) {},
 	}
-	thread.SetMaxExecutionSteps(MaxSteps)
+	max, shared := uint64(MaxSteps), false
+	if left != nil {
+		if *left <= 0 {
+			return nil, &ParseError{Path: path, Limit: true,
+				Msg: fmt.Sprintf("the rules files of this change take more than %d Starlark steps together, more than Shipgate runs in one evaluation; this one was not evaluated", MaxSharedSteps)}
+		}
+		if uint64(*left) < max {
+			max, shared = uint64(*left), true
+		}
+		defer func() { *left -= int64(thread.ExecutionSteps()) }()
+	}
+	thread.SetMaxExecutionSteps(max)
 	callLine := func(th *starlark.Thread) int {
 		if th.CallStackDepth() > 1 {
 			return int(th.CallFrame(1).Pos.Line)
@@ -407,8 +431,11 @@ func ParseRules(path string, data []byte) (*RulesFile, error) {
 		return nil, &ParseError{Path: path, Line: 1 + strings.Count(string(data[:i]), "\n"), Msg: "the file holds a NUL byte: Codex's Starlark reader refuses it (Shipgate's stops reading there)"}
 	}
 	// Codex's dialect (starlark-rust): top-level if/for, reassigned
-	// globals and recursion work; while, set and print do not.
-	opts := &syntax.FileOptions{TopLevelControl: true, GlobalReassign: true, Recursion: true}
+	// globals and recursion work; while, set and print do not. Shipgate
+	// does not run recursion (a recursion to Starlark's stack limit took
+	// about a second of CPU per file): a recursive call is a limit of its
+	// own (refusedRecursion).
+	opts := &syntax.FileOptions{TopLevelControl: true, GlobalReassign: true}
 	f, err := opts.Parse(path, data, 0)
 	if err != nil {
 		return nil, starlarkError(path, err)
@@ -442,9 +469,16 @@ func ParseRules(path string, data []byte) (*RulesFile, error) {
 	}
 	if err != nil {
 		pe := starlarkError(path, err).(*ParseError)
-		if thread.ExecutionSteps() >= MaxSteps {
+		switch {
+		case thread.ExecutionSteps() >= max && shared:
+			pe.Limit = true
+			pe.Msg = fmt.Sprintf("the rules files of this change take more than %d Starlark steps together, more than Shipgate runs in one evaluation (%s)", MaxSharedSteps, pe.Msg)
+		case thread.ExecutionSteps() >= max:
 			pe.Limit = true
 			pe.Msg = fmt.Sprintf("evaluating it takes more than %d Starlark steps, more than Shipgate runs (%s)", MaxSteps, pe.Msg)
+		case strings.Contains(pe.Msg, "called recursively"):
+			pe.Limit = true
+			pe.Msg = "a function calls itself: Codex runs recursion, Shipgate does not evaluate it (" + pe.Msg + "); write the rules out"
 		}
 		return nil, pe
 	}
