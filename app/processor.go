@@ -258,6 +258,9 @@ type evaluation struct {
 	truncated    bool
 	notes        []string // what the gatherer resolved or could not check
 	runID        int64
+	// delivery is the ID of the delivery whose job this is (named in the
+	// run's summary: attempt.go).
+	delivery string
 }
 
 // evaluatePR evaluates one pull request at its current head and publishes
@@ -297,6 +300,12 @@ func (p *Worker) evaluatePR(ctx context.Context, cl *github.Client, job Job, n i
 	}
 	if job.Event == SweepEvent && p.checkedAlready(ctx, cl, ev) {
 		log.Info("swept pull request already checked: its head has a completed run", "head", shortSHA(ev.head))
+		return nil
+	}
+	ev.delivery = job.DeliveryID
+	if p.publishedBefore(ctx, cl, job, ev) {
+		log.Info("job already done by an earlier attempt: its check run is published on the head", "head", shortSHA(ev.head),
+			"attempt", attemptOf(ctx))
 		return nil
 	}
 	started := p.cfg.Now()

@@ -537,7 +537,7 @@ func (q *StoreQueue) execute(runCtx context.Context, p app.Processor, c *Claim) 
 	if c.Attempt > 1 {
 		log.Info("job attempt starting", "previous_attempts", c.Attempt-1)
 	}
-	followUps, err := q.attempt(jctx, p, job, log)
+	followUps, err := q.attempt(app.WithAttempt(jctx, c.Attempt), p, job, log)
 	cause := context.Cause(jctx)
 	switch {
 	case errors.Is(cause, errLeaseLost):

@@ -30,6 +30,8 @@ import (
 	"time"
 
 	"github.com/shipgate-app/shipgate/githubtest"
+	"github.com/shipgate-app/shipgate/internal/redisqueue"
+	"github.com/shipgate-app/shipgate/internal/redistest"
 	"github.com/shipgate-app/shipgate/webhook"
 )
 
@@ -280,6 +282,8 @@ func percentile(d []time.Duration, q float64) time.Duration {
 // deserves, and that no run is left in progress.
 // SHIPGATE_LOAD_HEAP_PROFILE=FILE also writes a heap profile when the last
 // delivery has been sent (go tool pprof -sample_index=inuse_space FILE).
+// SHIPGATE_LOAD_REDIS=1 runs the App on the shared Redis queue (a private
+// redis-server, internal/redistest) instead of the in-process one.
 func TestLoad(t *testing.T) {
 	if os.Getenv("SHIPGATE_LOAD") == "" {
 		t.Skip("load harness: set SHIPGATE_LOAD=1 to run it (see docs/scaling.md)")
@@ -308,9 +312,15 @@ func TestLoad(t *testing.T) {
 	toGitHub.MaxIdleConnsPerHost = 256
 	done := &completions{base: toGitHub, at: map[string]time.Time{}}
 	logs := &lockedBuffer{}
+	var rc redisConfig
+	if os.Getenv("SHIPGATE_LOAD_REDIS") != "" {
+		rs := redistest.Start(t)
+		rc = redisConfig{URL: rs.URL(), Prefix: redisqueue.DefaultPrefix, LeaseTTL: redisqueue.DefaultLeaseTTL, DedupTTL: redisqueue.DefaultDedupTTL}
+		t.Logf("job queue: Redis at %s", rs.Addr)
+	}
 	srv, err := startServer(context.Background(), serveConfig{Listen: "127.0.0.1:0", AppID: 1, PrivateKey: pemKey,
 		WebhookSecrets: []string{secret}, GitHubURL: gh.URL() + "/", Workers: cfg.Workers, QueueSize: max(1000, cfg.PRs+100),
-		JobTimeout: time.Minute, HTTPTransport: done,
+		JobTimeout: time.Minute, HTTPTransport: done, Redis: rc,
 		Logger: slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelWarn}))})
 	if err != nil {
 		t.Fatal(err)
