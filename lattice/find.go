@@ -358,16 +358,22 @@ func coveredBy(ctx context.Context, r Rule, others, extra []Rule) Verdict {
 	if r.Ambiguous() {
 		doubt = &r
 	}
-	for i := range others {
+	var amb []int32 // the ambiguous others, in order
+	if doubt == nil {
+		if BudgetOf(ctx) != nil && len(others) >= minCachedRules {
+			amb = indexOf(ctx, others).ambiguousRules(others)
+		} else {
+			amb = ambiguousRules(others)
+		}
+	}
+	for _, i := range amb {
 		if doubt != nil {
 			break
 		}
-		if o := &others[i]; o.Ambiguous() || len(o.readings) == 0 && parsed(*o).Ambiguous() {
-			// o matters when the others without it no longer cover r.
-			rest := append(append([]Rule(nil), others[:i]...), others[i+1:]...)
-			if _, a := findExcept(ctx, []Rule{r}, rest, extra); a != No {
-				doubt = &others[i]
-			}
+		// others[i] matters when the others without it no longer cover r.
+		rest := append(append([]Rule(nil), others[:i]...), others[i+1:]...)
+		if _, a := findExcept(ctx, []Rule{r}, rest, extra); a != No {
+			doubt = &others[i]
 		}
 	}
 	if doubt == nil {

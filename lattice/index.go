@@ -32,11 +32,33 @@ type ruleIndex struct {
 	// texts holds the rules' list and text (hasRule), built on first use.
 	textsOnce sync.Once
 	texts     map[ruleText]struct{}
+	// amb lists the ambiguous rules (ambiguousRules), built on first use.
+	ambOnce sync.Once
+	amb     []int32
 }
 
 type ruleText struct {
 	list List
 	text string
+}
+
+// ambiguousRules lists, in order, the rules of rules (the set ix
+// indexes) that have two readings, computed once: CoveredBy looks at them
+// for each question it proves.
+func (ix *ruleIndex) ambiguousRules(rules []Rule) []int32 {
+	ix.ambOnce.Do(func() { ix.amb = ambiguousRules(rules) })
+	return ix.amb
+}
+
+// ambiguousRules lists the indexes of the ambiguous rules, in order.
+func ambiguousRules(rules []Rule) []int32 {
+	var out []int32
+	for i := range rules {
+		if o := &rules[i]; o.Ambiguous() || len(o.readings) == 0 && parsed(*o).Ambiguous() {
+			out = append(out, int32(i))
+		}
+	}
+	return out
 }
 
 // hasRule reports whether rules (the set ix indexes) holds a rule of r's
