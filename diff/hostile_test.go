@@ -9,6 +9,7 @@ import (
 
 	"github.com/shipgate-app/shipgate/internal/agents/codex"
 	"github.com/shipgate-app/shipgate/lattice"
+	"github.com/shipgate-app/shipgate/policy"
 )
 
 // hostileGrants is, per agent-config path of every adapter, a head that
@@ -220,5 +221,28 @@ func TestManyCostlyRulesFiles(t *testing.T) {
 				t.Fatalf("decision %s, want block", r.Decision)
 			}
 		})
+	}
+}
+
+// TestPolicyCannotSoftenUnreadable: a policy that names
+// CONFIG-PARSE-FAILED with a weaker action (or names reviewer teams)
+// does not turn an unreadable file's block into a review a team can
+// clear: a policy only raises (clearing a block takes reviewers.block,
+// which the policy must say explicitly; app/approvals.go).
+func TestPolicyCannotSoftenUnreadable(t *testing.T) {
+	pol, err := policy.Parse("p.yml", []byte("version: 1\nchecks:\n  SHIP-HOST-BOUNDARY-CONFIG-PARSE-FAILED:\n    action: require_review\n    risk: low\nreviewers:\n  review: [org/team]\n"), PolicyOptions())
+	if err != nil {
+		t.Fatalf("policy: %v", err)
+	}
+	big := Version{Exists: true, TooLarge: true, Unreadable: "over the limit"}
+	for _, p := range []string{".claude/settings.json", ".claude/skills/x/SKILL.md", ".claude/agents/x.md", ".codex/rules/x.rules", ".vscode/settings.json", ".cursor/cli.json"} {
+		r := Compare(Input{Policy: pol, Files: []File{{Path: p, Head: big}}})
+		if r.Decision != DecisionBlock {
+			t.Errorf("%s: decision %s under a policy naming the check require_review, want block", p, r.Decision)
+		}
+	}
+	r := Compare(Input{Policy: pol, Unread: []string{"a/.claude/settings.json"}})
+	if r.Decision != DecisionBlock {
+		t.Errorf("input over the bound: decision %s, want block", r.Decision)
 	}
 }
