@@ -61,8 +61,13 @@ func (geminiAdapter) Read(p string, data []byte) (*agent.Doc, error) {
 	d, err := gemini.Read(p, data)
 	if err != nil {
 		line, col, msg := 0, 0, err.Error()
-		if pe, ok := err.(*gemini.ParseError); ok {
+		pe, ok := err.(*gemini.ParseError)
+		if ok {
 			line, col, msg = pe.Line, pe.Col, pe.Msg
+		}
+		if ok && pe.Limit {
+			// Gemini reads it (JSON.parse has no nesting bound): fail closed.
+			return nil, &agent.ParseError{File: p, Line: line, Col: col, Msg: msg, MayStillGrant: true}
 		}
 		return nil, &agent.ParseError{File: p, Line: line, Col: col, Msg: "Gemini CLI stops with a configuration error (" + msg + ")"}
 	}

@@ -110,6 +110,13 @@ func TestHostileVersionsNeverWeaken(t *testing.T) {
 		for name, mk := range unreadable {
 			check(name, mk(h.grant), want)
 		}
+		if strings.HasPrefix(h.grant, "{") {
+			// Valid JSON nested deeper than Shipgate parses (JSON.parse, which
+			// these agents read with, has no such limit): what the file
+			// grants beside the deep value was not read.
+			deep := `{"zz":` + strings.Repeat("[", 1500) + strings.Repeat("]", 1500) + "," + h.grant[1:]
+			check("nested past the parser's limit", Version{Exists: true, Data: []byte(deep)}, want)
+		}
 		if h.parses {
 			for name, mk := range broken {
 				check(name, mk(h.grant), DecisionRequireReview)

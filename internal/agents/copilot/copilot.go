@@ -90,6 +90,7 @@ func parseErr(file string, err error) error {
 	pe := &agent.ParseError{File: file, Msg: err.Error()}
 	if je, ok := err.(*jsonc.Error); ok {
 		pe.Line, pe.Col, pe.Msg = je.Line, je.Col, je.Msg
+		pe.MayStillGrant = je.Limit // Copilot CLI reads it: fail closed
 	}
 	return pe
 }

@@ -138,6 +138,10 @@ type ParseError struct {
 	Path      string
 	Line, Col int
 	Msg       string
+	// Limit: a bound of Shipgate's reader (nesting past
+	// jsonpos.DefaultMaxDepth), which Gemini CLI's JSON.parse does not
+	// have: the file may still grant anything.
+	Limit bool
 }
 
 func (e *ParseError) Error() string {
@@ -203,6 +207,7 @@ func Read(path string, data []byte) (*Doc, error) {
 		pe := &ParseError{Path: path, Msg: err.Error()}
 		if se, ok := err.(*jsonpos.SyntaxError); ok {
 			pe.Line, pe.Col, pe.Msg = se.Line, se.Column, se.Error()
+			pe.Limit = se.Kind == jsonpos.SyntaxTooDeep
 		}
 		return nil, pe
 	}

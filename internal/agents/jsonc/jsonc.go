@@ -29,6 +29,11 @@ var JSONC = Options{Comments: true, TrailingCommas: true}
 type Error struct {
 	Line, Col int
 	Msg       string
+	// Limit says the input hit a bound of Shipgate's reader (nesting
+	// deeper than jsonpos.DefaultMaxDepth), not an error of the agent's:
+	// JSON.parse reads it, so the caller fails closed as for a file that
+	// could grant anything.
+	Limit bool
 }
 
 func (e *Error) Error() string { return fmt.Sprintf("line %d, column %d: %s", e.Line, e.Col, e.Msg) }
@@ -43,7 +48,7 @@ func Parse(data []byte, o Options) (*jsonpos.Value, []jsonpos.Problem, error) {
 	v, probs, err := jsonpos.Options{AllowBOM: true}.Parse(clean)
 	if err != nil {
 		if se, ok := err.(*jsonpos.SyntaxError); ok {
-			return nil, probs, &Error{Line: se.Pos.Line, Col: se.Pos.Column, Msg: se.Error()}
+			return nil, probs, &Error{Line: se.Pos.Line, Col: se.Pos.Column, Msg: se.Error(), Limit: se.Kind == jsonpos.SyntaxTooDeep}
 		}
 		return nil, probs, err
 	}

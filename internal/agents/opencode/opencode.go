@@ -88,6 +88,7 @@ func Read(file string, data []byte) (*agent.Doc, error) {
 		pe := &agent.ParseError{File: file, Msg: err.Error()}
 		if je, ok := err.(*jsonc.Error); ok {
 			pe.Line, pe.Col, pe.Msg = je.Line, je.Col, je.Msg
+			pe.MayStillGrant = je.Limit // OpenCode reads it: fail closed
 		}
 		return nil, pe
 	}
