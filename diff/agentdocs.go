@@ -269,7 +269,7 @@ func (e *engine) frontmatterUnreadable(f *fileState) {
 	}
 	msg += ": " + strings.TrimSuffix(pe.msg, ".") + "."
 	var action policy.Action // "" keeps the catalogue's
-	if f.Head.Unreadable != "" || pe.tooLarge {
+	if f.Head.Unreadable != "" || pe.tooLarge || pe.limit != "" {
 		// Shipgate's own limit (over 1 MiB, a symlink out of the
 		// repository, not a regular file): Claude Code may read the file,
 		// and then it grants whatever it holds — allowed-tools: Bash(*) or

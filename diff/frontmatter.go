@@ -88,8 +88,12 @@ func frontmatterJSON(block []byte, firstLine int) ([]byte, *parseError) {
 		if line > 0 {
 			line += firstLine - 1
 		}
-		return nil, &parseError{line: line, col: 1, msg: "the YAML frontmatter does not parse: " + msg,
+		pe := &parseError{line: line, col: 1, msg: "the YAML frontmatter does not parse: " + msg,
 			hint: "Claude Code ignores a frontmatter block that does not parse (allowed-tools, hooks and permissionMode included); fix the YAML"}
+		if strings.Contains(msg, "exceeded max depth") {
+			pe.limit = "too_deep" // the YAML library's bound, not Claude Code's
+		}
+		return nil, pe
 	}
 	if root.Kind == 0 || len(root.Content) == 0 {
 		return []byte("{}"), nil
@@ -146,7 +150,9 @@ func (w *fmWriter) fail(n *yaml.Node, msg string) *parseError {
 func (w *fmWriter) node(n *yaml.Node, depth int) *parseError {
 	w.nodes++
 	if depth > maxFrontmatterDepth || w.nodes > maxFrontmatterNodes {
-		return w.fail(n, "the YAML frontmatter is nested or expanded too deeply to review")
+		pe := w.fail(n, "the YAML frontmatter is nested or expanded too deeply to review")
+		pe.limit = "too_deep" // Shipgate's bound: Claude Code may read it
+		return pe
 	}
 	if n.Anchor != "" {
 		return w.fail(n, fmt.Sprintf("a YAML anchor (&%s) in the frontmatter: Claude Code refuses anchors in untrusted frontmatter, and an alias makes one value stand for another", n.Anchor))

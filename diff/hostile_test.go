@@ -117,6 +117,14 @@ func TestHostileVersionsNeverWeaken(t *testing.T) {
 			deep := `{"zz":` + strings.Repeat("[", 1500) + strings.Repeat("]", 1500) + "," + h.grant[1:]
 			check("nested past the parser's limit", Version{Exists: true, Data: []byte(deep)}, want)
 		}
+		if strings.HasPrefix(h.grant, "---\n") {
+			// Frontmatter nested past Shipgate's YAML bounds (500 and 20,000
+			// deep): the agent's reader may read the grant beside it.
+			for _, n := range []int{500, 20_000} {
+				deep := strings.Replace(h.grant, "---\n", "---\nzz: "+strings.Repeat("[", n)+strings.Repeat("]", n)+"\n", 1)
+				check(fmt.Sprintf("frontmatter nested %d deep", n), Version{Exists: true, Data: []byte(deep)}, want)
+			}
+		}
 		if h.parses {
 			for name, mk := range broken {
 				check(name, mk(h.grant), DecisionRequireReview)

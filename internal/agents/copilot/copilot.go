@@ -228,7 +228,10 @@ func readSkill(file string, data []byte) (*agent.Doc, error) {
 	}
 	var n yaml.Node
 	if err := yaml.Unmarshal(rest[:end+1], &n); err != nil {
-		return nil, &agent.ParseError{File: file, Line: 2, Col: 1, Msg: "the frontmatter is not YAML: " + err.Error()}
+		// Nesting past the YAML library's bound is Shipgate's limit, not
+		// Copilot CLI's: it may read the block, so that fails closed.
+		return nil, &agent.ParseError{File: file, Line: 2, Col: 1, Msg: "the frontmatter is not YAML: " + err.Error(),
+			MayStillGrant: strings.Contains(err.Error(), "exceeded max depth")}
 	}
 	if len(n.Content) == 0 || n.Content[0].Kind != yaml.MappingNode {
 		return d, nil
