@@ -33,8 +33,9 @@ func TestHostileRules(t *testing.T) {
 		{"invalid UTF-8", "prefix_rule(pattern=[\"git\"])\n\xff\xfe prefix_rule(pattern=[\"bash\"])", false, 2, "not valid UTF-8"},
 		{"NUL", "prefix_rule(pattern=[\"git\"])\n\x00 prefix_rule(pattern=[\"bash\"])", false, 2, "NUL"},
 		{"nesting", "x = " + strings.Repeat("[", 1000000) + strings.Repeat("]", 1000000), false, 1, "nesting"},
-		{"recursion", "def f(n):\n    return f(n + 1)\nf(0)", true, 2, "calls itself"},
-		{"mutual recursion", "def f(n):\n    return g(n)\ndef g(n):\n    return f(n + 1)\nf(0)", true, 0, "calls itself"},
+		{"recursion", "def f(n):\n    return f(n + 1)\nf(0)", true, 1, "nest more than 1000"},
+		{"mutual recursion", "def f(n):\n    return g(n)\ndef g(n):\n    return f(n + 1)\nf(0)", true, 0, "nest more than 1000"},
+		{"lambda recursion", "f = lambda n: f(n + 1)\nf(0)", true, 1, "nest more than 1000"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -431,11 +431,11 @@ func ParseRulesShared(path string, data []byte, left *int64) (*RulesFile, error)
 		return nil, &ParseError{Path: path, Line: 1 + strings.Count(string(data[:i]), "\n"), Msg: "the file holds a NUL byte: Codex's Starlark reader refuses it (Shipgate's stops reading there)"}
 	}
 	// Codex's dialect (starlark-rust): top-level if/for, reassigned
-	// globals and recursion work; while, set and print do not. Shipgate
-	// does not run recursion (a recursion to Starlark's stack limit took
-	// about a second of CPU per file): a recursive call is a limit of its
-	// own (refusedRecursion).
-	opts := &syntax.FileOptions{TopLevelControl: true, GlobalReassign: true}
+	// globals and recursion work; while, set and print do not.
+	// Recursion runs at most maxCallDepth calls deep (boundDepth): to
+	// Starlark's own bound of 100,000 frames it took about a second of
+	// CPU and 140 MB of stack per file.
+	opts := &syntax.FileOptions{TopLevelControl: true, GlobalReassign: true, Recursion: true}
 	f, err := opts.Parse(path, data, 0)
 	if err != nil {
 		return nil, starlarkError(path, err)
@@ -454,6 +454,18 @@ func ParseRulesShared(path string, data []byte, left *int64) (*RulesFile, error)
 	if pe := refused(path, f); pe != nil {
 		return nil, pe
 	}
+	boundDepth(f)
+	predeclared[depthCheck] = starlark.NewBuiltin(depthCheck, func(th *starlark.Thread, _ *starlark.Builtin, _ starlark.Tuple, _ []starlark.Tuple) (starlark.Value, error) {
+		if th.CallStackDepth() > maxCallDepth {
+			err := &ParseError{Path: path, Line: callLine(th), Limit: true,
+				Msg: fmt.Sprintf("calls nest more than %d deep (a recursion): Codex runs it, Shipgate does not evaluate that deep; write the rules out", maxCallDepth)}
+			if loadErr == nil {
+				loadErr = err
+			}
+			return nil, err
+		}
+		return starlark.False, nil
+	})
 	prog, err := starlark.FileProgram(f, predeclared.Has)
 	if err != nil {
 		return nil, starlarkError(path, err)
@@ -476,13 +488,36 @@ func ParseRulesShared(path string, data []byte, left *int64) (*RulesFile, error)
 		case thread.ExecutionSteps() >= max:
 			pe.Limit = true
 			pe.Msg = fmt.Sprintf("evaluating it takes more than %d Starlark steps, more than Shipgate runs (%s)", MaxSteps, pe.Msg)
-		case strings.Contains(pe.Msg, "called recursively"):
-			pe.Limit = true
-			pe.Msg = "a function calls itself: Codex runs recursion, Shipgate does not evaluate it (" + pe.Msg + "); write the rules out"
 		}
 		return nil, pe
 	}
 	return out, nil
+}
+
+// maxCallDepth bounds how deep calls nest in an evaluation (recursion).
+const maxCallDepth = 1000
+
+// depthCheck names the builtin boundDepth calls at the start of every
+// function; the space makes it a name no file can write or shadow.
+const depthCheck = "shipgate depth"
+
+// boundDepth makes every function of f (def and lambda) begin with a call
+// of depthCheck, which fails past maxCallDepth nested calls: a depth
+// bound Starlark's interpreter lacks (it allows 100,000).
+func boundDepth(f *syntax.File) {
+	check := func(pos syntax.Position) syntax.Expr {
+		return &syntax.CallExpr{Fn: &syntax.Ident{NamePos: pos, Name: depthCheck}, Lparen: pos, Rparen: pos}
+	}
+	syntax.Walk(f, func(n syntax.Node) bool {
+		switch x := n.(type) {
+		case *syntax.DefStmt:
+			x.Body = append([]syntax.Stmt{&syntax.ExprStmt{X: check(x.Def)}}, x.Body...)
+		case *syntax.LambdaExpr:
+			// depth() returns False, so `depth() or body` is body.
+			x.Body = &syntax.BinaryExpr{OpPos: x.Lambda, Op: syntax.OR, X: check(x.Lambda), Y: x.Body}
+		}
+		return true
+	})
 }
 
 // refused finds the first operator or method call Shipgate does not

@@ -20,8 +20,7 @@ func TestParseRules(t *testing.T) {
 		{"positional", `prefix_rule(["git"], "prompt")`, 1, ""},
 		{"loop", "SAFE = [\"status\", \"log\"]\nfor s in SAFE:\n    prefix_rule(pattern=[\"git\", s])", 2, ""},
 		{"function", "def deny(*toks):\n    prefix_rule(pattern=list(toks), decision=\"forbidden\")\ndeny(\"rm\", \"-rf\")", 1, ""},
-		// Codex runs recursion; Shipgate refuses it (a limit: it blocks).
-		{"recursion", "def f(n):\n    if n > 0:\n        prefix_rule(pattern=[\"a\"])\n        f(n - 1)\nf(3)", 0, "calls itself"},
+		{"recursion", "def f(n):\n    if n > 0:\n        prefix_rule(pattern=[\"a\"])\n        f(n - 1)\nf(3)", 3, ""},
 		{"reassign", "x = 1\nx = 2\nprefix_rule(pattern=[\"git\"])", 1, ""},
 		{"comprehension", `[prefix_rule(pattern=["git", s]) for s in ["a", "b"]]`, 2, ""},
 		{"alternatives first", `prefix_rule(pattern=[["npm", "pnpm"], "test"])`, 1, ""},
@@ -55,7 +54,7 @@ func TestParseRules(t *testing.T) {
 		{"network no decision", `network_rule(host="example.com", protocol="https")`, 0, "decision"},
 		{"relative host path", `host_executable(name="git", paths=["git"])`, 0, "absolute"},
 		{"path as name", `host_executable(name="/usr/git", paths=["/usr/bin/git"])`, 0, "bare"},
-		{"stack overflow", "def f(n):\n    f(n + 1)\nf(0)", 0, "calls itself"},
+		{"stack overflow", "def f(n):\n    f(n + 1)\nf(0)", 0, "nest more than"},
 		{"steps", "x = 0\nfor i in range(3000000):\n    x += 1", 0, "Starlark steps"},
 		{"too many rules", "for i in range(30000):\n    prefix_rule(pattern=[str(i)])", 0, "more than Shipgate compares"},
 	}
@@ -78,7 +77,7 @@ func TestParseRules(t *testing.T) {
 			if !ok {
 				t.Fatalf("error %T, want *ParseError", err)
 			}
-			if limit := c.name == "steps" || c.name == "too many rules" || c.name == "recursion" || c.name == "stack overflow"; pe.Limit != limit {
+			if limit := c.name == "steps" || c.name == "too many rules" || c.name == "stack overflow"; pe.Limit != limit {
 				t.Errorf("Limit = %v, want %v (a bound of Shipgate's, not an error of Codex's)", pe.Limit, limit)
 			}
 			if !strings.Contains(err.Error(), c.err) {
