@@ -110,6 +110,9 @@ func BenchmarkHostile(b *testing.B) {
 		b.Run(fmt.Sprintf("opencode/rules=%d/files=%d", c[0], c[1]), func(b *testing.B) { compareBench(b, shapeOpenCode(c[0], c[1])) })
 		b.Run(fmt.Sprintf("vscode/rules=%d/files=%d", c[0], c[1]), func(b *testing.B) { compareBench(b, shapeVSCode(c[0], c[1])) })
 	}
+	for _, n := range []int{100, 1000, 3000} {
+		b.Run(fmt.Sprintf("ambiguous/n=%d", n), func(b *testing.B) { compareBench(b, shapeAmbiguous(n)) })
+	}
 	for _, n := range []int{1, 2, 4, 16} {
 		b.Run(fmt.Sprintf("big-files/n=%d", n), func(b *testing.B) { compareBench(b, bigFiles(n, hugeSize)) })
 	}

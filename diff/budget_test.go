@@ -277,6 +277,18 @@ func TestHostileShapes(t *testing.T) {
 		// Compiling is charged to the budget: the files past what it pays
 		// for are not read, and each blocks as unreadable.
 		"four 1 MiB files of their own rules": {bigFiles(4*manyFilesDiv(), hugeSize/manyFilesDiv()), want{decision: DecisionBlock, rows: notRead}},
+		// Rules read two ways: proving an added rule covered asks, for each
+		// of them, whether the others still cover it. 100 are decided
+		// exactly (each addition covered: allow); of 3,000 the budget
+		// decides the first and the rest fail closed (review; under the
+		// race detector a tenth as many, all decided).
+		"100 ambiguous rules, each covering an added one": {shapeAmbiguous(100), want{decision: DecisionAllow, exact: true, rows: countDir(DirCovered, 100)}},
+		"3,000 ambiguous rules, each covering an added one": {shapeAmbiguous(3000 / manyFilesDiv()), want{decision: map[bool]Decision{false: DecisionRequireReview, true: DecisionAllow}[raceEnabled], rows: func(r Report) error {
+			if !raceEnabled && findingBy(r, CheckParseFailed, "too_complex") == nil {
+				return fmt.Errorf("no too_complex finding")
+			}
+			return nil
+		}}},
 		// The other agents' comparison is quadratic per surface: 400
 		// adversarial OpenCode patterns or VS Code regular expressions spend
 		// the budget and fail closed; a hundred such files are charged for

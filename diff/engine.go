@@ -212,9 +212,9 @@ func (e *engine) stopped() int64 { return e.budget.GaveUp() + e.budget.Canceled(
 // MaxComparedFiles in path order are not read: one CONFIG-PARSE-FAILED
 // finding (evidence too_many_files) names them and blocks, since they may
 // hold any grant. Real pull requests touch a handful; the bound keeps the
-// per-file work outside the searches (parsing, compiling, rating, each
-// folder's deny-bypass candidates, findings), which the work budget does
-// not meter, well under a second.
+// per-file work the work budget does not meter (classifying, parsing the
+// JSON, each folder's pools and findings) small; compiling the rules is
+// charged to the budget (parseMetered).
 const MaxComparedFiles = 500
 
 // maxCompared is MaxComparedFiles; tests under the race detector lower it.

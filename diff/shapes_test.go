@@ -328,3 +328,19 @@ func shapeVSCode(n, files int) Input {
 	}
 	return in
 }
+
+// shapeAmbiguous: n allow rules read two ways (Bash(toolN * --x *):
+// several stars and a trailing ` *`) at the base and head, and n narrower
+// rules added, each covered by one of them: proving each covered asks,
+// for every ambiguous rule of the pool, whether the others still cover it.
+func shapeAmbiguous(n int) Input {
+	var base, head []string
+	for i := 0; i < n; i++ {
+		base = append(base, fmt.Sprintf("Bash(tool%d * --x *)", i))
+	}
+	head = append(head, base...)
+	for i := 0; i < n; i++ {
+		head = append(head, fmt.Sprintf("Bash(tool%d a --x b)", i))
+	}
+	return settingsPair(perms{allow: base}.json(), perms{allow: head}.json())
+}

@@ -19,12 +19,14 @@ const (
 	// Real rules need a few hundred steps.
 	DefaultSearchSteps = 2_000_000
 	// DefaultTotalSteps is the budget NewBudget(0, 0) gives a whole
-	// comparison: 0.2–0.5 s of CPU on one core with the work around the
-	// searches (a step costs about 10 ns inside a search, 20–25 ns with
-	// the engine's per-question work; see docs/benchmarks.md). The
-	// costliest realistic shape measured, 2,000 rules with stars
-	// mid-pattern that the engine looks past read-only witnesses of, needs
-	// 14.4 M.
+	// comparison: about half a second of CPU on one core. The engine
+	// charges to it everything that grows with the input, not only the
+	// searches: each question's set-up, compiling each rule, reading other
+	// agents' files, parsing shell lines (a step stands for about 25 ns of
+	// that work; see docs/benchmarks.md, "Round 3"). The costliest
+	// realistic shape measured, 2,000 rules with stars mid-pattern that
+	// the engine looks past read-only witnesses of, needs 17.1 M (14.4 M
+	// of searches, the rest compiling its rules).
 	DefaultTotalSteps = 20_000_000
 )
 
