@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -82,6 +83,8 @@ type jobCtx struct {
 	done            chan struct{}
 	timer           *time.Timer
 
+	errp atomic.Pointer[error] // err, for Err
+
 	mu       sync.Mutex
 	err      error
 	deadline time.Time     // while running
@@ -102,10 +105,12 @@ func (c *jobCtx) Deadline() (time.Time, bool) {
 
 func (c *jobCtx) Done() <-chan struct{} { return c.done }
 
+// Err is lock-free: the engine polls it in its loops.
 func (c *jobCtx) Err() error {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.err
+	if e := c.errp.Load(); e != nil {
+		return *e
+	}
+	return nil
 }
 
 func (c *jobCtx) Value(key any) any {
@@ -126,6 +131,7 @@ func (c *jobCtx) end(err error) {
 		return
 	}
 	c.err = err
+	c.errp.Store(&err)
 	c.timer.Stop()
 	close(c.done)
 }
