@@ -84,32 +84,14 @@ func CommandForms(part string) Forms {
 		// (2.1.98+; measured on 2.1.328: `python3  -m pytest x` ran under
 		// Bash(python3 -m pytest **), `kubectl  apply x` was denied by a
 		// deny on kubectl apply): the normalised text's forms count too.
-		ns := commandForms(n)
-		for _, g := range ns.Allow {
-			fs.Allow = appendForm(fs.Allow, g)
-		}
-		for _, g := range ns.Deny {
-			fs.Deny = appendForm(fs.Deny, g)
-		}
-		if fs.Wrapper == "" {
-			fs.Wrapper = ns.Wrapper
-		}
+		fs.add(commandForms(n))
 	}
 	if q := withoutHarmlessRedirects(part); q != "" && q != part {
 		// A rule matches the command without its redirections to
 		// /dev/null or another descriptor (measured on 2.1.328:
 		// `npm run build > /dev/null 2>&1` ran under allow
 		// Bash(npm run build)).
-		qs := CommandForms(q)
-		for _, g := range qs.Allow {
-			fs.Allow = appendForm(fs.Allow, g)
-		}
-		for _, g := range qs.Deny {
-			fs.Deny = appendForm(fs.Deny, g)
-		}
-		if fs.Wrapper == "" {
-			fs.Wrapper = qs.Wrapper
-		}
+		fs.add(CommandForms(q))
 	}
 	// A deny or ask rule sees through the spelling of the command word
 	// (measured on Claude Code 2.1.328: deny Bash(npm publish:*) stops
@@ -130,6 +112,20 @@ func CommandForms(part string) Forms {
 	return fs
 }
 
+// add appends the forms of o whose text fs lacks, and takes o's wrapper when fs
+// has none: another reading of the same command counts too.
+func (fs *Forms) add(o Forms) {
+	for _, g := range o.Allow {
+		fs.Allow = appendForm(fs.Allow, g)
+	}
+	for _, g := range o.Deny {
+		fs.Deny = appendForm(fs.Deny, g)
+	}
+	if fs.Wrapper == "" {
+		fs.Wrapper = o.Wrapper
+	}
+}
+
 // plainCommand is a simple command with its command word unquoted
 // (`'npm'`, `n"pm"`, `\npm` read as npm) and stripped of its directory
 // (`/usr/bin/npm`, `./npm` read as npm), or "" when that changes nothing
@@ -144,29 +140,10 @@ func plainCommand(part string) string {
 		return ""
 	}
 	w := call.Args[0]
-	var sb strings.Builder
-	for _, wp := range w.Parts {
-		switch x := wp.(type) {
-		case *syntax.Lit:
-			sb.WriteString(unescapeLit(x.Value))
-		case *syntax.SglQuoted:
-			if x.Dollar {
-				return ""
-			}
-			sb.WriteString(x.Value)
-		case *syntax.DblQuoted:
-			for _, q := range x.Parts {
-				l, ok := q.(*syntax.Lit)
-				if !ok {
-					return ""
-				}
-				sb.WriteString(l.Value)
-			}
-		default:
-			return ""
-		}
+	name, ok := literalWord(w)
+	if !ok {
+		return ""
 	}
-	name := sb.String()
 	if i := strings.LastIndexByte(name, '/'); i >= 0 {
 		name = name[i+1:]
 	}
@@ -203,29 +180,37 @@ func ShellScript(part string) string {
 	if name := call.Args[0].Lit(); name != "bash" && name != "sh" || call.Args[1].Lit() != "-c" {
 		return ""
 	}
+	script, _ := literalWord(call.Args[2])
+	return script
+}
+
+// literalWord is the text a word stands for when it is made only of plain
+// parts (unquoted text with its backslashes dropped, '...' and "..." with
+// no expansion inside); ok is false for any other word ($'...', $x, $(...)).
+func literalWord(w *syntax.Word) (text string, ok bool) {
 	var sb strings.Builder
-	for _, wp := range call.Args[2].Parts {
+	for _, wp := range w.Parts {
 		switch x := wp.(type) {
 		case *syntax.Lit:
 			sb.WriteString(unescapeLit(x.Value))
 		case *syntax.SglQuoted:
 			if x.Dollar {
-				return ""
+				return "", false
 			}
 			sb.WriteString(x.Value)
 		case *syntax.DblQuoted:
 			for _, q := range x.Parts {
 				l, ok := q.(*syntax.Lit)
 				if !ok {
-					return ""
+					return "", false
 				}
 				sb.WriteString(l.Value)
 			}
 		default:
-			return ""
+			return "", false
 		}
 	}
-	return sb.String()
+	return sb.String(), true
 }
 
 // unescapeLit drops the backslashes of an unquoted word (`\n` is n).
@@ -259,17 +244,7 @@ func normalizedCommand(part string) string {
 	if !ok {
 		return ""
 	}
-	var nodes []syntax.Node
-	for _, a := range call.Assigns {
-		nodes = append(nodes, a)
-	}
-	for _, w := range call.Args {
-		nodes = append(nodes, w)
-	}
-	for _, r := range st.Redirs {
-		nodes = append(nodes, r)
-	}
-	sort.Slice(nodes, func(i, j int) bool { return nodes[i].Pos().Offset() < nodes[j].Pos().Offset() })
+	nodes := sourceOrder(call, st.Redirs)
 	var sb strings.Builder
 	at := 0
 	for i, n := range nodes {
@@ -306,27 +281,17 @@ func withoutHarmlessRedirects(part string) string {
 	if !ok || len(call.Args) == 0 || len(st.Redirs) == 0 {
 		return ""
 	}
-	var nodes []syntax.Node
-	for _, a := range call.Assigns {
-		nodes = append(nodes, a)
-	}
-	for _, w := range call.Args {
-		nodes = append(nodes, w)
-	}
-	dropped := false
+	var kept []*syntax.Redirect
 	for _, r := range st.Redirs {
-		if harmlessRedirect(r) {
-			dropped = true
-			continue
+		if !harmlessRedirect(r) {
+			kept = append(kept, r)
 		}
-		nodes = append(nodes, r)
 	}
-	if !dropped {
-		return ""
+	if len(kept) == len(st.Redirs) {
+		return "" // nothing dropped
 	}
-	sort.Slice(nodes, func(i, j int) bool { return nodes[i].Pos().Offset() < nodes[j].Pos().Offset() })
 	var parts []string
-	for _, n := range nodes {
+	for _, n := range sourceOrder(call, kept) {
 		a, b := int(n.Pos().Offset()), int(n.End().Offset())
 		if a < 0 || b > len(part) || a > b {
 			return ""
@@ -334,6 +299,23 @@ func withoutHarmlessRedirects(part string) string {
 		parts = append(parts, part[a:b])
 	}
 	return strings.Join(parts, " ")
+}
+
+// sourceOrder is a simple command's assignments, words and the given
+// redirections in the order they stand in the line.
+func sourceOrder(call *syntax.CallExpr, redirs []*syntax.Redirect) []syntax.Node {
+	var nodes []syntax.Node
+	for _, a := range call.Assigns {
+		nodes = append(nodes, a)
+	}
+	for _, w := range call.Args {
+		nodes = append(nodes, w)
+	}
+	for _, r := range redirs {
+		nodes = append(nodes, r)
+	}
+	sort.Slice(nodes, func(i, j int) bool { return nodes[i].Pos().Offset() < nodes[j].Pos().Offset() })
+	return nodes
 }
 
 func commandForms(part string) Forms {
