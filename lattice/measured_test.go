@@ -6,6 +6,25 @@ import (
 	"testing"
 )
 
+// measuredMatch is one call Claude Code cc was measured to match (want) or
+// not with the rule text in list.
+type measuredMatch struct {
+	cc   string
+	rule string
+	list List
+	call Call
+	want bool
+}
+
+func runMeasuredMatches(t *testing.T, cases []measuredMatch) {
+	t.Helper()
+	for _, c := range cases {
+		if got := Matches(ParseIn(c.list, c.rule), c.call); got != c.want {
+			t.Errorf("Matches(%s:%s, %v) = %v, want %v (measured on Claude Code %s)", c.list, c.rule, c.call, got, c.want, c.cc)
+		}
+	}
+}
+
 // TestMeasuredMatches holds the disagreement classes issue 9 found between
 // the real Claude Code and the documentation, as Matches rows: each row is
 // what the binary did, with the version it was measured on.
@@ -13,13 +32,7 @@ func TestMeasuredMatches(t *testing.T) {
 	bash := func(s string) Call { return Call{Tool: "Bash", Arg: s} }
 	read := func(s string) Call { return Call{Tool: "Read", Arg: s} }
 	edit := func(s string) Call { return Call{Tool: "Edit", Arg: s} }
-	cases := []struct {
-		cc   string
-		rule string
-		list List
-		call Call
-		want bool
-	}{
+	cases := []measuredMatch{
 		// Three or more leading slashes collapse to the root anchor.
 		{measured, "Read(///etc/**)", Allow, read("/etc/passwd"), true},
 		{measured, "Read(////etc/**)", Allow, read("/etc/passwd"), true},
@@ -94,11 +107,7 @@ func TestMeasuredMatches(t *testing.T) {
 		{measured, "Read(**)", Allow, read("~/.ssh/id_rsa"), false},
 		{measured, "Edit(*.env)", Allow, edit("a/b/x.env"), true},
 	}
-	for _, c := range cases {
-		if got := Matches(ParseIn(c.list, c.rule), c.call); got != c.want {
-			t.Errorf("Matches(%s:%s, %v) = %v, want %v (measured on Claude Code %s)", c.list, c.rule, c.call, got, c.want, c.cc)
-		}
-	}
+	runMeasuredMatches(t, cases)
 }
 
 // TestMeasuredAssignments: the leading assignments allow rules see past,
@@ -152,13 +161,7 @@ func TestMeasuredAssignments(t *testing.T) {
 // across Read, Edit and Write (2.1.328).
 func TestMeasuredWriteAndImplied(t *testing.T) {
 	w := func(s string) Call { return Call{Tool: "Write", Arg: s} }
-	cases := []struct {
-		cc   string
-		rule string
-		list List
-		call Call
-		want bool
-	}{
+	cases := []measuredMatch{
 		{measured, "Write(*)", Allow, w("w1.txt"), true},
 		{measured, "Write(*)", Allow, w("~/w2.txt"), false},
 		{measured, "Write(**)", Allow, w("w1.txt"), false},
@@ -167,18 +170,8 @@ func TestMeasuredWriteAndImplied(t *testing.T) {
 		{measured, "Write(./*)", Allow, w("e21.txt"), false},
 		{measured, "Write", Allow, w("~/w2.txt"), true},
 	}
-	for _, c := range cases {
-		if got := Matches(ParseIn(c.list, c.rule), c.call); got != c.want {
-			t.Errorf("Matches(%s:%s, %v) = %v, want %v (measured on Claude Code %s)", c.list, c.rule, c.call, got, c.want, c.cc)
-		}
-	}
-	implied := []struct {
-		cc   string
-		rule string
-		list List
-		call Call
-		want bool
-	}{
+	runMeasuredMatches(t, cases)
+	implied := []measuredMatch{
 		{measured, "Edit(~/.ssh/**)", Allow, Call{Tool: "Read", Arg: "~/.ssh/id_rsa"}, true},
 		{measured, "Edit(//tmp/extra/**)", Allow, Call{Tool: "Read", Arg: "/tmp/extra/x"}, true},
 		{measured, "Edit(./src/**)", Allow, w("src/a.go"), true},
@@ -380,13 +373,7 @@ func TestMeasuredParamRules(t *testing.T) {
 	p := func(tool, arg, param, value string) Call {
 		return Call{Tool: tool, Arg: arg, Param: param, Value: value}
 	}
-	cases := []struct {
-		cc   string
-		rule string
-		list List
-		call Call
-		want bool
-	}{
+	cases := []measuredMatch{
 		{measured, "Bash(timeout:*)", Deny, p("Bash", "npm test", "timeout", "5000"), true},
 		{measured, "Bash(timeout: *)", Ask, p("Bash", "npm test", "timeout", "60000"), true},
 		{measured, "Bash(timeout:5000)", Deny, p("Bash", "npm test", "timeout", "5000"), true},
