@@ -515,10 +515,11 @@ func (e *engine) agentRules(fs []*fileState, bp, hp *agent.Policy) {
 		if _, ok := bt[k]; ok || reported[k] || !changedFile[r.Pos.File] {
 			continue
 		}
-		why := "lets nothing more through: every call it " + verbOf(r.Decision) + " was already " + pastOf(r.Decision) + " or is decided by a stricter rule"
+		words := wordsFor(r.Decision)
+		why := "lets nothing more through: every call it " + words.verb + " was already " + words.past + " or is decided by a stricter rule"
 		dir := DirCovered
 		if narrowed[k] {
-			why, dir = "narrows: some calls the base let through are now "+pastOf(r.Decision), DirNarrowed
+			why, dir = "narrows: some calls the base let through are now "+words.past, DirNarrowed
 		}
 		e.changes = append(e.changes, Change{Path: r.Pos.File, Agent: agentName, Kind: KindRule, List: r.Decision.String(), Direction: dir, After: r.Text,
 			Access: rating.AccessNone, Risk: rating.RiskLow, Line: r.Pos.Line, HeadLine: max(r.Pos.Line, 1), Witnesses: []string{}, Why: why})
@@ -530,7 +531,7 @@ func (e *engine) agentRules(fs []*fileState, bp, hp *agent.Policy) {
 		}
 		why := "removing it lets nothing more through"
 		if narrowed[k] {
-			why = "narrows: the calls it " + verbOf(r.Decision) + " are now decided more strictly"
+			why = "narrows: the calls it " + wordsFor(r.Decision).verb + " are now decided more strictly"
 		}
 		e.changes = append(e.changes, Change{Path: r.Pos.File, Agent: agentName, Kind: KindRule, List: r.Decision.String(), Direction: DirRemoved, Before: r.Text,
 			Access: rating.AccessNone, Risk: rating.RiskLow, Line: r.Pos.Line, HeadLine: 1, Witnesses: []string{}, Why: why})
@@ -780,7 +781,7 @@ func (e *engine) agentWidening(fs []*fileState, agentName string, w *widening, b
 		after = text
 	}
 	var why strings.Builder
-	fmt.Fprintf(&why, "%s the base %s now %s in %s", surfaceNoun(w.surface), pastOfBase(b.Decision), verbNow(h.Decision), agentDisplay(agentName))
+	fmt.Fprintf(&why, "%s the base %s now %s in %s", surfaceNoun(w.surface), wordsFor(b.Decision).before, wordsFor(h.Decision).now, agentDisplay(agentName))
 	if w.unknown {
 		why.WriteString(" (some comparisons could not be decided and count as grants)")
 	}
@@ -852,44 +853,20 @@ func dirVerb(dir string) string {
 	return "was added"
 }
 
-func verbOf(d agent.Decision) string {
-	switch d {
-	case agent.Allow:
-		return "allows"
-	case agent.Deny:
-		return "denies"
-	}
-	return "asks about"
-}
+// decisionWords are the words a finding uses for one decision: what a rule
+// with it does to calls (verb), what those calls are then (past), what the
+// base did with them (before) and what the head will now do (now).
+type decisionWords struct{ verb, past, before, now string }
 
-func pastOf(d agent.Decision) string {
+// wordsFor is d's decisionWords; any value but Allow and Deny reads as Ask.
+func wordsFor(d agent.Decision) decisionWords {
 	switch d {
 	case agent.Allow:
-		return "allowed"
+		return decisionWords{verb: "allows", past: "allowed", before: "ran without a prompt", now: "run without a prompt"}
 	case agent.Deny:
-		return "denied"
+		return decisionWords{verb: "denies", past: "denied", before: "refused", now: "refuse"}
 	}
-	return "asked about"
-}
-
-func pastOfBase(d agent.Decision) string {
-	switch d {
-	case agent.Deny:
-		return "refused"
-	case agent.Allow:
-		return "ran without a prompt"
-	}
-	return "prompted for"
-}
-
-func verbNow(d agent.Decision) string {
-	switch d {
-	case agent.Allow:
-		return "run without a prompt"
-	case agent.Ask:
-		return "only prompt for"
-	}
-	return "refuse"
+	return decisionWords{verb: "asks about", past: "asked about", before: "prompted for", now: "only prompt for"}
 }
 
 func quoteAll(ws []string) []string {
