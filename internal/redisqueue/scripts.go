@@ -26,7 +26,8 @@ local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 `
 
-// luaAdd is the enqueue logic shared by enqueueScript and finishScript.
+// luaAdd is the enqueue logic of finishScript (enqueueScript inlines a
+// leaner copy of the same effects).
 // fits(first) reports whether the (key, job JSON) pairs in ARGV[first..]
 // fit the capacity (a key already pending does not count again); add(first)
 // stores them: a pending job of the same key is replaced (the newest wins,
@@ -70,22 +71,65 @@ local function add(first)
 end
 `
 
-// enqueueScript stores a delivery's jobs. KEYS: pending, ready, running,
-// seen, depthseq. ARGV: capacity (0 = unbounded), dedup ("1": refuse and
-// record the seen key), seen TTL in ms, wake channel, then key, job JSON
-// pairs. Returns {"ok", replaced, seq, pending, JSON of each replaced job
-// that had started...}, {"dup", 0} or {"full", 0}; seq (INCR of depthseq)
-// orders the pending count read with it among every other read (Store.Depth).
+// enqueueScript stores a delivery's jobs; it is the one Redis call on the
+// webhook's acknowledgement path, so it does the least it can (luaAdd's
+// effects with fewer commands: the dedup check and record are one SET NX,
+// each key is read once for both the capacity check and the store, and the
+// pending count is computed, not read again). KEYS: pending, ready,
+// running, seen, depthseq. ARGV: capacity (0 = unbounded), dedup ("1":
+// refuse and record the seen key), seen TTL in ms, wake channel, then key,
+// job JSON pairs. Returns {"ok", replaced, seq, pending, JSON of each
+// replaced job that had started...}, {"dup", 0} or {"full", 0} (nothing
+// changed); seq (INCR of depthseq) orders the pending count read with it
+// among every other read (Store.Depth). The wake message goes out only when
+// a job became runnable (a new key not running, or a replaced job whose
+// retry backoff is cancelled): a job replaced in line changes nothing
+// another replica could act on.
 var enqueueScript = redis.NewScript(luaPrelude + `
 local pending, ready, running = KEYS[1], KEYS[2], KEYS[3]
-local cap = tonumber(ARGV[1])
-` + luaAdd + `
-if ARGV[2] == '1' and redis.call('EXISTS', KEYS[4]) == 1 then return {'dup', 0} end
-if not fits(5) then return {'full', 0} end
-local r, started = add(5)
-if ARGV[2] == '1' then redis.call('SET', KEYS[4], '1', 'PX', ARGV[3]) end
-redis.call('PUBLISH', ARGV[4], '1')
-local out = {'ok', r, redis.call('INCR', KEYS[5]), redis.call('HLEN', pending)}
+local cap, dedup = tonumber(ARGV[1]), ARGV[2] == '1'
+if dedup and not redis.call('SET', KEYS[4], '1', 'PX', ARGV[3], 'NX') then return {'dup', 0} end
+local n = redis.call('HLEN', pending)
+local cur, new = {}, 0
+for i = 5, #ARGV, 2 do
+  local k = ARGV[i]
+  if cur[k] == nil then
+    cur[k] = redis.call('HGET', pending, k) or false
+    if not cur[k] then new = new + 1 end
+  end
+end
+if cap > 0 and n + new > cap then
+  if dedup then redis.call('DEL', KEYS[4]) end
+  return {'full', 0}
+end
+local replaced, started, wake, fresh = 0, {}, false, {}
+for i = 5, #ARGV, 2 do
+  local k, j = ARGV[i], ARGV[i + 1]
+  local old = cur[k]
+  if old then
+    replaced = replaced + 1
+    local bar = string.find(old, '|', 1, true)
+    if tonumber(string.sub(old, 1, bar - 1)) > 0 then
+      table.insert(started, string.sub(old, bar + 1))
+    end
+    -- A key seen earlier in this call is ready (or running) as of now.
+    if not fresh[k] then
+      local s = redis.call('ZSCORE', ready, k)
+      if s and tonumber(s) > now then
+        redis.call('ZADD', ready, now, k)
+        wake = true
+      end
+    end
+  elseif redis.call('HEXISTS', running, k) == 0 then
+    redis.call('ZADD', ready, now, k)
+    wake = true
+  end
+  fresh[k] = true
+  cur[k] = '0|' .. j
+  redis.call('HSET', pending, k, cur[k])
+end
+if wake then redis.call('PUBLISH', ARGV[4], '1') end
+local out = {'ok', replaced, redis.call('INCR', KEYS[5]), n + new}
 for _, j in ipairs(started) do table.insert(out, j) end
 return out
 `)
