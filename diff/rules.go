@@ -295,7 +295,7 @@ func (e *engine) judgeAllowAdditions(rs *ruleSet, moved map[*event]*event) {
 			if e.budget.Exhausted() {
 				break // each question would answer Unknown: no partner is proved
 			}
-			if moved[rem] == nil && !rem.done && sameTool(r, rem.decl.rule) && lattice.CoversContext(e.ctx, r, rem.decl.rule).Answer == lattice.Yes {
+			if moved[rem] == nil && !rem.done && sameTool(r, rem.decl.rule) && lattice.CoversAnswer(e.ctx, r, rem.decl.rule) == lattice.Yes {
 				wider = append(wider, rem)
 			}
 		}
@@ -471,7 +471,7 @@ func (e *engine) skipReasons(calls []lattice.Call, r lattice.Rule) string {
 func (e *engine) whyNothingNew(f *fileState, r lattice.Rule, headStop, baseAllow []lattice.Rule) (why, cover string) {
 	if _, ans := lattice.FindContext(e.ctx, []lattice.Rule{r}, headStop); ans == lattice.No {
 		for _, s := range headStop {
-			if lattice.CoversContext(e.ctx, s, r).Answer == lattice.Yes {
+			if lattice.CoversAnswer(e.ctx, s, r) == lattice.Yes {
 				return fmt.Sprintf("adds nothing that runs without a prompt: every call it matches is stopped by %s: %s (Claude Code evaluates deny, then ask, then allow)", s.List, s.Text), ""
 			}
 		}
@@ -482,15 +482,15 @@ func (e *engine) whyNothingNew(f *fileState, r lattice.Rule, headStop, baseAllow
 	}
 	// Prefer a cover from the same file.
 	for _, d := range f.base.rulesIn(lattice.Allow) {
-		if lattice.CoversContext(e.ctx, d.rule, r).Answer == lattice.Yes {
+		if lattice.CoversAnswer(e.ctx, d.rule, r) == lattice.Yes {
 			return "runs without a prompt, but adds nothing: allow: " + d.rule.Text + ", declared in this file at the base, already matches everything it matches", d.rule.Text
 		}
 	}
 	for _, b := range baseAllow {
-		if lattice.CoversContext(e.ctx, b, r).Answer == lattice.Yes && strings.HasPrefix(b.Note, "implied by ") {
+		if lattice.CoversAnswer(e.ctx, b, r) == lattice.Yes && strings.HasPrefix(b.Note, "implied by ") {
 			return "runs without a prompt, but adds nothing: allow: " + b.Text + " at the base already lets the agent " + verbFor(r) + " these paths (Claude Code " + lattice.ClaudeCodeVersion + " lets an Edit allow rule read and write what it edits, measured)", ""
 		}
-		if lattice.CoversContext(e.ctx, b, r).Answer == lattice.Yes {
+		if lattice.CoversAnswer(e.ctx, b, r) == lattice.Yes {
 			return "runs without a prompt, but adds nothing: allow: " + b.Text + ", declared in another settings file of this project at the base, already matches everything it matches", ""
 		}
 	}
@@ -694,7 +694,7 @@ func (e *engine) judgeRestrictionRemovals(rs *ruleSet, moved map[*event]*event) 
 				}
 				d.why = fmt.Sprintf("removes this %s rule, but the %s rules at the head still stop everything it stopped", l, stopWord(l))
 				for _, a := range rs.added[l] {
-					if moved[a] == nil && !a.done && sameTool(a.decl.rule, r) && lattice.CoversContext(e.ctx, a.decl.rule, r).Answer == lattice.Yes {
+					if moved[a] == nil && !a.done && sameTool(a.decl.rule, r) && lattice.CoversAnswer(e.ctx, a.decl.rule, r) == lattice.Yes {
 						a.direction, a.partner, a.done = DirWidened, d, true
 						a.why = fmt.Sprintf("the %s rule now matches everything it matched and more", l)
 						d.done = true
@@ -713,7 +713,7 @@ func (e *engine) judgeRestrictionRemovals(rs *ruleSet, moved map[*event]*event) 
 			// An added rule of the same list that it strictly covers is what
 			// it was narrowed to.
 			for _, a := range rs.added[l] {
-				if moved[a] == nil && !a.done && !a.decl.rule.Negated && !a.decl.rule.Dead() && sameTool(r, a.decl.rule) && lattice.CoversContext(e.ctx, r, a.decl.rule).Answer == lattice.Yes {
+				if moved[a] == nil && !a.done && !a.decl.rule.Negated && !a.decl.rule.Dead() && sameTool(r, a.decl.rule) && lattice.CoversAnswer(e.ctx, r, a.decl.rule) == lattice.Yes {
 					a.direction, a.partner, a.done = DirNarrowed, d, true
 					d.partner = a
 					a.expands = true

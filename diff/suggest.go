@@ -95,7 +95,7 @@ func (e *engine) suggest(f *fileState, a *event, replaced []*event) (Suggestion,
 		return Suggestion{}, false
 	}
 	for _, s := range rules {
-		if lattice.CoversContext(e.ctx, r, s).Answer != lattice.Yes {
+		if lattice.CoversAnswer(e.ctx, r, s) != lattice.Yes {
 			return Suggestion{}, false
 		}
 	}
@@ -166,7 +166,7 @@ func (e *engine) ruleFor(r lattice.Rule, c lattice.Call, style string) (lattice.
 		if s.Malformed != "" || s.Dead() {
 			continue
 		}
-		if lattice.MatchContext(e.ctx, s, c) == lattice.Yes && lattice.CoversContext(e.ctx, r, s).Answer == lattice.Yes {
+		if lattice.MatchContext(e.ctx, s, c) == lattice.Yes && lattice.CoversAnswer(e.ctx, r, s) == lattice.Yes {
 			return s, true
 		}
 	}

@@ -1,6 +1,7 @@
 package lattice
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"testing"
@@ -33,6 +34,9 @@ func runCoverCases(t *testing.T, cases []coverCase) {
 			v := Covers(a, b)
 			if v.Answer != c.want {
 				t.Fatalf("Covers = %v (witness %q, reason %q), want %v (%s)", v.Answer, v.Witness, v.Reason, c.want, c.why)
+			}
+			if got := CoversAnswer(context.Background(), a, b); got != v.Answer {
+				t.Errorf("CoversAnswer = %v, Covers = %v", got, v.Answer)
 			}
 			switch v.Answer {
 			case No:

@@ -1,6 +1,7 @@
 package lattice
 
 import (
+	"context"
 	"strings"
 	"testing"
 	"time"
@@ -58,6 +59,9 @@ func FuzzCovers(f *testing.F) {
 			if Match(b, v.Witness) != Yes || Match(a, v.Witness) != No {
 				t.Fatalf("Covers(%q, %q): bad witness %+v", x, y, v.Witness)
 			}
+		}
+		if got := CoversAnswer(context.Background(), a, b); got != v.Answer {
+			t.Fatalf("CoversAnswer(%q, %q) = %v, Covers = %v", x, y, got, v.Answer)
 		}
 		if v.Answer == Unknown && v.Reason == "" {
 			t.Fatalf("Unknown without a reason")
