@@ -235,65 +235,52 @@ func (r *Redeliverer) delPending(guid string) {
 }
 
 func (r *Redeliverer) setTries(guid string, n int) {
-	r.tries[guid] = n
-	if r.o.Memory != nil {
-		if r.dirty.SetTries == nil {
-			r.dirty.SetTries = map[string]int{}
-		}
-		r.dirty.SetTries[guid] = n
-	}
+	track(r.o.Memory != nil, r.tries, &r.dirty.SetTries, guid, n, n)
 }
 
 func (r *Redeliverer) delTries(guid string) {
-	if _, ok := r.tries[guid]; !ok {
-		return
-	}
-	delete(r.tries, guid)
-	if r.o.Memory != nil {
-		delete(r.dirty.SetTries, guid)
-		r.dirty.DelTries = append(r.dirty.DelTries, guid)
-	}
+	untrack(r.o.Memory != nil, r.tries, r.dirty.SetTries, &r.dirty.DelTries, guid)
 }
 
 func (r *Redeliverer) setRefused(guid string, f refusal) {
-	r.refused[guid] = f
-	if r.o.Memory != nil {
-		if r.dirty.SetRefused == nil {
-			r.dirty.SetRefused = map[string]Refusal{}
-		}
-		r.dirty.SetRefused[guid] = f.export()
-	}
+	track(r.o.Memory != nil, r.refused, &r.dirty.SetRefused, guid, f, f.export())
 }
 
 func (r *Redeliverer) delRefused(guid string) {
-	if _, ok := r.refused[guid]; !ok {
-		return
-	}
-	delete(r.refused, guid)
-	if r.o.Memory != nil {
-		delete(r.dirty.SetRefused, guid)
-		r.dirty.DelRefused = append(r.dirty.DelRefused, guid)
-	}
+	untrack(r.o.Memory != nil, r.refused, r.dirty.SetRefused, &r.dirty.DelRefused, guid)
 }
 
 func (r *Redeliverer) setNewest(key string, f refusal) {
-	r.newest[key] = f
-	if r.o.Memory != nil {
-		if r.dirty.SetNewest == nil {
-			r.dirty.SetNewest = map[string]Refusal{}
-		}
-		r.dirty.SetNewest[key] = f.export()
-	}
+	track(r.o.Memory != nil, r.newest, &r.dirty.SetNewest, key, f, f.export())
 }
 
 func (r *Redeliverer) delNewest(key string) {
-	if _, ok := r.newest[key]; !ok {
+	untrack(r.o.Memory != nil, r.newest, r.dirty.SetNewest, &r.dirty.DelNewest, key)
+}
+
+// track sets m[k] = v and, when the memory is on (shared), records the
+// change as set[k] = exported for the next flush.
+func track[V, X any](shared bool, m map[string]V, set *map[string]X, k string, v V, exported X) {
+	m[k] = v
+	if !shared {
 		return
 	}
-	delete(r.newest, key)
-	if r.o.Memory != nil {
-		delete(r.dirty.SetNewest, key)
-		r.dirty.DelNewest = append(r.dirty.DelNewest, key)
+	if *set == nil {
+		*set = map[string]X{}
+	}
+	(*set)[k] = exported
+}
+
+// untrack deletes m[k] if it is there and, when the memory is on, records
+// the deletion (dropping a set of k not flushed yet).
+func untrack[V, X any](shared bool, m map[string]V, set map[string]X, dels *[]string, k string) {
+	if _, ok := m[k]; !ok {
+		return
+	}
+	delete(m, k)
+	if shared {
+		delete(set, k)
+		*dels = append(*dels, k)
 	}
 }
 
