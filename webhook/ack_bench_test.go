@@ -1,19 +1,13 @@
 package webhook
 
 import (
-	"bytes"
 	"context"
-	"fmt"
-	"net/http"
-	"slices"
-	"sync"
-	"sync/atomic"
 	"testing"
-	"time"
 
 	dto "github.com/prometheus/client_model/go"
 
 	"github.com/shipgate-app/shipgate/app"
+	"github.com/shipgate-app/shipgate/internal/acktest"
 )
 
 // BenchmarkAck200 measures webhook acknowledgement latency the way GitHub
@@ -46,43 +40,10 @@ func BenchmarkAck200(b *testing.B) {
 		bodies[i] = mustJSON(b, m)
 		sigs[i] = Sign([]byte(testSecret), bodies[i])
 	}
-	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: conc, MaxConnsPerHost: conc}}
-	lat := make([]time.Duration, b.N)
-	var next atomic.Int64
-	var wg sync.WaitGroup
 	b.ResetTimer()
-	for range conc {
-		wg.Go(func() {
-			for {
-				i := int(next.Add(1)) - 1
-				if i >= b.N {
-					return
-				}
-				req, _ := http.NewRequest(http.MethodPost, "http://"+addr+"/webhook", bytes.NewReader(bodies[i]))
-				req.Header.Set("Content-Type", "application/json")
-				req.Header.Set(headerEvent, "pull_request")
-				req.Header.Set(headerDelivery, fmt.Sprintf("ack-%d", i))
-				req.Header.Set(headerSignature, sigs[i])
-				start := time.Now()
-				resp, err := client.Do(req)
-				lat[i] = time.Since(start)
-				if err != nil {
-					b.Error(err)
-					return
-				}
-				resp.Body.Close()
-				if resp.StatusCode != http.StatusAccepted {
-					b.Errorf("status %d", resp.StatusCode)
-					return
-				}
-			}
-		})
-	}
-	wg.Wait()
+	lat := acktest.Burst(b, "http://"+addr+"/webhook", bodies, sigs, conc)
 	b.StopTimer()
-	slices.Sort(lat)
-	b.ReportMetric(float64(lat[len(lat)/2].Microseconds())/1000, "client-p50-ms")
-	b.ReportMetric(float64(lat[len(lat)*99/100].Microseconds())/1000, "client-p99-ms")
+	acktest.ReportClient(b, lat)
 	b.ReportMetric(histQuantile(b, env, 0.50)*1000, "server-p50-ms")
 	b.ReportMetric(histQuantile(b, env, 0.99)*1000, "server-p99-ms")
 }

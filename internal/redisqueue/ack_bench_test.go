@@ -1,20 +1,16 @@
 package redisqueue
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"log/slog"
 	"net"
-	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -23,6 +19,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/shipgate-app/shipgate/app"
+	"github.com/shipgate-app/shipgate/internal/acktest"
 	"github.com/shipgate-app/shipgate/internal/redistest"
 	"github.com/shipgate-app/shipgate/webhook"
 )
@@ -86,10 +83,6 @@ func BenchmarkAck200Redis(b *testing.B) {
 		}
 		sigs[i] = webhook.Sign([]byte(benchSecret), bodies[i])
 	}
-	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: conc, MaxConnsPerHost: conc}}
-	lat := make([]time.Duration, b.N)
-	var next atomic.Int64
-	var wg sync.WaitGroup
 	if err := rdb.ConfigResetStat(ctx).Err(); err != nil {
 		b.Fatal(err)
 	}
@@ -97,38 +90,9 @@ func BenchmarkAck200Redis(b *testing.B) {
 		logEveryCommand(ctx, b, rdb)
 	}
 	b.ResetTimer()
-	for range conc {
-		wg.Go(func() {
-			for {
-				i := int(next.Add(1)) - 1
-				if i >= b.N {
-					return
-				}
-				req, _ := http.NewRequest(http.MethodPost, "http://"+addr+"/webhook", bytes.NewReader(bodies[i]))
-				req.Header.Set("Content-Type", "application/json")
-				req.Header.Set("X-GitHub-Event", "pull_request")
-				req.Header.Set("X-GitHub-Delivery", fmt.Sprintf("ack-%d", i))
-				req.Header.Set("X-Hub-Signature-256", sigs[i])
-				start := time.Now()
-				resp, err := client.Do(req)
-				lat[i] = time.Since(start)
-				if err != nil {
-					b.Error(err)
-					return
-				}
-				resp.Body.Close()
-				if resp.StatusCode != http.StatusAccepted {
-					b.Errorf("status %d", resp.StatusCode)
-					return
-				}
-			}
-		})
-	}
-	wg.Wait()
+	lat := acktest.Burst(b, "http://"+addr+"/webhook", bodies, sigs, conc)
 	b.StopTimer()
-	slices.Sort(lat)
-	b.ReportMetric(float64(lat[len(lat)/2].Microseconds())/1000, "client-p50-ms")
-	b.ReportMetric(float64(lat[len(lat)*99/100].Microseconds())/1000, "client-p99-ms")
+	acktest.ReportClient(b, lat)
 	h := ackHistogram(b, reg)
 	b.ReportMetric(histogramQuantile(h, 0.50)*1000, "server-p50-ms")
 	b.ReportMetric(histogramQuantile(h, 0.99)*1000, "server-p99-ms")
