@@ -4,8 +4,6 @@ import (
 	"context"
 	"testing"
 
-	dto "github.com/prometheus/client_model/go"
-
 	"github.com/shipgate-app/shipgate/app"
 	"github.com/shipgate-app/shipgate/internal/acktest"
 )
@@ -63,24 +61,8 @@ func histQuantile(b *testing.B, env *testEnv, q float64) float64 {
 			if !labelsMatch(m.GetLabel(), map[string]string{"code": "202"}) {
 				continue
 			}
-			return quantileOf(m.GetHistogram(), q)
+			return acktest.Quantile(m.GetHistogram(), q)
 		}
 	}
 	return 0
-}
-
-func quantileOf(h *dto.Histogram, q float64) float64 {
-	rank := q * float64(h.GetSampleCount())
-	prevLE, prevN := 0.0, 0.0
-	for _, bk := range h.GetBucket() {
-		n := float64(bk.GetCumulativeCount())
-		if n >= rank {
-			if n == prevN {
-				return bk.GetUpperBound()
-			}
-			return prevLE + (bk.GetUpperBound()-prevLE)*(rank-prevN)/(n-prevN)
-		}
-		prevLE, prevN = bk.GetUpperBound(), n
-	}
-	return prevLE
 }

@@ -14,6 +14,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	dto "github.com/prometheus/client_model/go"
 )
 
 // Burst POSTs bodies[i], signed sigs[i], as pull_request deliveries with
@@ -71,4 +73,22 @@ func ReportClient(b *testing.B, lat []time.Duration) {
 	}
 	b.ReportMetric(float64(lat[len(lat)/2].Microseconds())/1000, "client-p50-ms")
 	b.ReportMetric(float64(lat[len(lat)*99/100].Microseconds())/1000, "client-p99-ms")
+}
+
+// Quantile is the q-quantile of h, interpolated inside its bucket as
+// Prometheus' histogram_quantile does (the server-side ack figures).
+func Quantile(h *dto.Histogram, q float64) float64 {
+	rank := q * float64(h.GetSampleCount())
+	prevLE, prevN := 0.0, 0.0
+	for _, bk := range h.GetBucket() {
+		n := float64(bk.GetCumulativeCount())
+		if n >= rank {
+			if n == prevN {
+				return bk.GetUpperBound()
+			}
+			return prevLE + (bk.GetUpperBound()-prevLE)*(rank-prevN)/(n-prevN)
+		}
+		prevLE, prevN = bk.GetUpperBound(), n
+	}
+	return prevLE
 }

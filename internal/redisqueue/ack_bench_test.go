@@ -94,8 +94,8 @@ func BenchmarkAck200Redis(b *testing.B) {
 	b.StopTimer()
 	acktest.ReportClient(b, lat)
 	h := ackHistogram(b, reg)
-	b.ReportMetric(histogramQuantile(h, 0.50)*1000, "server-p50-ms")
-	b.ReportMetric(histogramQuantile(h, 0.99)*1000, "server-p99-ms")
+	b.ReportMetric(acktest.Quantile(h, 0.50)*1000, "server-p50-ms")
+	b.ReportMetric(acktest.Quantile(h, 0.99)*1000, "server-p99-ms")
 	reportRedisTime(b, rdb)
 }
 
@@ -226,24 +226,6 @@ func ackHistogram(b *testing.B, reg *prometheus.Registry) *dto.Histogram {
 	}
 	b.Fatal("no shipgate_webhook_ack_seconds{code=\"202\"}")
 	return nil
-}
-
-// histogramQuantile interpolates the q-quantile inside its bucket, as
-// Prometheus' histogram_quantile does.
-func histogramQuantile(h *dto.Histogram, q float64) float64 {
-	rank := q * float64(h.GetSampleCount())
-	prevLE, prevN := 0.0, 0.0
-	for _, bk := range h.GetBucket() {
-		n := float64(bk.GetCumulativeCount())
-		if n >= rank {
-			if n == prevN {
-				return bk.GetUpperBound()
-			}
-			return prevLE + (bk.GetUpperBound()-prevLE)*(rank-prevN)/(n-prevN)
-		}
-		prevLE, prevN = bk.GetUpperBound(), n
-	}
-	return prevLE
 }
 
 // BenchmarkEnqueueRedisTime is the Redis server's time per enqueue script
