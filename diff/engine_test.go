@@ -229,7 +229,9 @@ func TestFileLevelFailures(t *testing.T) {
 		{"comment", "{\n  // allow npm\n  \"permissions\": {}\n}", StatusParseFailed, CheckParseFailed, "high", 2},
 		{"trailing comma", "{\"permissions\": {\"allow\": [\"Bash(x)\",]}}", StatusParseFailed, CheckParseFailed, "high", 1},
 		{"not an object", "[1,2]", StatusParseFailed, CheckParseFailed, "high", 1},
-		{"bom", "\ufeff{}", StatusParseFailed, CheckParseFailed, "high", 1},
+		// Claude Code 2.1.328 reads a byte order mark: the head is {}, so
+		// the base's denials go.
+		{"bom", "\ufeff{}", StatusCompared, CheckDenyRemoved, "high", 0},
 		{"empty", "", StatusDeleted, CheckDenyRemoved, "high", 0},
 	}
 	for _, c := range cases {
@@ -284,5 +286,40 @@ func TestProblemsAreFindings(t *testing.T) {
 	// The first permissions object is overridden: its deny rule is gone.
 	if _, ok := got[CheckDenyRemoved]; !ok {
 		t.Errorf("the overridden deny was not reported removed: %v", r.Findings)
+	}
+}
+
+// TestByteOrderMark: Claude Code 2.1.328 reads a settings file that starts
+// with a UTF-8 byte order mark (measured: its deny rules apply), so a base
+// with a mark and denials is compared as what it holds, and a head {}
+// removes those denials — it used to be compared as an empty base and pass.
+func TestByteOrderMark(t *testing.T) {
+	deny := perms{deny: []string{"Read(./.env)", "Bash(curl *)"}}.json()
+	cases := []struct {
+		name, base, head string
+		decision         Decision
+		checks           []string
+	}{
+		{"base with a mark, head {}", "\ufeff" + deny, "{}", DecisionRequireReview, []string{"PERMISSION-DENY-REMOVED"}},
+		{"base with a mark, head without", "\ufeff" + deny, deny, DecisionAllow, nil},
+		{"head gains a mark", deny, "\ufeff" + deny, DecisionAllow, nil},
+		{"head with a mark adds an allow", "\ufeff{}", "\ufeff" + perms{allow: []string{"Bash(npm *)"}}.json(), DecisionRequireReview, []string{"PERMISSION-ALLOW-EXPANDED"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			r := Compare(settingsPair(c.base, c.head))
+			if r.Decision != c.decision {
+				t.Errorf("decision %s, want %s: %v", r.Decision, c.decision, r.Findings)
+			}
+			if got := checkIDs(r); !slices.Equal(got, c.checks) {
+				t.Errorf("checks %v, want %v", got, c.checks)
+			}
+			if r.Files[0].Status == StatusParseFailed {
+				t.Errorf("a file with a byte order mark is reported unreadable")
+			}
+			if c.checks != nil && c.checks[0] == "PERMISSION-DENY-REMOVED" && len(r.Findings) != 2 {
+				t.Errorf("%d findings, want one a removed denial: %v", len(r.Findings), r.Findings)
+			}
+		})
 	}
 }

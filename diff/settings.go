@@ -110,7 +110,10 @@ func parseDoc(p string, kind FileKind, v Version, rules ruleCache) (*doc, *parse
 	if v.Unreadable != "" {
 		return nil, &parseError{tooLarge: v.TooLarge, msg: v.Unreadable}
 	}
-	root, probs, err := jsonpos.ParseLimit(v.Data, MaxFileSize)
+	// Claude Code 2.1.328 reads a settings file that starts with a UTF-8
+	// byte order mark (measured: its rules apply), so the mark is skipped
+	// there; other files keep JSON.parse's refusal.
+	root, probs, err := jsonpos.Options{MaxSize: MaxFileSize, AllowBOM: kind == SettingsFile}.Parse(v.Data)
 	if err != nil {
 		var se *jsonpos.SyntaxError
 		var tl *jsonpos.TooLargeError
