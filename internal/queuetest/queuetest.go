@@ -33,6 +33,19 @@ import (
 // guard bounds every wait; cases poll state, they never sleep hoping.
 const guard = 20 * time.Second
 
+// Leases are independent of scheduling delay. A live replica's lease
+// (liveLease) is as long as the guard, so a heartbeat that a loaded machine
+// runs late never lets it expire and no case depends on the heartbeat's
+// timing; a dead replica's lease (deadLease, taken through the store by
+// leaseDirect and never renewed) is short, and a case that needs it expired
+// calls Reclaim until the recovery is counted (waitReclaimed) instead of
+// waiting for a background reaper, which with liveLease runs only every
+// few seconds.
+const (
+	liveLease = guard
+	deadLease = 100 * time.Millisecond
+)
+
 // StoreOptions are the store-level settings a case needs.
 type StoreOptions struct {
 	// Capacity bounds pending jobs (0: the default).
@@ -103,7 +116,7 @@ func (e *env) replica(edit func(*webhook.QueueOptions)) *replica {
 	if err != nil {
 		e.t.Fatal(err)
 	}
-	opts := webhook.QueueOptions{Workers: 2, LeaseTTL: time.Second, PollInterval: 50 * time.Millisecond,
+	opts := webhook.QueueOptions{Workers: 2, LeaseTTL: liveLease, PollInterval: 50 * time.Millisecond,
 		Backoff: func(int) time.Duration { return 0 }, Metrics: m, Logger: slog.New(slog.DiscardHandler)}
 	if edit != nil {
 		edit(&opts)
@@ -282,12 +295,18 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 	}
 }
 
-// blocker is a processor whose jobs with a head in block wait for release.
+// blocker is a processor whose jobs with a head in block wait for release
+// (or for their context to end, so that a case that fails before releasing
+// them still lets its queue stop).
 func blocker(rec *recorder, block string, release <-chan struct{}) procFunc {
-	return func(_ context.Context, j app.Job) ([]app.Job, error) {
+	return func(ctx context.Context, j app.Job) ([]app.Job, error) {
 		rec.add(j)
 		if j.HeadSHA == block {
-			<-release
+			select {
+			case <-release:
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			}
 		}
 		return nil, nil
 	}
@@ -647,11 +666,24 @@ func jobTimeout(t *testing.T, b Backend) {
 // then killed does (no heartbeat, no settlement).
 func leaseDirect(t *testing.T, q *webhook.StoreQueue, token string) *webhook.Claim {
 	t.Helper()
-	c, _, err := q.Store().Claim(context.Background(), token, time.Second)
+	c, _, err := q.Store().Claim(context.Background(), token, deadLease)
 	if err != nil || c == nil {
 		t.Fatalf("claim: %v %v", c, err)
 	}
 	return c
+}
+
+// waitReclaimed calls r's Reclaim until r has recovered n expired leases in
+// all (its own reaper's recoveries count too: whichever runs first after the
+// dead lease expires takes it back, and both are r recovering it).
+func waitReclaimed(t *testing.T, r *replica, n int) {
+	t.Helper()
+	waitFor(t, fmt.Sprintf("%d expired leases reclaimed", n), func() bool {
+		if _, err := r.q.Reclaim(context.Background()); err != nil {
+			t.Fatalf("Reclaim: %v", err)
+		}
+		return r.metric("shipgate_jobs_recovered_total", nil) >= float64(n)
+	})
 }
 
 func recovered(t *testing.T, b Backend) {
@@ -668,6 +700,7 @@ func recovered(t *testing.T, b Backend) {
 	alive := e.replica(func(o *webhook.QueueOptions) { o.ReplicaID = "alive" })
 	rec := &recorder{}
 	alive.run(t, procFunc(func(_ context.Context, j app.Job) ([]app.Job, error) { rec.add(j); return nil, nil }))
+	waitReclaimed(t, alive, 1)
 	waitFor(t, "the recovered job", func() bool { return len(rec.all()) == 1 })
 	if got := rec.all()[0]; got.PRNumber != 9 || got.HeadSHA != "abc" {
 		t.Errorf("recovered %+v", got)
@@ -717,6 +750,7 @@ func supersededReported(t *testing.T, b Backend) {
 		rec := &recorder{}
 		p := &reporter{procFunc: func(_ context.Context, j app.Job) ([]app.Job, error) { rec.add(j); return nil, nil }}
 		alive.run(t, p)
+		waitReclaimed(t, alive, 1)
 		waitFor(t, "h1 reported", func() bool { return len(p.supersededHeads()) == 1 })
 		waitFor(t, "h2 ran", func() bool { return len(rec.all()) == 1 && idle(t, alive.q) })
 		if got := p.supersededHeads(); got[0] != "h1" || rec.all()[0].HeadSHA != "h2" {
@@ -737,10 +771,7 @@ func supersededReported(t *testing.T, b Backend) {
 		_ = other.q.Enqueue(ctx, []app.Job{prJob(4, "busy")})
 		other.run(t, p)
 		waitFor(t, "the busy job", func() bool { return len(rec.all()) == 1 })
-		waitFor(t, "the expired lease reclaimed", func() bool {
-			n, err := other.q.Reclaim(ctx)
-			return err == nil && n == 1
-		})
+		waitReclaimed(t, other, 1)
 		_ = other.q.Enqueue(ctx, []app.Job{prJob(3, "h2")})
 		waitFor(t, "h1 reported", func() bool { return slices.Equal(p.supersededHeads(), []string{"h1"}) })
 		close(release)
@@ -775,10 +806,11 @@ func shutdown(t *testing.T, b Backend) {
 	// Shutdown's first step logs that the replica stops taking jobs: the
 	// observable sign that it has begun (a durable queue keeps accepting
 	// jobs while it stops, so an Enqueue cannot tell).
-	begun := &logSignal{msg: "job queue: this replica stops taking jobs", ch: make(chan struct{})}
+	msg := "job queue: this replica stops taking jobs"
 	if !b.Durable {
-		begun.msg = "job queue draining"
+		msg = "job queue draining"
 	}
+	begun := NewLogSignal(msg)
 	r := e.replica(func(o *webhook.QueueOptions) { o.Workers = 1; o.Logger = slog.New(begun) })
 	ctx := context.Background()
 	release := make(chan struct{})
@@ -790,7 +822,7 @@ func shutdown(t *testing.T, b Backend) {
 	shut := make(chan error, 1)
 	go func() { shut <- r.q.Shutdown(ctx) }()
 	select {
-	case <-begun.ch:
+	case <-begun.Seen():
 	case <-time.After(guard):
 		t.Fatal("Shutdown did not begin")
 	}
@@ -883,23 +915,37 @@ func shutdownDeadline(t *testing.T, b Backend) {
 	}
 }
 
-// logSignal is a slog.Handler that closes ch the first time a record with
-// message msg is logged (and discards every record).
-type logSignal struct {
+// LogSignal is a slog.Handler that closes Seen the first time a record
+// whose message starts with its prefix is logged (and discards every
+// record): a case waits on the queue's own account of a step (Shutdown has
+// begun) instead of sleeping until it probably has.
+type LogSignal struct {
 	msg  string
 	ch   chan struct{}
-	once sync.Once
+	once *sync.Once
 }
 
-func (l *logSignal) Enabled(context.Context, slog.Level) bool { return true }
+// NewLogSignal returns a LogSignal for messages starting with prefix.
+func NewLogSignal(prefix string) LogSignal {
+	return LogSignal{msg: prefix, ch: make(chan struct{}), once: &sync.Once{}}
+}
 
-func (l *logSignal) Handle(_ context.Context, r slog.Record) error {
+// Seen is closed once a matching record was logged.
+func (l LogSignal) Seen() <-chan struct{} { return l.ch }
+
+// Enabled implements slog.Handler.
+func (l LogSignal) Enabled(context.Context, slog.Level) bool { return true }
+
+// Handle implements slog.Handler.
+func (l LogSignal) Handle(_ context.Context, r slog.Record) error {
 	if strings.HasPrefix(r.Message, l.msg) {
 		l.once.Do(func() { close(l.ch) })
 	}
 	return nil
 }
 
-func (l *logSignal) WithAttrs([]slog.Attr) slog.Handler { return l }
+// WithAttrs implements slog.Handler.
+func (l LogSignal) WithAttrs([]slog.Attr) slog.Handler { return l }
 
-func (l *logSignal) WithGroup(string) slog.Handler { return l }
+// WithGroup implements slog.Handler.
+func (l LogSignal) WithGroup(string) slog.Handler { return l }

@@ -23,6 +23,11 @@ import (
 // guard bounds every wait; tests poll state, they never sleep hoping.
 const guard = 15 * time.Second
 
+// liveLease is a running replica's lease: as long as the guard, so a
+// heartbeat that a loaded machine runs late never lets a live job's lease
+// expire (a test that wants a lease lost or expired says so itself).
+const liveLease = guard
+
 // env is one Redis server and the queues (replicas) of a test.
 type env struct {
 	t   *testing.T
@@ -59,7 +64,7 @@ func (e *env) queue(edit func(*Options)) *replica {
 	if err != nil {
 		e.t.Fatal(err)
 	}
-	opts := Options{Client: e.rdb, Prefix: "test:{q}:", Workers: 2, LeaseTTL: time.Second, PollInterval: 50 * time.Millisecond,
+	opts := Options{Client: e.rdb, Prefix: "test:{q}:", Workers: 2, LeaseTTL: liveLease, PollInterval: 50 * time.Millisecond,
 		Backoff: func(int) time.Duration { return 0 }, Metrics: m, Logger: slog.New(slog.DiscardHandler)}
 	if edit != nil {
 		edit(&opts)
@@ -277,7 +282,8 @@ func TestFinalFailureIsReportedAndForgetsTheDelivery(t *testing.T) {
 
 func TestShutdownFinishesRunningJobsAndKeepsPendingOnes(t *testing.T) {
 	e := newEnv(t)
-	r := e.queue(func(o *Options) { o.Workers = 1 })
+	begun := queuetest.NewLogSignal("job queue: this replica stops taking jobs")
+	r := e.queue(func(o *Options) { o.Workers = 1; o.Logger = slog.New(begun) })
 	started, release := make(chan struct{}), make(chan struct{})
 	var finished atomic.Int32
 	r.run(t, procFunc(func(context.Context, app.Job) ([]app.Job, error) {
@@ -296,7 +302,11 @@ func TestShutdownFinishesRunningJobsAndKeepsPendingOnes(t *testing.T) {
 		defer cancel()
 		errc <- r.q.Shutdown(sctx)
 	}()
-	time.Sleep(50 * time.Millisecond)
+	select { // the job is released only once Shutdown has stopped the fetching
+	case <-begun.Seen():
+	case <-time.After(guard):
+		t.Fatal("Shutdown did not begin")
+	}
 	close(release)
 	if err := <-errc; err != nil {
 		t.Fatalf("Shutdown: %v", err)
