@@ -24,7 +24,7 @@ func (e *engine) loadAgentFile(f File, name, scope string) {
 	m, _ := adapterFor(name).(ModelAdapter)
 	fs := &fileState{File: f, kind: AgentFile, scope: "agent:" + name + ":" + scope, agent: name}
 	fs.changed = f.Base.Exists != f.Head.Exists || f.Base.Unreadable != f.Head.Unreadable || string(f.Base.Data) != string(f.Head.Data)
-	read := func(v Version) (*agent.Doc, error) {
+	read := func(v Version, head bool) (*agent.Doc, error) {
 		switch {
 		case m == nil:
 			return nil, &agent.ParseError{File: f.Path, Msg: "no adapter reads this file"}
@@ -40,6 +40,8 @@ func (e *engine) loadAgentFile(f File, name, scope string) {
 		var err error
 		if sr, ok := m.(sharedReader); ok {
 			d, err = sr.ReadShared(f.Path, v.Data, &e.starlarkUsed)
+		} else if rr, ok := m.(referenceReader); ok {
+			d, err = rr.ReadWith(f.Path, v.Data, e.lookup(head))
 		} else {
 			d, err = m.Read(f.Path, v.Data)
 		}
@@ -49,8 +51,18 @@ func (e *engine) loadAgentFile(f File, name, scope string) {
 		e.budget.Spend(agentByteSteps * int64(len(v.Data)))
 		return d, err
 	}
+	if rr, ok := m.(referenceReader); ok && !fs.changed {
+		// A file it pulls in changed: so did what the agent reads.
+		for _, v := range []Version{f.Base, f.Head} {
+			for _, q := range rr.References(f.Path, v.Data) {
+				if g, ok := e.inputs[q]; ok && !sameVersions(g) {
+					fs.changed = true
+				}
+			}
+		}
+	}
 	if f.Base.Exists {
-		fs.mbase, fs.mbaseErr = read(f.Base)
+		fs.mbase, fs.mbaseErr = read(f.Base, false)
 	}
 	var pe *agent.ParseError
 	switch {
@@ -59,10 +71,53 @@ func (e *engine) loadAgentFile(f File, name, scope string) {
 		// file fails closed whole (an unread base would read as empty).
 		fs.mheadErr = fs.mbaseErr
 	case f.Head.Exists:
-		fs.mhead, fs.mheadErr = read(f.Head)
+		fs.mhead, fs.mheadErr = read(f.Head, true)
 	}
 	e.files = append(e.files, fs)
 	e.scopes[fs.scope] = append(e.scopes[fs.scope], fs)
+}
+
+// referenceReader is a ModelAdapter whose files pull in other
+// repository files (OpenCode's {file:…}): References names them (the
+// front ends read them at base and head: ExtraPaths), ReadWith reads a
+// version with the same side's files at hand.
+type referenceReader interface {
+	// MayReference says whether a path's files can pull others in.
+	MayReference(path string) bool
+	References(path string, data []byte) []string
+	ReadWith(path string, data []byte, look func(string) (data []byte, exists, known bool)) (*agent.Doc, error)
+}
+
+// MayPullIn reports whether an agent file at p (in a base tree) can
+// pull in other repository files that the front ends must watch: a
+// change to only such a file is a change to p (ExtraPaths names them).
+func MayPullIn(p string) bool {
+	name, k, _ := ClassifyAgent(p, nil)
+	rr, ok := adapterFor(name).(referenceReader)
+	return k == AgentFile && ok && rr.MayReference(cleanPath(p))
+}
+
+// lookup finds another input file's version on one side for ReadWith:
+// known is false for a file the input does not hold (or could not read).
+func (e *engine) lookup(head bool) func(string) ([]byte, bool, bool) {
+	return func(p string) ([]byte, bool, bool) {
+		f, ok := e.inputs[cleanPath(p)]
+		if !ok {
+			return nil, false, false
+		}
+		v := f.Base
+		if head {
+			v = f.Head
+		}
+		if v.Unreadable != "" || len(v.Data) > MaxFileSize {
+			return nil, false, false
+		}
+		return v.Data, v.Exists, true
+	}
+}
+
+func sameVersions(f File) bool {
+	return f.Base.Exists == f.Head.Exists && f.Base.Unreadable == f.Head.Unreadable && string(f.Base.Data) == string(f.Head.Data)
 }
 
 // agentByteSteps is what reading one byte of another agent's file is
@@ -441,11 +496,14 @@ func (e *engine) agentRules(fs []*fileState, bp, hp *agent.Policy) {
 			e.agentTooMany(fs, s, max(nb, nh), bp, hp)
 			continue
 		}
-		hr, br := hp.Regions(s), bp.Regions(s)
+		hv, bv := surfaceView(hp, s), surfaceView(bp, s)
+		hr, br := hv.HeadRegions(s), bv.Regions(s)
 		cut := false
 		for _, h := range hr {
 			for _, b := range br {
-				if h.Decision == b.Decision {
+				if h.Decision == b.Decision || h.Builtin != nil && b.Rule == nil {
+					// Calls no rule decides on either side are the agent's
+					// (or the user's) the same at base and head.
 					continue
 				}
 				if e.ctx.Err() != nil || e.budget.Exhausted() {
@@ -461,7 +519,7 @@ func (e *engine) agentRules(fs []*fileState, bp, hp *agent.Policy) {
 					narrowed[ruleKey(s, b.Rule)] = true
 					continue
 				}
-				k := attribution(s, h, b, bp)
+				k := attribution(s, h, b, bv)
 				wd := byKey[k]
 				if wd == nil {
 					wd = &widening{surface: s, head: h, base: b}
@@ -539,6 +597,27 @@ func (e *engine) agentRules(fs []*fileState, bp, hp *agent.Policy) {
 		e.changes = append(e.changes, Change{Path: r.Pos.File, Agent: agentName, Kind: KindRule, List: r.Decision.String(), Direction: DirRemoved, Before: r.Text,
 			Access: rating.AccessNone, Risk: rating.RiskLow, Line: r.Pos.Line, HeadLine: 1, Witnesses: []string{}, Why: why})
 	}
+}
+
+// surfaceView is a side's policy as the comparison reads one surface: an
+// agent's own surface (shell@build) that a side gives no rule of its own
+// is that side's top-level surface (an agent without an override follows
+// the top-level rules), so an override added at the head is compared with
+// what the agent did before it rather than with nothing.
+func surfaceView(p *agent.Policy, s agent.Surface) *agent.Policy {
+	k := s.Kind()
+	if p == nil || k == s || rulesOn(p, s) > 0 {
+		return p
+	}
+	v := *p
+	v.Rules = nil
+	for _, r := range p.Rules {
+		if r.Surface == k {
+			r.Surface = s
+			v.Rules = append(v.Rules, r)
+		}
+	}
+	return &v
 }
 
 // maxAgentRules bounds the rules of one surface the engine compares
@@ -713,6 +792,7 @@ func surfaceAccess(s agent.Surface) (rating.Access, rating.Risk) {
 // agentWidening reports one widening: a row and its finding.
 func (e *engine) agentWidening(fs []*fileState, agentName string, w *widening, bp *agent.Policy) {
 	h, b := w.head, w.base
+	bp = surfaceView(bp, w.surface)
 	access, risk := surfaceAccess(w.surface)
 	id := CheckAllowExpanded
 	blocks := false
@@ -726,7 +806,7 @@ func (e *engine) agentWidening(fs []*fileState, agentName string, w *widening, b
 		}
 	case b.Rule != nil:
 		subject, dir = b.Rule, DirRemoved
-		if hasRule(hpOf(fs), w.surface, b.Rule) {
+		if hasRule(surfaceView(hpOf(fs), w.surface), w.surface, b.Rule) {
 			dir = DirMoved
 		}
 		switch b.Decision {
@@ -793,6 +873,9 @@ func (e *engine) agentWidening(fs []*fileState, agentName string, w *widening, b
 	}
 	if b.Rule != nil && b.Rule.Unknown != "" {
 		why.WriteString("; " + b.Rule.Text + " is read as matching no call: " + b.Rule.Unknown)
+	}
+	if h.Builtin != nil {
+		fmt.Fprintf(&why, "; with no rule of the repository left for these calls %s's built-in rule %s decides them", agentDisplay(agentName), h.Builtin.Text)
 	}
 	switch {
 	case blocks && w.wildcard:

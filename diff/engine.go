@@ -56,6 +56,9 @@ type engine struct {
 
 	// scripts are the commands that run each script file (hookscripts.go).
 	scripts map[string][]scriptUse
+	// inputs are the input's files by path: a ModelAdapter's file may pull
+	// in another (OpenCode's {file:…}; agentcompare.go).
+	inputs map[string]File
 
 	// ratings caches each rule's rating by its list and text (rate): a
 	// rule is rated once per comparison however many passes ask, and the
@@ -270,6 +273,12 @@ func (e *engine) load(files []File, rules ruleCache) {
 	// which are read does not depend on the order of the input.
 	files = slices.Clone(files)
 	slices.SortStableFunc(files, func(a, b File) int { return strings.Compare(a.Path, b.Path) })
+	e.inputs = make(map[string]File, len(files))
+	for _, f := range files {
+		if _, dup := e.inputs[f.Path]; !dup {
+			e.inputs[f.Path] = f
+		}
+	}
 	for _, f := range files {
 		name, kind, scope := ClassifyAgent(f.classifiedPath(), e.pol)
 		if skip[f.Path] && kind != NotAgentConfig && kind != ScriptFile {

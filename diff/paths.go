@@ -38,7 +38,14 @@ import (
 // p is the file's repository path; data a version of it (unparsable data
 // names nothing: Compare reports the file).
 func ExtraPaths(p string, data []byte) []string {
-	kind, scope := Classify(p, nil)
+	name, kind, scope := ClassifyAgent(p, nil)
+	if kind == AgentFile {
+		// Another agent's file: what it pulls in (OpenCode's {file:…}).
+		if rr, ok := adapterFor(name).(referenceReader); ok {
+			return rr.References(cleanPath(p), data)
+		}
+		return nil
+	}
 	if kind == NotAgentConfig || kind == ScriptFile {
 		return nil
 	}

@@ -98,6 +98,9 @@ func (g *gatherer) learnHooks(ctx context.Context) (baseHooks, error) {
 		case strings.HasPrefix(scope, "watched:"):
 			continue
 		case k == diff.SettingsFile, k == diff.MCPFile, k == diff.SkillFile, k == diff.CommandFile, k == diff.SubagentFile:
+		case k == diff.AgentFile && diff.MayPullIn(c.key()):
+			// Another agent's config that pulls in files (OpenCode's
+			// {file:…}): a change to one is a change to the config.
 		default:
 			continue
 		}

@@ -107,6 +107,14 @@ type Policy struct {
 	// Default is the decision per surface when no rule matches (Ask when
 	// absent).
 	Default map[Surface]Decision
+	// Fallback, when set, is what the agent itself decides where no rule
+	// of the repository matches and the user has set none either: its
+	// built-in rules (OpenCode's first rule allows everything). The
+	// comparison reads the head's no-rule calls by it against a base rule
+	// (so deleting a rule that asked widens to the built-in allow), while
+	// a head rule is still compared with Default (the user's own
+	// configuration may ask).
+	Fallback *Policy
 }
 
 // DefaultFor is the decision on a surface when no rule matches.
@@ -177,6 +185,45 @@ type Region struct {
 	Must, MustNot []*lattice.Lang
 	Decision      Decision
 	Rule          *Rule
+	// Builtin, on a region of no repository rule, is the Fallback rule
+	// that decides it (HeadRegions).
+	Builtin *Rule
+}
+
+// HeadRegions is Regions with the no-rule region split by the Fallback's
+// regions, each decided by the more permissive of Default and the
+// built-in decision: how the calls no repository rule decides read on the
+// side that may have lost a rule.
+func (p *Policy) HeadRegions(s Surface) []Region {
+	rs := p.Regions(s)
+	if p == nil || p.Fallback == nil {
+		return rs
+	}
+	fb := p.Fallback.Regions(s)
+	if !p.Fallback.names(s) {
+		// An agent's own surface (shell@plan) the built-in rules do not
+		// name follows their top-level rules.
+		fb = p.Fallback.Regions(s.Kind())
+	}
+	var out []Region
+	for _, r := range rs {
+		if r.Rule != nil {
+			out = append(out, r)
+			continue
+		}
+		for _, f := range fb {
+			if f.Rule == nil {
+				out = append(out, r)
+				continue
+			}
+			out = append(out, Region{
+				Must:     append(append([]*lattice.Lang(nil), r.Must...), f.Must...),
+				MustNot:  append(append([]*lattice.Lang(nil), r.MustNot...), f.MustNot...),
+				Decision: max(r.Decision, f.Decision), Builtin: f.Rule,
+			})
+		}
+	}
+	return out
 }
 
 // Regions partitions a surface's calls by the rule that decides them.
@@ -239,6 +286,16 @@ func (p *Policy) Regions(s Surface) []Region {
 		out = append(out, def)
 	}
 	return out
+}
+
+// names reports whether a policy has a rule on a surface.
+func (p *Policy) names(s Surface) bool {
+	for i := range p.Rules {
+		if p.Rules[i].Surface == s {
+			return true
+		}
+	}
+	return false
 }
 
 // Overlap searches for a call in both regions.

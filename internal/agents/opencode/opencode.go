@@ -32,26 +32,79 @@ const CheckedAgainst = "docs opencode.ai/v1/docs/permissions (2026-12-01)"
 
 // Classify reports whether OpenCode reads a repository path, and its
 // scope (the directory OpenCode is started in for it): opencode.json and
-// opencode.jsonc in any directory, and in a .opencode folder.
+// opencode.jsonc in any directory, and every file of a .opencode folder
+// (its configs, agent and mode definitions, plugins and custom tools it
+// loads at startup, the package.json it installs, and the files its
+// configs pull in with {file:…}; the list OpenCode 1.18.33 opens is
+// pinned in testdata/opened-1.18.33.txt).
 func Classify(p string) (scope string, ok bool) {
+	s, k := classify(p)
+	return s, k != ""
+}
+
+// File kinds within OpenCode's surface.
+const (
+	kindConfig  = "config"  // opencode.json, opencode.jsonc
+	kindAgent   = "agent"   // .opencode/{agent,agents,mode,modes}/**/*.md
+	kindCode    = "code"    // .opencode/{plugin,plugins,tool,tools}/**: code OpenCode loads
+	kindPackage = "package" // .opencode/package.json: installed at startup
+	kindData    = "data"    // any other file of a .opencode folder
+)
+
+// classify is Classify with the file's kind ("" when OpenCode reads no
+// such path).
+func classify(p string) (scope, kind string) {
 	dir, base := path.Split(p)
 	dir = strings.TrimSuffix(dir, "/")
-	if base != "opencode.json" && base != "opencode.jsonc" {
-		return "", false
+	if base == "opencode.json" || base == "opencode.jsonc" {
+		if dir == ".opencode" {
+			return "", kindConfig
+		}
+		if strings.HasSuffix(dir, "/.opencode") {
+			return strings.TrimSuffix(dir, "/.opencode"), kindConfig
+		}
+		return dir, kindConfig
 	}
-	if dir == ".opencode" {
-		return "", true
+	scope, rel, ok := inOpencodeDir(p)
+	if !ok {
+		return "", ""
 	}
-	if strings.HasSuffix(dir, "/.opencode") {
-		return strings.TrimSuffix(dir, "/.opencode"), true
+	first, _, _ := strings.Cut(rel, "/")
+	switch {
+	case (first == "agent" || first == "agents" || first == "mode" || first == "modes") && strings.HasSuffix(rel, ".md") && rel != first+".md":
+		return scope, kindAgent
+	case first == "plugin" || first == "plugins" || first == "tool" || first == "tools":
+		if rel != first {
+			return scope, kindCode
+		}
+	case rel == "package.json":
+		return scope, kindPackage
 	}
-	return dir, true
+	return scope, kindData
+}
+
+// inOpencodeDir splits a path inside a .opencode folder into the folder's
+// scope and the path within it.
+func inOpencodeDir(p string) (scope, rel string, ok bool) {
+	if j := strings.LastIndex(p, "/.opencode/"); j >= 0 {
+		// The innermost .opencode folder is the file's.
+		if rel := p[j+len("/.opencode/"):]; rel != "" {
+			return p[:j], rel, true
+		}
+		return "", "", false
+	}
+	if rest, ok := strings.CutPrefix(p, ".opencode/"); ok && rest != "" {
+		return "", rest, true
+	}
+	return "", "", false
 }
 
 // Pathspecs match every path Classify accepts.
-var Pathspecs = []string{":(glob)opencode.json", ":(glob)opencode.jsonc", ":(glob)**/opencode.json", ":(glob)**/opencode.jsonc"}
+var Pathspecs = []string{":(glob)opencode.json", ":(glob)opencode.jsonc", ":(glob)**/opencode.json", ":(glob)**/opencode.jsonc",
+	":(glob).opencode/**", ":(glob)**/.opencode/**"}
 
-// Siblings are the other files of p's scope.
+// Siblings are the other files of p's scope the comparison needs: its
+// configs (an agent file or a {file:…} target is read with them).
 func Siblings(p string) []string {
 	scope, ok := Classify(p)
 	if !ok {
@@ -75,20 +128,51 @@ type rawRule struct {
 	agent                 string // "" for the top level
 	pos                   agent.Pos
 	text                  string
+	unknown               string // why its language or action is not known
 }
 
 // tools maps OpenCode's tool names to surfaces; every other tool is a
 // Tool call "name:pattern".
 var tools = map[string]agent.Surface{"bash": agent.Shell, "shell": agent.Shell, "edit": agent.Write, "write": agent.Write, "patch": agent.Write, "read": agent.Read, "webfetch": agent.Fetch}
 
-// Read parses one version of an OpenCode config.
-func Read(file string, data []byte) (*agent.Doc, error) {
+// Lookup returns another repository file of the same side for a {file:…}
+// reference: its content and whether it exists; known is false when the
+// comparison was not given the file (its content is then unknown).
+type Lookup func(path string) (data []byte, exists, known bool)
+
+// Read parses one version of one OpenCode file with no other file at
+// hand: a {file:…} reference reads as unknown (ReadWith).
+func Read(file string, data []byte) (*agent.Doc, error) { return ReadWith(file, data, nil) }
+
+// ReadWith parses one version of one OpenCode file; look finds the files
+// a config's {file:…} references name (nil: none is known).
+func ReadWith(file string, data []byte, look Lookup) (*agent.Doc, error) {
+	_, kind := classify(file)
+	switch kind {
+	case kindAgent:
+		return readAgent(file, data)
+	case kindCode:
+		return readCode(file, data), nil
+	case kindPackage:
+		return readPackage(file, data)
+	case kindData:
+		return &agent.Doc{File: file}, nil
+	}
+	data, unknown, perr := substitute(file, data, look)
+	if perr != nil {
+		return nil, perr
+	}
 	root, probs, err := jsonc.Parse(data, jsonc.JSONC)
 	if err != nil {
 		pe := &agent.ParseError{File: file, Msg: err.Error()}
 		if je, ok := err.(*jsonc.Error); ok {
 			pe.Line, pe.Col, pe.Msg = je.Line, je.Col, je.Msg
 			pe.MayStillGrant = je.Limit // OpenCode reads it: fail closed
+		}
+		if len(unknown) > 0 {
+			// What the references hold may make it valid.
+			pe.MayStillGrant = true
+			pe.Msg += " (after substituting " + strings.Join(unknown, ", ") + ", whose values Shipgate cannot see)"
 		}
 		return nil, pe
 	}
@@ -193,6 +277,17 @@ func (r *reader) permission(obj []jsonpos.Member, agentName string) {
 }
 
 func (r *reader) add(rr rawRule, key string) {
+	if strings.Contains(rr.tool+"\x00"+rr.pattern+"\x00"+rr.action, unknownMark) {
+		// A value from {env:…} or a file Shipgate was not given: read as
+		// granting (fail closed).
+		rr.unknown = "it is built from " + unknownNames(rr.tool+rr.pattern+rr.action) + ", whose value Shipgate cannot see"
+		if !validAction(rr.action) {
+			rr.action = "allow"
+		}
+		if strings.Contains(rr.tool, unknownMark) {
+			rr.tool = "*"
+		}
+	}
 	if !validAction(rr.action) {
 		r.doc.Problems = append(r.doc.Problems, agent.Problem{Kind: agent.ProblemInvalidRule, Key: key,
 			Message: fmt.Sprintf("%s: %q is not allow, ask or deny (OpenCode refuses the configuration)", key, rr.action), Pos: rr.pos})
@@ -228,46 +323,29 @@ func surfacesOf(tool string) []agent.Surface {
 // top-level rules apply to every call; an agent's rules are appended after
 // them on that agent's own surfaces (shell@plan, …).
 func (r *reader) compile() []agent.Rule {
+	return compileRules(r.rules)
+}
+
+// compileRules compiles raw rules in order: a top-level rule on its
+// surfaces, an agent's rule on that agent's own (shell@plan); Combine
+// puts the top-level rules before every agent's own.
+func compileRules(rules []rawRule) []agent.Rule {
 	var out []agent.Rule
-	agents := map[string]bool{}
-	for _, rr := range r.rules {
+	for _, rr := range rules {
+		suffix := ""
 		if rr.agent != "" {
-			agents[rr.agent] = true
+			suffix = "@" + rr.agent
 		}
-	}
-	names := make([]string, 0, len(agents))
-	for a := range agents {
-		names = append(names, a)
-	}
-	sort.Strings(names)
-	emit := func(rr rawRule, suffix string) {
 		for _, s := range surfacesOf(rr.tool) {
-			re := ruleRE(s, rr.tool, rr.pattern)
 			rule := agent.Rule{Surface: s + agent.Surface(suffix), Text: rr.text, Decision: decision(rr.action), Pos: rr.pos}
-			l, err := lattice.Compile(re)
-			if err != nil {
+			if rr.unknown != "" {
+				rule.Unknown = rr.unknown
+			} else if l, err := lattice.Compile(ruleRE(s, rr.tool, rr.pattern)); err != nil {
 				rule.Unknown = err.Error()
 			} else {
 				rule.Lang = l
 			}
 			out = append(out, rule)
-		}
-	}
-	for _, rr := range r.rules {
-		if rr.agent == "" {
-			emit(rr, "")
-		}
-	}
-	for _, a := range names {
-		for _, rr := range r.rules {
-			if rr.agent == "" {
-				emit(rr, "@"+a)
-			}
-		}
-		for _, rr := range r.rules {
-			if rr.agent == a {
-				emit(rr, "@"+a)
-			}
 		}
 	}
 	return out
@@ -331,13 +409,17 @@ func (r *reader) rest(root *jsonpos.Value) {
 	}
 }
 
-// Combine is a scope's effective policy: the files' rules in OpenCode's
-// load order (opencode.json, then opencode.jsonc, then the .opencode
-// folder's: later configs are merged over earlier ones), last match wins,
-// and Ask where no rule matches (the user's own configuration is assumed
-// to ask: a repository rule that allows widens whatever the user set).
+// Combine is a scope's effective policy: the configs' rules in
+// OpenCode's load order (opencode.json, then opencode.jsonc, then the
+// .opencode folder's: later configs are merged over earlier ones), then
+// per agent the top-level rules followed by that agent's own (its config
+// blocks, then its .opencode/agent file), last match wins. Where no rule
+// of the repository matches, the user's own configuration is assumed to
+// ask (a repository rule that allows widens whatever the user set), and
+// OpenCode's built-in rules (Builtin: everything allowed but .env reads
+// and other folders) are the Fallback a removed rule falls to.
 func Combine(docs []*agent.Doc) *agent.Policy {
-	p := &agent.Policy{Precedence: agent.LastMatch}
+	p := &agent.Policy{Precedence: agent.LastMatch, Fallback: builtin}
 	var ds []*agent.Doc
 	for _, d := range docs {
 		if d != nil {
@@ -346,6 +428,9 @@ func Combine(docs []*agent.Doc) *agent.Policy {
 	}
 	rank := func(f string) int {
 		r := 0
+		if _, k := classify(f); k == kindAgent {
+			return 10
+		}
 		if strings.Contains(f, ".opencode/") {
 			r += 2
 		}
@@ -354,9 +439,40 @@ func Combine(docs []*agent.Doc) *agent.Policy {
 		}
 		return r
 	}
-	sort.SliceStable(ds, func(i, j int) bool { return rank(ds[i].File) < rank(ds[j].File) })
+	sort.SliceStable(ds, func(i, j int) bool {
+		if ri, rj := rank(ds[i].File), rank(ds[j].File); ri != rj {
+			return ri < rj
+		}
+		return ds[i].File < ds[j].File
+	})
+	agents := map[string]bool{}
 	for _, d := range ds {
-		p.Rules = append(p.Rules, d.Rules...)
+		for _, r := range d.Rules {
+			if r.Surface.Kind() == r.Surface {
+				p.Rules = append(p.Rules, r)
+			} else {
+				agents[strings.TrimPrefix(string(r.Surface), string(r.Surface.Kind())+"@")] = true
+			}
+		}
+	}
+	top := len(p.Rules)
+	names := make([]string, 0, len(agents))
+	for a := range agents {
+		names = append(names, a)
+	}
+	sort.Strings(names)
+	for _, a := range names {
+		for _, r := range p.Rules[:top] {
+			r.Surface += agent.Surface("@" + a)
+			p.Rules = append(p.Rules, r)
+		}
+		for _, d := range ds {
+			for _, r := range d.Rules {
+				if strings.TrimPrefix(string(r.Surface), string(r.Surface.Kind())+"@") == a && r.Surface.Kind() != r.Surface {
+					p.Rules = append(p.Rules, r)
+				}
+			}
+		}
 	}
 	return p
 }
