@@ -6,12 +6,13 @@ import (
 )
 
 // vscodeAdapter is VS Code with GitHub Copilot Chat (.vscode/settings.json,
-// .vscode/mcp.json): see internal/agents/vscode.
+// .vscode/mcp.json, *.code-workspace, dev container definitions): see
+// internal/agents/vscode.
 type vscodeAdapter struct{}
 
 func (vscodeAdapter) Agent() string          { return AgentVSCode }
 func (vscodeAdapter) CheckedAgainst() string { return vscode.CheckedAgainst }
-func (vscodeAdapter) Hints() []string        { return []string{".vscode"} }
+func (vscodeAdapter) Hints() []string        { return []string{".vscode", ".code-workspace", "devcontainer"} }
 func (vscodeAdapter) Pathspecs() []string    { return vscode.Pathspecs }
 func (vscodeAdapter) Classify(p string) (FileKind, string) {
 	if _, s, ok := vscode.Classify(p); ok {

@@ -702,6 +702,10 @@ func hasRule(p *agent.Policy, s agent.Surface, r *agent.Rule) bool {
 // shells.
 func execProbes(extra []string) []string {
 	out := []string{"bash", "sh", "bash -c id", "sh -c id"}
+	// Package runners' exec forms run any package, as npx does (npm-exec(1),
+	// yarn dlx, bun x): a rule for the runner's name (`npm`, /^npm/)
+	// reaches them.
+	out = append(out, "npm exec id", "npm x id", "yarn dlx id", "bun x id")
 	for _, l := range append(append([]string(nil), rating.Launchers...), extra...) {
 		out = append(out, l+" id")
 	}

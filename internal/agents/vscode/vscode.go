@@ -39,14 +39,30 @@ const CheckedAgainst = "VS Code commandLineAutoApprover.ts and code.visualstudio
 const (
 	Settings = "settings"
 	MCP      = "mcp"
+	// Workspace is a *.code-workspace file: its "settings" object holds
+	// workspace settings (they apply to every folder of the workspace).
+	Workspace = "workspace"
+	// DevContainer is a dev container definition
+	// (.devcontainer/devcontainer.json, .devcontainer.json,
+	// .devcontainer/<name>/devcontainer.json): its
+	// customizations.vscode.settings apply inside the container.
+	DevContainer = "devcontainer"
 )
 
-// Classify reports whether VS Code reads a path (.vscode/settings.json or
-// .vscode/mcp.json in any folder), its kind and its scope (the folder
-// holding .vscode).
+// Classify reports whether VS Code reads a path, its kind and its scope:
+// .vscode/settings.json and .vscode/mcp.json in any folder (the folder
+// holding .vscode); a *.code-workspace file and a dev container
+// definition each make a scope of their own (named by their path), as
+// VS Code opens them as a window's settings of their own.
 func Classify(p string) (kind, scope string, ok bool) {
 	dir, base := path.Split(p)
 	dir = strings.TrimSuffix(dir, "/")
+	switch {
+	case strings.HasSuffix(base, ".code-workspace") && base != ".code-workspace":
+		return Workspace, p, true
+	case base == ".devcontainer.json", base == "devcontainer.json" && (path.Base(dir) == ".devcontainer" || path.Base(path.Dir(dir)) == ".devcontainer"):
+		return DevContainer, p, true
+	}
 	if dir != ".vscode" && !strings.HasSuffix(dir, "/.vscode") {
 		return "", "", false
 	}
@@ -61,7 +77,10 @@ func Classify(p string) (kind, scope string, ok bool) {
 }
 
 // Pathspecs match every path Classify accepts.
-var Pathspecs = []string{":(glob).vscode/settings.json", ":(glob)**/.vscode/settings.json", ":(glob).vscode/mcp.json", ":(glob)**/.vscode/mcp.json"}
+var Pathspecs = []string{":(glob).vscode/settings.json", ":(glob)**/.vscode/settings.json", ":(glob).vscode/mcp.json", ":(glob)**/.vscode/mcp.json",
+	":(glob)*.code-workspace", ":(glob)**/*.code-workspace",
+	":(glob).devcontainer.json", ":(glob)**/.devcontainer.json", ":(glob).devcontainer/devcontainer.json", ":(glob)**/.devcontainer/devcontainer.json",
+	":(glob).devcontainer/*/devcontainer.json", ":(glob)**/.devcontainer/*/devcontainer.json"}
 
 // Siblings are the other files of p's scope.
 func Siblings(p string) []string {
@@ -69,10 +88,13 @@ func Siblings(p string) []string {
 	if !ok {
 		return nil
 	}
-	if kind == Settings {
+	switch kind {
+	case Settings:
 		return []string{path.Join(scope, ".vscode/mcp.json")}
+	case MCP:
+		return []string{path.Join(scope, ".vscode/settings.json")}
 	}
-	return []string{path.Join(scope, ".vscode/settings.json")}
+	return nil
 }
 
 type reader struct {
@@ -116,6 +138,20 @@ func Read(file string, data []byte) (*agent.Doc, error) {
 		}
 	}
 	kind, _, _ := Classify(file)
+	switch kind {
+	case Workspace:
+		// The workspace's settings; its other keys (folders, launch,
+		// tasks, extensions) grant the agent nothing.
+		if v, ok := root.Lookup("settings"); ok && v.Value.Kind() == jsonpos.Object {
+			r.settings(v.Value)
+		}
+		return r.doc, nil
+	case DevContainer:
+		if v := root.Get("customizations").Get("vscode").Get("settings"); v.Kind() == jsonpos.Object {
+			r.settings(v)
+		}
+		return r.doc, nil
+	}
 	if kind == MCP {
 		for _, m := range members(root.Get("servers")) {
 			r.doc.Servers = append(r.doc.Servers, agent.Server{Name: m.Key, Summary: jsonc.ServerSummary(m.Value), Canon: jsonc.Canon(m.Value), Pos: r.pos(m.KeyStart)})

@@ -105,3 +105,33 @@ func FuzzRead(f *testing.F) {
 		}
 	})
 }
+
+// TestWorkspaceFiles: a *.code-workspace file's settings and a dev
+// container's customizations.vscode.settings are workspace settings
+// (https://code.visualstudio.com/docs/editing/workspaces/multi-root-workspaces#_settings,
+// https://containers.dev/supporting#visual-studio-code), each its own scope.
+func TestWorkspaceFiles(t *testing.T) {
+	for p, want := range map[string]string{"app.code-workspace": Workspace, "x/y.code-workspace": Workspace, ".devcontainer/devcontainer.json": DevContainer,
+		".devcontainer.json": DevContainer, ".devcontainer/py/devcontainer.json": DevContainer, "a/.devcontainer/devcontainer.json": DevContainer} {
+		if k, s, ok := Classify(p); !ok || k != want || s != p {
+			t.Errorf("Classify(%s) = %s %q %v, want %s", p, k, s, ok, want)
+		}
+	}
+	for _, p := range []string{".code-workspace", "devcontainer.json", ".devcontainer/a/b/devcontainer.json"} {
+		if _, _, ok := Classify(p); ok {
+			t.Errorf("Classify(%s) accepted", p)
+		}
+	}
+	for file, data := range map[string]string{
+		"app.code-workspace":              `{"folders": [], "settings": {"chat.tools.autoApprove": true}}`,
+		".devcontainer/devcontainer.json": "{// c\n\"customizations\": {\"vscode\": {\"settings\": {\"chat.tools.autoApprove\": true}}}}",
+	} {
+		d, err := Read(file, []byte(data))
+		if err != nil || len(d.Settings) != 1 || !d.Settings[0].Exec {
+			t.Errorf("%s: %v %+v", file, err, d)
+		}
+	}
+	if d, _ := Read("app.code-workspace", []byte(`{"chat.tools.autoApprove": true}`)); len(d.Settings) != 0 {
+		t.Errorf("a workspace file's top-level key is not a setting: %+v", d.Settings)
+	}
+}
