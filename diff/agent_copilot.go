@@ -6,13 +6,13 @@ import (
 )
 
 // copilotAdapter is GitHub Copilot CLI (.github/copilot/settings*.json,
-// .github/hooks/*.json, .github/skills/*/SKILL.md, .github/mcp.json): see
+// .github/hooks/*.json, skills, .github/mcp.json, .github/lsp.json): see
 // internal/agents/copilot.
 type copilotAdapter struct{}
 
 func (copilotAdapter) Agent() string          { return AgentCopilotCLI }
 func (copilotAdapter) CheckedAgainst() string { return copilot.CheckedAgainst }
-func (copilotAdapter) Hints() []string        { return []string{".github/"} }
+func (copilotAdapter) Hints() []string        { return []string{".github/", "skill.md"} }
 func (copilotAdapter) Pathspecs() []string    { return copilot.Pathspecs }
 func (copilotAdapter) Classify(p string) (FileKind, string) {
 	if _, ok := copilot.Classify(p); ok {

@@ -5,7 +5,8 @@ import (
 	"github.com/shipgate-app/shipgate/internal/agents/cursor"
 )
 
-// cursorAdapter is Cursor (.cursor/cli.json, .cursor/mcp.json): see
+// cursorAdapter is Cursor (.cursor/cli.json, .cursor/mcp.json,
+// .cursor/hooks.json and its scripts): see
 // internal/agents/cursor.
 type cursorAdapter struct{}
 

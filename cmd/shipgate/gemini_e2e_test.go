@@ -46,6 +46,10 @@ func geminiE2ECases() []agentE2ECase {
 			decision: "require_review", checks: []string{"HOOK-CHANGED"}},
 		{name: "a trailing comma Gemini refuses", base: base, head: edit(`"read_file"]`, `"read_file",]`),
 			decision: "require_review", checks: []string{"CONFIG-PARSE-FAILED"}},
+		// Issue 23: ${VAR:-default} is expanded by Gemini's loader (an
+		// unset variable gives the default) before the rules are built.
+		{name: "tools.allowed from ${X:-run_shell_command}", base: base, head: edit(`"read_file"]`, `"read_file", "${SHIPGATE_UNSET:-run_shell_command}"]`),
+			decision: "block", checks: []string{"PERMISSION-WILDCARD-ALLOW"}},
 		// What passes, or is only information.
 		{name: "a prefix narrowed", base: base, head: edit(`"run_shell_command(git log)"`, `"run_shell_command(git log --oneline)"`), decision: "allow"},
 		{name: "an exclude added", base: base, head: edit(`"exclude": ["web_fetch"]`, `"exclude": ["web_fetch", "write_file"]`), decision: "allow"},

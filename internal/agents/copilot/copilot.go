@@ -44,10 +44,21 @@ const (
 	Hooks    = "hooks"
 	Skill    = "skill"
 	MCP      = "mcp"
+	// LSP is .github/lsp.json: language servers Copilot CLI starts by
+	// itself (measured: `copilot lsp list` lists its lspServers).
+	LSP = "lsp"
 )
 
+// otherAgents are folders of other agents: a SKILL.md inside one is theirs.
+var otherAgents = []string{".claude/", ".opencode/", ".codex/", ".cursor/", ".gemini/", ".vscode/"}
+
 // Classify reports whether Copilot CLI reads a path, and its kind. Every
-// file belongs to the repository's one scope.
+// file belongs to the repository's one scope. Skills are read from
+// .github/skills and .agents/skills (measured: `copilot skill list`
+// stats both, with .claude/skills, which Claude Code's adapter reads) and
+// from the folders skillDirectories names, so every SKILL.md outside
+// another agent's folder is a candidate: Combine counts those under a
+// folder the settings name.
 func Classify(p string) (kind string, ok bool) {
 	dir, base := path.Split(p)
 	dir = strings.TrimSuffix(dir, "/")
@@ -56,18 +67,44 @@ func Classify(p string) (kind string, ok bool) {
 		return Settings, true
 	case dir == ".github/hooks" && strings.HasSuffix(base, ".json"):
 		return Hooks, true
-	case base == "SKILL.md" && strings.HasPrefix(dir, ".github/skills/") && !strings.Contains(strings.TrimPrefix(dir, ".github/skills/"), "/"):
-		return Skill, true
 	case p == ".github/mcp.json":
 		return MCP, true
+	case p == ".github/lsp.json":
+		return LSP, true
+	case base == "SKILL.md":
+		for _, o := range otherAgents {
+			if strings.HasPrefix(p, o) || strings.Contains(p, "/"+o) {
+				return "", false
+			}
+		}
+		return Skill, true
 	}
 	return "", false
 }
 
-// Pathspecs match every path Classify accepts.
-var Pathspecs = []string{":(glob).github/copilot/settings.json", ":(glob).github/copilot/settings.local.json", ":(glob).github/hooks/*.json", ":(glob).github/skills/*/SKILL.md", ":(glob).github/mcp.json"}
+// defaultSkillDirs are the repository folders Copilot CLI reads skills
+// from without a setting.
+var defaultSkillDirs = []string{".github/skills", ".agents/skills"}
 
-// Siblings are the settings files read together.
+// skillDir is the skills folder a SKILL.md belongs to when it is one
+// Copilot CLI reads (dirs: the folders skillDirectories names): the file
+// is dir/SKILL.md or dir/<name>/SKILL.md (measured: both are statted).
+func skillDir(p string, dirs []string) bool {
+	d := path.Dir(p)
+	for _, x := range append(append([]string(nil), defaultSkillDirs...), dirs...) {
+		if d == x || path.Dir(d) == x {
+			return true
+		}
+	}
+	return false
+}
+
+// Pathspecs match every path Classify accepts.
+var Pathspecs = []string{":(glob).github/copilot/settings.json", ":(glob).github/copilot/settings.local.json", ":(glob).github/hooks/*.json",
+	":(glob)SKILL.md", ":(glob)**/SKILL.md", ":(glob).github/mcp.json", ":(glob).github/lsp.json"}
+
+// Siblings are the settings files read together (a skill is read with
+// them: they say whether its folder is one Copilot CLI reads).
 func Siblings(p string) []string {
 	var out []string
 	for _, q := range []string{".github/copilot/settings.json", ".github/copilot/settings.local.json"} {
@@ -116,6 +153,14 @@ func Read(file string, data []byte) (*agent.Doc, error) {
 		}
 	}
 	switch kind {
+	case LSP:
+		for _, m := range root.Get("lspServers").Members() {
+			if m.Overridden {
+				continue
+			}
+			d.Settings = append(d.Settings, agent.Setting{Key: "lspServers." + m.Key, Value: jsonc.Canon(m.Value), Pos: pos(m.KeyStart), Grant: 1, Check: agent.CheckHook,
+				Why: "Copilot CLI starts this language server's command by itself, without a prompt, for the files it names"})
+		}
 	case MCP:
 		for _, m := range root.Get("mcpServers").Members() {
 			d.Servers = append(d.Servers, agent.Server{Name: m.Key, Summary: jsonc.ServerSummary(m.Value), Canon: jsonc.Canon(m.Value), Pos: pos(m.KeyStart)})
@@ -376,8 +421,22 @@ func Combine(docs []*agent.Doc) *agent.Policy {
 		}
 	}
 	sort.SliceStable(ds, func(i, j int) bool { return ds[i].File < ds[j].File })
+	var dirs []string
+	for _, d := range ds {
+		if k, _ := Classify(d.File); k != Settings {
+			continue
+		}
+		for _, s := range d.Settings {
+			if strings.HasPrefix(s.Key, "skillDirectories[") {
+				dirs = append(dirs, path.Clean(strings.TrimPrefix(s.Value, "./")))
+			}
+		}
+	}
 	p := &agent.Policy{Precedence: agent.Strictest}
 	for _, d := range ds {
+		if k, _ := Classify(d.File); k == Skill && !skillDir(d.File, dirs) {
+			continue // a SKILL.md in no folder Copilot CLI reads
+		}
 		p.Rules = append(p.Rules, d.Rules...)
 	}
 	return p

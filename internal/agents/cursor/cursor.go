@@ -28,23 +28,28 @@ import (
 // CheckedAgainst names the documentation the semantics follow.
 const CheckedAgainst = "docs docs.cursor.com/en/cli/reference/permissions (mirror 2026-06-26)"
 
-// Classify reports whether Cursor reads a path (.cursor/cli.json or
-// .cursor/mcp.json in any folder) and its scope (the folder holding
+// Classify reports whether Cursor reads a path (.cursor/cli.json,
+// .cursor/mcp.json and .cursor/hooks.json in any folder, and the scripts
+// of its .cursor/hooks folder) and its scope (the folder holding
 // .cursor).
 func Classify(p string) (scope string, ok bool) {
 	dir, base := path.Split(p)
 	dir = strings.TrimSuffix(dir, "/")
+	if dir == ".cursor/hooks" || strings.HasSuffix(dir, "/.cursor/hooks") {
+		return strings.TrimSuffix(strings.TrimSuffix(dir, ".cursor/hooks"), "/"), true
+	}
 	if dir != ".cursor" && !strings.HasSuffix(dir, "/.cursor") {
 		return "", false
 	}
-	if base != "cli.json" && base != "mcp.json" {
+	if base != "cli.json" && base != "mcp.json" && base != "hooks.json" {
 		return "", false
 	}
 	return strings.TrimSuffix(strings.TrimSuffix(dir, ".cursor"), "/"), true
 }
 
 // Pathspecs match every path Classify accepts.
-var Pathspecs = []string{":(glob).cursor/cli.json", ":(glob)**/.cursor/cli.json", ":(glob).cursor/mcp.json", ":(glob)**/.cursor/mcp.json"}
+var Pathspecs = []string{":(glob).cursor/cli.json", ":(glob)**/.cursor/cli.json", ":(glob).cursor/mcp.json", ":(glob)**/.cursor/mcp.json",
+	":(glob).cursor/hooks.json", ":(glob)**/.cursor/hooks.json", ":(glob).cursor/hooks/*", ":(glob)**/.cursor/hooks/*"}
 
 // Siblings are the other files of p's scope.
 func Siblings(p string) []string {
@@ -52,16 +57,63 @@ func Siblings(p string) []string {
 	if !ok {
 		return nil
 	}
-	if strings.HasSuffix(p, "cli.json") {
-		return []string{path.Join(scope, ".cursor/mcp.json")}
+	var out []string
+	for _, n := range []string{"cli.json", "mcp.json", "hooks.json"} {
+		if q := path.Join(scope, ".cursor", n); q != p {
+			out = append(out, q)
+		}
 	}
-	return []string{path.Join(scope, ".cursor/cli.json")}
+	return out
+}
+
+// hookWhy is what a hook can do, by event
+// (https://cursor.com/docs/agent/hooks: beforeShellExecution,
+// beforeMCPExecution and beforeReadFile answer {"permission": "allow" |
+// "deny" | "ask"}).
+func hookWhy(event string) string {
+	switch event {
+	case "beforeShellExecution", "beforeMCPExecution", "beforeReadFile":
+		return "Cursor runs this hook before each such call, and its answer can be \"permission\": \"allow\": the call then runs without a prompt whatever the rules say"
+	}
+	return "Cursor runs this hook's command by itself around the agent's actions, without a prompt"
+}
+
+// readHooks reads .cursor/hooks.json: each event's hooks are commands
+// Cursor runs; any change to them is a change to what runs.
+func readHooks(file string, root *jsonpos.Value, d *agent.Doc) {
+	for _, ev := range root.Get("hooks").Members() {
+		if ev.Overridden {
+			continue
+		}
+		d.Settings = append(d.Settings, agent.Setting{Key: "hooks." + ev.Key, Value: jsonc.Canon(ev.Value), Pos: agent.Pos{File: file, Line: ev.KeyStart.Line, Col: ev.KeyStart.Column},
+			Grant: 1, Check: agent.CheckHook, Why: hookWhy(ev.Key)})
+	}
+}
+
+// hookScript is a file of .cursor/hooks: a script hooks.json runs (any
+// change to it is a change to the hook).
+func hookScript(file string, data []byte) *agent.Doc {
+	return &agent.Doc{File: file, Settings: []agent.Setting{{Key: "hook script " + file, Value: fmt.Sprintf("%d bytes, fnv %016x", len(data), fnv64(data)),
+		Pos: agent.Pos{File: file, Line: 1, Col: 1}, Grant: 1, Check: agent.CheckHook,
+		Why: "a script of .cursor/hooks: the hooks of .cursor/hooks.json run such scripts, and a beforeShellExecution hook's answer can allow a call without a prompt"}}}
+}
+
+func fnv64(b []byte) uint64 {
+	h := uint64(14695981039346656037)
+	for _, c := range b {
+		h ^= uint64(c)
+		h *= 1099511628211
+	}
+	return h
 }
 
 // Read parses one version of a Cursor file (JSONC: Cursor's docs show
 // comments in cli.json). A file that does not parse may still be read by
 // a tolerant parser: the error says so (fail closed).
 func Read(file string, data []byte) (*agent.Doc, error) {
+	if dir := path.Dir(file); dir == ".cursor/hooks" || strings.HasSuffix(dir, "/.cursor/hooks") {
+		return hookScript(file, data), nil
+	}
 	root, probs, err := jsonc.Parse(data, jsonc.JSONC)
 	if err != nil {
 		pe := &agent.ParseError{File: file, Msg: err.Error(), MayStillGrant: true}
@@ -78,6 +130,10 @@ func Read(file string, data []byte) (*agent.Doc, error) {
 		if p.Kind == jsonpos.ProblemDuplicateKey {
 			d.Problems = append(d.Problems, agent.Problem{Kind: agent.ProblemDuplicateKey, Key: p.Key, Message: p.String(), Pos: agent.Pos{File: file, Line: p.Pos.Line, Col: p.Pos.Column}})
 		}
+	}
+	if strings.HasSuffix(file, "hooks.json") {
+		readHooks(file, root, d)
+		return d, nil
 	}
 	if strings.HasSuffix(file, "mcp.json") {
 		for _, m := range root.Get("mcpServers").Members() {

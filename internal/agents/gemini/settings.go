@@ -195,6 +195,35 @@ func StripComments(data []byte) []byte {
 	return out
 }
 
+// envRef is Gemini's resolveEnvVarsInString pattern (0.61.0 bundle):
+// $NAME, ${NAME} and ${NAME:-default}.
+var envRef = regexp.MustCompile(`\$(?:(\w+)|\{([^}]+?)(?::-([^}]*))?\})`)
+
+// ExpandEnv expands a settings string as Gemini's loader does
+// (resolveEnvVarsInObject, applied to every string value after
+// JSON.parse and before the settings are used) with every variable unset:
+// ${NAME:-default} becomes default, $NAME and ${NAME} stay as written.
+// The repository's .env is loaded only after the settings are expanded
+// (loadEnvironment follows loadSettings), so it cannot set them.
+func ExpandEnv(s string) string {
+	if !strings.Contains(s, "$") {
+		return s
+	}
+	return envRef.ReplaceAllStringFunc(s, func(m string) string {
+		sub := envRef.FindStringSubmatch(m)
+		if sub[1] == "" && sub[2] == "" {
+			return m
+		}
+		if strings.Contains(m, ":-") && sub[2] != "" {
+			return sub[3]
+		}
+		return m
+	})
+}
+
+// expand is a string value as Gemini reads it (ExpandEnv).
+func expand(v *jsonpos.Value) string { return ExpandEnv(v.Text()) }
+
 // toolSpec is how tools.allowed and tools.core entries name a tool with
 // arguments: `name(args)`.
 var toolSpec = regexp.MustCompile(`^([a-zA-Z0-9_-]+)\((.*)\)$`)
@@ -244,7 +273,7 @@ func Read(path string, data []byte) (*Doc, error) {
 	}
 	if v := truthy(root.Get("mcp").Get("excluded"), d, "mcp.excluded"); v != nil {
 		for _, e := range strs(v) {
-			srv := e.Text()
+			srv := expand(e)
 			tool := "mcp_" + srv + "_*"
 			if srv == "*" {
 				tool = "mcp_*"
@@ -255,7 +284,7 @@ func Read(path string, data []byte) (*Doc, error) {
 	}
 	if v := list("exclude", "excludeTools"); v != nil {
 		for _, e := range strs(v) {
-			t := e.Text()
+			t := expand(e)
 			d.Rules = append(d.Rules, Rule{Tool: t, Decision: Deny, Priority: PriorityExclude,
 				Source: "Settings (Tools Excluded)", Text: "tools.exclude: " + t, Line: line(e)})
 			if toolSpec.MatchString(t) {
@@ -268,7 +297,7 @@ func Read(path string, data []byte) (*Doc, error) {
 		narrowed := false
 		var narrowLine int
 		for _, e := range strs(v) {
-			t := e.Text()
+			t := expand(e)
 			if m := toolSpec.FindStringSubmatch(t); m != nil {
 				name := m[1]
 				if name == ShellToolAlias {
@@ -311,12 +340,12 @@ func Read(path string, data []byte) (*Doc, error) {
 	}
 	if v := truthy(tools.Get("confirmationRequired"), d, "tools.confirmationRequired"); v != nil {
 		for _, e := range strs(v) {
-			name := e.Text()
+			name := expand(e)
 			if name == ShellToolAlias {
 				name = ShellTool
 			}
 			d.Rules = append(d.Rules, Rule{Tool: name, Decision: AskUser, Priority: PriorityConfirmation,
-				Source: "Settings (Confirmation Required)", Text: "tools.confirmationRequired: " + e.Text(), Line: line(e)})
+				Source: "Settings (Confirmation Required)", Text: "tools.confirmationRequired: " + expand(e), Line: line(e)})
 		}
 	}
 	if v := list("core", "coreTools"); v != nil {
@@ -334,7 +363,7 @@ func Read(path string, data []byte) (*Doc, error) {
 	}
 	if v := truthy(root.Get("mcp").Get("allowed"), d, "mcp.allowed"); v != nil {
 		for _, e := range strs(v) {
-			srv := e.Text()
+			srv := expand(e)
 			tool := "mcp_" + srv + "_*"
 			if srv == "*" {
 				tool = "mcp_*"
@@ -364,8 +393,8 @@ func (d *Doc) values(root *jsonpos.Value) {
 		}
 	}
 	if v := root.Path("general", "defaultApprovalMode"); v != nil {
-		g := map[string]int{"default": 0, "plan": -1, "auto_edit": 1}[v.Text()]
-		if _, ok := map[string]bool{"default": true, "plan": true, "auto_edit": true}[v.Text()]; !ok && v.Kind() == jsonpos.String {
+		g := map[string]int{"default": 0, "plan": -1, "auto_edit": 1}[expand(v)]
+		if _, ok := map[string]bool{"default": true, "plan": true, "auto_edit": true}[expand(v)]; !ok && v.Kind() == jsonpos.String {
 			g = 0 // Gemini refuses other values (yolo only from the command line)
 		}
 		add("general.defaultApprovalMode", v, g, false, CheckAllow, "auto_edit approves file edits without a prompt")
@@ -423,11 +452,11 @@ func (d *Doc) values(root *jsonpos.Value) {
 func server(name string, v *jsonpos.Value) Server {
 	summary := "server"
 	if c := v.Get("command"); c != nil {
-		summary = "stdio server running " + c.Text()
+		summary = "stdio server running " + expand(c)
 	} else if u := v.Get("httpUrl"); u != nil {
-		summary = "HTTP server at " + u.Text()
+		summary = "HTTP server at " + expand(u)
 	} else if u := v.Get("url"); u != nil {
-		summary = "server at " + u.Text()
+		summary = "server at " + expand(u)
 	}
 	return Server{Name: name, Summary: summary, Canon: v.Raw(), Line: v.Start().Line}
 }
@@ -459,7 +488,7 @@ func truthy(v *jsonpos.Value, d *Doc, key string) *jsonpos.Value {
 			return nil
 		}
 	case jsonpos.String:
-		if v.Text() == "" {
+		if expand(v) == "" {
 			return nil
 		}
 	case jsonpos.Number:

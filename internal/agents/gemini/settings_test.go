@@ -123,3 +123,31 @@ func TestMatches(t *testing.T) {
 		}
 	}
 }
+
+// TestExpandEnv holds string values to Gemini 0.61.0's
+// resolveEnvVarsInString with the variables unset (read in the bundle:
+// /\$(?:(\w+)|{([^}]+?)(?::-([^}]*))?})/g, an unset variable without a
+// default kept as written).
+func TestExpandEnv(t *testing.T) {
+	for in, want := range map[string]string{
+		"${X:-run_shell_command}":      "run_shell_command",
+		"run_shell_command(${C:-git})": "run_shell_command(git)",
+		"${X}":                         "${X}",
+		"$X":                           "$X",
+		"${X:-}":                       "",
+		"${X:-a:-b}":                   "a:-b",
+		"${X-y}":                       "${X-y}",
+		"no vars":                      "no vars",
+	} {
+		if got := ExpandEnv(in); got != want {
+			t.Errorf("ExpandEnv(%q) = %q, want %q", in, got, want)
+		}
+	}
+	d, err := Read(".gemini/settings.json", []byte(`{"tools": {"allowed": ["${X:-run_shell_command}"]}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(d.Rules) != 1 || d.Rules[0].Tool != ShellTool || d.Rules[0].HasPrefix {
+		t.Errorf("the expanded entry is not the bare shell tool: %+v", d.Rules)
+	}
+}
