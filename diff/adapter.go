@@ -113,6 +113,21 @@ func SiblingPaths(p string, pol *policy.Policy) []string {
 	return nil
 }
 
+// SiblingDirs names the folders whose files of p's agent and scope the
+// front ends read, unchanged, with a changed agent file p, where the
+// agent reads every file of a folder together (Codex's .codex/rules/*.rules:
+// an unchanged sibling's forbidden rule still decides a new allow).
+func SiblingDirs(p string, pol *policy.Policy) []string {
+	name, k, _ := ClassifyAgent(p, pol)
+	if k != AgentFile {
+		return nil
+	}
+	if d, ok := adapterFor(name).(interface{ SiblingDirs(string) []string }); ok {
+		return d.SiblingDirs(cleanPath(p))
+	}
+	return nil
+}
+
 // AgentFile is a file of an agent other than Claude Code, read through
 // its ModelAdapter.
 const AgentFile FileKind = 100

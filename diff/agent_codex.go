@@ -50,10 +50,18 @@ func (codexAdapter) Classify(p string) (FileKind, string) {
 	return NotAgentConfig, ""
 }
 
-// Siblings: none by name (the rules files of a folder are a glob); a
-// sibling left out can only mask a widening (strictest wins), so the
-// comparison without it fails closed.
+// Siblings: none by name (the rules files of a folder are a glob:
+// SiblingDirs names the folder).
 func (codexAdapter) Siblings(string) []string { return nil }
+
+// SiblingDirs: a rules file is read with every other .rules file of its
+// folder (Codex loads them all, and strictest wins across them).
+func (codexAdapter) SiblingDirs(p string) []string {
+	if strings.HasSuffix(p, ".rules") {
+		return []string{path.Dir(p)}
+	}
+	return nil
+}
 
 // codexDropped marks the doc of a rules file Codex cannot load: Combine
 // then drops every rule of the scope, as Codex does.

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"path"
+	"slices"
 	"sort"
 	"strings"
 
@@ -1130,6 +1131,20 @@ func (g *gatherer) siblings(ctx context.Context, have map[string]bool) error {
 			if !have[p] {
 				have[p] = true
 				extra = append(extra, p)
+			}
+		}
+		// Folders the agent reads whole (Codex's rules files): the base's
+		// files there of the same agent and scope.
+		if dirs := diff.SiblingDirs(f.Path, g.pol); len(dirs) > 0 {
+			name, _, scope := diff.ClassifyAgent(f.Path, g.pol)
+			for p := range g.base {
+				if have[p] || !slices.Contains(dirs, path.Dir(p)) {
+					continue
+				}
+				if n, _, s := diff.ClassifyAgent(p, g.pol); n == name && s == scope {
+					have[p] = true
+					extra = append(extra, p)
+				}
 			}
 		}
 	}

@@ -101,15 +101,8 @@ func ParseConfig(path string, data []byte) (*Config, error) {
 	if err := validate(path, t, "", t.Values); err != nil {
 		return nil, err
 	}
-	if m, ok := t.Values["profiles"].(map[string]any); ok {
-		for _, name := range sortedKeys(m) {
-			if pm, ok := m[name].(map[string]any); ok {
-				if err := validate(path, t, "profiles."+name+".", pm); err != nil {
-					return nil, err
-				}
-			}
-		}
-	}
+	// [profiles.*] tables are not validated: Codex 0.169.0 ignores them in
+	// a project (measured: sandbox_mode = "bogus" in one starts).
 	keys := make([]string, 0, len(t.Values))
 	for k := range t.Values {
 		keys = append(keys, k)
@@ -121,23 +114,13 @@ func ParseConfig(path string, data []byte) (*Config, error) {
 		case "approval_policy", "sandbox_mode", "sandbox_workspace_write", "shell_environment_policy":
 			c.layer(t, "", k, v)
 		case "profiles":
-			m, _ := v.(map[string]any)
-			names := sortedKeys(m)
-			for _, name := range names {
-				pm, _ := m[name].(map[string]any)
-				pre := "profiles." + name + "."
-				for _, pk := range sortedKeys(pm) {
-					switch pk {
-					case "approval_policy", "sandbox_mode", "sandbox_workspace_write", "shell_environment_policy":
-						c.layer(t, pre, pk, pm[pk])
-					case "model_provider", "openai_base_url", "chatgpt_base_url", "model_providers":
-						c.traffic(t, pre+pk, pm[pk])
-					case "notify":
-						c.command(t, pre+pk, pm[pk])
-					}
-				}
-				c.combined(t, pre, pm, t.Values)
-			}
+			// Legacy profile tables are inert in 0.169.0 (measured: with a
+			// project's [profiles.yolo] setting danger-full-access and
+			// approval never, `codex --profile yolo debug prompt-input`
+			// renders workspace-write; a profile is now a file of the
+			// user's, ~/.codex/<name>.config.toml).
+			c.Problems = append(c.Problems, Problem{Kind: ProblemInert, Key: k, Line: t.Line(k),
+				Message: "a [profiles.<name>] table in a project's config.toml is inert in Codex 0.169.0 (measured: `codex --profile <name>` does not apply it; profiles are the user's ~/.codex/<name>.config.toml files)"})
 		case "mcp_servers":
 			m, _ := v.(map[string]any)
 			for _, name := range sortedKeys(m) {
