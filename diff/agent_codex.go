@@ -1,6 +1,7 @@
 package diff
 
 import (
+	"fmt"
 	"path"
 	"strings"
 	"unicode"
@@ -30,10 +31,13 @@ const codexSandboxed agent.Surface = "sandboxed shell"
 
 func (codexAdapter) Agent() string          { return AgentCodex }
 func (codexAdapter) CheckedAgainst() string { return codex.Version }
-func (codexAdapter) Hints() []string        { return []string{".codex"} }
+func (codexAdapter) Hints() []string        { return []string{".codex", ".cursor-plugin", ".claude-plugin"} }
 func (codexAdapter) Pathspecs() []string {
 	return []string{":(glob).codex/config.toml", ":(glob)**/.codex/config.toml",
-		":(glob).codex/rules/*.rules", ":(glob)**/.codex/rules/*.rules"}
+		":(glob).codex/rules/*.rules", ":(glob)**/.codex/rules/*.rules",
+		":(glob).codex/hooks.json", ":(glob)**/.codex/hooks.json", ":(glob).codex/agents/**", ":(glob)**/.codex/agents/**",
+		":(glob).codex-plugin/plugin.json", ":(glob)**/.codex-plugin/plugin.json", ":(glob).cursor-plugin/plugin.json", ":(glob)**/.cursor-plugin/plugin.json",
+		":(glob).claude-plugin/plugin.json", ":(glob)**/.claude-plugin/plugin.json"}
 }
 
 // Classify accepts .codex/config.toml and .codex/rules/<name>.rules in any
@@ -46,8 +50,39 @@ func (codexAdapter) Classify(p string) (FileKind, string) {
 		return AgentFile, strings.TrimSuffix(strings.TrimSuffix(dir, ".codex"), "/")
 	case strings.HasSuffix(base, ".rules") && len(base) > len(".rules") && (dir == ".codex/rules" || strings.HasSuffix(dir, "/.codex/rules")):
 		return AgentFile, strings.TrimSuffix(strings.TrimSuffix(dir, ".codex/rules"), "/")
+	case codexOpaque(p) != "":
+		return AgentFile, codexOpaqueScope(p)
 	}
 	return NotAgentConfig, ""
+}
+
+// codexOpaque says why Codex reads a file Shipgate does not model (""
+// for none): .codex/hooks.json, the custom agents of .codex/agents, and
+// the plugin manifests it looks for in a project (each traced with
+// strace on 0.169.0's `debug prompt-input`: diff/testdata/surface). Any
+// change to one is held for review (HOOK-CHANGED): what it grants is not
+// read.
+func codexOpaque(p string) string {
+	dir, base := path.Split(p)
+	dir = strings.TrimSuffix(dir, "/")
+	switch {
+	case base == "hooks.json" && (dir == ".codex" || strings.HasSuffix(dir, "/.codex")):
+		return "Codex runs the commands of .codex/hooks.json by itself around the agent's actions"
+	case strings.HasPrefix(p, ".codex/agents/") || strings.Contains(p, "/.codex/agents/"):
+		return "a Codex custom agent: its configuration (model, sandbox, approvals, instructions) is not modelled"
+	case base == "plugin.json" && (path.Base(dir) == ".codex-plugin" || path.Base(dir) == ".cursor-plugin" || path.Base(dir) == ".claude-plugin"):
+		return "a plugin manifest Codex reads in a project: a plugin brings hooks, MCP servers and skills"
+	}
+	return ""
+}
+
+// codexOpaqueScope is the scope of an opaque Codex file: the folder
+// holding .codex (or the manifest's folder's parent).
+func codexOpaqueScope(p string) string {
+	if i := strings.LastIndex(p, ".codex/"); i >= 0 {
+		return strings.TrimSuffix(p[:i], "/")
+	}
+	return strings.TrimSuffix(path.Dir(path.Dir(p)), ".")
 }
 
 // Siblings: none by name (the rules files of a folder are a glob:
@@ -81,6 +116,14 @@ func (a codexAdapter) ReadShared(p string, data []byte, used *int64) (*agent.Doc
 }
 
 func (codexAdapter) read(p string, data []byte, left *int64) (*agent.Doc, error) {
+	if why := codexOpaque(p); why != "" {
+		h := uint64(14695981039346656037)
+		for _, c := range data {
+			h = (h ^ uint64(c)) * 1099511628211
+		}
+		return &agent.Doc{Settings: []agent.Setting{{Key: "file " + p, Value: fmt.Sprintf("%d bytes, fnv %016x", len(data), h), Pos: agent.Pos{File: p, Line: 1},
+			Grant: 1, Check: agent.CheckHook, Why: why + " (not read by Shipgate: any change is reviewed)"}}}, nil
+	}
 	if strings.HasSuffix(p, ".rules") {
 		rf, err := codex.ParseRulesShared(p, data, left)
 		if err != nil {

@@ -24,6 +24,9 @@ type Driver struct {
 	Timeout time.Duration
 	// KeepDir keeps each session's throwaway folder (for debugging).
 	KeepDir bool
+	// Wrap, when set, is a command the binary runs under (strace, for the
+	// traced surface: surface.go).
+	Wrap []string
 }
 
 // Layout is where a session's throwaway folders are. A call's path and a
@@ -82,6 +85,15 @@ func (d Driver) Run(ctx context.Context, s Session) (SessionResult, error) {
 	if err := prepare(lay, s); err != nil {
 		return out, err
 	}
+	for p, data := range s.Files {
+		full := filepath.Join(lay.Proj, filepath.FromSlash(p))
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+			return out, fmt.Errorf("conformance: %w", err)
+		}
+		if err := os.WriteFile(full, []byte(data), 0o644); err != nil {
+			return out, fmt.Errorf("conformance: %w", err)
+		}
+	}
 	uses := make([]ToolUse, len(s.Calls))
 	for i, c := range s.Calls {
 		uses[i] = toolUse(lay, i, c)
@@ -111,6 +123,9 @@ func (d Driver) Run(ctx context.Context, s Session) (SessionResult, error) {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, d.Binary, args...)
+	if len(d.Wrap) > 0 {
+		cmd = exec.CommandContext(ctx, d.Wrap[0], append(append(append([]string(nil), d.Wrap[1:]...), d.Binary), args...)...)
+	}
 	if s.Unprivileged && os.Geteuid() == 0 {
 		if err := chownTree(root, nobodyID, nobodyID); err != nil {
 			return out, err

@@ -69,6 +69,9 @@ type Session struct {
 	// fake model then makes a harmless call first and sends the batch in
 	// its second turn, once the servers' tools are offered.
 	MCP bool `json:",omitempty"`
+	// Files are more files of the project, by path (the traced surface's
+	// fixture: skills, agents, CLAUDE.md…).
+	Files map[string]string `json:",omitempty"`
 }
 
 // The texts Claude Code 2.1.328 puts in a tool_result when it does not run
