@@ -7,7 +7,7 @@ FUZZTIME  ?= 20s
 FUZZMINIMIZE ?= 2s
 BENCHTIME ?= 1s
 
-.PHONY: all build test lint tools bench fuzz cover clean conformance claude-code claude-code-version codex codex-version gemini gemini-version
+.PHONY: all build test lint tools bench fuzz cover clean conformance claude-code claude-code-version codex codex-version gemini gemini-version opencode opencode-version copilot copilot-version conformance-opencode conformance-copilot surfaces
 
 all: lint test build
 
@@ -118,6 +118,55 @@ gemini:
 	  npm install --prefix $(SHIPGATE_GEMINI_CACHE) --no-audit --no-fund --loglevel=error --omit=optional @google/gemini-cli@$(GEMINI_VERSION) && \
 	  grep '"version"' "$$pkg/package.json"; \
 	fi
+
+# The OpenCode and Copilot CLI oracles (docs/conformance.md): pinned npm
+# binaries, installed outside the repository. Their versions are
+# internal/conformance.OpenCodeVersion and CopilotVersion. make test runs a
+# fixed-seed subset of each; the targets below run the full corpora.
+OPENCODE_VERSION := $(shell sed -n 's/^const OpenCodeVersion = "\(.*\)"/\1/p' internal/conformance/opencode.go)
+COPILOT_VERSION  := $(shell sed -n 's/^const CopilotVersion = "\(.*\)"/\1/p' internal/conformance/copilot.go)
+SHIPGATE_OPENCODE_CACHE ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/shipgate/opencode/$(OPENCODE_VERSION)
+SHIPGATE_COPILOT_CACHE  ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/shipgate/copilot-cli/$(COPILOT_VERSION)
+export SHIPGATE_OPENCODE_CACHE SHIPGATE_COPILOT_CACHE
+ORACLE_N ?= 200
+
+opencode-version:
+	@echo $(OPENCODE_VERSION)
+
+copilot-version:
+	@echo $(COPILOT_VERSION)
+
+opencode:
+	@bin=$(SHIPGATE_OPENCODE_CACHE)/node_modules/opencode-linux-x64/bin/opencode; \
+	if [ -x "$$bin" ] && [ "$$($$bin --version 2>/dev/null)" = "$(OPENCODE_VERSION)" ]; then \
+	  echo "OpenCode $(OPENCODE_VERSION) is installed at $$bin"; \
+	else \
+	  mkdir -p $(SHIPGATE_OPENCODE_CACHE) && \
+	  npm install --prefix $(SHIPGATE_OPENCODE_CACHE) --no-audit --no-fund --loglevel=error opencode-ai@$(OPENCODE_VERSION) && \
+	  "$$bin" --version; \
+	fi
+
+copilot:
+	@bin=$(SHIPGATE_COPILOT_CACHE)/node_modules/@github/copilot-linux-x64/copilot; \
+	if [ -x "$$bin" ] && "$$bin" --version 2>/dev/null | grep -q "CLI $(COPILOT_VERSION)\."; then \
+	  echo "Copilot CLI $(COPILOT_VERSION) is installed at $$bin"; \
+	else \
+	  mkdir -p $(SHIPGATE_COPILOT_CACHE) && \
+	  npm install --prefix $(SHIPGATE_COPILOT_CACHE) --no-audit --no-fund --loglevel=error @github/copilot@$(COPILOT_VERSION) && \
+	  "$$bin" --version; \
+	fi
+
+conformance-opencode: opencode
+	SHIPGATE_OPENCODE_N=$(ORACLE_N) SHIPGATE_REQUIRE_OPENCODE=1 $(GO) test -count=1 -timeout 120m -run 'TestOpenCodeConformance' -v ./internal/conformance/
+
+conformance-copilot: copilot
+	SHIPGATE_COPILOT_N=$(ORACLE_N) SHIPGATE_REQUIRE_COPILOT=1 $(GO) test -count=1 -timeout 120m -run 'TestCopilotConformance' -v ./internal/conformance/
+
+# Record again which repository paths each agent binary touches
+# (diff/testdata/surface; strace from Debian). SURFACE=1 compares instead.
+SURFACE ?= update
+surfaces: opencode copilot codex claude-code
+	SHIPGATE_TRACE_SURFACE=$(SURFACE) $(GO) test -count=1 -timeout 30m -run 'TestTraceSurfaces' -v ./internal/conformance/
 
 clean:
 	rm -rf bin cover.out

@@ -99,6 +99,25 @@ func skillDir(p string, dirs []string) bool {
 	return false
 }
 
+// skillDirs are the folders the settings docs' skillDirectories name.
+func skillDirs(docs []*agent.Doc) []string {
+	var dirs []string
+	for _, d := range docs {
+		if d == nil {
+			continue
+		}
+		if k, _ := Classify(d.File); k != Settings {
+			continue
+		}
+		for _, s := range d.Settings {
+			if strings.HasPrefix(s.Key, "skillDirectories[") {
+				dirs = append(dirs, path.Clean(strings.TrimPrefix(s.Value, "./")))
+			}
+		}
+	}
+	return dirs
+}
+
 // Pathspecs match every path Classify accepts.
 var Pathspecs = []string{":(glob).github/copilot/settings.json", ":(glob).github/copilot/settings.local.json", ":(glob).github/hooks/*.json",
 	":(glob)SKILL.md", ":(glob)**/SKILL.md", ":(glob).github/mcp.json", ":(glob).github/lsp.json"}
@@ -421,17 +440,7 @@ func Combine(docs []*agent.Doc) *agent.Policy {
 		}
 	}
 	sort.SliceStable(ds, func(i, j int) bool { return ds[i].File < ds[j].File })
-	var dirs []string
-	for _, d := range ds {
-		if k, _ := Classify(d.File); k != Settings {
-			continue
-		}
-		for _, s := range d.Settings {
-			if strings.HasPrefix(s.Key, "skillDirectories[") {
-				dirs = append(dirs, path.Clean(strings.TrimPrefix(s.Value, "./")))
-			}
-		}
-	}
+	dirs := skillDirs(ds)
 	p := &agent.Policy{Precedence: agent.Strictest}
 	for _, d := range ds {
 		if k, _ := Classify(d.File); k == Skill && !skillDir(d.File, dirs) {
@@ -440,4 +449,21 @@ func Combine(docs []*agent.Doc) *agent.Policy {
 		p.Rules = append(p.Rules, d.Rules...)
 	}
 	return p
+}
+
+// SkillsRead lists the skill files of docs Copilot CLI reads: those in a
+// default skills folder or one the settings' skillDirectories name.
+func SkillsRead(docs []*agent.Doc) []string {
+	dirs := skillDirs(docs)
+	var out []string
+	for _, d := range docs {
+		if d == nil {
+			continue
+		}
+		if k, _ := Classify(d.File); k == Skill && skillDir(d.File, dirs) {
+			out = append(out, d.File)
+		}
+	}
+	sort.Strings(out)
+	return out
 }

@@ -1,0 +1,50 @@
+package conformance
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"strconv"
+	"testing"
+)
+
+// copilotCICases is the fixed subset make test compares (two starts of
+// the binary a case, about a second each on two cores).
+const copilotCICases = 4
+
+// TestCopilotConformance compares the skills and language servers the
+// pinned Copilot CLI lists with those Shipgate reads, on the fixed-seed
+// cases. Without the binary it skips, unless SHIPGATE_REQUIRE_COPILOT=1
+// (CI). SHIPGATE_COPILOT_N sets the number of cases (make
+// conformance-copilot runs the full corpus).
+func TestCopilotConformance(t *testing.T) {
+	bin := FindCopilot()
+	if bin == "" {
+		msg := "no Copilot CLI binary: `make copilot` installs @github/copilot@" + CopilotVersion + " into " + CopilotCacheDir()
+		if os.Getenv(CopilotRequireEnv) == "1" {
+			t.Fatal(msg + "; $" + CopilotRequireEnv + "=1 makes this a failure")
+		}
+		t.Skip(msg)
+	}
+	ctx := context.Background()
+	if err := CheckCopilotVersion(ctx, bin); err != nil {
+		t.Fatal(err)
+	}
+	n := copilotCICases
+	if testing.Short() {
+		n = 2
+	}
+	if s := os.Getenv("SHIPGATE_COPILOT_N"); s != "" {
+		var err error
+		if n, err = strconv.Atoi(s); err != nil {
+			t.Fatalf("SHIPGATE_COPILOT_N: %v", err)
+		}
+	}
+	r := RunCopilot(ctx, bin, GenerateCopilot(1, n))
+	var buf bytes.Buffer
+	r.Write(&buf, 20)
+	t.Log("\n" + buf.String())
+	if r.Failed() {
+		t.Fatalf("Copilot CLI %s and Shipgate disagree (the report above lists each)", CopilotVersion)
+	}
+}
