@@ -175,17 +175,18 @@ func ledgerHandler(clients *app.Clients, tokens []string, log *slog.Logger) http
 
 // readLedgerTokens returns the ledger endpoint's bearer tokens: the lines
 // of file (one a line, to rotate), or else SHIPGATE_LEDGER_TOKEN. None
-// leaves the endpoint off. A token shorter than 16 characters is refused.
-func readLedgerTokens(file string) ([]string, error) {
+// leaves the endpoint off. A token shorter than 16 characters is refused,
+// and so is a file every user may read (readSecretFile).
+func readLedgerTokens(file string, log *slog.Logger) ([]string, error) {
 	var raw []string
 	if file == "" {
 		if v := strings.TrimSpace(os.Getenv("SHIPGATE_LEDGER_TOKEN")); v != "" {
 			raw = []string{v}
 		}
 	} else {
-		b, err := os.ReadFile(file)
+		b, err := readSecretFile(file, "ledger token", log)
 		if err != nil {
-			return nil, fmt.Errorf("reading %s: %w", file, err)
+			return nil, err
 		}
 		for _, l := range strings.Split(string(b), "\n") {
 			if l = strings.TrimSpace(l); l != "" {

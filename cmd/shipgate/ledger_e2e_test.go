@@ -193,10 +193,10 @@ func TestLedgerEndpointOff(t *testing.T) {
 	if resp.StatusCode == http.StatusOK {
 		t.Errorf("GET /ledger without a configured token: %d", resp.StatusCode)
 	}
-	if _, err := readLedgerTokens(writeTemp(t, "short\n")); err == nil {
+	if _, err := readLedgerTokens(writeTemp(t, "short\n"), captureLoggerOnly()); err == nil {
 		t.Error("a 5-character ledger token was accepted")
 	}
-	toks, err := readLedgerTokens(writeTemp(t, "\n"+ledgerToken+"\n  other-token-0123456789  \n"))
+	toks, err := readLedgerTokens(writeTemp(t, "\n"+ledgerToken+"\n  other-token-0123456789  \n"), captureLoggerOnly())
 	if err != nil || len(toks) != 2 || toks[1] != "other-token-0123456789" {
 		t.Errorf("tokens %q, %v", toks, err)
 	}

@@ -373,7 +373,7 @@ func runServe(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	if cfg.PrivateKey, err = readPrivateKey(*keyFile, logger); err != nil || len(cfg.PrivateKey) == 0 {
 		return usageError(stderr, "serve", "private key: %v", orMissing(err, "set --private-key-file or SHIPGATE_PRIVATE_KEY_FILE"))
 	}
-	if cfg.LedgerTokens, err = readLedgerTokens(*ledgerFile); err != nil {
+	if cfg.LedgerTokens, err = readLedgerTokens(*ledgerFile, logger); err != nil {
 		return usageError(stderr, "serve", "ledger token: %v", err)
 	}
 	if cfg.WebhookSecrets, err = readWebhookSecrets(*secretFile, logger); err != nil {
@@ -421,16 +421,27 @@ func readPrivateKey(file string, log *slog.Logger) ([]byte, error) {
 		}
 		return []byte(key), nil
 	}
+	return readSecretFile(file, "private key", log)
+}
+
+// readSecretFile reads a file holding a secret (what names it in the
+// messages). A file that anyone on the machine may read is refused — its
+// secret is no longer one; a file readable by its group (Kubernetes'
+// fsGroup with defaultMode 0440) gets a warning. The private key, the
+// webhook secrets and the ledger tokens are all read through it, so a
+// world-readable webhook secret (which lets anyone on the host forge
+// deliveries) is refused exactly as a world-readable key is.
+func readSecretFile(file, what string, log *slog.Logger) ([]byte, error) {
 	st, err := os.Stat(file)
 	if err != nil {
 		return nil, fmt.Errorf("reading %s: %w", file, err)
 	}
 	switch mode := st.Mode().Perm(); {
 	case mode&0o007 != 0:
-		return nil, fmt.Errorf("%s is readable by every user of this machine (mode %04o): chmod 600 %s (or 440 with the group that runs shipgate)",
-			file, mode, file)
+		return nil, fmt.Errorf("%s (the %s) is readable by every user of this machine (mode %04o): chmod 600 %s (or 440 with the group that runs shipgate)",
+			file, what, mode, file)
 	case mode&0o070 != 0:
-		log.Warn("the private key file is readable by its group; make sure that group is only shipgate's",
+		log.Warn("the "+what+" file is readable by its group; make sure that group is only shipgate's",
 			"file", file, "mode", fmt.Sprintf("%04o", mode))
 	}
 	b, err := os.ReadFile(file)
@@ -441,7 +452,8 @@ func readPrivateKey(file string, log *slog.Logger) ([]byte, error) {
 }
 
 // readWebhookSecrets returns the webhook secrets: the lines of file (one
-// secret per line, surrounding blanks trimmed, empty lines skipped), or
+// secret per line, surrounding blanks trimmed, empty lines skipped; a file
+// readable by every user is refused, as readSecretFile says), or
 // else SHIPGATE_WEBHOOK_SECRET (one secret, verbatim apart from surrounding
 // blanks; a comma is part of it) followed by SHIPGATE_WEBHOOK_SECRET_PREVIOUS
 // during a rotation. Newlines never occur in a GitHub webhook secret, so a
@@ -453,9 +465,9 @@ func readWebhookSecrets(file string, log *slog.Logger) ([]string, error) {
 	type source struct{ where, value string }
 	var sources []source
 	if file != "" {
-		b, err := os.ReadFile(file)
+		b, err := readSecretFile(file, "webhook secret", log)
 		if err != nil {
-			return nil, fmt.Errorf("reading %s: %w", file, err)
+			return nil, err
 		}
 		for i, line := range strings.Split(string(b), "\n") {
 			sources = append(sources, source{fmt.Sprintf("%s line %d", file, i+1), line})

@@ -20,13 +20,17 @@ func captureLogger() (*slog.Logger, *lockedBuffer) {
 func TestReadWebhookSecrets(t *testing.T) {
 	const a, b = "0123456789abcdef0123", "fedcba9876543210,with,commas"
 	dir := t.TempDir()
-	write := func(name, content string) string {
+	writeMode := func(name, content string, mode os.FileMode) string {
 		p := filepath.Join(dir, name)
 		if err := os.WriteFile(p, []byte(content), 0o600); err != nil {
 			t.Fatal(err)
 		}
+		if err := os.Chmod(p, mode); err != nil { // past the umask
+			t.Fatal(err)
+		}
 		return p
 	}
+	write := func(name, content string) string { return writeMode(name, content, 0o600) }
 	cases := []struct {
 		name      string
 		file      string
@@ -45,6 +49,11 @@ func TestReadWebhookSecrets(t *testing.T) {
 		{name: "file wins over env", file: write("s2", a+"\n"), env: b, want: []string{a}},
 		{name: "file line too short", file: write("s3", a+"\nabc\n"), wantErr: "s3 line 2: the secret has 3 characters"},
 		{name: "nothing", want: nil},
+		// Anyone on the host who reads the secret can forge deliveries:
+		// refused as a world-readable private key is (issue 20 §7).
+		{name: "file readable by every user", file: writeMode("s4", a+"\n", 0o644), wantErr: "readable by every user of this machine (mode 0644)"},
+		{name: "file writable by every user", file: writeMode("s5", a+"\n", 0o602), wantErr: "mode 0602"},
+		{name: "file readable by its group", file: writeMode("s6", a+"\n", 0o440), want: []string{a}, wantWarn: "webhook secret file is readable by its group"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -130,3 +139,6 @@ func TestReadPrivateKey(t *testing.T) {
 		}
 	})
 }
+
+// captureLoggerOnly is captureLogger's logger, for tests that do not read the lines.
+func captureLoggerOnly() *slog.Logger { l, _ := captureLogger(); return l }
