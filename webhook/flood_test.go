@@ -113,7 +113,13 @@ func TestHalfOpenFloodIsBounded(t *testing.T) {
 // requests already holding buffers complete normally.
 func TestBodyBudget(t *testing.T) {
 	const budget = 64 << 10
-	env := newTestEnv(t, func(o *Options) { o.MaxBodyBytes = 32 << 10; o.MaxInFlightBytes = budget })
+	// One client may spend the whole budget here, and nothing is old enough
+	// to be cut for room: this is the budget alone (TestBodyHold* test the
+	// defences).
+	env := newTestEnv(t, func(o *Options) {
+		o.MaxBodyBytes, o.MaxInFlightBytes, o.MaxClientInFlightBytes = 32<<10, budget, budget
+		o.BodyEvictIdle, o.BodyEvictAge = time.Hour, time.Hour
+	})
 	addr := startLoopback(t, env.srv, HTTPOptions{ErrorLog: nopLogger()})
 	// Each holder has sent 10,000 bytes of a 16,000-byte ping: its buffer
 	// has grown to the declared length (plus the byte that sees EOF),
@@ -168,7 +174,7 @@ func TestBodyBudget(t *testing.T) {
 // and one that never sends its declared body, are closed by the server
 // after ReadHeaderTimeout and ReadTimeout.
 func TestSlowClientsAreCutOff(t *testing.T) {
-	env := newTestEnv(t, nil)
+	env := newTestEnv(t, func(o *Options) { o.BodyTimeout = 200 * time.Millisecond })
 	addr := startLoopback(t, env.srv, HTTPOptions{ReadHeaderTimeout: 100 * time.Millisecond,
 		ReadTimeout: 200 * time.Millisecond, ErrorLog: nopLogger()})
 	partialHeaders, err := net.Dial("tcp", addr)

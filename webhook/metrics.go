@@ -26,6 +26,7 @@ const metricsNamespace = "shipgate"
 //
 //	deliveries_total{event,outcome}   authenticated deliveries: queued, duplicate, ignored, logged, pong, queue_full, shutting_down, enqueue_error
 //	webhook_rejections_total{reason}  deliveries refused before routing (signature, headers, size, body budget, payload)
+//	webhook_body_bytes_in_flight      body-buffer bytes held by requests being read (the in-flight budget in use)
 //	webhook_ack_seconds{code}         time from a delivery's headers being read to its answer, by status code
 //	redeliveries_total{outcome}       failed deliveries GitHub was asked to redeliver (asked), skipped as covered by a newer one (coalesced), given up on (gave_up), or errors
 //	queue_depth                       pending jobs (running ones excluded)
@@ -55,6 +56,7 @@ type Metrics struct {
 	jobRetries    prometheus.Counter
 	queueRunning  prometheus.Gauge
 	jobsRecovered prometheus.Counter
+	bodyBytes     prometheus.Gauge
 }
 
 // NewMetrics creates the webhook collectors and registers them on reg. It
@@ -116,10 +118,15 @@ func NewMetrics(reg *prometheus.Registry) (*Metrics, error) {
 			Namespace: metricsNamespace, Name: "jobs_recovered_total",
 			Help: "Jobs put back in the queue by this replica after their lease expired (a replica died or stalled).",
 		}),
+		bodyBytes: prometheus.NewGauge(prometheus.GaugeOpts{
+			Namespace: metricsNamespace, Name: "webhook_body_bytes_in_flight",
+			Help: "Body-buffer bytes held by requests being read and routed (the in-flight body budget in use).",
+		}),
 	}
 	for _, c := range []prometheus.Collector{
 		m.deliveries, m.rejections, m.ack, m.redeliveries, m.queueDepth, m.queueFull,
 		m.jobs, m.jobDuration, m.jobPanics, m.jobRetries, m.queueRunning, m.jobsRecovered,
+		m.bodyBytes,
 	} {
 		if err := reg.Register(c); err != nil {
 			return nil, fmt.Errorf("webhook: register metrics: %w", err)

@@ -1,6 +1,7 @@
 package webhook
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -9,6 +10,7 @@ import (
 	"log/slog"
 	"mime"
 	"net/http"
+	"os"
 	"runtime/debug"
 	"strconv"
 	"sync"
@@ -80,8 +82,33 @@ type Options struct {
 	// MaxBodyBytes). Buffers grow only as bytes arrive, whatever
 	// Content-Length claims; a request whose buffer would pass the budget
 	// gets 503 (GitHub records a failure that can be redelivered) and its
-	// connection is closed.
+	// connection is closed — unless bodies that stopped moving can be cut
+	// to make room (BodyEvictIdle).
 	MaxInFlightBytes int64
+	// BodyReserveBytes is the part of that budget only bodies of 256 KiB
+	// or less may use (default 1 MiB, at most what the budget has beyond
+	// one full-size body): room kept for a typical signed delivery however
+	// large bodies are held.
+	BodyReserveBytes int64
+	// MaxClientInFlightBytes is the share of that budget one client (remote
+	// host) may hold at once (default: the larger of half the budget and
+	// one full-size body), so that one client never holds all of it.
+	MaxClientInFlightBytes int64
+	// BodyStallTimeout cuts a connection whose body has not received a
+	// byte for this long (default 5 s): every read of a body sets the
+	// connection's read deadline this far ahead, never past BodyTimeout.
+	BodyStallTimeout time.Duration
+	// BodyTimeout bounds reading one body (default DefaultReadTimeout; the
+	// serve command passes its HTTPOptions.ReadTimeout). The stall deadline
+	// replaces the connection's read deadline, so this is the one that
+	// still holds when a client keeps bytes coming.
+	BodyTimeout time.Duration
+	// BodyEvictIdle and BodyEvictAge: when a request finds the budget
+	// short, the bodies that have not moved for BodyEvictIdle (default 1 s)
+	// or have been read for BodyEvictAge (default 5 s) are cut and their
+	// room given to it, measured with Now.
+	BodyEvictIdle time.Duration
+	BodyEvictAge  time.Duration
 	// RepoPolicyPath, OrgPolicyRepo and OrgPolicyPath name the policy files
 	// whose change on a default branch triggers re-evaluation (defaults
 	// ".github/shipgate.yml", ".github", "shipgate.yml").
@@ -97,7 +124,8 @@ type Options struct {
 	OnQueued func(deliveryID string, jobs []app.Job)
 	// Logger defaults to slog.Default().
 	Logger *slog.Logger
-	// Now is the clock stamping Job.ReceivedAt (default time.Now).
+	// Now is the clock stamping Job.ReceivedAt and judging which bodies
+	// stopped moving (default time.Now; connection deadlines are wall time).
 	Now func() time.Time
 }
 
@@ -107,7 +135,9 @@ type Server struct {
 	handler    http.Handler
 	secrets    [][]byte
 	maxBody    int64
-	budget     bodyBudget
+	budget     *bodyBudget
+	stall      time.Duration
+	bodyTime   time.Duration
 	router     *router
 	queue      Queue
 	deliveries Deduplicator
@@ -174,6 +204,30 @@ func NewServer(opts Options) (*Server, error) {
 		return nil, fmt.Errorf("webhook: in-flight body budget %d is below the body limit %d: a full-size delivery could never be read",
 			opts.MaxInFlightBytes, opts.MaxBodyBytes)
 	}
+	if opts.BodyReserveBytes < 0 {
+		return nil, fmt.Errorf("webhook: negative body reserve %d", opts.BodyReserveBytes)
+	}
+	if opts.BodyReserveBytes == 0 {
+		opts.BodyReserveBytes = max(min(DefaultBodyReserveBytes, opts.MaxInFlightBytes-opts.MaxBodyBytes-firstBodyChunk), 0)
+	}
+	if opts.MaxInFlightBytes-opts.BodyReserveBytes <= opts.MaxBodyBytes {
+		return nil, fmt.Errorf("webhook: body reserve %d leaves %d bytes of the in-flight budget for large bodies, not more than the body limit %d: a full-size delivery could never be read",
+			opts.BodyReserveBytes, opts.MaxInFlightBytes-opts.BodyReserveBytes, opts.MaxBodyBytes)
+	}
+	if opts.MaxClientInFlightBytes == 0 {
+		opts.MaxClientInFlightBytes = max(opts.MaxInFlightBytes/2, min(opts.MaxBodyBytes+firstBodyChunk, opts.MaxInFlightBytes))
+	}
+	if opts.MaxClientInFlightBytes < opts.MaxBodyBytes {
+		return nil, fmt.Errorf("webhook: per-client body budget %d is below the body limit %d: a full-size delivery could never be read",
+			opts.MaxClientInFlightBytes, opts.MaxBodyBytes)
+	}
+	if opts.BodyStallTimeout < 0 || opts.BodyTimeout < 0 || opts.BodyEvictIdle < 0 || opts.BodyEvictAge < 0 {
+		return nil, errors.New("webhook: negative body timeout")
+	}
+	opts.BodyStallTimeout = cmp.Or(opts.BodyStallTimeout, DefaultBodyStallTimeout)
+	opts.BodyTimeout = cmp.Or(opts.BodyTimeout, DefaultReadTimeout)
+	opts.BodyEvictIdle = cmp.Or(opts.BodyEvictIdle, DefaultBodyEvictIdle)
+	opts.BodyEvictAge = cmp.Or(opts.BodyEvictAge, DefaultBodyEvictAge)
 	if opts.RepoPolicyPath == "" {
 		opts.RepoPolicyPath = DefaultRepoPolicyPath
 	}
@@ -203,7 +257,10 @@ func NewServer(opts Options) (*Server, error) {
 	s := &Server{
 		secrets: secrets,
 		maxBody: opts.MaxBodyBytes,
-		budget:  bodyBudget{limit: opts.MaxInFlightBytes},
+		budget: newBodyBudget(opts.MaxInFlightBytes, opts.BodyReserveBytes, opts.MaxClientInFlightBytes, opts.BodyEvictIdle, opts.BodyEvictAge,
+			opts.Now),
+		stall:    opts.BodyStallTimeout,
+		bodyTime: opts.BodyTimeout,
 		router: &router{
 			appID:          opts.AppID,
 			repoPolicyPath: opts.RepoPolicyPath,
@@ -220,6 +277,7 @@ func NewServer(opts Options) (*Server, error) {
 		log:        opts.Logger,
 		now:        opts.Now,
 	}
+	s.budget.onChange = func(n int64) { m.bodyBytes.Set(float64(n)) }
 	s.SetAppSlug(opts.AppSlug)
 	r := chi.NewRouter()
 	r.Use(s.recoverer)
@@ -306,12 +364,13 @@ func (s *Server) handleWebhook(w http.ResponseWriter, r *http.Request) {
 			fmt.Sprintf("body exceeds %d bytes", s.maxBody))
 		return
 	}
-	body, held, err := s.readBody(w, r)
+	hold := s.budget.open(clientOf(r.RemoteAddr), cutBody(w))
+	body, err := s.readBody(w, r, hold)
 	defer func() {
 		if body != nil {
 			putBodyBuffer(body) // nothing keeps the body: jobs hold copies of what they need
 		}
-		s.budget.give(held)
+		s.budget.close(hold)
 	}()
 	if err != nil {
 		if _, tooLarge := errors.AsType[*http.MaxBytesError](err); tooLarge {
@@ -325,6 +384,12 @@ func (s *Server) handleWebhook(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Retry-After", "10")
 			s.reject(w, r, http.StatusServiceUnavailable, reasonBodyBudget,
 				"too many request bodies being read at once; redeliver later")
+			return
+		}
+		if errors.Is(err, errBodyEvicted) {
+			w.Header().Set("Connection", "close")
+			s.reject(w, r, http.StatusServiceUnavailable, reasonBodyEvicted,
+				"the body stopped arriving while other deliveries needed its room")
 			return
 		}
 		s.reject(w, r, http.StatusBadRequest, reasonReadError, "could not read request body")
@@ -454,29 +519,6 @@ func isDurable(q Queue) bool {
 	return ok && d.Durable()
 }
 
-// errBodyBudget is readBody's error when the in-flight body budget is spent.
-var errBodyBudget = errors.New("webhook: in-flight body budget exhausted")
-
-// bodyBudget counts the bytes of body buffers held by requests being read
-// and routed, across all connections.
-type bodyBudget struct {
-	limit int64
-	used  atomic.Int64
-}
-
-// take reserves n bytes, or reports false (reserving nothing) when that
-// would pass the limit.
-func (b *bodyBudget) take(n int64) bool {
-	if b.used.Add(n) > b.limit {
-		b.used.Add(-n)
-		return false
-	}
-	return true
-}
-
-// give returns n reserved bytes.
-func (b *bodyBudget) give(n int64) { b.used.Add(-n) }
-
 // Body buffers of up to maxPooledBody bytes are reused (sync.Pool per
 // power-of-two size class from firstBodyChunk): most deliveries are 5–50
 // KB, and allocating their buffers afresh made the garbage collector a
@@ -524,22 +566,42 @@ func putBodyBuffer(b []byte) {
 // client that declares 25 MiB and sends nothing costs one 4 KiB buffer).
 // With a declared length the buffer never outgrows it by more than
 // rounding up to a power of two (up to 256 KiB; exactly, above). Every
-// byte of capacity is reserved from the server's in-flight budget first;
-// held is what the caller must give back, with the buffer
-// (putBodyBuffer), once it no longer needs the body. More than maxBody
-// bytes is an *http.MaxBytesError, a spent budget errBodyBudget.
-func (s *Server) readBody(w http.ResponseWriter, r *http.Request) (body []byte, held int64, err error) {
+// byte of capacity is reserved from the server's in-flight budget first,
+// in hold, which the caller gives back (bodyBudget.close) with the buffer
+// (putBodyBuffer) once it no longer needs the body. Before every read the
+// connection's read deadline is set BodyStallTimeout ahead (never past
+// BodyTimeout from the start): a body that stops moving is cut. More than
+// maxBody bytes is an *http.MaxBytesError, a spent budget errBodyBudget, a
+// body cut to make room errBodyEvicted.
+func (s *Server) readBody(w http.ResponseWriter, r *http.Request, hold *bodyHold) (body []byte, err error) {
 	limit := s.maxBody + 1 // one spare byte sees EOF (or the overrun) without growing again
 	if n := r.ContentLength; n >= 0 && n < s.maxBody {
 		limit = n + 1
 	}
+	rc := http.NewResponseController(w)
+	hard := time.Now().Add(s.bodyTime)
+	arm := func() {
+		// Not every ResponseWriter has a connection (httptest's recorder);
+		// without one there is nothing to cut.
+		d := time.Now().Add(s.stall)
+		if d.After(hard) {
+			d = hard
+		}
+		_ = rc.SetReadDeadline(d)
+	}
 	rd := http.MaxBytesReader(w, r.Body, s.maxBody)
 	var buf []byte
-	fail := func(err error) ([]byte, int64, error) {
+	fail := func(err error) ([]byte, error) {
 		if buf != nil {
 			putBodyBuffer(buf)
 		}
-		return nil, held, err
+		if errors.Is(err, os.ErrDeadlineExceeded) && hold.wasEvicted(s.budget) {
+			err = errBodyEvicted
+		}
+		return nil, err
+	}
+	if err := s.budget.moved(hold, arm); err != nil {
+		return fail(err)
 	}
 	for {
 		if len(buf) == cap(buf) {
@@ -550,11 +612,9 @@ func (s *Server) readBody(w http.ResponseWriter, r *http.Request) (body []byte, 
 			if c := bodyClass(want); c >= 0 {
 				want = int64(firstBodyChunk) << c
 			}
-			grow := want - int64(cap(buf))
-			if !s.budget.take(grow) {
-				return fail(errBodyBudget)
+			if err := s.budget.take(r.Context(), hold, want-int64(cap(buf)), want); err != nil {
+				return fail(err)
 			}
-			held += grow
 			nb := newBodyBuffer(want)[:len(buf)]
 			copy(nb, buf)
 			if buf != nil {
@@ -565,12 +625,28 @@ func (s *Server) readBody(w http.ResponseWriter, r *http.Request) (body []byte, 
 		n, rerr := rd.Read(buf[len(buf):cap(buf)])
 		buf = buf[:len(buf)+n]
 		if rerr == io.EOF {
-			return buf, held, nil
+			return buf, nil
 		}
 		if rerr != nil {
 			return fail(rerr)
 		}
+		if n > 0 {
+			if err := s.budget.moved(hold, arm); err != nil {
+				return fail(err)
+			}
+		}
 	}
+}
+
+// cutBody returns the function that interrupts w's body read from another
+// goroutine (its connection's read deadline set to the past), or nil when
+// w has no connection to cut.
+func cutBody(w http.ResponseWriter) func() {
+	rc := http.NewResponseController(w)
+	if err := rc.SetReadDeadline(time.Time{}); err != nil {
+		return nil
+	}
+	return func() { _ = rc.SetReadDeadline(time.Unix(1, 0)) }
 }
 
 func (s *Server) handleHealthz(w http.ResponseWriter, _ *http.Request) {

@@ -24,6 +24,7 @@ const (
 	reasonContentType        = "unsupported_content_type"
 	reasonBodyTooLarge       = "body_too_large"
 	reasonBodyBudget         = "body_budget"
+	reasonBodyEvicted        = "body_evicted"
 	reasonReadError          = "read_error"
 	reasonMissingSignature   = "missing_signature"
 	reasonSHA1Only           = "sha1_signature_only"

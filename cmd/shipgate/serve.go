@@ -92,6 +92,10 @@ type serveConfig struct {
 	// LedgerTokens turn on GET /ledger for bearers of one of them
 	// (ledger.go); none leaves it off.
 	LedgerTokens []string
+	// Clock is the webhook server's clock (nil: time.Now): it stamps
+	// deliveries and judges which request bodies stopped moving. Tests
+	// advance it instead of waiting.
+	Clock func() time.Time
 }
 
 // server is a running App: HTTP listener, queue, worker pool.
@@ -204,7 +208,10 @@ func startServer(ctx context.Context, cfg serveConfig) (*server, error) {
 	var redeliver *webhook.Redeliverer
 	hookOpts := webhook.Options{
 		Secrets: cfg.WebhookSecrets, AppID: cfg.AppID, AppSlug: slug, Queue: queue, Deliveries: deliveries,
-		Metrics: metrics, Ready: ready.check, Logger: cfg.Logger,
+		Metrics: metrics, Ready: ready.check, Logger: cfg.Logger, Now: cfg.Clock,
+		// The body's stall deadline replaces the connection's read
+		// deadline: the whole-body bound is the listener's ReadTimeout.
+		BodyTimeout: cfg.HTTP.ReadTimeout,
 	}
 	if cfg.RedeliverInterval >= 0 {
 		capacity := cfg.QueueSize

@@ -1,0 +1,128 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/shipgate-app/shipgate/webhook"
+)
+
+// offsetClock is real time plus an offset the test advances: the App's
+// clock, so that "a body has not moved for a second" is the test's to
+// decide, never a sleep.
+type offsetClock struct {
+	mu  sync.Mutex
+	off time.Duration
+}
+
+func (c *offsetClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return time.Now().Add(c.off)
+}
+
+func (c *offsetClock) Advance(d time.Duration) {
+	c.mu.Lock()
+	c.off += d
+	c.mu.Unlock()
+}
+
+// bodyHolder is the attacker of issue 20 §2: from its own loopback address,
+// it declares a 16 MiB body, sends all of it but one byte, and stalls; when
+// the App cuts the connection it reconnects and does it again, until stopped.
+// refused counts the holds answered "too many request bodies" (body_budget).
+func bodyHolder(ctx context.Context, addr, local string, refused *atomic.Int64, wg *sync.WaitGroup) {
+	defer wg.Done()
+	const declared = 16 << 20
+	pad := []byte(strings.Repeat(" ", 64<<10))
+	for ctx.Err() == nil {
+		d := net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(local)}}
+		c, err := d.DialContext(ctx, "tcp", addr)
+		if err != nil {
+			return
+		}
+		stop := context.AfterFunc(ctx, func() { c.Close() })
+		fmt.Fprintf(c, "POST /webhook HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nX-GitHub-Event: pull_request\r\n"+
+			"X-GitHub-Delivery: hold-%s\r\nX-Hub-Signature-256: sha256=%s\r\nContent-Length: %d\r\n\r\n", local, strings.Repeat("0", 64), declared)
+		for left := declared - 1; left > 0; {
+			n := min(left, len(pad))
+			if _, err := c.Write(pad[:n]); err != nil {
+				break
+			}
+			left -= n
+		}
+		answer, _ := io.ReadAll(c) // stalls until the App answers or cuts
+		if strings.Contains(string(answer), "too many request bodies") {
+			refused.Add(1)
+		}
+		stop()
+		c.Close()
+	}
+}
+
+// TestE2EBodyHoldDoesNotStopIngress is issue 20 §2 end to end: two
+// connections, each from its own address, declare 16 MiB, send 16 MiB − 1
+// bytes and stall, which filled the 32 MiB in-flight body budget. Before,
+// every real delivery got 503 for as long as they held (0 of 5 here). Now
+// large bodies may not take the last 1 MiB (kept for small bodies, what a
+// delivery nearly always is), and a delivery short of room cuts the bodies
+// that stopped moving (the App's clock is advanced past BodyEvictIdle
+// while they hold): every delivery is answered 202, although the holders
+// reconnect and refill before each.
+func TestE2EBodyHoldDoesNotStopIngress(t *testing.T) {
+	clock := &offsetClock{}
+	env := newE2E(t, func(s *e2eSetup) { s.cfg.Clock = clock.Now })
+	env.repo("svc", map[string]string{".claude/settings.json": baseSettings})
+	if c, err := (&net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP("127.0.0.2")}}).Dial("tcp", env.srv.listener.Addr().String()); err != nil {
+		t.Skipf("dialing from 127.0.0.2 (needs Linux's 127/8 loopback): %v", err)
+	} else {
+		c.Close()
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	var refused atomic.Int64
+	defer func() { cancel(); wg.Wait() }()
+	for _, local := range []string{"127.0.0.2", "127.0.0.3"} {
+		wg.Add(1)
+		go bodyHolder(ctx, env.srv.listener.Addr().String(), local, &refused, &wg)
+	}
+	const prs = 5
+	var heads []string
+	acked := 0
+	for i := range prs {
+		// The holders hold all they can: the whole budget (before), or
+		// one 16 MiB body while the other is refused past what large
+		// bodies may take (the reserve; now).
+		refused.Store(0)
+		env.eventually("the two holders to fill the body budget", func() (bool, string) {
+			n := env.metric("shipgate_webhook_body_bytes_in_flight", "")
+			return n == webhook.DefaultMaxInFlightBytes || (n >= 16<<20 && refused.Load() > 0), fmt.Sprint(n, " refused ", refused.Load())
+		})
+		clock.Advance(webhook.DefaultBodyEvictIdle)
+		pr := env.openPR("svc", fmt.Sprintf("b%d", i), map[string]string{"docs/x.md": "x\n"})
+		heads = append(heads, pr.HeadSHA)
+		for _, d := range env.gh.Deliveries() {
+			if d.Event == "pull_request" && prOfPayload(t, d.Payload) == fmt.Sprintf("svc#%d", pr.Number) && d.StatusCode == http.StatusAccepted {
+				acked++
+			}
+		}
+	}
+	t.Logf("under a two-connection body hold of the whole %d MiB budget: %d of %d deliveries acknowledged; %v holders cut",
+		webhook.DefaultMaxInFlightBytes>>20, acked, prs, env.metric("shipgate_webhook_rejections_total", `reason="body_evicted"`))
+	if acked != prs {
+		t.Fatalf("%d of %d deliveries acknowledged under the body hold, want all", acked, prs)
+	}
+	for _, h := range heads {
+		if r := env.waitCompleted("svc", h, 1); r.Conclusion != "success" {
+			t.Errorf("%.8s: %s %q", h, r.Conclusion, r.Title)
+		}
+	}
+}
