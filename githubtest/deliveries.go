@@ -122,6 +122,12 @@ func (s *Server) deliver(list ...*outgoing) string {
 		d := s.send(o.d)
 		s.mu.Lock()
 		s.st.deliveries = append(s.st.deliveries, &d)
+		if s.st.listHide != nil && s.st.listHide(copyDelivery(&d)) {
+			if s.st.listHidden == nil {
+				s.st.listHidden = map[int64]bool{}
+			}
+			s.st.listHidden[d.ID] = true
+		}
 		s.mu.Unlock()
 	}
 	return guid
@@ -265,4 +271,26 @@ func (s *Server) deliveriesNewestFirst(appID int64) []*Delivery {
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].ID > out[j].ID })
 	return out
+}
+
+// HideDeliveryAttempts keeps the delivery attempts recorded from now on for
+// which hide returns true out of GET /app/hook/deliveries until
+// RevealDeliveryAttempts, as GitHub's list does under concurrency: it is
+// not ordered by arrival, and an attempt can appear after newer ones (with
+// higher IDs) were already listed. Deliveries() still returns them.
+func (s *Server) HideDeliveryAttempts(hide func(Delivery) bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.st.listHide = hide
+}
+
+// RevealDeliveryAttempts lists every hidden attempt again, in its place by
+// ID (newest first), and stops hiding new ones. It returns how many it
+// revealed.
+func (s *Server) RevealDeliveryAttempts() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := len(s.st.listHidden)
+	s.st.listHide, s.st.listHidden = nil, nil
+	return n
 }

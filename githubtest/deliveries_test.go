@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -315,5 +316,52 @@ func TestDeliveriesWithoutWebhookURL(t *testing.T) {
 	must(t, err)
 	if n := len(rc.deliveries()); n != 2 {
 		t.Errorf("%d deliveries after SetWebhook, want push and synchronize", n)
+	}
+}
+
+// TestDeliveryListOutOfOrder: an attempt hidden by HideDeliveryAttempts is
+// missing from GET /app/hook/deliveries while newer ones are listed, and
+// appears in its place by ID once revealed (GitHub's list under
+// concurrency: not ordered by arrival).
+func TestDeliveryListOutOfOrder(t *testing.T) {
+	f, _ := newReceiverFixture(t)
+	app, _ := f.appClient(false)
+	ids := func() []int64 {
+		page, _, err := app.Apps.ListHookDeliveries(context.Background(), &github.ListCursorOptions{PerPage: 100})
+		must(t, err)
+		var out []int64
+		for _, d := range page {
+			out = append(out, d.GetID())
+		}
+		return out
+	}
+	f.srv.HideDeliveryAttempts(func(d Delivery) bool { return d.Event == "pull_request" })
+	_, err := f.srv.PushCommit("acme", "widgets", "late", map[string]string{"f": "1"}, "c")
+	must(t, err)
+	_, _, err = f.srv.OpenPR(PROptions{Owner: "acme", Repo: "widgets", Head: "late"})
+	must(t, err)
+	all := f.srv.Deliveries()
+	var hidden int64
+	for _, d := range all {
+		if d.Event == "pull_request" {
+			hidden = d.ID
+		}
+	}
+	f.srv.HideDeliveryAttempts(nil)
+	_, err = f.srv.PushCommit("acme", "widgets", "main", map[string]string{"g": "2"}, "newer")
+	must(t, err)
+	listed := ids()
+	if slices.Contains(listed, hidden) || len(listed) != len(f.srv.Deliveries())-1 || listed[0] <= hidden {
+		t.Fatalf("while hidden: listed %v, want every attempt but %d, a newer one first", listed, hidden)
+	}
+	if n := f.srv.RevealDeliveryAttempts(); n != 1 {
+		t.Fatalf("revealed %d, want 1", n)
+	}
+	listed = ids()
+	if len(listed) != len(f.srv.Deliveries()) || !slices.Contains(listed, hidden) {
+		t.Fatalf("after reveal: listed %v, want %d among them", listed, hidden)
+	}
+	if !slices.IsSortedFunc(listed, func(a, b int64) int { return int(b - a) }) {
+		t.Fatalf("after reveal: %v is not newest first", listed)
 	}
 }

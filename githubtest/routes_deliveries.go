@@ -56,7 +56,7 @@ func (s *Server) listDeliveries(c *call) (int, any, *apiError) {
 	status := c.query("status")
 	var list []*Delivery
 	for _, d := range s.deliveriesNewestFirst(c.who.app.id) {
-		if after >= 0 && d.ID >= after {
+		if (after >= 0 && d.ID >= after) || s.st.listHidden[d.ID] {
 			continue
 		}
 		ok := d.StatusCode >= 200 && d.StatusCode <= 299

@@ -26,6 +26,10 @@ type state struct {
 	runs          map[int64]*checkRun
 	teams         map[string]*team // by lower-case "org/slug"
 	deliveries    []*Delivery
+	// listHide picks the attempts GET /app/hook/deliveries does not list
+	// yet, and listHidden holds them (HideDeliveryAttempts).
+	listHide      func(Delivery) bool
+	listHidden    map[int64]bool
 	manifestCodes map[string]*manifestCode
 	buckets       map[string]*bucket
 	faults        []*faultState

@@ -83,7 +83,17 @@ const (
 	DefaultRedeliverInterval    = time.Minute
 	DefaultRedeliverLookback    = time.Hour
 	DefaultRedeliverMaxAttempts = 5
-	redeliverPerPage            = 100
+	// DefaultRedeliverSettle is how far back of the newest delivery a scan
+	// saw the next scan lists again. GitHub's delivery list is not ordered
+	// by arrival: an attempt's ID is taken when it starts and it is listed
+	// when it ends, which is up to GitHub's 10 s timeout later, and under
+	// concurrency attempts with lower IDs appear after higher ones were
+	// listed. A cursor that stopped at the newest ID seen never saw them (a
+	// refused delivery waited for the sweep, 623 s). A minute covers the
+	// timeout with room for clock skew; deliveries listed twice are
+	// recognised (the same attempt ID changes nothing).
+	DefaultRedeliverSettle = time.Minute
+	redeliverPerPage       = 100
 	// maxRemembered bounds the refused deliveries and attempt counts kept.
 	maxRemembered = 100_000
 )
@@ -99,6 +109,10 @@ type RedelivererOptions struct {
 	Lookback time.Duration
 	// MaxAttempts is the most redeliveries asked for one delivery (default 5).
 	MaxAttempts int
+	// Settle is how far back of the previous scan's newest delivery a scan
+	// lists again (default DefaultRedeliverSettle), so that an attempt
+	// listed late, below IDs already seen, is not skipped.
+	Settle time.Duration
 	// Room reports how many more jobs the queue can comfortably take; a
 	// scan asks for at most that many redeliveries, the rest wait for the
 	// next scan (so a backlog is fed in as it drains, not refused again).
@@ -132,9 +146,12 @@ type Redeliverer struct {
 	nudge chan struct{}
 
 	mu sync.Mutex
-	// lastTop is the newest delivery ID the previous scan listed; the next
-	// scan stops there (0: not scanned yet; the first looks back Lookback).
-	lastTop int64
+	// lastTop is the newest delivery ID the previous scan listed and
+	// lastTopAt when it was delivered; the next scan stops at the first
+	// delivery at or below lastTop delivered Settle before lastTopAt (0:
+	// not scanned yet; the first looks back Lookback).
+	lastTop   int64
+	lastTopAt time.Time
 	// pending: GUID → the newest listed attempt of a delivery whose
 	// attempts all failed, until one succeeds or it is given up.
 	pending map[string]HookDelivery
@@ -165,8 +182,10 @@ type Refusal struct {
 
 // RedeliveryState is everything a Redeliverer remembers.
 type RedeliveryState struct {
-	// Top is the newest delivery ID a scan listed (the next scan stops there).
-	Top int64
+	// Top is the newest delivery ID a scan listed, TopAt when it was
+	// delivered (the next scan stops Settle before it).
+	Top   int64
+	TopAt time.Time
 	// Pending: GUID → the newest attempt of a delivery whose attempts all failed.
 	Pending map[string]HookDelivery
 	// Tries: GUID → redeliveries asked (-1: covered by a newer delivery).
@@ -177,10 +196,11 @@ type RedeliveryState struct {
 }
 
 // RedeliveryChange is what one step of a Redeliverer changed: entries set
-// and deleted per map, and the new Top (0: unchanged; a store keeps the
-// largest it was given).
+// and deleted per map, and the new Top and TopAt (zero: unchanged; a store
+// keeps the largest and latest it was given).
 type RedeliveryChange struct {
 	Top                   int64
+	TopAt                 time.Time
 	SetPending            map[string]HookDelivery
 	SetTries              map[string]int
 	SetRefused, SetNewest map[string]Refusal
@@ -189,7 +209,7 @@ type RedeliveryChange struct {
 }
 
 func (c *RedeliveryChange) empty() bool {
-	return c.Top == 0 && len(c.SetPending)+len(c.SetTries)+len(c.SetRefused)+len(c.SetNewest)+
+	return c.Top == 0 && c.TopAt.IsZero() && len(c.SetPending)+len(c.SetTries)+len(c.SetRefused)+len(c.SetNewest)+
 		len(c.DelPending)+len(c.DelTries)+len(c.DelRefused)+len(c.DelNewest) == 0
 }
 
@@ -320,6 +340,9 @@ func (r *Redeliverer) Restore(ctx context.Context) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.lastTop = max(r.lastTop, st.Top)
+	if st.TopAt.After(r.lastTopAt) {
+		r.lastTopAt = st.TopAt
+	}
 	// What this process changed since its last flush is not in st yet:
 	// keep it on top of what the memory says.
 	d := r.dirty
@@ -380,6 +403,9 @@ func NewRedeliverer(o RedelivererOptions) (*Redeliverer, error) {
 	}
 	if o.MaxAttempts <= 0 {
 		o.MaxAttempts = DefaultRedeliverMaxAttempts
+	}
+	if o.Settle <= 0 {
+		o.Settle = DefaultRedeliverSettle
 	}
 	if o.Room == nil {
 		o.Room = func() int { return int(^uint(0) >> 1) }
@@ -493,9 +519,12 @@ func retryable(code int) bool {
 }
 
 // Scan lists the deliveries GitHub recorded since the previous scan (on the
-// first scan, since Lookback), newest first, stopping at the newest one the
-// previous scan saw — so a scan costs one request plus one per 100 new
-// deliveries — and remembers each delivery whose attempts all failed. Then
+// first scan, since Lookback), newest first, stopping at the first at or
+// below the newest ID the previous scan saw that was delivered Settle
+// before that one — so a scan costs one request plus one per 100 new (or
+// settling) deliveries, and an attempt GitHub lists late, below IDs
+// already seen, is still found — and remembers each delivery whose
+// attempts all failed. Then
 // it asks for another attempt of every remembered delivery whose last
 // attempt failed retryably, newest first, with backoff between attempts and
 // at most Room() of them. It returns how many redeliveries it asked for.
@@ -533,8 +562,9 @@ func (r *Redeliverer) leasedScan(ctx context.Context) (n int, skipped bool, err 
 func (r *Redeliverer) scan(ctx context.Context) (int, error) {
 	start := r.o.Now()
 	r.mu.Lock()
-	stopAt, horizon := r.lastTop, start.Add(-r.o.Lookback)
+	stopAt, prevTopAt, horizon := r.lastTop, r.lastTopAt, start.Add(-r.o.Lookback)
 	r.mu.Unlock()
+	stopAtTime := prevTopAt.Add(-r.o.Settle)
 
 	type seen struct {
 		latest    HookDelivery // newest attempt listed
@@ -542,7 +572,7 @@ func (r *Redeliverer) scan(ctx context.Context) (int, error) {
 	}
 	byGUID := map[string]*seen{}
 	var order []string
-	top := stopAt
+	top, topAt := stopAt, prevTopAt
 	cursor := ""
 list:
 	for {
@@ -551,10 +581,15 @@ list:
 			return 0, err
 		}
 		for _, d := range page {
-			if d.ID <= stopAt || d.DeliveredAt.Before(horizon) {
+			if (d.ID <= stopAt && d.DeliveredAt.Before(stopAtTime)) || d.DeliveredAt.Before(horizon) {
 				break list
 			}
-			top = max(top, d.ID)
+			if d.ID > top {
+				top = d.ID
+			}
+			if d.DeliveredAt.After(topAt) {
+				topAt = d.DeliveredAt
+			}
 			st := byGUID[d.GUID]
 			if st == nil {
 				st = &seen{latest: d}
@@ -577,6 +612,10 @@ list:
 		r.lastTop = top
 		r.dirty.Top = top
 	}
+	if topAt.After(r.lastTopAt) {
+		r.lastTopAt = topAt
+		r.dirty.TopAt = topAt
+	}
 	for _, guid := range order {
 		st := byGUID[guid]
 		switch {
@@ -584,6 +623,9 @@ list:
 			r.forget(guid)
 		case !retryable(st.latest.StatusCode):
 			r.delPending(guid) // a 4xx would fail the same way again
+		case r.tries[guid] < 0 || r.tries[guid] >= r.o.MaxAttempts:
+			// Listed again in the settle window: covered by a newer
+			// delivery, or given up already.
 		default:
 			if old, ok := r.pending[guid]; !ok || st.latest.ID > old.ID {
 				if ok || len(r.pending) < maxRemembered {

@@ -125,3 +125,80 @@ func TestE2ERedisRedeliveryIsSharedByReplicas(t *testing.T) {
 	}
 	env.noneInProgress("svc")
 }
+
+// TestE2ERefusedDeliveryListedLateIsRedelivered is issue 20 §4: GitHub's
+// delivery list is not ordered by arrival, so a refused delivery can be
+// listed only after a newer one (higher ID) was seen by a scan. Before,
+// the scan's cursor stopped at IDs at or below the newest it had seen, and
+// that refusal was never redelivered (its PR waited for the sweep: 623 s).
+// Now a scan lists again the deliveries of the Settle window behind the
+// newest it saw: the late one is redelivered and its PR gets its run.
+// With the in-process queue and with Redis (the cursor kept there).
+func TestE2ERefusedDeliveryListedLateIsRedelivered(t *testing.T) {
+	for _, backend := range []string{"memory", "redis"} {
+		t.Run(backend, func(t *testing.T) {
+			var rc redisConfig
+			if backend == "redis" {
+				rs := redistest.Start(t)
+				rc = redisConfig{URL: rs.URL(), Prefix: redisqueue.DefaultPrefix, LeaseTTL: redisqueue.DefaultLeaseTTL,
+					DedupTTL: redisqueue.DefaultDedupTTL}
+			}
+			env := newE2E(t, func(s *e2eSetup) {
+				// Two pending jobs fill the queue; a scan asks for at most
+				// half of it (one).
+				s.cfg.QueueSize, s.cfg.Workers = 2, 1
+				s.cfg.RedeliverInterval, s.cfg.RedeliverByTest = time.Hour, true // scanned by the test only
+				s.cfg.Redis = rc
+			})
+			env.repo("svc", map[string]string{".claude/settings.json": baseSettings})
+			// The first job holds the only worker, the next two fill the queue.
+			env.gh.Inject(githubtest.Fault{Method: "GET", PathPattern: routePull, Latency: 2 * time.Second, Times: 1})
+			first := env.openPR("svc", "first", map[string]string{"docs/x.md": "x\n"})
+			env.eventually("the first job running", func() (bool, string) {
+				n := env.metric("shipgate_queue_running", "")
+				return n == 1 && env.srv.queue.Depth() == 0, fmt.Sprint(n, " running, depth ", env.srv.queue.Depth())
+			})
+			second := env.openPR("svc", "second", map[string]string{"docs/x.md": "x\n"})
+			third := env.openPR("svc", "third", map[string]string{"docs/x.md": "x\n"})
+			// The third PR's delivery is refused, and GitHub lists it late.
+			env.gh.HideDeliveryAttempts(func(d githubtest.Delivery) bool { return d.Event == "pull_request" && d.StatusCode == 503 })
+			late := env.openPR("svc", "late", map[string]string{"docs/x.md": "late\n"})
+			env.gh.HideDeliveryAttempts(nil)
+			refused := 0
+			for _, d := range env.gh.Deliveries() {
+				if d.Event == "pull_request" && d.StatusCode == http.StatusServiceUnavailable {
+					refused++
+				}
+			}
+			if refused != 1 {
+				t.Fatalf("%d deliveries refused, want the one about #%d", refused, late.Number)
+			}
+			env.waitCompleted("svc", first.HeadSHA, 1)
+			env.waitCompleted("svc", second.HeadSHA, 1)
+			env.waitCompleted("svc", third.HeadSHA, 1)
+			// A newer delivery is queued and listed by a scan while the
+			// refused one is not listed yet.
+			newer := env.openPR("svc", "newer", map[string]string{"docs/x.md": "newer\n"})
+			env.waitCompleted("svc", newer.HeadSHA, 1)
+			env.eventually("the queue idle", func() (bool, string) { return env.srv.queue.Depth() == 0, fmt.Sprint(env.srv.queue.Depth()) })
+			if n, err := env.srv.redeliver.Scan(context.Background()); err != nil || n != 0 {
+				t.Fatalf("scan with the refused delivery not listed: %d asked, %v; want 0", n, err)
+			}
+			if n := env.gh.RevealDeliveryAttempts(); n != 1 {
+				t.Fatalf("revealed %d attempts, want the refused one", n)
+			}
+			asked, err := env.srv.redeliver.Scan(context.Background())
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Logf("a refused delivery listed after a newer one was scanned: %d redelivery asked by the next scan", asked)
+			if asked != 1 {
+				t.Fatalf("the scan after the refused delivery appeared asked %d redeliveries, want 1", asked)
+			}
+			if r := env.waitCompleted("svc", late.HeadSHA, 1); r.Conclusion != "success" {
+				t.Fatalf("#%d: %s %q", late.Number, r.Conclusion, r.Title)
+			}
+			env.noneInProgress("svc")
+		})
+	}
+}

@@ -14,8 +14,8 @@ import (
 	"github.com/shipgate-app/shipgate/webhook"
 )
 
-// topScript keeps the largest delivery ID it was given. KEYS: the key.
-// ARGV: the ID.
+// topScript keeps the largest number it was given (a delivery ID, or the
+// Unix milliseconds of its delivery). KEYS: the key. ARGV: the number.
 var topScript = redis.NewScript(`
 local cur = tonumber(redis.call('GET', KEYS[1]) or '0')
 if tonumber(ARGV[1]) > cur then redis.call('SET', KEYS[1], ARGV[1]) end
@@ -26,13 +26,15 @@ return 0
 // restarted replica (or a new one) resumes the redelivery scan where the
 // last one stopped, with the deliveries the queue refused and their pull
 // requests, the failures not yet redelivered and the redeliveries asked.
-// Keys (under the queue's prefix): redeliver:top (string), and the hashes
+// Keys (under the queue's prefix): redeliver:top and redeliver:top_at (the
+// scan cursor: the newest delivery ID listed and when it was delivered, in
+// Unix milliseconds; strings), and the hashes
 // redeliver:pending, redeliver:tries, redeliver:refused, redeliver:newest
 // (values JSON, tries a number). Every replica's scan reads it afresh, so
 // it is the replicas' one memory, not a backup of each one's.
 type RedeliveryMemory struct {
-	rdb                                  redis.UniversalClient
-	top, pending, tries, refused, newest string
+	rdb                                         redis.UniversalClient
+	top, topAt, pending, tries, refused, newest string
 }
 
 var _ webhook.RedeliveryMemory = (*RedeliveryMemory)(nil)
@@ -44,7 +46,7 @@ func NewRedeliveryMemory(rdb redis.UniversalClient, prefix string) *RedeliveryMe
 		prefix = DefaultPrefix
 	}
 	p := prefix + "redeliver:"
-	return &RedeliveryMemory{rdb: rdb, top: p + "top", pending: p + "pending", tries: p + "tries", refused: p + "refused", newest: p + "newest"}
+	return &RedeliveryMemory{rdb: rdb, top: p + "top", topAt: p + "top_at", pending: p + "pending", tries: p + "tries", refused: p + "refused", newest: p + "newest"}
 }
 
 // Apply implements webhook.RedeliveryMemory, in one transaction.
@@ -52,6 +54,11 @@ func (m *RedeliveryMemory) Apply(ctx context.Context, c webhook.RedeliveryChange
 	if c.Top > 0 {
 		if err := topScript.Run(ctx, m.rdb, []string{m.top}, c.Top).Err(); err != nil {
 			return fmt.Errorf("redisqueue: recording the redelivery cursor: %w", err)
+		}
+	}
+	if !c.TopAt.IsZero() {
+		if err := topScript.Run(ctx, m.rdb, []string{m.topAt}, c.TopAt.UnixMilli()).Err(); err != nil {
+			return fmt.Errorf("redisqueue: recording the redelivery cursor's time: %w", err)
 		}
 	}
 	pipe := m.rdb.TxPipeline()
@@ -101,13 +108,16 @@ func (m *RedeliveryMemory) Load(ctx context.Context) (webhook.RedeliveryState, e
 	st := webhook.RedeliveryState{Pending: map[string]webhook.HookDelivery{}, Tries: map[string]int{},
 		Refused: map[string]webhook.Refusal{}, Newest: map[string]webhook.Refusal{}}
 	pipe := m.rdb.Pipeline()
-	top := pipe.Get(ctx, m.top)
+	top, topAt := pipe.Get(ctx, m.top), pipe.Get(ctx, m.topAt)
 	pending, tries, refused, newest := pipe.HGetAll(ctx, m.pending), pipe.HGetAll(ctx, m.tries),
 		pipe.HGetAll(ctx, m.refused), pipe.HGetAll(ctx, m.newest)
 	if _, err := pipe.Exec(ctx); err != nil && err != redis.Nil {
 		return st, fmt.Errorf("redisqueue: reading the redelivery memory: %w", err)
 	}
 	st.Top, _ = strconv.ParseInt(top.Val(), 10, 64)
+	if ms, err := strconv.ParseInt(topAt.Val(), 10, 64); err == nil && ms > 0 {
+		st.TopAt = time.UnixMilli(ms)
+	}
 	for g, v := range pending.Val() {
 		var d webhook.HookDelivery
 		if json.Unmarshal([]byte(v), &d) == nil {

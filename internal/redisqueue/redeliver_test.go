@@ -158,3 +158,25 @@ func TestRedeliveryScanLease(t *testing.T) {
 		rel()
 	}
 }
+
+// TestRedeliveryCursorTime: the scan cursor's time (TopAt, issue 20 §4) is
+// kept in Redis to the millisecond, and an older one never replaces it:
+// replicas scanning in turn keep the latest.
+func TestRedeliveryCursorTime(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	m := NewRedeliveryMemory(e.rdb, "c:{q}:")
+	at := time.UnixMilli(1_800_000_000_123)
+	for _, c := range []webhook.RedeliveryChange{{Top: 7, TopAt: at}, {Top: 5, TopAt: at.Add(-time.Minute)}} {
+		if err := m.Apply(ctx, c); err != nil {
+			t.Fatal(err)
+		}
+	}
+	st, err := m.Load(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Top != 7 || !st.TopAt.Equal(at) {
+		t.Fatalf("cursor %d at %s, want 7 at %s", st.Top, st.TopAt, at)
+	}
+}
