@@ -124,6 +124,11 @@ type Options struct {
 	OnQueued func(deliveryID string, jobs []app.Job)
 	// Logger defaults to slog.Default().
 	Logger *slog.Logger
+	// RejectLogInterval: a delivery refused before its signature is checked
+	// is logged in full only if it is the first of its reason in this
+	// interval; the rest are summed up in one line at its end (default
+	// 10 s). Anyone can send those requests; the log must not be theirs.
+	RejectLogInterval time.Duration
 	// Now is the clock stamping Job.ReceivedAt and judging which bodies
 	// stopped moving (default time.Now; connection deadlines are wall time).
 	Now func() time.Time
@@ -146,6 +151,7 @@ type Server struct {
 	onRefused  func(string, []app.Job)
 	onQueued   func(string, []app.Job)
 	log        *slog.Logger
+	rejects    *rejectLog
 	now        func() time.Time
 	closing    atomic.Bool
 }
@@ -275,6 +281,7 @@ func NewServer(opts Options) (*Server, error) {
 		onRefused:  opts.OnRefused,
 		onQueued:   opts.OnQueued,
 		log:        opts.Logger,
+		rejects:    newRejectLog(opts.Logger, cmp.Or(opts.RejectLogInterval, DefaultRejectLogInterval)),
 		now:        opts.Now,
 	}
 	s.budget.onChange = func(n int64) { m.bodyBytes.Set(float64(n)) }
@@ -301,6 +308,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.handler.S
 // replica's running jobs.
 func (s *Server) Shutdown(ctx context.Context) error {
 	s.closing.Store(true)
+	s.rejects.flush()
 	s.log.Info("webhook server shutting down: refusing new deliveries, draining queue", "pending", s.queue.Depth())
 	if err := s.queue.Shutdown(ctx); err != nil {
 		return fmt.Errorf("webhook: shutdown: %w", err)
@@ -323,11 +331,11 @@ func writeJSON(w http.ResponseWriter, code int, body response) {
 }
 
 // reject answers a delivery refused before routing and logs why — event,
-// delivery ID, reason and remote address; never the payload.
+// delivery ID, reason and remote address; never the payload — at most once
+// per reason and RejectLogInterval, the rest summed up (rejectLog).
 func (s *Server) reject(w http.ResponseWriter, r *http.Request, code int, reason, msg string) {
 	s.m.rejections.WithLabelValues(reason).Inc()
-	s.log.Warn("webhook delivery rejected",
-		"reason", reason,
+	s.rejects.reject(reason,
 		"event", truncate(r.Header.Get(headerEvent)),
 		"delivery_id", truncate(r.Header.Get(headerDelivery)),
 		"remote_addr", r.RemoteAddr,
