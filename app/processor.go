@@ -48,6 +48,14 @@ type Config struct {
 	Logger      *slog.Logger
 	// Now is the clock (tests replace it).
 	Now func() time.Time
+	// Sleep waits between tries of a check-run write GitHub failed (nil:
+	// really wait; tests advance a fake clock instead). It returns early
+	// when ctx ends.
+	Sleep func(ctx context.Context, d time.Duration) error
+	// WriteOutage is how long a check-run write GitHub answers with a
+	// server error (or not at all) is tried again in place before the job
+	// attempt fails (default DefaultWriteOutage).
+	WriteOutage time.Duration
 	// Judge is the engine a gathered input is judged by (default
 	// diff.CompareContext). End-to-end tests wrap it, to make a judgement
 	// outlast the job timeout without depending on the machine's speed.
@@ -84,6 +92,12 @@ func (c *Config) defaults() {
 	}
 	if c.Logger == nil {
 		c.Logger = slog.New(slog.DiscardHandler)
+	}
+	if c.Sleep == nil {
+		c.Sleep = sleepCtx
+	}
+	if c.WriteOutage <= 0 {
+		c.WriteOutage = DefaultWriteOutage
 	}
 	if c.Now == nil {
 		c.Now = time.Now
@@ -261,6 +275,10 @@ type evaluation struct {
 	// delivery is the ID of the delivery whose job this is (named in the
 	// run's summary: attempt.go).
 	delivery string
+	// swept: the sweep queued this job, finding no completed run on the
+	// head. A run left in progress there (an orphan of a write outage or
+	// of a restart) is adopted and completed, never left beside a new one.
+	swept bool
 }
 
 // evaluatePR evaluates one pull request at its current head and publishes
@@ -303,6 +321,7 @@ func (p *Worker) evaluatePR(ctx context.Context, cl *github.Client, job Job, n i
 		return nil
 	}
 	ev.delivery = job.DeliveryID
+	ev.swept = job.Event == SweepEvent
 	if p.publishedBefore(ctx, cl, job, ev) {
 		log.Info("job already done by an earlier attempt: its check run is published on the head", "head", shortSHA(ev.head),
 			"attempt", attemptOf(ctx))
@@ -316,7 +335,7 @@ func (p *Worker) evaluatePR(ctx context.Context, cl *github.Client, job Job, n i
 	if res.Empty() {
 		// Nothing to read: complete the run in one call, so the check
 		// exists for branch protection.
-		return p.publishNothing(ctx, cl, ev)
+		return p.retryWrites(ctx, func(ctx context.Context) error { return p.publishNothing(ctx, cl, ev) })
 	}
 	// judge: the pure engine
 	r, err := p.cfg.Judge(ctx, res.Input)
@@ -335,7 +354,7 @@ func (p *Worker) evaluatePR(ctx context.Context, cl *github.Client, job Job, n i
 	if err != nil {
 		return err
 	}
-	if err := p.publish(ctx, cl, ev, r, approvals); err != nil {
+	if err := p.retryWrites(ctx, func(ctx context.Context) error { return p.publish(ctx, cl, ev, r, approvals) }); err != nil {
 		return err
 	}
 	log.Info("pull request checked", "decision", r.Decision, "files", len(ev.files), "findings", len(r.Findings),
@@ -488,7 +507,14 @@ func (p *Worker) JobFailed(ctx context.Context, job Job, cause error) {
 			return
 		}
 		for _, run := range runs.CheckRuns {
-			p.failRun(ctx, cl, job.Owner, job.Repo, run.GetID(), cause)
+			if !p.failRun(ctx, cl, job.Owner, job.Repo, run.GetID(), cause) && job.Kind == KindEvaluatePR {
+				// An orphan in progress (GitHub's writes are failing): the
+				// next evaluation of this head adopts and completes it
+				// instead of making a second run beside it.
+				p.runsMu.Lock()
+				p.unsure[runPrefix(job.Owner, job.Repo, job.PRNumber)+h] = true
+				p.runsMu.Unlock()
+			}
 			failed++
 		}
 	}
@@ -507,15 +533,19 @@ func (p *Worker) JobFailed(ctx context.Context, job Job, cause error) {
 	}
 }
 
-// failRun completes a run as failed with a message that says what to do.
-func (p *Worker) failRun(ctx context.Context, cl *github.Client, owner, repo string, id int64, cause error) {
+// failRun completes a run as failed with a message that says what to do,
+// and reports whether GitHub took it.
+func (p *Worker) failRun(ctx context.Context, cl *github.Client, owner, repo string, id int64, cause error) bool {
 	_, _, err := cl.Checks.UpdateCheckRun(ctx, owner, repo, id, github.UpdateCheckRunOptions{
 		Name: p.cfg.CheckName, Status: github.String("completed"), Conclusion: github.String("failure"),
 		CompletedAt: &github.Timestamp{Time: p.cfg.Now()}, Output: p.failureOutput(cause),
 	})
 	if err != nil {
-		p.log(ctx).Error("could not mark a check run failed", "repo", owner+"/"+repo, "check_run_id", id, "error", err)
+		p.log(ctx).Error("could not mark a check run failed; the next evaluation of its head completes it (or the sweep, after a restart)",
+			"repo", owner+"/"+repo, "check_run_id", id, "error", err)
+		return false
 	}
+	return true
 }
 
 // failureOutput is the output of a run whose job failed for good.

@@ -47,10 +47,11 @@ func (p *Worker) startRun(ctx context.Context, cl *github.Client, ev *evaluation
 		ev.runID = r.id
 		return nil
 	}
-	if p.cfg.SharedQueue || unsure {
-		// Another replica may have started this run and died, or our own
-		// create failed after GitHub made the run: adopt it rather than
-		// leave it in progress next to a new one.
+	if p.cfg.SharedQueue || unsure || ev.swept {
+		// Another replica may have started this run and died, our own
+		// create failed after GitHub made the run, or a write outage (or a
+		// restart) left it in progress: adopt it rather than leave it in
+		// progress next to a new one.
 		if id, found, err := p.openRunOnGitHub(ctx, cl, ev.owner, ev.repo, ev.head, ev.pr.GetNumber()); err != nil {
 			return err
 		} else if found {
@@ -459,8 +460,10 @@ func (p *Worker) createRun(ctx context.Context, cl *github.Client, ev *evaluatio
 	if open || len(anns) > maxAnnotationsPerRequest {
 		return false, p.startRun(ctx, cl, ev)
 	}
-	if p.cfg.SharedQueue {
-		// Another replica may have started this run and died: adopt it.
+	if p.cfg.SharedQueue || ev.swept {
+		// Another replica may have started this run and died, or a write
+		// outage or a restart left it in progress (the sweep found the
+		// head without a completed run): adopt it.
 		id, found, err := p.openRunOnGitHub(ctx, cl, ev.owner, ev.repo, ev.head, ev.pr.GetNumber())
 		if err != nil {
 			return false, err

@@ -18,8 +18,13 @@ type Fault struct {
 	// such as "/repos/{owner}/{repo}/pulls/{number}/files" (parameter names
 	// do not matter); "" matches any route.
 	PathPattern string
-	// Times is how many requests the fault answers (default 1).
+	// Times is how many requests the fault answers (default 1; ignored
+	// with Until).
 	Times int
+	// Until, when set, makes the fault an outage: it answers every
+	// matching request until the fake's clock (Options.Clock) reaches it,
+	// and is then dropped.
+	Until time.Time
 	// Status is the response status (e.g. 500, 502, 429, 404). Zero with
 	// SecondaryLimit means 403; zero otherwise means the request is served
 	// normally after Latency.
@@ -82,13 +87,24 @@ func (s *Server) ClearFaults() {
 func (s *Server) takeFault(method, pattern string) (Fault, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	norm := normalizePattern(pattern)
+	return s.takeFaultLocked(method, normalizePattern(pattern))
+}
+
+// takeFaultLocked is takeFault; callers hold s.mu.
+func (s *Server) takeFaultLocked(method, norm string) (Fault, bool) {
 	for i, f := range s.st.faults {
 		if f.Method != "" && !strings.EqualFold(f.Method, method) {
 			continue
 		}
 		if f.PathPattern != "" && normalizePattern(f.PathPattern) != norm {
 			continue
+		}
+		if !f.Until.IsZero() {
+			if !s.now().Before(f.Until) {
+				s.st.faults = append(s.st.faults[:i:i], s.st.faults[i+1:]...)
+				return s.takeFaultLocked(method, norm)
+			}
+			return f.Fault, true
 		}
 		f.left--
 		if f.left <= 0 {

@@ -229,3 +229,27 @@ func TestFaultAfterApply(t *testing.T) {
 		t.Errorf("the applied-then-failed request is not logged as faulted: %+v", log[len(log)-3])
 	}
 }
+
+// TestFaultOutage: a fault with Until answers every matching request until
+// the fake's clock reaches it, however many there are, and is then gone.
+func TestFaultOutage(t *testing.T) {
+	f := newFixture(t)
+	tok := "token " + f.token()
+	f.srv.Inject(Fault{Method: "GET", PathPattern: "/repos/{owner}/{repo}", Status: 500, Until: f.clock.Now().Add(90 * time.Second)})
+	for i := range 5 {
+		if resp, _ := f.do("GET", "/repos/acme/widgets", tok, nil, nil); resp.StatusCode != 500 {
+			t.Fatalf("request %d in the outage: %d, want 500", i, resp.StatusCode)
+		}
+		f.clock.Advance(17 * time.Second)
+	}
+	if resp, _ := f.do("GET", "/repos/acme/widgets", tok, nil, nil); resp.StatusCode != 500 {
+		t.Fatalf("at 85 s: %d, want 500", resp.StatusCode)
+	}
+	f.clock.Advance(5 * time.Second)
+	if resp, _ := f.do("GET", "/repos/acme/widgets", tok, nil, nil); resp.StatusCode != 200 {
+		t.Fatalf("at 90 s: %d, want 200 (the outage is over)", resp.StatusCode)
+	}
+	if left := f.srv.PendingFaults(); len(left) != 0 {
+		t.Fatalf("pending faults after the outage: %+v", left)
+	}
+}

@@ -64,7 +64,7 @@ func signedPing(t *testing.T, addr string) int {
 	req.Header.Set(headerDelivery, fmt.Sprintf("real-%d", time.Now().UnixNano()))
 	req.Header.Set(headerSignature, Sign([]byte(testSecret), []byte(body)))
 	req.Close = true
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := (&http.Client{Timeout: guard}).Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -155,4 +155,40 @@ func TestStalledBodyIsCut(t *testing.T) {
 		t.Fatalf("the stalled body's connection was not closed: %v", err)
 	}
 	waitFor(t, "the body budget to be given back", func() bool { return env.srv.budget.used.Load() == 0 })
+}
+
+// TestSlowlorisIsShed: at MaxConnections, connections still sending their
+// headers (a slowloris) are closed, oldest first, to make room for new
+// ones; before, a new connection waited in the backlog until one of them
+// timed out (ReadHeaderTimeout, a minute here), and a real request behind
+// them was never served in time.
+func TestSlowlorisIsShed(t *testing.T) {
+	env := newTestEnv(t, nil)
+	addr := startLoopback(t, env.srv, HTTPOptions{MaxConnections: 4, ReadHeaderTimeout: time.Minute, ErrorLog: nopLogger()})
+	var slow []net.Conn
+	for range 4 {
+		c, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		fmt.Fprintf(c, "POST /webhook HTTP/1.1\r\nHost: x\r\nX-Trickle: a")
+		slow = append(slow, c)
+	}
+	for i := range 3 {
+		if code := signedPing(t, addr); code != http.StatusOK {
+			t.Fatalf("request %d behind a slowloris at the cap: %d", i, code)
+		}
+	}
+	// The oldest trickling connections were closed to make that room.
+	closed := 0
+	for _, c := range slow {
+		_ = c.SetReadDeadline(time.Now().Add(100 * time.Millisecond))
+		if _, err := c.Read(make([]byte, 1)); err == io.EOF {
+			closed++
+		}
+	}
+	if closed == 0 {
+		t.Fatal("no trickling connection was closed")
+	}
 }

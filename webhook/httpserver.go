@@ -1,6 +1,7 @@
 package webhook
 
 import (
+	"context"
 	"log/slog"
 	"net"
 	"net/http"
@@ -35,9 +36,14 @@ type HTTPOptions struct {
 	IdleTimeout time.Duration
 	// MaxHeaderBytes caps request headers (GitHub's are a few KiB).
 	MaxHeaderBytes int
-	// MaxConnections caps connections open at once; past it new ones wait
-	// in the kernel's accept backlog (costing this process nothing) until
-	// one closes. Each open connection costs roughly 10–20 KiB.
+	// MaxConnections caps connections open at once. At the cap, accepting
+	// a new connection first closes the open one that has waited longest
+	// without a request being handled (idle keep-alives, and connections
+	// still sending their headers: a slowloris), so trickling connections
+	// cannot keep real ones out; when every open one is being handled, new
+	// ones wait in the kernel's accept backlog (costing this process
+	// nothing) until one closes. Each open connection costs roughly 10–20
+	// KiB.
 	MaxConnections int
 	// ErrorLog receives net/http's own errors (nil: slog.Default at warn).
 	ErrorLog *slog.Logger
@@ -77,8 +83,11 @@ func (o HTTPOptions) withDefaults() HTTPOptions {
 // are bounded by Options.MaxInFlightBytes.
 func HTTPServer(h http.Handler, o HTTPOptions) (srv *http.Server, limit func(net.Listener) net.Listener) {
 	o = o.withDefaults()
+	conns := &connTracker{open: map[*limitConn]*connInfo{}}
 	srv = &http.Server{
-		Handler:           h,
+		Handler:           conns.track(h),
+		ConnState:         conns.state,
+		ConnContext:       conns.context,
 		ReadHeaderTimeout: o.ReadHeaderTimeout,
 		ReadTimeout:       o.ReadTimeout,
 		WriteTimeout:      o.WriteTimeout,
@@ -87,7 +96,96 @@ func HTTPServer(h http.Handler, o HTTPOptions) (srv *http.Server, limit func(net
 		ErrorLog:          slog.NewLogLogger(o.ErrorLog.Handler(), slog.LevelWarn),
 	}
 	n := o.MaxConnections
-	return srv, func(ln net.Listener) net.Listener { return LimitListener(ln, n) }
+	return srv, func(ln net.Listener) net.Listener {
+		l := LimitListener(ln, n).(*limitListener)
+		l.shed = conns.shedOldest
+		return l
+	}
+}
+
+// connTracker knows, per open connection, whether a request on it is being
+// handled and since when it is not: what the listener sheds at its cap.
+type connTracker struct {
+	mu   sync.Mutex
+	open map[*limitConn]*connInfo
+}
+
+type connInfo struct {
+	handling int       // requests in the handler (0 or 1 with HTTP/1.1)
+	since    time.Time // when it was accepted or last finished a request
+}
+
+type connKey struct{}
+
+// context remembers the connection in each of its requests' contexts.
+func (t *connTracker) context(ctx context.Context, c net.Conn) context.Context {
+	if lc, ok := c.(*limitConn); ok {
+		return context.WithValue(ctx, connKey{}, lc)
+	}
+	return ctx
+}
+
+// state follows net/http's connection states.
+func (t *connTracker) state(c net.Conn, st http.ConnState) {
+	lc, ok := c.(*limitConn)
+	if !ok {
+		return
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	switch st {
+	case http.StateNew:
+		t.open[lc] = &connInfo{since: time.Now()}
+	case http.StateIdle:
+		if ci := t.open[lc]; ci != nil {
+			ci.since = time.Now()
+		}
+	case http.StateClosed, http.StateHijacked:
+		delete(t.open, lc)
+	}
+}
+
+// track marks a connection as handling a request while h runs.
+func (t *connTracker) track(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		lc, _ := r.Context().Value(connKey{}).(*limitConn)
+		t.mark(lc, 1)
+		defer t.mark(lc, -1)
+		h.ServeHTTP(w, r)
+	})
+}
+
+func (t *connTracker) mark(lc *limitConn, d int) {
+	if lc == nil {
+		return
+	}
+	t.mu.Lock()
+	if ci := t.open[lc]; ci != nil {
+		ci.handling += d
+	}
+	t.mu.Unlock()
+}
+
+// shedOldest closes the open connection that has gone longest with no
+// request in the handler, and reports whether there was one.
+func (t *connTracker) shedOldest() bool {
+	t.mu.Lock()
+	var oldest *limitConn
+	var at time.Time
+	for lc, ci := range t.open {
+		if ci.handling == 0 && (oldest == nil || ci.since.Before(at)) {
+			oldest, at = lc, ci.since
+		}
+	}
+	if oldest != nil {
+		delete(t.open, oldest) // closing it is enough; never pick it twice
+	}
+	t.mu.Unlock()
+	if oldest == nil {
+		return false
+	}
+	_ = oldest.Close()
+	return true
 }
 
 // LimitListener returns a listener that has at most n accepted connections
@@ -98,7 +196,10 @@ func LimitListener(ln net.Listener, n int) net.Listener {
 
 type limitListener struct {
 	net.Listener
-	sem       chan struct{}
+	sem chan struct{}
+	// shed, when set, closes one open connection that is not being
+	// handled (HTTPServer's connTracker); Accept calls it at the cap.
+	shed      func() bool
 	closeOnce sync.Once
 	done      chan struct{}
 }
@@ -106,8 +207,30 @@ type limitListener struct {
 func (l *limitListener) Accept() (net.Conn, error) {
 	select {
 	case l.sem <- struct{}{}:
-	case <-l.done:
-		return nil, net.ErrClosed
+	default:
+		if l.shed == nil {
+			select {
+			case l.sem <- struct{}{}:
+			case <-l.done:
+				return nil, net.ErrClosed
+			}
+			break
+		}
+		// At the cap: wait for a connection that really arrives (the
+		// server calls Accept again at once, with nothing pending), then
+		// shed an unhandled one to make its room.
+		c, err := l.Listener.Accept()
+		if err != nil {
+			return nil, err
+		}
+		l.shed()
+		select {
+		case l.sem <- struct{}{}:
+		case <-l.done:
+			c.Close()
+			return nil, net.ErrClosed
+		}
+		return &limitConn{Conn: c, release: func() { <-l.sem }}, nil
 	}
 	c, err := l.Listener.Accept()
 	if err != nil {

@@ -138,6 +138,8 @@ type Options struct {
 // and GET /metrics. It is safe for concurrent use.
 type Server struct {
 	handler    http.Handler
+	hooks      http.Handler // POST /webhook alone
+	ops        http.Handler // /healthz, /readyz, /metrics
 	secrets    [][]byte
 	maxBody    int64
 	budget     *bodyBudget
@@ -286,18 +288,36 @@ func NewServer(opts Options) (*Server, error) {
 	}
 	s.budget.onChange = func(n int64) { m.bodyBytes.Set(float64(n)) }
 	s.SetAppSlug(opts.AppSlug)
-	r := chi.NewRouter()
-	r.Use(s.recoverer)
-	r.With(s.timeAck).Post("/webhook", s.handleWebhook)
-	r.Get("/healthz", s.handleHealthz)
-	r.Get("/readyz", s.handleReadyz)
-	r.Method(http.MethodGet, "/metrics", m.Handler())
-	s.handler = r
+	hooks := func(r chi.Router) { r.With(s.timeAck).Post("/webhook", s.handleWebhook) }
+	ops := func(r chi.Router) {
+		r.Get("/healthz", s.handleHealthz)
+		r.Get("/readyz", s.handleReadyz)
+		r.Method(http.MethodGet, "/metrics", m.Handler())
+	}
+	all, hr, or := chi.NewRouter(), chi.NewRouter(), chi.NewRouter()
+	for _, r := range []chi.Router{all, hr, or} {
+		r.Use(s.recoverer)
+	}
+	hooks(all)
+	ops(all)
+	hooks(hr)
+	ops(or)
+	s.handler, s.hooks, s.ops = all, hr, or
 	return s, nil
 }
 
-// ServeHTTP makes Server an http.Handler.
+// ServeHTTP makes Server an http.Handler of every endpoint (one listener).
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.handler.ServeHTTP(w, r) }
+
+// WebhookHandler serves POST /webhook alone: the handler of the public
+// listener when health and metrics have their own (OpsHandler), so that
+// whatever fills the public one (a slowloris at its connection cap) never
+// reaches the probes.
+func (s *Server) WebhookHandler() http.Handler { return s.hooks }
+
+// OpsHandler serves GET /healthz, /readyz and /metrics alone, for a
+// listener of their own inside the cluster.
+func (s *Server) OpsHandler() http.Handler { return s.ops }
 
 // Shutdown flips /readyz to 503, answers new work-bearing deliveries 503
 // (GitHub records the failure; an operator can redeliver to the next

@@ -86,7 +86,7 @@ func newE2E(t *testing.T, opts ...func(*e2eSetup)) *e2eEnv {
 	})
 	st := &e2eSetup{
 		fake: githubtest.Options{AppID: 1, AppSlug: "shipgate", AppPublicKey: &key.PublicKey},
-		cfg: serveConfig{Listen: "127.0.0.1:0", AppID: 1, PrivateKey: pemKey, WebhookSecrets: []string{secret},
+		cfg: serveConfig{Listen: "127.0.0.1:0", OpsListen: "127.0.0.1:0", AppID: 1, PrivateKey: pemKey, WebhookSecrets: []string{secret},
 			Workers: 4, QueueSize: 100, JobTimeout: 30 * time.Second,
 			Logger:           slog.New(slog.NewTextHandler(env.logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
 			QueueMaxAttempts: 3, QueueBackoff: func(int) time.Duration { return 20 * time.Millisecond },
@@ -257,10 +257,15 @@ func (e *e2eEnv) metric(name, match string) float64 {
 	return sum
 }
 
-// get fetches a path of the App server and checks the status.
+// get fetches a path of the App server (health and metrics from their own
+// listener) and checks the status.
 func (e *e2eEnv) get(path string, want int) string {
 	e.t.Helper()
-	resp, err := http.Get(e.srv.URL() + path)
+	base := e.srv.URL()
+	if p, _, _ := strings.Cut(path, "?"); p == "/healthz" || p == "/readyz" || p == "/metrics" {
+		base = e.srv.OpsURL()
+	}
+	resp, err := http.Get(base + path)
 	if err != nil {
 		e.t.Fatal(err)
 	}

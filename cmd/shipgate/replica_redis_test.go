@@ -96,7 +96,9 @@ func (r *replicaProc) start() error {
 	if err != nil {
 		return err
 	}
-	cmd := exec.Command(r.bin, append([]string{"serve", "--listen", r.addr}, r.args...)...)
+	// One listener for the webhook and the probes: the load balancer and
+	// waitReady both use r.addr.
+	cmd := exec.Command(r.bin, append([]string{"serve", "--listen", r.addr, "--ops-listen", "same"}, r.args...)...)
 	cmd.Stdout, cmd.Stderr = f, f
 	cmd.Env = cleanEnv()
 	if err := cmd.Start(); err != nil {

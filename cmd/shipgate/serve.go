@@ -27,7 +27,13 @@ import (
 // serveConfig is everything `shipgate serve` needs. Every field has a flag
 // and an environment variable (flags win).
 type serveConfig struct {
-	Listen         string
+	Listen string
+	// OpsListen is the address of the listener of /healthz, /readyz and
+	// /metrics (serve: --ops-listen, :9090), apart from the webhook's, so
+	// that whatever fills the public listener (a slowloris at its
+	// connection cap) never fails the pod's own probes; "" serves them on
+	// Listen with the webhook, as before.
+	OpsListen      string
 	AppID          int64
 	AppSlug        string
 	PrivateKey     []byte
@@ -53,7 +59,8 @@ type serveConfig struct {
 	QueueMaxAttempts int
 	QueueBackoff     func(attempt int) time.Duration
 	// RetrySleep replaces the GitHub transport's wait before retrying a
-	// 5xx, 429 or secondary limit (nil: really wait, honouring
+	// 5xx, 429 or secondary limit, and the worker's between tries of a
+	// check-run write GitHub failed (nil: really wait, honouring
 	// Retry-After). Tests record the wait and skip it.
 	RetrySleep func(ctx context.Context, d time.Duration) error
 	// HTTP are the listener's per-connection limits (zero: the webhook
@@ -110,10 +117,13 @@ type server struct {
 	// redeliver is the redelivery scan (nil when off).
 	redeliver *webhook.Redeliverer
 	listener  net.Listener
-	ready     *readiness
-	stop      context.CancelFunc
-	done      chan struct{}
-	runErr    error
+	// ops serves health and metrics on opsListener (nil: on listener).
+	ops         *http.Server
+	opsListener net.Listener
+	ready       *readiness
+	stop        context.CancelFunc
+	done        chan struct{}
+	runErr      error
 }
 
 // readiness caches whether the App's credentials work (GET /app with the
@@ -194,7 +204,8 @@ func startServer(ctx context.Context, cfg serveConfig) (*server, error) {
 			slug = "shipgate" // until the first readiness check that reaches GitHub
 		}
 	}
-	worker := app.NewWorker(clients, app.Config{Version: version, Logger: cfg.Logger, SharedQueue: cfg.Redis.URL != "", Judge: cfg.Judge})
+	worker := app.NewWorker(clients, app.Config{Version: version, Logger: cfg.Logger, SharedQueue: cfg.Redis.URL != "", Judge: cfg.Judge,
+		Sleep: cfg.RetrySleep})
 	queue, deliveries, extras, closeQ, err := newQueueAndDedup(ctx, cfg.Redis, webhook.QueueOptions{
 		Capacity: cfg.QueueSize, Workers: cfg.Workers, JobTimeout: cfg.JobTimeout,
 		MaxAttempts: cfg.QueueMaxAttempts, Backoff: cfg.QueueBackoff, Metrics: metrics, Logger: cfg.Logger,
@@ -249,26 +260,47 @@ func startServer(ctx context.Context, cfg serveConfig) (*server, error) {
 		closeQ()
 		return nil, fmt.Errorf("listening on %s: %w", cfg.Listen, err)
 	}
+	var opsLn net.Listener
+	if cfg.OpsListen != "" {
+		if opsLn, err = net.Listen("tcp", cfg.OpsListen); err != nil {
+			ln.Close()
+			closeQ()
+			return nil, fmt.Errorf("listening on %s (--ops-listen, health and metrics): %w", cfg.OpsListen, err)
+		}
+	}
 	runCtx, stop := context.WithCancel(context.Background())
 	httpOpts := cfg.HTTP
 	if httpOpts.ErrorLog == nil {
 		httpOpts.ErrorLog = cfg.Logger
 	}
 	var handler http.Handler = hook
+	if opsLn != nil {
+		handler = hook.WebhookHandler()
+	}
 	if len(cfg.LedgerTokens) > 0 {
 		mux := http.NewServeMux()
 		mux.Handle("/ledger", ledgerHandler(clients, cfg.LedgerTokens, cfg.Logger))
-		mux.Handle("/", hook)
+		mux.Handle("/", handler)
 		handler = mux
 	}
 	hs, limit := webhook.HTTPServer(handler, httpOpts)
 	s := &server{cfg: cfg, hook: hook, queue: queue, closeQ: closeQ, worker: worker, listener: ln, ready: ready, stop: stop, done: make(chan struct{}),
-		http: hs}
+		http: hs, opsListener: opsLn}
 	go func() {
 		if err := s.http.Serve(limit(ln)); err != nil && !errors.Is(err, http.ErrServerClosed) {
 			cfg.Logger.Error("HTTP server stopped", "error", err)
 		}
 	}()
+	if opsLn != nil {
+		// Probes and scrapes come from inside the cluster, a few at a time.
+		ops, opsLimit := webhook.HTTPServer(hook.OpsHandler(), webhook.HTTPOptions{MaxConnections: opsMaxConnections, ErrorLog: cfg.Logger})
+		s.ops = ops
+		go func() {
+			if err := ops.Serve(opsLimit(opsLn)); err != nil && !errors.Is(err, http.ErrServerClosed) {
+				cfg.Logger.Error("health and metrics HTTP server stopped", "error", err)
+			}
+		}()
+	}
 	go func() {
 		defer close(s.done)
 		s.runErr = queue.Run(runCtx, worker)
@@ -299,12 +331,27 @@ func startServer(ctx context.Context, cfg serveConfig) (*server, error) {
 		}
 		go s.sweeper.Run(runCtx)
 	}
-	cfg.Logger.Info("shipgate listening", "addr", ln.Addr().String(), "app_id", cfg.AppID, "github_url", cfg.GitHubURL, "workers", cfg.Workers)
+	opsAddr := ln.Addr().String()
+	if opsLn != nil {
+		opsAddr = opsLn.Addr().String()
+	}
+	cfg.Logger.Info("shipgate listening", "addr", ln.Addr().String(), "ops_addr", opsAddr, "app_id", cfg.AppID, "github_url", cfg.GitHubURL, "workers", cfg.Workers)
 	return s, nil
 }
 
-// URL is the server's base URL.
+// opsMaxConnections caps the health and metrics listener's connections.
+const opsMaxConnections = 64
+
+// URL is the server's base URL (the webhook).
 func (s *server) URL() string { return "http://" + s.listener.Addr().String() }
+
+// OpsURL is the base URL of /healthz, /readyz and /metrics.
+func (s *server) OpsURL() string {
+	if s.opsListener == nil {
+		return s.URL()
+	}
+	return "http://" + s.opsListener.Addr().String()
+}
 
 // shutdown stops accepting deliveries (503), lets accepted jobs finish
 // until ctx ends, and closes the listener. No accepted job is dropped
@@ -312,6 +359,9 @@ func (s *server) URL() string { return "http://" + s.listener.Addr().String() }
 func (s *server) shutdown(ctx context.Context) error {
 	errHook := s.hook.Shutdown(ctx)
 	errHTTP := s.http.Shutdown(ctx)
+	if s.ops != nil {
+		errHTTP = errors.Join(errHTTP, s.ops.Shutdown(ctx))
+	}
 	s.stop()
 	select {
 	case <-s.done:
@@ -323,7 +373,8 @@ func (s *server) shutdown(ctx context.Context) error {
 
 func runServe(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	fs := newFlagSet("serve", "[flags]", stderr)
-	listen := fs.String("listen", envOr("SHIPGATE_LISTEN", ":8080"), "address to listen on (SHIPGATE_LISTEN)")
+	listen := fs.String("listen", envOr("SHIPGATE_LISTEN", ":8080"), "address of the webhook listener, POST /webhook (SHIPGATE_LISTEN)")
+	opsListen := fs.String("ops-listen", envOr("SHIPGATE_OPS_LISTEN", ":9090"), "address of the health and metrics listener, GET /healthz, /readyz, /metrics, apart from the webhook's so a flood of it cannot fail the probes; \"same\" serves them on --listen (SHIPGATE_OPS_LISTEN)")
 	appID := fs.String("app-id", os.Getenv("SHIPGATE_APP_ID"), "GitHub App ID (SHIPGATE_APP_ID)")
 	appSlug := fs.String("app-slug", os.Getenv("SHIPGATE_APP_SLUG"), "GitHub App slug; read from GitHub when empty (SHIPGATE_APP_SLUG)")
 	keyFile := fs.String("private-key-file", os.Getenv("SHIPGATE_PRIVATE_KEY_FILE"), "PEM file of the App's private key, not readable by others (SHIPGATE_PRIVATE_KEY_FILE; or SHIPGATE_PRIVATE_KEY with the PEM itself, removed from the environment once read)")
@@ -354,7 +405,10 @@ func runServe(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	if err != nil {
 		return usageError(stderr, "serve", "%v", err)
 	}
-	cfg := serveConfig{Listen: *listen, AppSlug: *appSlug, GitHubURL: *ghURL, Workers: *workers, QueueSize: *queueSize,
+	if *opsListen == "same" || *opsListen == "" {
+		*opsListen = ""
+	}
+	cfg := serveConfig{Listen: *listen, OpsListen: *opsListen, AppSlug: *appSlug, GitHubURL: *ghURL, Workers: *workers, QueueSize: *queueSize,
 		JobTimeout: *jobTimeout, ShutdownGrace: *grace, Logger: logger, RedeliverFailed: *redeliver}
 	if cfg.Redis, err = redisFlags(); err != nil {
 		return usageError(stderr, "serve", "%v", err)

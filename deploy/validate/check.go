@@ -36,6 +36,9 @@ func check(obj any) []error {
 		if len(o.Spec.Endpoints) == 0 || o.Spec.Endpoints[0].Path != "/metrics" {
 			return []error{fmt.Errorf("ServiceMonitor must scrape /metrics")}
 		}
+		if o.Spec.Endpoints[0].Port != "ops" {
+			return []error{fmt.Errorf("ServiceMonitor scrapes port %q; want \"ops\", the health and metrics listener (the webhook's serves /webhook only)", o.Spec.Endpoints[0].Port)}
+		}
 	}
 	return nil
 }
@@ -68,6 +71,11 @@ func checkDeployment(d *appsv1.Deployment) []error {
 	if strings.HasSuffix(c.Image, ":latest") || !strings.ContainsAny(c.Image, ":@") {
 		bad("image %q is not pinned to a tag or digest", c.Image)
 	}
+	opsPort := listenPort(envValue(c, "SHIPGATE_OPS_LISTEN"))
+	if opsPort == 0 {
+		bad("SHIPGATE_OPS_LISTEN is not a port of its own (%q): health and metrics must not share the webhook's listener, where a slowloris at its connection cap fails the probes",
+			envValue(c, "SHIPGATE_OPS_LISTEN"))
+	}
 	probe := func(name string, p *corev1.Probe, want string) {
 		if p == nil || p.HTTPGet == nil {
 			bad("%s probe missing (want GET %s)", name, want)
@@ -75,6 +83,18 @@ func checkDeployment(d *appsv1.Deployment) []error {
 		}
 		if p.HTTPGet.Path != want {
 			bad("%s probe path %q, want %s", name, p.HTTPGet.Path, want)
+		}
+		port := p.HTTPGet.Port.IntValue()
+		if p.HTTPGet.Port.StrVal != "" {
+			port = 0
+			for _, cp := range c.Ports {
+				if cp.Name == p.HTTPGet.Port.StrVal {
+					port = int(cp.ContainerPort)
+				}
+			}
+		}
+		if opsPort != 0 && port != opsPort {
+			bad("%s probe on port %s, want the health listener's %d (SHIPGATE_OPS_LISTEN)", name, p.HTTPGet.Port.String(), opsPort)
 		}
 	}
 	probe("liveness", c.LivenessProbe, "/healthz")
@@ -220,4 +240,31 @@ func checkTestPod(p *corev1.Pod) []error {
 		bad("container %s: no memory limit", c.Name)
 	}
 	return errs
+}
+
+// envValue is the value of the container's environment variable k ("" if
+// unset or from a reference).
+func envValue(c corev1.Container, k string) string {
+	for _, e := range c.Env {
+		if e.Name == k {
+			return e.Value
+		}
+	}
+	return ""
+}
+
+// listenPort is the port of a listen address such as ":9090" (0 if none).
+func listenPort(addr string) int {
+	i := strings.LastIndex(addr, ":")
+	if i < 0 {
+		return 0
+	}
+	n := 0
+	for _, r := range addr[i+1:] {
+		if r < '0' || r > '9' {
+			return 0
+		}
+		n = n*10 + int(r-'0')
+	}
+	return n
 }

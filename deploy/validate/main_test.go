@@ -51,10 +51,14 @@ spec:
             - {name: SHIPGATE_APP_ID, value: "1"}
             - {name: SHIPGATE_PRIVATE_KEY_FILE, value: /etc/shipgate/credentials/private-key.pem}
             - {name: SHIPGATE_WEBHOOK_SECRET_FILE, value: /etc/shipgate/credentials/webhook-secret}
+            - {name: SHIPGATE_OPS_LISTEN, value: ":9090"}
+          ports:
+            - {name: http, containerPort: 8080}
+            - {name: ops, containerPort: 9090}
           volumeMounts:
             - {name: credentials, mountPath: /etc/shipgate/credentials, readOnly: true}
-          livenessProbe: {httpGet: {path: /healthz, port: 8080}}
-          readinessProbe: {httpGet: {path: /readyz, port: 8080}}
+          livenessProbe: {httpGet: {path: /healthz, port: ops}}
+          readinessProbe: {httpGet: {path: /readyz, port: 9090}}
           resources:
             requests: {cpu: 100m, memory: 128Mi}
             limits: {memory: 512Mi}
@@ -79,7 +83,10 @@ func TestValidatorCatchesMistakes(t *testing.T) {
 		{"wrong type", "terminationGracePeriodSeconds: 30", "terminationGracePeriodSeconds: thirty", "cannot unmarshal"},
 		{"duplicate key", "  name: shipgate\nspec:", "  name: shipgate\n  name: other\nspec:", "already set"},
 		{"unknown kind", "kind: Deployment", "kind: Deploymnt", "unknown apiVersion/kind"},
-		{"no readiness probe", "          readinessProbe: {httpGet: {path: /readyz, port: 8080}}\n", "", "readiness probe missing"},
+		{"no readiness probe", "          readinessProbe: {httpGet: {path: /readyz, port: 9090}}\n", "", "readiness probe missing"},
+		{"probe on the webhook port", "path: /healthz, port: ops", "path: /healthz, port: http", "want the health listener's 9090"},
+		{"probe by number on the webhook port", "path: /readyz, port: 9090", "path: /readyz, port: 8080", "readiness probe on port 8080"},
+		{"health on the webhook listener", `value: ":9090"`, `value: same`, "not a port of its own"},
 		{"wrong liveness path", "path: /healthz", "path: /", "liveness probe path"},
 		{"root", "runAsNonRoot: true", "runAsNonRoot: false", "runAsNonRoot"},
 		{"writable root", "readOnlyRootFilesystem: true", "readOnlyRootFilesystem: false", "readOnlyRootFilesystem"},
@@ -125,7 +132,7 @@ metadata: {name: shipgate}
 spec:
   selector: {matchLabels: {app.kubernetes.io/name: shipgate}}
   endpoints:
-    - port: http
+    - port: ops
       path: /metrics
       interval: 30s
       scrapeTimeout: 10s
