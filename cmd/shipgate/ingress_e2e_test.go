@@ -308,3 +308,63 @@ func TestE2ECheckRunWriteOutage(t *testing.T) {
 		})
 	}
 }
+
+// TestE2EOrphanRunIsAdoptedBySweep is the rest of issue 20 §5: an outage of
+// check-run updates longer than the App tries (here it never ends while
+// the first process runs) leaves the run in progress — the job's attempts
+// and its failure report all fail to complete it — and then the process
+// restarts, forgetting it. Before, the sweep's job for that head made a
+// second run and the orphan stayed in progress beside it; now a swept job
+// adopts the run left in progress on its head and completes it.
+func TestE2EOrphanRunIsAdoptedBySweep(t *testing.T) {
+	many := append([]string(nil), baseAllow...)
+	for i := range 60 {
+		many = append(many, fmt.Sprintf("Bash(tool%02d *)", i)) // 60 annotations: created in progress, then appended
+	}
+	clock := githubtest.NewManualClock(time.Now().UTC().Truncate(time.Second))
+	env := newE2E(t, func(s *e2eSetup) {
+		s.fake.Clock = clock.Now
+		s.cfg.RetrySleep = func(ctx context.Context, d time.Duration) error { clock.Advance(d); return ctx.Err() }
+		s.cfg.SweepInterval, s.cfg.SweepStart = time.Hour, -1 // swept by the test only
+		// A run in progress counts as stale at once (15 min by default,
+		// on the App's real clock, which this test does not wait for).
+		s.cfg.SweepStaleAfter = time.Nanosecond
+		s.cfg.RedeliverInterval = -1
+	})
+	env.repo("svc", map[string]string{".claude/settings.json": baseSettings})
+	env.gh.Inject(githubtest.Fault{Method: "PATCH", PathPattern: routeCheckRun, Status: http.StatusInternalServerError,
+		Until: clock.Now().Add(100 * 365 * 24 * time.Hour)})
+	pr := env.openPR("svc", "change", map[string]string{".claude/settings.json": settingsJSON(many, baseDeny)})
+	env.eventually("the job to fail for good", func() (bool, string) {
+		n := env.metric("shipgate_jobs_total", `outcome="failed"`)
+		return n == 1, fmt.Sprint(n)
+	})
+	if runs := env.runs("svc", pr.HeadSHA); len(runs) != 1 || runs[0].Status != "in_progress" {
+		t.Fatalf("after the outage: runs %+v, want one left in progress", runs)
+	}
+	// GitHub takes writes again; the App restarts (the in-process queue
+	// and the worker's memory are gone) and its sweep finds the head.
+	env.gh.ClearFaults()
+	clock.Set(time.Now().UTC()) // the App's JWTs are minted on the real clock
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	if err := env.srv.shutdown(ctx); err != nil {
+		t.Fatal(err)
+	}
+	cancel()
+	restarted, err := startServer(context.Background(), env.srv.cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	env.srv = restarted // the cleanup shuts this one down
+	res, err := restarted.sweeper.Sweep(context.Background())
+	if err != nil || res.Queued != 1 {
+		t.Fatalf("sweep: %+v, %v; want the head queued", res, err)
+	}
+	r := env.waitCompleted("svc", pr.HeadSHA, 1)
+	runs := env.runs("svc", pr.HeadSHA)
+	t.Logf("after the restart and the sweep: %d runs on the head (%s %s)", len(runs), r.Status, r.Conclusion)
+	if len(runs) != 1 || r.Conclusion != "action_required" {
+		t.Fatalf("runs on the head %+v, want the orphan completed action_required and no second run", runs)
+	}
+	env.noneInProgress("svc")
+}

@@ -96,6 +96,9 @@ type serveConfig struct {
 	// defaults, app.SweepOptions).
 	SweepStart   time.Duration
 	SweepPerPage int
+	// SweepStaleAfter is how long a run may stay in progress before the
+	// sweep queues its head again (zero: the sweep's default, 15 min).
+	SweepStaleAfter time.Duration
 	// LedgerTokens turn on GET /ledger for bearers of one of them
 	// (ledger.go); none leaves it off.
 	LedgerTokens []string
@@ -320,7 +323,7 @@ func startServer(ctx context.Context, cfg serveConfig) (*server, error) {
 		}
 		s.sweeper, err = app.NewSweeper(clients, app.SweepOptions{Interval: cfg.SweepInterval, Budget: cfg.SweepBudget, Lease: lease,
 			Cursor: extras.sweepCursor,
-			Start:  cfg.SweepStart, PerPage: cfg.SweepPerPage, Enqueue: queue.Enqueue,
+			Start:  cfg.SweepStart, PerPage: cfg.SweepPerPage, StaleAfter: cfg.SweepStaleAfter, Enqueue: queue.Enqueue,
 			// As the redelivery scan: at most half the queue, so what the
 			// sweep queues is not refused again.
 			Room:   func() int { return max(capacity/2-queue.Depth(), 0) },
