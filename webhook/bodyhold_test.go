@@ -83,6 +83,7 @@ func TestBodyHoldPerClient(t *testing.T) {
 	env := newTestEnv(t, func(o *Options) {
 		o.MaxBodyBytes, o.MaxInFlightBytes = 32<<10, budget
 		o.BodyEvictIdle, o.BodyEvictAge = time.Hour, time.Hour // no eviction: the share alone
+		o.BodyStallTimeout = time.Hour                         // nor the stall deadline, however slow the machine
 	})
 	addr := startLoopback(t, env.srv, HTTPOptions{ErrorLog: nopLogger()})
 	first := holdFrom(t, addr, "127.0.0.2", 30_000, 20_000)
@@ -114,6 +115,7 @@ func TestBodyHoldIsEvicted(t *testing.T) {
 	env := newTestEnv(t, func(o *Options) {
 		o.MaxBodyBytes, o.MaxInFlightBytes = 32<<10, budget
 		o.Now = clock.Now
+		o.BodyStallTimeout = time.Hour // eviction alone, however slow the machine
 	})
 	addr := startLoopback(t, env.srv, HTTPOptions{ErrorLog: nopLogger()})
 	a := holdFrom(t, addr, "127.0.0.2", 30_000, 20_000)

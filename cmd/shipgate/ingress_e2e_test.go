@@ -137,6 +137,7 @@ func TestE2EBodyHoldDoesNotStopIngress(t *testing.T) {
 func TestE2EForgedDeliveriesDoNotFloodTheLog(t *testing.T) {
 	env := newE2E(t)
 	before := len(env.logs.String())
+	began := time.Now()
 	const forged = 2000
 	body := `{"zen":"forged"}`
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 8}}
@@ -169,12 +170,15 @@ func TestE2EForgedDeliveriesDoNotFloodTheLog(t *testing.T) {
 	if n := failed.Load(); n != 0 {
 		t.Fatalf("%d forged deliveries were not answered 401", n)
 	}
+	// One line per reason and 10 s interval: one, unless a loaded machine
+	// took more than an interval for the burst.
+	allowed := 1 + int(time.Since(began)/webhook.DefaultRejectLogInterval)
 	logged := env.logs.String()[before:]
 	lines := strings.Count(logged, "webhook delivery rejected")
 	counted := env.metric("shipgate_webhook_rejections_total", `reason="bad_signature"`)
 	t.Logf("%d forged deliveries: %d lines (%d bytes) of log, %v counted", forged, lines, len(logged), counted)
-	if lines != 1 || counted != forged {
-		t.Fatalf("%d forged deliveries made %d rejection lines and %v counted; want 1 line and every one counted", forged, lines, counted)
+	if lines < 1 || lines > allowed || counted != forged {
+		t.Fatalf("%d forged deliveries made %d rejection lines and %v counted; want 1 (at most %d) and every one counted", forged, lines, counted, allowed)
 	}
 }
 
