@@ -139,6 +139,9 @@ var adapters []Adapter
 // asked first.
 func RegisterAdapter(a Adapter) {
 	adapters = append(adapters, a)
+	for _, h := range a.Hints() {
+		agentHints = append(agentHints, FoldName(h))
+	}
 	sort.SliceStable(adapters, func(i, j int) bool {
 		ai, aj := adapters[i].Agent() == AgentClaudeCode, adapters[j].Agent() == AgentClaudeCode
 		if ai != aj {
@@ -198,28 +201,22 @@ func agentOfPath(p string, pol *policy.Policy) string {
 
 // MayBeAgentPath is a quick test the gatherer runs on every path of a
 // large tree: false means no adapter reads p (without watched paths).
+// It folds p once and looks for the adapters' hints, folded once when
+// registered (agentHints), in it: on a 200,000-file tree it runs once per
+// path, and folding p again for every hint cost 150 ms there.
 func MayBeAgentPath(p string) bool {
-	for _, a := range adapters {
-		for _, h := range a.Hints() {
-			if containsFold(p, h) {
-				return true
-			}
-		}
-	}
-	return false
-}
-
-// containsFold reports whether s contains sub (ASCII), ignoring case as
-// a case-insensitive file system may (FoldName).
-func containsFold(s, sub string) bool {
-	s = FoldName(s)
-	for i := 0; i+len(sub) <= len(s); i++ {
-		if strings.EqualFold(s[i:i+len(sub)], sub) {
+	f := FoldName(p)
+	for _, h := range agentHints {
+		if strings.Contains(f, h) {
 			return true
 		}
 	}
 	return false
 }
+
+// agentHints are the registered adapters' hints, folded as FoldName
+// folds a path (RegisterAdapter adds them).
+var agentHints []string
 
 func cleanPath(p string) string {
 	return strings.TrimPrefix(path.Clean("/"+strings.ReplaceAll(p, "\\", "/")), "/")

@@ -83,7 +83,9 @@ func gatherGit(ctx context.Context, repo *gitrepo.Repo, mb, policyFile string, s
 		}
 		o.Override, o.HasOverride = p, true
 	}
-	res, err := gather.Gather(ctx, gather.NewGit(repo, mb), o)
+	src := gather.NewGit(repo, mb)
+	res, err := gather.Gather(ctx, src, o)
+	src.Close()
 	if err != nil {
 		return diff.Input{}, err
 	}

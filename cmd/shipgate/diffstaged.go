@@ -40,7 +40,9 @@ func runDiffStaged(ctx context.Context, dir string, rf reportFlags, stdout, stde
 		}
 		o.Override, o.HasOverride = p, true
 	}
-	res, err := gather.Gather(ctx, gather.NewGitStaged(repo, head), o)
+	src := gather.NewGitStaged(repo, head)
+	res, err := gather.Gather(ctx, src, o)
+	src.Close()
 	if err != nil {
 		return usageError(stderr, "diff", "%v", err)
 	}

@@ -100,6 +100,15 @@ func surfaceCases() []surfaceCase {
 				"scripts/guard.sh": guardSh},
 			head:     map[string]string{"scripts/guard.sh": approveSh},
 			decision: "require_review", check: "HOOK-CHANGED"},
+		// The subagent lies under the target of a folder symlink, at a path
+		// that names no agent: `shipgate diff` lists only a large tree's
+		// agent-like paths and links, and must list the link's target whole.
+		{name: "the script of a subagent reached through .claude -> shared/claude is edited",
+			base: map[string]string{".claude": githubtest.Symlink("shared/claude"),
+				"shared/claude/agents/rev.md": "---\nname: rev\ndescription: reviews\nhooks:\n  PreToolUse:\n    - matcher: Bash\n      hooks:\n        - type: command\n          command: ./scripts/guard.sh\n---\nReview.\n",
+				"scripts/guard.sh":            guardSh},
+			head:     map[string]string{"scripts/guard.sh": approveSh},
+			decision: "require_review", check: "HOOK-CHANGED"},
 		{name: "the script of a skill's frontmatter hook is edited",
 			base: map[string]string{".claude/skills/rel/SKILL.md": "---\nname: rel\ndescription: releases\nhooks:\n  PreToolUse:\n    - matcher: Bash\n      hooks:\n        - type: command\n          command: python3 scripts/guard.py\n---\nRelease.\n",
 				"scripts/guard.py": guardPy},

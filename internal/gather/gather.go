@@ -85,10 +85,16 @@ type gatherer struct {
 	pol      *policy.Policy
 	base     map[string]Entry // the base listing
 	complete bool
-	changed  map[string]Status
-	read     [2]map[string]Entry // entries read, per side
-	notes    map[string]bool
-	hooks    baseHooks
+	// sparse is set when the host's base listing names, of the files,
+	// only those diff.MayBeAgentPath accepts (every symlink and submodule
+	// still): a path it does not name is read, and filled says which
+	// folders were listed whole since (fill).
+	sparse  sparseBase
+	filled  map[string]bool
+	changed map[string]Status
+	read    [2]map[string]Entry // entries read, per side
+	notes   map[string]bool
+	hooks   baseHooks
 	// forced are the unchanged agent-config files read because the change
 	// touches a file their commands run (or may run).
 	forced map[string]bool
@@ -163,6 +169,9 @@ func Gather(ctx context.Context, src Source, o Options) (*Result, error) {
 		return nil, err
 	}
 	g.complete = complete
+	if sb, ok := src.(sparseBase); ok {
+		g.sparse, g.filled = sb, map[string]bool{}
+	}
 	g.base = make(map[string]Entry, len(entries))
 	for _, e := range entries {
 		g.base[e.Path] = e
@@ -420,7 +429,7 @@ func (g *gatherer) entry(ctx context.Context, s side, p string, force bool) (Ent
 	if e, ok := g.base[p]; ok {
 		return e, nil
 	}
-	if g.complete {
+	if g.complete && g.sparse == nil {
 		return Entry{Path: p, Kind: Missing}, nil
 	}
 	if g.spent() {
@@ -623,7 +632,11 @@ func (g *gatherer) version(ctx context.Context, s side, r resolved) (diff.Versio
 func (g *gatherer) basePolicy(ctx context.Context) error {
 	if g.o.HasOverride {
 		g.pol = g.o.Override
-		if e, ok := g.base[g.o.PolicyPath]; ok && e.Kind != Missing {
+		e, listed, err := g.baseEntry(ctx, g.o.PolicyPath)
+		if err != nil {
+			return err
+		}
+		if listed && e.Kind != Missing {
 			g.res.BasePolicyExists = true
 		}
 		return nil
@@ -742,7 +755,9 @@ func (g *gatherer) files(ctx context.Context) error {
 	for p, e := range g.base {
 		add(p)
 		if (e.Kind == Symlink || e.Kind == Submodule) && g.hides(p) {
-			g.linkChildren(ctx, e, add)
+			if err := g.linkChildren(ctx, e, add); err != nil {
+				return err
+			}
 			if e.Kind == Symlink {
 				if to, ok := resolveLink(p, g.target(ctx, baseSide, e)); ok {
 					baseLinks = append(baseLinks, link{p, to})
@@ -1041,24 +1056,71 @@ func (g *gatherer) linkNotes(p string, rs ...resolved) {
 // folder stands for: the files under the link's target that would be
 // agent configuration at the link's place, and a .claude folder's
 // settings files.
-func (g *gatherer) linkChildren(ctx context.Context, e Entry, add func(string)) {
+func (g *gatherer) linkChildren(ctx context.Context, e Entry, add func(string)) error {
 	if strings.EqualFold(path.Base(e.Path), ".claude") {
 		for _, n := range []string{"settings.json", "settings.local.json"} {
 			add(path.Join(e.Path, n))
 		}
 	}
 	if e.Kind != Symlink {
-		return
+		return nil
 	}
 	to, ok := resolveLink(e.Path, g.target(ctx, baseSide, e))
 	if !ok {
-		return
+		return nil
+	}
+	if err := g.fill(ctx, to); err != nil {
+		return err
 	}
 	for p := range g.base {
 		if rest, ok := strings.CutPrefix(p, to+"/"); ok {
 			add(path.Join(e.Path, rest))
 		}
 	}
+	return nil
+}
+
+// sparseBase is a host whose ListBase lists, of the base's files, only
+// those diff.MayBeAgentPath accepts, and every symlink and submodule
+// whatever its name (the local Git sources: a large repository's tree is
+// not held whole). Revision.Read answers for any other path, and
+// ListBaseUnder lists a folder whole.
+type sparseBase interface {
+	ListBaseUnder(ctx context.Context, dir string) ([]Entry, error)
+}
+
+// fill completes a sparse base listing under the folder dir (once): what
+// a folder symlink to dir shows under its own name is every file there,
+// whatever its name at dir.
+func (g *gatherer) fill(ctx context.Context, dir string) error {
+	if g.sparse == nil || g.filled[dir] {
+		return nil
+	}
+	g.filled[dir] = true
+	es, err := g.sparse.ListBaseUnder(ctx, dir)
+	if err != nil {
+		return err
+	}
+	for _, e := range es {
+		if _, ok := g.base[e.Path]; !ok {
+			g.base[e.Path] = e
+		}
+	}
+	return nil
+}
+
+// baseEntry says what p is at the base for the loops that asked the
+// listing alone: from the listing, or, when it is sparse, by reading p;
+// listed is false when nothing is there.
+func (g *gatherer) baseEntry(ctx context.Context, p string) (e Entry, listed bool, err error) {
+	if e, ok := g.base[p]; ok || g.sparse == nil {
+		return e, ok, nil
+	}
+	e, err = g.entry(ctx, baseSide, p, false)
+	if err != nil {
+		return Entry{}, false, err
+	}
+	return e, e.Kind != Missing && e.Path == p, nil
 }
 
 // headLinkChildren adds the agent-config paths a folder symlink the change
@@ -1095,6 +1157,9 @@ func (g *gatherer) headLinkChildren(ctx context.Context, links []Entry, add func
 		g.changed[c.Path] = c.Status
 	}
 	for _, t := range ts {
+		if err := g.fill(ctx, t.to); err != nil {
+			return err
+		}
 		for p := range g.base {
 			if rest, ok := strings.CutPrefix(p, t.to+"/"); ok {
 				add(path.Join(t.link, rest))

@@ -3,8 +3,11 @@ package gather
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
+	"path"
 	"path/filepath"
+	"strings"
 
 	"github.com/shipgate-app/shipgate/diff"
 	"github.com/shipgate-app/shipgate/internal/gitrepo"
@@ -12,42 +15,187 @@ import (
 
 // Git is a local repository: the base is a commit (shipgate diff: the
 // merge base), the head is the working tree (committed, staged, unstaged
-// and untracked-but-not-ignored changes alike).
+// and untracked-but-not-ignored changes alike). Close ends the git
+// processes its reads keep running.
 type Git struct {
 	repo *gitrepo.Repo
-	base string
+	base *commitTree
 }
 
 // NewGit reads repo from commit base to its working tree.
-func NewGit(repo *gitrepo.Repo, base string) *Git { return &Git{repo: repo, base: base} }
+func NewGit(repo *gitrepo.Repo, base string) *Git {
+	return &Git{repo: repo, base: newCommitTree(repo, base)}
+}
 
 // Base reads the base commit.
-func (g *Git) Base() Revision { return gitCommit{g.repo, g.base} }
+func (g *Git) Base() Revision { return g.base }
 
 // Head reads the working tree.
 func (g *Git) Head() Revision { return gitWork{g.repo} }
 
-// ListBase lists the base commit's tree (always complete).
-func (g *Git) ListBase(ctx context.Context) ([]Entry, bool, error) {
-	tes, err := g.repo.ListTree(ctx, g.base, nil)
+// ListBase lists the base commit's symlinks and submodules, wherever they
+// are, and its files that may be agent configuration
+// (diff.MayBeAgentPath): a sparse listing (the gatherer reads any other
+// path it needs, and lists a folder whole with ListBaseUnder), so a large
+// repository's tree is never held in memory.
+func (g *Git) ListBase(ctx context.Context) ([]Entry, bool, error) { return g.base.list(ctx) }
+
+// ListBaseUnder lists every entry of the base under the folder dir.
+func (g *Git) ListBaseUnder(ctx context.Context, dir string) ([]Entry, error) {
+	return g.base.under(ctx, dir)
+}
+
+// Close ends the git processes the base's reads use.
+func (g *Git) Close() error { return g.base.obj.Close() }
+
+// commitTree reads one commit: after list, from what the sparse listing
+// says and through one pair of git cat-file processes (gitrepo.Objects);
+// before it, one path at a time (gitrepo.ReadAt).
+type commitTree struct {
+	repo   *gitrepo.Repo
+	rev    string
+	obj    *gitrepo.Objects
+	listed map[string]gitrepo.TreeEntry // nil until list: every symlink and submodule, the files MayBeAgentPath accepts
+	dirs   map[string]bool              // the folders above a listed entry
+}
+
+func newCommitTree(repo *gitrepo.Repo, rev string) *commitTree {
+	return &commitTree{repo: repo, rev: rev, obj: repo.Objects()}
+}
+
+func (t *commitTree) list(ctx context.Context) ([]Entry, bool, error) {
+	tes, err := t.repo.ListTreeLinks(ctx, t.rev, diff.MayBeAgentPath)
 	if err != nil {
 		return nil, false, &ReadError{What: "the base's file tree", Err: err}
 	}
+	t.listed = make(map[string]gitrepo.TreeEntry, len(tes))
+	t.dirs = map[string]bool{}
 	out := make([]Entry, 0, len(tes))
 	for _, te := range tes {
-		e := Entry{Path: te.Path, Size: te.Size, ID: te.Oid}
-		switch te.Kind {
-		case gitrepo.EntryFile:
-			e.Kind = File
-			e.TooLarge = te.Size > diff.MaxFileSize
-		case gitrepo.EntrySymlink:
-			e.Kind = Symlink
-		case gitrepo.EntrySubmodule:
-			e.Kind, e.Commit = Submodule, te.Oid
+		t.listed[te.Path] = te
+		for d := path.Dir(te.Path); d != "." && !t.dirs[d]; d = path.Dir(d) {
+			t.dirs[d] = true
 		}
-		out = append(out, e)
+		out = append(out, treeEntry(te))
 	}
 	return out, true, nil
+}
+
+func (t *commitTree) under(ctx context.Context, dir string) ([]Entry, error) {
+	tes, err := t.repo.ListTreeUnder(ctx, t.rev, dir)
+	if err != nil {
+		return nil, &ReadError{What: "the base's files under " + dir, Err: err}
+	}
+	out := make([]Entry, 0, len(tes))
+	for _, te := range tes {
+		out = append(out, treeEntry(te))
+	}
+	return out, nil
+}
+
+// treeEntry is a listing's entry (no content).
+func treeEntry(te gitrepo.TreeEntry) Entry {
+	e := Entry{Path: te.Path, Size: te.Size, ID: te.Oid}
+	switch te.Kind {
+	case gitrepo.EntryFile:
+		e.Kind = File
+		e.TooLarge = te.Size > diff.MaxFileSize
+	case gitrepo.EntrySymlink:
+		e.Kind = Symlink
+	case gitrepo.EntrySubmodule:
+		e.Kind, e.Commit = Submodule, te.Oid
+	}
+	return e
+}
+
+// Read says what p is at the commit. After list, every symlink and
+// submodule of the commit is known, so a path the listing does not name
+// is a folder above a listed entry, lies under a listed symlink or
+// submodule (that entry is returned), or is whatever git cat-file says
+// REV:PATH is — a blob there is a regular file, since it is no symlink.
+func (t *commitTree) Read(ctx context.Context, p string) (Entry, error) {
+	if t.listed == nil || strings.ContainsAny(p, "\n\r") {
+		data, exists, err := t.repo.ReadAt(ctx, t.rev, p, diff.MaxFileSize)
+		return gitEntry(p, data, exists, err)
+	}
+	if te, ok := t.listed[p]; ok {
+		return t.read(ctx, te)
+	}
+	if t.dirs[p] {
+		return Entry{Path: p, Kind: Dir}, nil
+	}
+	for q := path.Dir(p); q != "."; q = path.Dir(q) {
+		if te, ok := t.listed[q]; ok {
+			if te.Kind == gitrepo.EntryFile {
+				return Entry{Path: p, Kind: Missing}, nil // a file where a folder would be
+			}
+			return t.read(ctx, te)
+		}
+	}
+	info, found, err := t.obj.Info(ctx, t.rev+":"+p)
+	if err != nil {
+		return Entry{}, &ReadError{What: p + " at " + t.rev, Err: err}
+	}
+	if !found {
+		return Entry{Path: p, Kind: Missing}, nil
+	}
+	switch info.Type {
+	case "blob":
+		return t.read(ctx, gitrepo.TreeEntry{Path: p, Kind: gitrepo.EntryFile, Oid: info.Oid, Size: info.Size})
+	case "tree":
+		return Entry{Path: p, Kind: Dir}, nil
+	case "commit":
+		return Entry{Path: p, Kind: Submodule, Commit: info.Oid}, nil
+	}
+	return Entry{Path: p, Kind: Other}, nil
+}
+
+// maxLinkText bounds the text of a symlink read from a commit.
+const maxLinkText = 64 << 10
+
+// read reads a listed entry: a file's content (within diff.MaxFileSize),
+// a symlink's text.
+func (t *commitTree) read(ctx context.Context, te gitrepo.TreeEntry) (Entry, error) {
+	e := treeEntry(te)
+	if te.Kind == gitrepo.EntrySubmodule {
+		return e, nil
+	}
+	size := te.Size
+	if size < 0 {
+		info, found, err := t.obj.Info(ctx, te.Oid)
+		if err != nil || !found {
+			if err == nil {
+				err = fmt.Errorf("object %s is missing", te.Oid)
+			}
+			return Entry{}, &ReadError{What: te.Path + " at " + t.rev, Err: err}
+		}
+		size = info.Size
+	}
+	e.Size = size
+	max := int64(diff.MaxFileSize)
+	if te.Kind == gitrepo.EntrySymlink {
+		max = maxLinkText
+	}
+	if size > max {
+		if te.Kind == gitrepo.EntrySymlink {
+			return Entry{}, &ReadError{What: te.Path + " at " + t.rev, Err: fmt.Errorf("a symlink whose text is %d bytes", size)}
+		}
+		e.TooLarge = true
+		return e, nil
+	}
+	data, err := t.obj.Blob(ctx, te.Oid, max)
+	if err != nil {
+		return Entry{}, &ReadError{What: te.Path + " at " + t.rev, Err: err}
+	}
+	if te.Kind == gitrepo.EntrySymlink {
+		e.Target = string(data)
+		return e, nil
+	}
+	if data == nil {
+		data = []byte{}
+	}
+	e.Data = data
+	return e, nil
 }
 
 // Changed lists the paths that differ between the base commit and the
@@ -55,7 +203,7 @@ func (g *Git) ListBase(ctx context.Context) ([]Entry, bool, error) {
 // the selector's pathspecs (so a large repository is not walked whole).
 func (g *Git) Changed(ctx context.Context, sel Selector) ([]Change, bool, error) {
 	specs, match, isLink := linkSelector(g.repo.Root(), sel)
-	cs, err := g.repo.Changed(ctx, g.base, specs, match)
+	cs, err := g.repo.ChangedSplit(ctx, g.base.rev, specs, match)
 	if err != nil {
 		return nil, false, &ReadError{What: "the changed files", Err: err}
 	}
@@ -79,16 +227,6 @@ func (g *Git) Changed(ctx context.Context, sel Selector) ([]Change, bool, error)
 		out = append(out, Change{Path: c.Path, Status: st})
 	}
 	return out, false, nil
-}
-
-type gitCommit struct {
-	repo *gitrepo.Repo
-	rev  string
-}
-
-func (c gitCommit) Read(ctx context.Context, p string) (Entry, error) {
-	data, exists, err := c.repo.ReadAt(ctx, c.rev, p, diff.MaxFileSize)
-	return gitEntry(p, data, exists, err)
 }
 
 type gitWork struct{ repo *gitrepo.Repo }

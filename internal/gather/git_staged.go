@@ -13,38 +13,63 @@ import (
 // `shipgate diff --staged` (the pre-commit hook) reads through it.
 type GitStaged struct {
 	repo *gitrepo.Repo
-	base string // "" on an unborn branch
+	base *commitTree // nil on an unborn branch
 }
 
 // NewGitStaged reads repo from commit base ("" before the first commit) to
 // its index.
 func NewGitStaged(repo *gitrepo.Repo, base string) *GitStaged {
-	return &GitStaged{repo: repo, base: base}
+	g := &GitStaged{repo: repo}
+	if base != "" {
+		g.base = newCommitTree(repo, base)
+	}
+	return g
 }
 
 // Base reads HEAD, or nothing before the first commit.
 func (g *GitStaged) Base() Revision {
-	if g.base == "" {
+	if g.base == nil {
 		return noRevision{}
 	}
-	return gitCommit{g.repo, g.base}
+	return g.base
 }
 
 // Head reads the index.
 func (g *GitStaged) Head() Revision { return gitIndex{g.repo} }
 
-// ListBase lists HEAD's tree (empty before the first commit).
+// ListBase lists HEAD's tree sparsely, as Git.ListBase (nothing before
+// the first commit).
 func (g *GitStaged) ListBase(ctx context.Context) ([]Entry, bool, error) {
-	if g.base == "" {
+	if g.base == nil {
 		return nil, true, nil
 	}
-	return (&Git{repo: g.repo, base: g.base}).ListBase(ctx)
+	return g.base.list(ctx)
+}
+
+// ListBaseUnder lists every entry of HEAD under the folder dir.
+func (g *GitStaged) ListBaseUnder(ctx context.Context, dir string) ([]Entry, error) {
+	if g.base == nil {
+		return nil, nil
+	}
+	return g.base.under(ctx, dir)
+}
+
+// Close ends the git processes HEAD's reads use.
+func (g *GitStaged) Close() error {
+	if g.base == nil {
+		return nil
+	}
+	return g.base.obj.Close()
 }
 
 // Changed lists the paths whose staged version differs from HEAD.
 func (g *GitStaged) Changed(ctx context.Context, sel Selector) ([]Change, bool, error) {
 	specs, match, isLink := linkSelector(g.repo.Root(), sel)
-	cs, err := g.repo.ChangedStaged(ctx, g.base, specs, match)
+	base := ""
+	if g.base != nil {
+		base = g.base.rev
+	}
+	cs, err := g.repo.ChangedStaged(ctx, base, specs, match)
 	if err != nil {
 		return nil, false, &ReadError{What: "the staged changes", Err: err}
 	}

@@ -84,7 +84,9 @@ func (g *gatherer) learnHooks(ctx context.Context) (baseHooks, error) {
 	for p, e := range g.base {
 		add(p)
 		if (e.Kind == Symlink || e.Kind == Submodule) && g.hides(p) {
-			g.linkChildren(ctx, e, add)
+			if err := g.linkChildren(ctx, e, add); err != nil {
+				return h, err
+			}
 		}
 	}
 	paths := make([]string, 0, len(cands))
@@ -111,7 +113,10 @@ func (g *gatherer) learnHooks(ctx context.Context) (baseHooks, error) {
 		if r.unreadable != "" || r.real == "" {
 			continue
 		}
-		e, listed := g.base[r.real]
+		e, listed, err := g.baseEntry(ctx, r.real)
+		if err != nil {
+			return h, err
+		}
 		if !listed || e.Kind != File || e.TooLarge {
 			continue
 		}
@@ -195,7 +200,10 @@ func (g *gatherer) learnLoads(ctx context.Context, cache *Cache, h *baseHooks) e
 			if r.unreadable != "" || r.real == "" {
 				continue
 			}
-			e, listed := g.base[r.real]
+			e, listed, err := g.baseEntry(ctx, r.real)
+			if err != nil {
+				return err
+			}
 			if !listed || e.Kind != File {
 				continue
 			}
@@ -415,6 +423,11 @@ func (g *gatherer) folderLinks(ctx context.Context, add func(string)) error {
 		to, inside := "", false
 		if target != "" {
 			to, inside = resolveLink(c.Path, target)
+			if inside {
+				if err := g.fill(ctx, to); err != nil {
+					return err
+				}
+			}
 			if inside && !g.holdsConfig(c.Path, to) {
 				continue // a link to a file, or to a folder with no agent configuration
 			}
@@ -438,7 +451,11 @@ func (g *gatherer) folderLinks(ctx context.Context, add func(string)) error {
 			to, inside = rt.real, rt.unreadable == "" && rt.real != ""
 		}
 		if !inside {
-			if g.base[c.Path].Kind == File {
+			was, _, err := g.baseEntry(ctx, c.Path)
+			if err != nil {
+				return err
+			}
+			if was.Kind == File {
 				// A file replaced by a link out: a file it was, and a
 				// session is not started in it (a change to a script it
 				// was is reported as the script's).
@@ -448,6 +465,9 @@ func (g *gatherer) folderLinks(ctx context.Context, add func(string)) error {
 			add(path.Join(c.Path, ".claude/settings.json"))
 			g.note(fmt.Sprintf("`%s` is a symlink to %q: a session started under it reads agent configuration Shipgate cannot see.", c.Path, e.Target))
 			continue
+		}
+		if err := g.fill(ctx, to); err != nil {
+			return err
 		}
 		for p := range g.base {
 			if rest, ok := strings.CutPrefix(p, to+"/"); ok {

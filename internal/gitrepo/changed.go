@@ -51,6 +51,19 @@ type Change struct {
 // files belong to another repository. Nothing is read here; the result is
 // sorted by Path.
 func (r *Repo) Changed(ctx context.Context, base string, pathspecs []string, match func(path string) bool) ([]Change, error) {
+	return r.changed(ctx, base, pathspecs, match, true)
+}
+
+// ChangedSplit is Changed without rename detection: every rename is the
+// deletion of the old path and the addition of the new one, as
+// SplitRenames would give, without git's similarity search (which on a
+// change that adds and deletes thousands of files compares their
+// contents pair by pair, for an answer the caller would split anyway).
+func (r *Repo) ChangedSplit(ctx context.Context, base string, pathspecs []string, match func(path string) bool) ([]Change, error) {
+	return r.changed(ctx, base, pathspecs, match, false)
+}
+
+func (r *Repo) changed(ctx context.Context, base string, pathspecs []string, match func(path string) bool, renames bool) ([]Change, error) {
 	if err := checkRev(base); err != nil {
 		return nil, fmt.Errorf("listing changes in %s: %w", r.root, err)
 	}
@@ -69,7 +82,11 @@ func (r *Repo) Changed(ctx context.Context, base string, pathspecs []string, mat
 	wg.Add(2)
 	go func() {
 		defer wg.Done()
-		args := append([]string{"diff", "--name-status", "-z", "-M", "--no-ext-diff", "--no-textconv", base, "--"}, pathspecs...)
+		rn := "-M"
+		if !renames {
+			rn = "--no-renames"
+		}
+		args := append([]string{"diff", "--name-status", "-z", rn, "--no-ext-diff", "--no-textconv", base, "--"}, pathspecs...)
 		diffOut, diffErr = r.run(ctx, args...)
 	}()
 	go func() {

@@ -39,18 +39,24 @@ func (r *Repo) ListTree(ctx context.Context, rev string, match func(path string)
 	if err != nil {
 		return nil, fmt.Errorf("listing the tree of %s in %s: %w", rev, r.root, err)
 	}
+	return parseTree(out, rev, r.root, match)
+}
+
+// parseTree parses `git ls-tree -r -l -z` output, keeping the entries
+// match accepts (nil keeps all).
+func parseTree(out []byte, rev, root string, match func(string) bool) ([]TreeEntry, error) {
 	var entries []TreeEntry
 	for _, rec := range splitNUL(out) {
 		meta, name, ok := strings.Cut(rec, "\t")
 		if !ok {
-			return nil, fmt.Errorf("listing the tree of %s in %s: unexpected git ls-tree output %q", rev, r.root, rec)
+			return nil, fmt.Errorf("listing the tree of %s in %s: unexpected git ls-tree output %q", rev, root, rec)
 		}
 		if match != nil && !match(name) {
 			continue
 		}
 		f := strings.Fields(meta)
 		if len(f) != 4 {
-			return nil, fmt.Errorf("listing the tree of %s in %s: unexpected git ls-tree output %q", rev, r.root, meta)
+			return nil, fmt.Errorf("listing the tree of %s in %s: unexpected git ls-tree output %q", rev, root, meta)
 		}
 		e := TreeEntry{Path: name, Oid: f[2], Size: -1}
 		switch f[0] {
@@ -66,7 +72,7 @@ func (r *Repo) ListTree(ctx context.Context, rev string, match func(path string)
 		if f[3] != "-" {
 			n, err := strconv.ParseInt(f[3], 10, 64)
 			if err != nil {
-				return nil, fmt.Errorf("listing the tree of %s in %s: bad size in git ls-tree output %q", rev, r.root, meta)
+				return nil, fmt.Errorf("listing the tree of %s in %s: bad size in git ls-tree output %q", rev, root, meta)
 			}
 			e.Size = n
 		}
