@@ -20,6 +20,13 @@ type reportFlags struct {
 	failOn     *string
 	policyPath *string
 	color      *string
+	// Further reports of the same run, each written to its own file, so
+	// that one run gives a CI job everything (the GitHub Action: SARIF for
+	// code scanning, Markdown for the job summary, the decision).
+	sarifFile, markdownFile, jsonFile, textFile *string
+	// githubOutput is a GitHub Actions output file: decision=... (and
+	// sarif-file=... with --sarif-file) are appended to it.
+	githubOutput *string
 }
 
 func addReportFlags(fs interface {
@@ -27,9 +34,15 @@ func addReportFlags(fs interface {
 }) reportFlags {
 	return reportFlags{
 		format:     fs.String("format", "text", "output format: text, json, markdown or sarif"),
-		failOn:     fs.String("fail-on", "", "exit 1 when the decision reaches review (require_review or block) or block"),
+		failOn:     fs.String("fail-on", "", "exit 1 when the decision reaches review (require_review or block) or block; never (the default) always exits 0 on a report"),
 		policyPath: fs.String("policy", "", "policy file (.github/shipgate.yml) to apply (-: standard input)"),
 		color:      fs.String("color", "auto", "colour the text report: auto (when standard output is a terminal and NO_COLOR is unset), always or never"),
+
+		sarifFile:    fs.String("sarif-file", "", "also write the SARIF report to this file (same run)"),
+		markdownFile: fs.String("markdown-file", "", "also write the Markdown report to this file (same run)"),
+		jsonFile:     fs.String("json-file", "", "also write the JSON report to this file (same run)"),
+		textFile:     fs.String("text-file", "", "also write the text report, uncoloured, to this file (same run)"),
+		githubOutput: fs.String("github-output", "", "append decision=... (and sarif-file=...) to this GitHub Actions output file ($GITHUB_OUTPUT)"),
 	}
 }
 
@@ -38,7 +51,7 @@ func (f reportFlags) validate() error {
 		return err
 	}
 	if *f.failOn != "" {
-		if err := oneOf("fail-on", *f.failOn, "review", "block"); err != nil {
+		if err := oneOf("fail-on", *f.failOn, "review", "block", "never"); err != nil {
 			return err
 		}
 	}
@@ -89,27 +102,20 @@ func readInput(path string, stdin io.Reader, limit int64) (data []byte, name str
 
 // render writes a report in the chosen format and returns the exit code.
 func render(stdout, stderr io.Writer, cmd string, r diff.Report, f reportFlags, o diff.RenderOptions) int {
-	var out []byte
-	var err error
-	switch *f.format {
-	case "json":
-		out, err = r.JSON()
-	case "sarif":
-		out, err = r.SARIF(o)
-	case "markdown":
-		out = []byte(r.Markdown(o))
-	default:
-		out = []byte(r.Text(o))
-		if useColor(*f.color, stdout, os.LookupEnv) {
-			out = []byte(colorize(string(out)))
-		}
-	}
+	out, err := renderAs(r, *f.format, o)
 	if err != nil {
 		fmt.Fprintf(stderr, "shipgate %s: rendering the report: %v\n", cmd, err)
 		return exitUsage
 	}
+	if *f.format == "text" && useColor(*f.color, stdout, os.LookupEnv) {
+		out = []byte(colorize(string(out)))
+	}
 	if _, err := stdout.Write(out); err != nil {
 		fmt.Fprintf(stderr, "shipgate %s: writing the report: %v\n", cmd, err)
+		return exitUsage
+	}
+	if err := writeReportFiles(r, f, o); err != nil {
+		fmt.Fprintf(stderr, "shipgate %s: %v\n", cmd, err)
 		return exitUsage
 	}
 	switch {
@@ -119,6 +125,65 @@ func render(stdout, stderr io.Writer, cmd string, r diff.Report, f reportFlags, 
 		return exitFail
 	}
 	return exitOK
+}
+
+// renderAs renders r in one of the report formats.
+func renderAs(r diff.Report, format string, o diff.RenderOptions) ([]byte, error) {
+	switch format {
+	case "json":
+		return r.JSON()
+	case "sarif":
+		return r.SARIF(o)
+	case "markdown":
+		return []byte(r.Markdown(o)), nil
+	}
+	return []byte(r.Text(o)), nil
+}
+
+// writeReportFiles writes the reports the --*-file flags ask for and
+// appends the decision to --github-output: every output a CI job needs
+// from the one comparison this run made.
+func writeReportFiles(r diff.Report, f reportFlags, o diff.RenderOptions) error {
+	for _, w := range []struct{ format, path string }{
+		{"sarif", *f.sarifFile}, {"markdown", *f.markdownFile}, {"json", *f.jsonFile}, {"text", *f.textFile},
+	} {
+		if w.path == "" {
+			continue
+		}
+		out, err := renderAs(r, w.format, o)
+		if err != nil {
+			return fmt.Errorf("rendering the %s report: %w", w.format, err)
+		}
+		if err := os.WriteFile(w.path, out, 0o644); err != nil {
+			return fmt.Errorf("writing the %s report (--%s-file): %w", w.format, w.format, err)
+		}
+	}
+	if *f.githubOutput == "" {
+		return nil
+	}
+	lines := "decision=" + string(r.Decision) + "\n"
+	if *f.sarifFile != "" {
+		abs, err := filepath.Abs(*f.sarifFile)
+		if err != nil {
+			return fmt.Errorf("--sarif-file: %w", err)
+		}
+		if strings.ContainsAny(abs, "\n\r") {
+			return fmt.Errorf("--github-output: the --sarif-file path %q holds a line break, which the output file cannot carry", abs)
+		}
+		lines += "sarif-file=" + abs + "\n"
+	}
+	out, err := os.OpenFile(*f.githubOutput, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	if err != nil {
+		return fmt.Errorf("--github-output: %w", err)
+	}
+	if _, err := out.WriteString(lines); err != nil {
+		out.Close()
+		return fmt.Errorf("--github-output: %w", err)
+	}
+	if err := out.Close(); err != nil {
+		return fmt.Errorf("--github-output: %w", err)
+	}
+	return nil
 }
 
 // readVersion reads one side of `shipgate check`: "" or /dev/null is an
@@ -210,7 +275,7 @@ func runCheck(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	o := diff.RenderOptions{
 		Subject:   fmt.Sprintf("Agent permission review  %s -> %s", side(*base), side(*head)),
 		Version:   version,
-		Reproduce: "shipgate check " + strings.Join(args, " "),
+		Reproduce: shellJoin(append([]string{"shipgate", "check"}, args...)...),
 	}
 	return render(stdout, stderr, "check", r, rf, o)
 }

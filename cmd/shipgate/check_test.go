@@ -179,7 +179,7 @@ func TestDiffCLI(t *testing.T) {
 	}
 	// Text output names the base and how to reproduce.
 	code, out, _ = runCLI("diff", "--repo", dir, "--base", "main")
-	if code != 0 || !strings.Contains(out, "shipgate diff --base ") || !strings.Contains(out, "main (") {
+	if code != 0 || !strings.Contains(out, "Reproduce: shipgate diff --repo "+dir+" --base ") || !strings.Contains(out, "main (") {
 		t.Errorf("text output: exit %d\n%s", code, out)
 	}
 }

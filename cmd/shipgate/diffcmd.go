@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/shipgate-app/shipgate/diff"
@@ -16,10 +18,11 @@ import (
 const policyPath = gather.DefaultPolicyPath
 
 func runDiff(args []string, _ io.Reader, stdout, stderr io.Writer) int {
-	fs := newFlagSet("diff", "[--repo DIR] [--base REF | --staged] [--policy FILE] [--format text|json|markdown|sarif] [--fail-on review|block]", stderr)
+	fs := newFlagSet("diff", "[--repo DIR] [--base REF | --staged] [--only DIR] [--policy FILE] [--format text|json|markdown|sarif] [--fail-on review|block|never] [--sarif-file F] [--markdown-file F] [--json-file F] [--github-output F]", stderr)
 	dir := fs.String("repo", ".", "a directory inside the git work tree to review")
 	baseRef := fs.String("base", "", "compare against the merge base with this ref (default: origin/HEAD, origin/main, origin/master, main or master)")
 	staged := fs.Bool("staged", false, "compare the staged changes (the index) with HEAD, as the next commit would record them (the pre-commit hook)")
+	only := fs.String("only", "", "review only the agent configuration under this folder of the repository (relative to the current directory; the repository's policy still applies)")
 	rf := addReportFlags(fs)
 	pos, err := parseFlags(fs, args)
 	if err != nil {
@@ -35,6 +38,9 @@ func runDiff(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	if *staged {
 		if *baseRef != "" {
 			return usageError(stderr, "diff", "%v", errStagedWithBase)
+		}
+		if *only != "" {
+			return usageError(stderr, "diff", "--only reviews a folder against a base; it does not combine with --staged")
 		}
 		return runDiffStaged(ctx, *dir, rf, stdout, stderr)
 	}
@@ -52,17 +58,100 @@ func runDiff(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	if err != nil {
 		return usageError(stderr, "diff", "%v", err)
 	}
+	scope := ""
+	if *only != "" {
+		if scope, err = repoFolder(repo, *only); err != nil {
+			return usageError(stderr, "diff", "--only: %v", err)
+		}
+	}
 	in, err := gatherGit(ctx, repo, mb, *rf.policyPath, stderr)
 	if err != nil {
 		return usageError(stderr, "diff", "%v", err)
 	}
+	in = scopeInput(in, scope)
 	r := diff.Compare(in)
+	subject := fmt.Sprintf("Agent permission review  %s (%s) -> working tree", strings.TrimPrefix(strings.TrimPrefix(ref, "refs/remotes/"), "refs/heads/"), mb[:8])
+	if scope != "" {
+		subject += ", " + scope + "/ only"
+	}
+	words := []string{"shipgate", "diff"}
+	if *dir != "." {
+		words = append(words, "--repo", *dir)
+	}
+	words = append(words, "--base", mb)
+	if *only != "" {
+		words = append(words, "--only", *only)
+	}
+	if *rf.policyPath != "" {
+		words = append(words, "--policy", *rf.policyPath)
+	}
 	o := diff.RenderOptions{
-		Subject:   fmt.Sprintf("Agent permission review  %s (%s) -> working tree", strings.TrimPrefix(strings.TrimPrefix(ref, "refs/remotes/"), "refs/heads/"), mb[:8]),
+		Subject:   subject,
 		Version:   version,
-		Reproduce: "shipgate diff --base " + mb,
+		Reproduce: shellJoin(words...),
 	}
 	return render(stdout, stderr, "diff", r, rf, o)
+}
+
+// repoFolder turns a folder named on the command line (relative to the
+// current directory) into a path relative to the repository's root ("" for
+// the root itself), refusing one outside the repository.
+func repoFolder(repo *gitrepo.Repo, dir string) (string, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", err
+	}
+	real, err := filepath.EvalSymlinks(abs)
+	if err != nil {
+		return "", fmt.Errorf("%s: %w", dir, err)
+	}
+	if fi, err := os.Stat(real); err != nil || !fi.IsDir() {
+		return "", fmt.Errorf("%s is not a folder", dir)
+	}
+	root, err := filepath.EvalSymlinks(repo.Root())
+	if err != nil {
+		return "", err
+	}
+	rel, err := filepath.Rel(root, real)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return "", fmt.Errorf("%s is outside the repository %s", dir, repo.Root())
+	}
+	if rel == "." {
+		return "", nil
+	}
+	return filepath.ToSlash(rel), nil
+}
+
+// scopeInput keeps, of the files a review of the whole repository would
+// compare, those a review of the folder scope covers: the agent-config
+// files under it, and every file that is not agent configuration by its
+// own path (a script a hook runs, a file a script loads: brought in
+// because a configuration runs it, possibly one under scope, so kept).
+// The policy and a change to it stay: they are the repository's.
+func scopeInput(in diff.Input, scope string) diff.Input {
+	if scope == "" {
+		return in
+	}
+	under := func(p string) bool { return p == scope || strings.HasPrefix(p, scope+"/") }
+	config := func(p string) bool {
+		k, _ := diff.Classify(p, in.Policy)
+		return k != diff.NotAgentConfig
+	}
+	keep := func(p string) bool { return under(p) || !config(p) }
+	var files []diff.File
+	for _, f := range in.Files {
+		if under(f.Path) || !config(f.Path) && (f.As == "" || !config(f.As)) {
+			files = append(files, f)
+		}
+	}
+	var unread []string
+	for _, p := range in.Unread {
+		if keep(p) {
+			unread = append(unread, p)
+		}
+	}
+	in.Files, in.Unread = files, unread
+	return in
 }
 
 // gatherGit builds the engine's input with the shared gatherer (the one
