@@ -1,14 +1,21 @@
 #!/usr/bin/env bash
 # The review step of action.yml (a script, not inline YAML, so it is
 # checked by shellcheck and tested: deploy/action/review_test.sh). Inputs arrive as
-# environment variables, never interpolated into the script.
+# environment variables, never interpolated into the script. It runs in the
+# action's working-directory.
 #
-#   SHIPGATE       the binary
-#   INPUT_FAIL_ON  block | review | never
-#   INPUT_BASE     commit or ref to compare with ("" = PR_BASE_SHA, else PUSH_BEFORE)
-#   INPUT_POLICY   policy file ("" = the repository's at the merge base)
-#   INPUT_SARIF    SARIF output path
-#   INPUT_SUMMARY  true | false: Markdown to $GITHUB_STEP_SUMMARY
+#   SHIPGATE               the binary
+#   INPUT_FAIL_ON          block | review | never
+#   INPUT_BASE             commit or ref to compare with (see "The base" below)
+#   INPUT_POLICY           policy file ("" = the repository's at the merge base)
+#   INPUT_SARIF            SARIF output path, relative to the workspace
+#   INPUT_SUMMARY          true | false: Markdown to $GITHUB_STEP_SUMMARY
+#   INPUT_WORKING_DIRECTORY the folder reviewed ("." = the whole repository)
+#   PR_BASE_SHA            github.event.pull_request.base.sha
+#   MERGE_GROUP_BASE_SHA   github.event.merge_group.base_sha
+#   PUSH_BEFORE            github.event.before
+#   DEFAULT_BRANCH         github.event.repository.default_branch
+#   GITHUB_WORKSPACE       where relative output paths are resolved (default: the repository root)
 set -euo pipefail
 
 fail_on=${INPUT_FAIL_ON:-block}
@@ -16,16 +23,6 @@ case "$fail_on" in
   block | review | never) ;;
   *) echo "::error::fail-on: '$fail_on' is not one of block, review, never"; exit 2 ;;
 esac
-
-base=${INPUT_BASE:-}
-if [ -z "$base" ]; then base=${PR_BASE_SHA:-}; fi
-if [ -z "$base" ] && [ -n "${PUSH_BEFORE:-}" ] && [ "${PUSH_BEFORE}" != "0000000000000000000000000000000000000000" ]; then
-  base=$PUSH_BEFORE
-fi
-if [ -z "$base" ]; then
-  echo "::error::no base to compare with: run on pull_request (or push), or set the base input"
-  exit 2
-fi
 
 # shipgate diff refuses a shallow clone (a merge base it cannot see would
 # make every file look new or unchanged); actions/checkout fetches one
@@ -35,38 +32,72 @@ if [ "$(git rev-parse --is-shallow-repository)" = "true" ]; then
   echo "The checkout is shallow: fetching the history (actions/checkout with fetch-depth: 0 avoids this)."
   git fetch --no-tags --quiet --unshallow origin
 fi
+
+# The base, first that applies: the base input; a pull request's base
+# commit; a merge queue's base commit (merge_group); a push's previous tip
+# (not on a new branch, whose "before" is all zeros); otherwise (a new
+# branch, workflow_dispatch, schedule) the merge base with the default
+# branch, fetched when the checkout lacks it.
+zero=0000000000000000000000000000000000000000
+base=${INPUT_BASE:-}
+how="the base input"
+if [ -z "$base" ] && [ -n "${PR_BASE_SHA:-}" ]; then base=$PR_BASE_SHA; how="the pull request's base"; fi
+if [ -z "$base" ] && [ -n "${MERGE_GROUP_BASE_SHA:-}" ]; then base=$MERGE_GROUP_BASE_SHA; how="the merge queue's base"; fi
+if [ -z "$base" ] && [ -n "${PUSH_BEFORE:-}" ] && [ "$PUSH_BEFORE" != "$zero" ]; then base=$PUSH_BEFORE; how="the push's previous commit"; fi
+if [ -z "$base" ]; then
+  branch=${DEFAULT_BRANCH:-}
+  if [ -z "$branch" ]; then
+    branch=$(git symbolic-ref -q --short refs/remotes/origin/HEAD 2>/dev/null | sed 's|^origin/||' || true)
+  fi
+  if [ -z "$branch" ]; then
+    echo "::error::no base to compare with: this event names none and the default branch is unknown; set the base input (for example base: origin/main)"
+    exit 2
+  fi
+  git fetch --no-tags --quiet origin "+refs/heads/$branch:refs/remotes/origin/$branch" 2>/dev/null || true
+  base="refs/remotes/origin/$branch"
+  how="the merge base with the default branch ($branch)"
+fi
 if ! git cat-file -e "${base}^{commit}" 2>/dev/null; then
   git fetch --no-tags --quiet origin "$base" || true
 fi
+echo "Comparing with $how: $base"
 
-args=(diff --base "$base")
+root=$(git rev-parse --show-toplevel)
+workspace=${GITHUB_WORKSPACE:-$root}
+sarif=${INPUT_SARIF:-shipgate.sarif}
+case "$sarif" in
+  /*) ;;
+  *) sarif="$workspace/$sarif" ;;
+esac
+mkdir -p "$(dirname "$sarif")"
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+args=(diff --base "$base" --fail-on "$fail_on" --format text --color never
+  --sarif-file "$sarif" --markdown-file "$tmp/report.md" --github-output "$tmp/output")
+wd=${INPUT_WORKING_DIRECTORY:-.}
+if [ "$wd" != "." ] && [ "$wd" != "./" ]; then args+=(--only .); fi
 if [ -n "${INPUT_POLICY:-}" ]; then args+=(--policy "$INPUT_POLICY"); fi
 
-sarif=${INPUT_SARIF:-shipgate.sarif}
-"$SHIPGATE" "${args[@]}" --format sarif > "$sarif"
-json=$("$SHIPGATE" "${args[@]}" --format json)
-decision=$(printf '%s\n' "$json" | sed -n 's/^ *"decision": *"\([a-z_]*\)".*/\1/p' | head -n 1)
-case "$decision" in
-  allow | require_review | block) ;;
-  *) echo "::error::could not read the decision from shipgate's JSON report"; exit 2 ;;
-esac
-
-md=$("$SHIPGATE" "${args[@]}" --format markdown)
+# One run writes every output: the text report (the log), the SARIF file,
+# the Markdown for the job summary and the decision.
+set +e
+"$SHIPGATE" "${args[@]}"
+code=$?
+set -e
+if [ "$code" != 0 ] && [ "$code" != 1 ]; then
+  echo "::error title=Shipgate::shipgate diff failed (exit $code): see the log above"
+  exit "$code"
+fi
+decision=$(sed -n 's/^decision=//p' "$tmp/output")
 if [ "${INPUT_SUMMARY:-true}" = "true" ] && [ -n "${GITHUB_STEP_SUMMARY:-}" ]; then
-  printf '%s\n' "$md" >> "$GITHUB_STEP_SUMMARY"
+  cat "$tmp/report.md" >> "$GITHUB_STEP_SUMMARY"
 fi
-"$SHIPGATE" "${args[@]}" --format text --color never
-
 if [ -n "${GITHUB_OUTPUT:-}" ]; then
-  {
-    echo "decision=$decision"
-    echo "sarif-file=$sarif"
-  } >> "$GITHUB_OUTPUT"
+  cat "$tmp/output" >> "$GITHUB_OUTPUT"
 fi
-
-case "$fail_on:$decision" in
-  block:block | review:block | review:require_review)
-    echo "::error title=Shipgate::decision $decision (fail-on: $fail_on): see the job summary"
-    exit 1 ;;
-esac
+if [ "$code" = 1 ]; then
+  echo "::error title=Shipgate::decision $decision (fail-on: $fail_on): see the job summary"
+  exit 1
+fi
 echo "Shipgate decision: $decision"
