@@ -531,7 +531,7 @@ func closestShort(s string, ids []string) string {
 func closest(s string, candidates []string) string {
 	best, bestD := "", 3
 	for _, c := range candidates {
-		d := editDistance(strings.ToLower(s), strings.ToLower(c))
+		d := EditDistance(strings.ToLower(s), strings.ToLower(c))
 		if d < bestD || (d == bestD && c < best) {
 			best, bestD = c, d
 		}
@@ -539,8 +539,15 @@ func closest(s string, candidates []string) string {
 	return best
 }
 
-func editDistance(a, b string) int {
+// EditDistance is the number of single-rune edits — insertions,
+// deletions, substitutions and swaps of two neighbours — that turn a into
+// b (the optimal string alignment distance): "bsae" is one swap from
+// "base". Every "did you mean" of Shipgate (policy keys, settings keys,
+// flags, commands, SHIPGATE_* variables) measures with it.
+func EditDistance(a, b string) int {
 	ra, rb := []rune(a), []rune(b)
+	// Three rows: two back for a swap, one back, and the current one.
+	back := make([]int, len(rb)+1)
 	prev := make([]int, len(rb)+1)
 	cur := make([]int, len(rb)+1)
 	for j := range prev {
@@ -554,8 +561,11 @@ func editDistance(a, b string) int {
 				cost = 0
 			}
 			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+			if i > 1 && j > 1 && ra[i-1] == rb[j-2] && ra[i-2] == rb[j-1] {
+				cur[j] = min(cur[j], back[j-2]+1)
+			}
 		}
-		prev, cur = cur, prev
+		back, prev, cur = prev, cur, back
 	}
 	return prev[len(rb)]
 }

@@ -202,12 +202,28 @@ func TestFlagTypo(t *testing.T) {
 		{[]string{"covers", "--lst", "deny", "a", "b"}, "did you mean --list?"},
 		{[]string{"diff", "--formt", "json"}, "did you mean --format?"},
 		{[]string{"serve", "--worker", "3"}, "did you mean --workers?"},
+		// Two neighbours swapped: one edit.
+		{[]string{"diff", "--bsae", "main"}, "did you mean --base?"},
+		{[]string{"check", "--haed", "x.json"}, "did you mean --head?"},
 	}
 	for _, c := range cases {
 		code, _, errs := runCLI(c.args...)
 		if code != exitUsage || !strings.Contains(errs, "flag provided but not defined") || !strings.Contains(errs, c.want) {
 			t.Errorf("%v: exit %d, stderr lacks %q:\n%s", c.args, code, c.want, errs)
 		}
+		// Where it is read: before the usage, not under it.
+		if i, u := strings.Index(errs, c.want), strings.Index(errs, "usage:"); i < 0 || u < 0 || i > u {
+			t.Errorf("%v: the suggestion is not before the usage:\n%s", c.args, errs)
+		}
+	}
+	for _, c := range []struct{ typed, want string }{{"chek", "did you mean check?"}, {"dif", "did you mean diff?"}, {"valdiate-policy", "did you mean validate-policy?"}} {
+		code, _, errs := runCLI(c.typed)
+		if code != exitUsage || !strings.Contains(errs, "unknown command \""+c.typed+"\": "+c.want) {
+			t.Errorf("command %q: exit %d, stderr lacks %q:\n%s", c.typed, code, c.want, errs)
+		}
+	}
+	if code, _, errs := runCLI("zzzzzz"); code != exitUsage || strings.Contains(errs, "did you mean") {
+		t.Errorf("a command near nothing: exit %d, %s", code, errs)
 	}
 	if code, _, errs := runCLI("covers", "--zzzzzzzz", "a", "b"); code != exitUsage || strings.Contains(errs, "did you mean") {
 		t.Errorf("a flag near nothing: exit %d, %s", code, errs)

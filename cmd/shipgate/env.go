@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/shipgate-app/shipgate/policy"
 )
 
 // envName finds the environment variables a flag's usage names, such as
@@ -111,12 +113,13 @@ func parsesAs(f *flag.Flag, v string) error {
 	return err
 }
 
-// closestName is the candidate nearest to s by edit distance, if it is
-// near enough to be a typo (at most a third of s's length, and 3 edits).
+// closestName is the candidate nearest to s by edit distance
+// (policy.EditDistance, a swap of neighbours counting one), if it is near
+// enough to be a typo (at most a third of s's length, and 3 edits).
 func closestName(s string, candidates []string) string {
 	best, bestD := "", -1
 	for _, c := range candidates {
-		if d := editDistance(strings.ToLower(s), strings.ToLower(c)); bestD < 0 || d < bestD {
+		if d := policy.EditDistance(strings.ToLower(s), strings.ToLower(c)); bestD < 0 || d < bestD {
 			best, bestD = c, d
 		}
 	}
@@ -124,27 +127,6 @@ func closestName(s string, candidates []string) string {
 		return ""
 	}
 	return best
-}
-
-// editDistance is the Levenshtein distance of a and b (bytes).
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }
 
 // flagSuggestion returns " (did you mean --X?)" for an unknown-flag error

@@ -110,7 +110,15 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			return c.run(args[1:], stdin, stdout, stderr)
 		}
 	}
-	fmt.Fprintf(stderr, "shipgate: unknown command %q\n\n", args[0])
+	var names []string
+	for _, c := range commands() {
+		names = append(names, c.name)
+	}
+	if s := closestName(args[0], names); s != "" {
+		fmt.Fprintf(stderr, "shipgate: unknown command %q: did you mean %s?\n\n", args[0], s)
+	} else {
+		fmt.Fprintf(stderr, "shipgate: unknown command %q\n\n", args[0])
+	}
 	usage(stderr)
 	return exitUsage
 }
@@ -143,11 +151,18 @@ func usage(w io.Writer) {
 // positional arguments, and returns the positionals. "--" ends flags.
 func parseFlags(fs *flag.FlagSet, args []string) ([]string, error) {
 	var pos []string
+	// The flag package prints an error, then calls the usage: the
+	// suggestion goes between the two, where it is read, not under the
+	// whole usage.
+	full := fs.Usage
+	fs.Usage = func() {}
+	defer func() { fs.Usage = full }()
 	for {
 		if err := fs.Parse(args); err != nil {
 			if s := flagSuggestion(fs, err); s != "" {
-				fmt.Fprintf(fs.Output(), "shipgate %s: %s\n", fs.Name(), s)
+				fmt.Fprintf(fs.Output(), "shipgate %s: %s\n\n", fs.Name(), s)
 			}
+			full()
 			return nil, err
 		}
 		rest := fs.Args()
