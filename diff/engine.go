@@ -522,7 +522,11 @@ func (e *engine) headUnreadable(f *fileState) {
 		}
 		msg += ": " + strings.TrimSuffix(pe.msg, ".") + ". Claude Code drops a file it cannot parse"
 		if len(lost) > 0 {
-			msg += ", so the base's " + strings.Join(lost, " and ") + " stop applying"
+			verb := " stop applying"
+			if nDeny+nAsk == 1 {
+				verb = " stops applying"
+			}
+			msg += ", so the base's " + strings.Join(lost, " and ") + verb
 			risk = "high"
 		}
 		msg += "."

@@ -553,7 +553,7 @@ func TestTextCoverage(t *testing.T) {
 			want: []string{".claude/settings.local.json: unchanged (read for the effective view only)", "No permission changes detected. Decision: allow."}},
 		{name: "compared", files: []File{pair(".claude/settings.json", settings([]string{"Read"}, nil, nil), settings([]string{"Read", "Edit(src/**)"}, nil, nil)),
 			pair(".claude/settings.local.json", deny, deny)},
-			want: []string{".claude/settings.json: compared; 1 row", "1 change(s), 1 widening what the agent may do (⚠). Decision: require_review.",
+			want: []string{".claude/settings.json: compared; 1 row", "1 change, 1 widening what the agent may do (⚠). Decision: require_review.",
 				"  .claude/settings.local.json: unchanged"},
 			wantNot: []string{"No permission changes detected", "cannot compare"}},
 		{name: "new", files: []File{pair(".mcp.json", nil, []byte(`{"mcpServers": {}}`))},

@@ -114,7 +114,7 @@ func (r Report) Text(o RenderOptions) string {
 	case len(r.Changes) == 0 && len(r.Findings) == 0 && len(limited) == 0:
 		b.WriteString("No permission changes detected. Decision: " + string(r.decision()) + ".\n")
 	default:
-		fmt.Fprintf(&b, "%d change(s), %d widening what the agent may do (⚠). Decision: %s.\n", len(r.Changes), r.widenings(), r.decision())
+		fmt.Fprintf(&b, "%s, %d widening what the agent may do (⚠). Decision: %s.\n", plural(len(r.Changes), "change"), r.widenings(), r.decision())
 	}
 	if len(limited) > 0 {
 		fmt.Fprintf(&b, "Not compared: %s. Nothing in this report is a claim that the change to %s is safe.\n",

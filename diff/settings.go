@@ -1,6 +1,7 @@
 package diff
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"slices"
@@ -102,6 +103,12 @@ func (c ruleCache) parse(l lattice.List, text string) lattice.Rule {
 // lists are the permission lists, in evaluation order.
 var lists = []lattice.List{lattice.Deny, lattice.Ask, lattice.Allow}
 
+// looksBinary applies git's test for binary content: a NUL byte in the
+// first 8,000 bytes.
+func looksBinary(data []byte) bool {
+	return bytes.IndexByte(data[:min(len(data), 8000)], 0) >= 0
+}
+
 // parseDoc reads one version of a file strictly, as Claude Code does.
 func parseDoc(p string, kind FileKind, v Version, rules ruleCache) (*doc, *parseError) {
 	if frontmatterKind(kind) {
@@ -122,7 +129,13 @@ func parseDoc(p string, kind FileKind, v Version, rules ruleCache) (*doc, *parse
 			// JSON.parse accepts it; Shipgate does not read it.
 			return nil, &parseError{limit: "too_deep", line: se.Line, col: se.Column, msg: se.Msg, hint: se.Hint}
 		case errors.As(err, &se):
-			return nil, &parseError{line: se.Line, col: se.Column, msg: se.Msg, hint: se.Hint}
+			hint := se.Hint
+			if looksBinary(v.Data) {
+				// A repair of the first bad character (`write "K"`) is no
+				// advice for a file that is not text at all.
+				hint = "the file holds binary data (NUL bytes), not JSON text: restore the settings file's text, or delete it"
+			}
+			return nil, &parseError{line: se.Line, col: se.Column, msg: se.Msg, hint: hint}
 		case errors.As(err, &tl):
 			return nil, &parseError{tooLarge: true, msg: tl.Error()}
 		}

@@ -215,13 +215,18 @@ func TestValidatePolicyCLI(t *testing.T) {
 	good := writeFile(t, dir, "good.yml", "version: 1\nceiling:\n  allow: [\"Bash(npm *)\"]\nintent:\n  denied: [\"rm -rf /\"]\n")
 	bad := writeFile(t, dir, "bad.yml", "version: 1\nchecks:\n  SHIP-HOST-BOUNDARY-PERMISSION-WILDCARD-ALLOW: {action: advisory}\nceiling:\n  allow: [\"Bash(npm *\"]\n")
 	org := writeFile(t, dir, "org.yml", "version: 1\nreviewers:\n  block: [acme/security]\n")
+	lower := writeFile(t, dir, "lower.yml", "version: 1\nchecks:\n  SHIP-HOST-BOUNDARY-PERMISSION-ALLOW-EXPANDED: {risk: low}\n")
+	same := writeFile(t, dir, "same.yml", "version: 1\nchecks:\n  SHIP-HOST-BOUNDARY-PERMISSION-ALLOW-EXPANDED: {action: require_review, risk: critical}\n")
 	cases := []struct {
 		args []string
 		code int
 		out  string
 	}{
-		{[]string{good}, 0, "valid: a ceiling of 1 allow rule(s)"},
-		{[]string{good, "--org", org}, 0, "1 reviewer team(s)"},
+		{[]string{good}, 0, "valid: a ceiling of 1 allow rule and 0 must_deny rules"},
+		{[]string{good, "--org", org}, 0, "; 1 intent; 1 reviewer team."},
+		// Only lowers: valid, says nothing is raised, and says the lowering is ignored.
+		{[]string{lower}, 0, "valid: the engine's defaults.\n" + lower + ": note: SHIP-HOST-BOUNDARY-PERMISSION-ALLOW-EXPANDED: risk low is not above the check's default (high): a policy only raises, so it is ignored."},
+		{[]string{same}, 0, "valid: 1 check raised.\n" + same + ": note: SHIP-HOST-BOUNDARY-PERMISSION-ALLOW-EXPANDED: action require_review is the check's default; it changes nothing."},
 		{[]string{bad}, 1, "bad.yml:3:"},
 		{[]string{bad}, 1, "bad.yml:5:"},
 		{[]string{filepath.Join(dir, "none.yml")}, 2, ""},

@@ -61,7 +61,7 @@ func TestStdinDash(t *testing.T) {
 		{"check --policy -", pol, []string{"check", "--base", base, "--head", headFile, "--policy", "-", "--format", "json"}, 0, `"decision": "block"`, ""},
 		{"check stdin twice", head, []string{"check", "--base", "-", "--head", "-"}, 2, "", "only one of --base, --head and --policy can be -"},
 		{"check stdin not JSON", "{,", []string{"check", "--base", base, "--head", "-", "--format", "json"}, 0, `"parse_failed"`, ""},
-		{"validate-policy -", pol, []string{"validate-policy", "-"}, 0, "<stdin>: valid: 1 check(s) raised", ""},
+		{"validate-policy -", pol, []string{"validate-policy", "-"}, 0, "<stdin>: valid: 1 check raised", ""},
 		{"validate-policy - with errors", "version: 1\nchekcs: {}\n", []string{"validate-policy", "-"}, 1, "<stdin>:2", ""},
 		{"validate-policy --org -", "version: 1\n", []string{"validate-policy", polFile, "--org", "-"}, 0, "valid", ""},
 		{"validate-policy both -", pol, []string{"validate-policy", "-", "--org", "-"}, 2, "", "only one of FILE and --org"},

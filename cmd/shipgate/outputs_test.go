@@ -155,3 +155,23 @@ func TestReproduceQuotes(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckBinaryFile: a settings file replaced by binary data is a parse
+// failure whose advice says so, not a repair of its first bytes
+// (`To fix it: write "K"`).
+func TestCheckBinaryFile(t *testing.T) {
+	dir := t.TempDir()
+	for i, data := range [][]byte{
+		append([]byte("jfPx"), 0, 1, 2, 0xfe, 'a'),
+		append([]byte("{\"permissions\": K"), 0, 0, 7),
+	} {
+		f := filepath.Join(dir, "settings.json")
+		if err := os.WriteFile(f, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		code, out, errs := runCLI("check", "--head", f, "--path", ".claude/settings.json", "--color", "never")
+		if code != 0 || !strings.Contains(out, "CONFIG-PARSE-FAILED") || !strings.Contains(out, "binary data") || strings.Contains(out, `write "`) {
+			t.Errorf("case %d: exit %d; want a parse failure that calls the file binary, no write advice:\n%s%s", i, code, out, errs)
+		}
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"sort"
 	"strings"
 
 	"github.com/shipgate-app/shipgate/diff"
@@ -62,21 +63,22 @@ func runValidatePolicy(args []string, stdin io.Reader, stdout, stderr io.Writer)
 		return exitFail
 	}
 	m := policy.Merge(orgPol, p)
+	raised, notes := checkRaises(m)
 	var parts []string
-	if n := len(m.Checks); n > 0 {
-		parts = append(parts, fmt.Sprintf("%d check(s) raised", n))
+	if raised > 0 {
+		parts = append(parts, counted(raised, "check")+" raised")
 	}
 	if n := len(m.ExtraLaunchers()); n > 0 {
-		parts = append(parts, fmt.Sprintf("%d extra launcher(s)", n))
+		parts = append(parts, counted(n, "extra launcher"))
 	}
 	for _, c := range m.AllCeilings() {
-		parts = append(parts, fmt.Sprintf("a ceiling of %d allow rule(s) and %d must_deny rule(s) from %s", len(c.Allow), len(c.MustDeny), c.Source))
+		parts = append(parts, fmt.Sprintf("a ceiling of %s and %s from %s", counted(len(c.Allow), "allow rule"), counted(len(c.MustDeny), "must_deny rule"), c.Source))
 	}
 	if n := len(m.Intent.Allowed) + len(m.Intent.Asked) + len(m.Intent.Denied); n > 0 {
-		parts = append(parts, fmt.Sprintf("%d intent(s)", n))
+		parts = append(parts, counted(n, "intent"))
 	}
 	if n := len(m.Reviewers.Review) + len(m.Reviewers.Block); n > 0 {
-		parts = append(parts, fmt.Sprintf("%d reviewer team(s)", n))
+		parts = append(parts, counted(n, "reviewer team"))
 	}
 	summary := "the engine's defaults"
 	if len(parts) > 0 {
@@ -87,5 +89,61 @@ func runValidatePolicy(args []string, stdin io.Reader, stdout, stderr io.Writer)
 		name = "<stdin>"
 	}
 	fmt.Fprintf(stdout, "%s: valid: %s.\n", name, summary)
+	for _, n := range notes {
+		fmt.Fprintf(stdout, "%s: note: %s\n", name, n)
+	}
 	return exitOK
+}
+
+// checkRaises counts the checks the policy really raises (an action or a
+// risk above the check's default) and says what it ignores: a policy only
+// raises, so a risk at or below the default changes nothing, and a file
+// that meant to lower one must be told so rather than called valid alone.
+func checkRaises(m *policy.Policy) (raised int, notes []string) {
+	ids := make([]string, 0, len(m.Checks))
+	for id := range m.Checks {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	for _, id := range ids {
+		r := m.Checks[id]
+		def := checkDefault(id)
+		up := false
+		if r.Action != "" {
+			if r.Action.Rank() > def.Action.Rank() {
+				up = true
+			} else {
+				notes = append(notes, fmt.Sprintf("%s: action %s is the check's default; it changes nothing.", id, r.Action))
+			}
+		}
+		if r.Risk != "" {
+			if policy.RiskRank(r.Risk) > policy.RiskRank(string(def.Risk)) {
+				up = true
+			} else {
+				notes = append(notes, fmt.Sprintf("%s: risk %s is not above the check's default (%s): a policy only raises, so it is ignored.", id, r.Risk, def.Risk))
+			}
+		}
+		if up {
+			raised++
+		}
+	}
+	return raised, notes
+}
+
+// checkDefault is the catalogue entry of a check.
+func checkDefault(id string) diff.CheckInfo {
+	for _, c := range diff.Catalogue {
+		if c.ID == id {
+			return c
+		}
+	}
+	return diff.CheckInfo{ID: id}
+}
+
+// counted is "1 rule", "2 rules": a count with its noun.
+func counted(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }
