@@ -84,8 +84,9 @@ type demoPR struct {
 }
 
 func runDemo(args []string, _ io.Reader, stdout, stderr io.Writer) int {
-	fs := newFlagSet("demo", "[--listen ADDR] [--verbose]", stderr)
-	listen := fs.String("listen", "", "keep the App serving on ADDR after the demo (the fake GitHub on the next free port) for manual tries")
+	fs := newFlagSet("demo", "[--listen ADDR [--secret S]] [--verbose]", stderr)
+	listen := fs.String("listen", "", "keep the App serving on ADDR after the demo (the fake GitHub on the next free port) for manual tries; the webhook secret is printed")
+	secretFlag := fs.String("secret", "", "the webhook secret the App checks deliveries with (default: random, printed with --listen)")
 	verbose := fs.Bool("verbose", false, "print the App's logs")
 	timeout := fs.Duration("timeout", 60*time.Second, "how long to wait for the check runs")
 	if _, err := parseFlags(fs, args); err != nil {
@@ -105,9 +106,13 @@ func runDemo(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail("generating the App key: %v", err)
 	}
-	secret := make([]byte, 16)
-	if _, err := rand.Read(secret); err != nil {
-		return fail("generating the webhook secret: %v", err)
+	secret := *secretFlag
+	if secret == "" {
+		b := make([]byte, 16)
+		if _, err := rand.Read(b); err != nil {
+			return fail("generating the webhook secret: %v", err)
+		}
+		secret = hex.EncodeToString(b)
 	}
 	const appID = 1
 	gh := githubtest.New(githubtest.Options{AppID: appID, AppSlug: "shipgate", AppPublicKey: &key.PublicKey})
@@ -123,7 +128,7 @@ func runDemo(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	}
 	ctx := context.Background()
 	srv, err := startServer(ctx, serveConfig{Listen: addr, AppID: appID, PrivateKey: pemKey,
-		WebhookSecrets: []string{hex.EncodeToString(secret)}, GitHubURL: gh.URL() + "/", Workers: 4, QueueSize: 100,
+		WebhookSecrets: []string{secret}, GitHubURL: gh.URL() + "/", Workers: 4, QueueSize: 100,
 		JobTimeout: 30 * time.Second, Logger: logger})
 	if err != nil {
 		return fail("starting the App: %v", err)
@@ -133,7 +138,7 @@ func runDemo(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		defer cancel()
 		srv.shutdown(sctx)
 	}()
-	if err := gh.SetWebhook(appID, srv.URL()+"/webhook", hex.EncodeToString(secret)); err != nil {
+	if err := gh.SetWebhook(appID, srv.URL()+"/webhook", secret); err != nil {
 		return fail("pointing the fake GitHub at the App: %v", err)
 	}
 	fmt.Fprintf(stdout, "Shipgate demo: the App listens on %s; a fake GitHub on %s sends it signed deliveries.\n\n", srv.URL(), gh.URL())
@@ -179,11 +184,24 @@ func runDemo(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	if *listen == "" {
 		return exitOK
 	}
-	fmt.Fprintf(stdout, "Serving: the App on %s, the fake GitHub on %s (App ID %d). Ctrl-C to stop.\n", srv.URL(), gh.URL(), appID)
-	sig, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	sig, stop := demoStop()
 	defer stop()
+	fmt.Fprintf(stdout, "Serving: the App on %s, the fake GitHub on %s (App ID %d). Ctrl-C to stop.\n", srv.URL(), gh.URL(), appID)
+	fmt.Fprintf(stdout, "Webhook secret: %s\n", secret)
+	fmt.Fprintf(stdout, "Send your own delivery, signed with it:\n"+
+		"  body='{\"zen\":\"hi\",\"hook_id\":1}'\n"+
+		"  sig=$(printf '%%s' \"$body\" | openssl dgst -sha256 -hmac %s | sed 's/^.* //')\n"+
+		"  curl -sS %s/webhook -H 'X-GitHub-Event: ping' -H \"X-GitHub-Delivery: $(uuidgen)\" \\\n"+
+		"    -H \"X-Hub-Signature-256: sha256=$sig\" -H 'Content-Type: application/json' -d \"$body\"\n",
+		shellQuote(secret), srv.URL())
 	<-sig.Done()
 	return exitOK
+}
+
+// demoStop is what `demo --listen` serves until: an interrupt or a
+// SIGTERM (a variable, so that a test can stop it instead).
+var demoStop = func() (context.Context, context.CancelFunc) {
+	return signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 }
 
 // waitForRun polls the fake for the completed shipgate run of a commit.
