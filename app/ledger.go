@@ -79,6 +79,10 @@ type LedgerOptions struct {
 	Since time.Time
 	// CheckName is the check run's name (default "shipgate").
 	CheckName string
+	// Progress, when set, is told each repository before it is read
+	// (done counts the ones before it), so a walk of a large
+	// organisation can say where it is.
+	Progress func(repo string, done, total int)
 }
 
 // Ledger lists every Shipgate decision and approval across the
@@ -115,7 +119,10 @@ func (c *Clients) Ledger(ctx context.Context, o LedgerOptions, emit func(LedgerE
 		opts.Page = resp.NextPage
 	}
 	sort.Slice(repos, func(i, j int) bool { return repos[i].GetFullName() < repos[j].GetFullName() })
-	for _, r := range repos {
+	for i, r := range repos {
+		if o.Progress != nil {
+			o.Progress(r.GetFullName(), i, len(repos))
+		}
 		if err := ledgerRepo(ctx, cl, o, c.appID, r.GetOwner().GetLogin(), r.GetName(), emit); err != nil {
 			return err
 		}

@@ -66,14 +66,32 @@ func runLedger(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	if err != nil || len(key) == 0 {
 		return usageError(stderr, "ledger", "private key: %v", orMissing(err, "set --private-key-file or SHIPGATE_PRIVATE_KEY_FILE"))
 	}
-	clients, err := app.NewClients(id, key, *ghURL, &app.Transport{})
+	// Progress on stderr: a large organisation takes a while, and GitHub's
+	// rate limits may make the walk wait minutes (Retry-After).
+	tr := &app.Transport{Sleep: func(ctx context.Context, d time.Duration) error {
+		fmt.Fprintf(stderr, "shipgate ledger: GitHub asks to wait (rate limit): waiting %s, then retrying\n", d.Round(time.Second))
+		timer := time.NewTimer(d)
+		defer timer.Stop()
+		select {
+		case <-timer.C:
+			return nil
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}}
+	clients, err := app.NewClients(id, key, *ghURL, tr)
 	if err != nil {
 		fmt.Fprintf(stderr, "shipgate ledger: %v\n", err)
 		return exitFail
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
 	defer stop()
-	if err := clients.Ledger(ctx, app.LedgerOptions{Org: *org, Since: t, CheckName: *checkName}, w.Write); err != nil {
+	rows := 0
+	progress := func(repo string, done, total int) {
+		fmt.Fprintf(stderr, "shipgate ledger: %s (repository %d of %d; %d rows so far)\n", repo, done+1, total, rows)
+	}
+	emit := func(e app.LedgerEntry) error { rows++; return w.Write(e) }
+	if err := clients.Ledger(ctx, app.LedgerOptions{Org: *org, Since: t, CheckName: *checkName, Progress: progress}, emit); err != nil {
 		w.Flush()
 		fmt.Fprintf(stderr, "shipgate ledger: %v\n", err)
 		return exitFail

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/shipgate-app/shipgate/app"
+	"github.com/shipgate-app/shipgate/githubtest"
 )
 
 const ledgerToken = "ledger-token-0123456789abcdef"
@@ -209,4 +210,31 @@ func writeTemp(t *testing.T, s string) string {
 		t.Fatal(err)
 	}
 	return p
+}
+
+// TestE2ELedgerProgress: walking an organisation, the ledger says on
+// stderr which repository it reads (of how many) and, when GitHub's rate
+// limit makes it wait (Retry-After), how long — stdout keeps the rows only.
+func TestE2ELedgerProgress(t *testing.T) {
+	t.Parallel()
+	env := newE2E(t)
+	env.repo("alpha", map[string]string{".claude/settings.json": baseSettings})
+	env.repo("beta", map[string]string{".claude/settings.json": baseSettings})
+	p := env.openPR("beta", "widen", map[string]string{".claude/settings.json": settingsJSON(replaced(baseAllow, "Bash(npm test:*)", "Bash(npm *)"), baseDeny)})
+	env.waitCompleted("beta", p.HeadSHA, 1)
+	env.waitJobs(1)
+	env.gh.Inject(githubtest.Fault{Method: "GET", PathPattern: "/repos/{owner}/{repo}/pulls", SecondaryLimit: true, RetryAfter: time.Second})
+	out, errs, code := env.ledgerCLI("--org", e2eOwner)
+	if code != 0 || len(parseLedger(t, out)) != 1 {
+		t.Fatalf("ledger exit %d, rows:\n%s\nstderr:\n%s", code, out, errs)
+	}
+	for _, want := range []string{
+		"shipgate ledger: " + e2eOwner + "/alpha (repository 1 of 2; 0 rows so far)",
+		"shipgate ledger: " + e2eOwner + "/beta (repository 2 of 2; 0 rows so far)",
+		"shipgate ledger: GitHub asks to wait (rate limit): waiting 1s, then retrying",
+	} {
+		if !strings.Contains(errs, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, errs)
+		}
+	}
 }
