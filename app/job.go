@@ -44,6 +44,11 @@ type Job struct {
 	CheckRunID     int64     `json:"check_run_id,omitempty"`
 	Sender         string    `json:"sender,omitempty"`
 	ReceivedAt     time.Time `json:"received_at"`
+	// Resumed is set on a job read back from a queue kept on disk after
+	// its process stopped: an attempt of it may have started there (and
+	// left a check run in progress), so the worker looks for that run
+	// before it creates one, as it does for every job of a shared queue.
+	Resumed bool `json:"resumed,omitempty"`
 }
 
 // Key identifies what a job is about, so a queue can keep one pending job per

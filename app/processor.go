@@ -279,6 +279,8 @@ type evaluation struct {
 	// head. A run left in progress there (an orphan of a write outage or
 	// of a restart) is adopted and completed, never left beside a new one.
 	swept bool
+	// resumed: the job crossed a restart (Job.Resumed).
+	resumed bool
 }
 
 // evaluatePR evaluates one pull request at its current head and publishes
@@ -320,7 +322,7 @@ func (p *Worker) evaluatePR(ctx context.Context, cl *github.Client, job Job, n i
 		log.Info("swept pull request already checked: its head has a completed run", "head", shortSHA(ev.head))
 		return nil
 	}
-	ev.delivery = job.DeliveryID
+	ev.delivery, ev.resumed = job.DeliveryID, job.Resumed
 	ev.swept = job.Event == SweepEvent
 	if p.publishedBefore(ctx, cl, job, ev) {
 		log.Info("job already done by an earlier attempt: its check run is published on the head", "head", shortSHA(ev.head),

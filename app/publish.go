@@ -47,11 +47,12 @@ func (p *Worker) startRun(ctx context.Context, cl *github.Client, ev *evaluation
 		ev.runID = r.id
 		return nil
 	}
-	if p.cfg.SharedQueue || unsure || ev.swept {
+	if p.cfg.SharedQueue || unsure || ev.swept || ev.resumed {
 		// Another replica may have started this run and died, our own
-		// create failed after GitHub made the run, or a write outage (or a
-		// restart) left it in progress: adopt it rather than leave it in
-		// progress next to a new one.
+		// create failed after GitHub made the run, a write outage left it
+		// in progress, or the job crossed a restart or a shutdown
+		// (Job.Resumed): adopt it rather than leave it in progress next to
+		// a new one.
 		if id, found, err := p.openRunOnGitHub(ctx, cl, ev.owner, ev.repo, ev.head, ev.pr.GetNumber()); err != nil {
 			return err
 		} else if found {

@@ -295,6 +295,12 @@ func (q *StoreQueue) Run(ctx context.Context, p app.Processor) error {
 	bg.Go(func() { q.reaper(bgCtx) })
 	bg.Go(func() { q.depthPoller(bgCtx) })
 
+	// Leases already expired when the queue starts (a durable store's jobs
+	// whose process died mid-run) are taken back before the first claim,
+	// not a reaper's interval later.
+	if _, err := q.Reclaim(runCtx); err != nil && runCtx.Err() == nil {
+		q.log.Error("could not reclaim expired job leases", "error", err)
+	}
 	var jobs sync.WaitGroup
 	q.fetch(runCtx, p, &jobs)
 	jobs.Wait()
@@ -559,7 +565,10 @@ func (q *StoreQueue) execute(runCtx context.Context, p app.Processor, c *Claim) 
 			log.Warn("follow-up jobs abandoned: queue stopped", "follow_ups", len(followUps), "follow_up_keys", jobKeys(followUps))
 		}
 		return
-	case errors.Is(cause, errHandBack) || runCtx.Err() != nil:
+	case (errors.Is(cause, errHandBack) || runCtx.Err() != nil) && err != nil:
+		// Interrupted: another replica, or this one restarted, runs it.
+		// (A job that succeeded just as its context ended is done: it is
+		// finished below, not handed back to run a second time.)
 		q.release(c, job, cause, ReleaseHandBack, 0, log)
 		return
 	}

@@ -21,3 +21,19 @@ func TestMemoryQueueSuite(t *testing.T) {
 		},
 	})
 }
+
+// TestFileQueueSuite runs the one queue suite against the file store (one
+// database per case, its queues sharing it as replicas share a Redis).
+func TestFileQueueSuite(t *testing.T) {
+	queuetest.Run(t, queuetest.Backend{
+		Durable: true,
+		Fresh: func(t *testing.T, so queuetest.StoreOptions) func(webhook.QueueOptions) (*webhook.StoreQueue, error) {
+			st, err := webhook.OpenFileStore(webhook.FileStoreOptions{Dir: t.TempDir(), Capacity: so.Capacity})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { st.Close() })
+			return func(opts webhook.QueueOptions) (*webhook.StoreQueue, error) { return webhook.NewStoreQueue(st, opts) }
+		},
+	})
+}

@@ -197,6 +197,14 @@ type MemoryStore struct {
 	pending map[string]*memPending
 	running map[string]*memRunning
 	seen    *simplelru.LRU[string, time.Time] // delivery ID → expiry
+
+	// j, when set (FileStore), receives every change before the method
+	// that made it returns: dirty and dirtySeen collect the job keys and
+	// delivery IDs a method changed, and commitLocked stages their new
+	// state in the journal.
+	j         *journal
+	dirty     map[string]struct{}
+	dirtySeen map[string]struct{}
 }
 
 type memPending struct {
@@ -211,6 +219,41 @@ type memRunning struct {
 	attempt int
 	job     app.Job
 	expiry  time.Time
+}
+
+// touch records that key's pending or running job changed (for the journal).
+func (s *MemoryStore) touch(key string) {
+	if s.j != nil {
+		s.dirty[key] = struct{}{}
+	}
+}
+
+// touchSeen records that a remembered delivery ID changed (for the journal).
+func (s *MemoryStore) touchSeen(id string) {
+	if s.j != nil {
+		s.dirtySeen[id] = struct{}{}
+	}
+}
+
+// commitLocked stages what the current method changed in the journal and
+// returns the version to wait for (0: nothing to wait for).
+func (s *MemoryStore) commitLocked() uint64 {
+	if s.j == nil || (len(s.dirty) == 0 && len(s.dirtySeen) == 0) {
+		return 0
+	}
+	v := s.j.stage(s, s.dirty, s.dirtySeen)
+	clear(s.dirty)
+	clear(s.dirtySeen)
+	return v
+}
+
+// durable waits until version v of the journal is on disk (nil at once
+// without a journal).
+func (s *MemoryStore) durable(v uint64) error {
+	if s.j == nil || v == 0 {
+		return nil
+	}
+	return s.j.wait(v)
 }
 
 var _ Store = (*MemoryStore)(nil)
@@ -233,12 +276,17 @@ func NewMemoryStore(opts MemoryStoreOptions) (*MemoryStore, error) {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
-	seen, err := simplelru.NewLRU[string, time.Time](opts.DedupSize, nil)
+	s := &MemoryStore{capacity: opts.Capacity, ttl: opts.DedupTTL, now: opts.Now,
+		pending: map[string]*memPending{}, running: map[string]*memRunning{},
+		dirty: map[string]struct{}{}, dirtySeen: map[string]struct{}{}}
+	// An ID the LRU forgets (the oldest, past DedupSize) is forgotten by
+	// the journal too.
+	seen, err := simplelru.NewLRU[string, time.Time](opts.DedupSize, func(id string, _ time.Time) { s.touchSeen(id) })
 	if err != nil {
 		return nil, fmt.Errorf("webhook: memory store: %w", err)
 	}
-	return &MemoryStore{capacity: opts.Capacity, ttl: opts.DedupTTL, now: opts.Now,
-		pending: map[string]*memPending{}, running: map[string]*memRunning{}, seen: seen}, nil
+	s.seen = seen
+	return s, nil
 }
 
 // fitsLocked reports whether jobs fit the capacity.
@@ -258,6 +306,7 @@ func (s *MemoryStore) addLocked(jobs []app.Job, now time.Time) (int, []app.Job) 
 	for _, j := range jobs {
 		k := j.Key()
 		if old := s.pending[k]; old != nil {
+			s.touch(k)
 			replaced++
 			if old.attempts > 0 {
 				started = append(started, old.job)
@@ -270,6 +319,7 @@ func (s *MemoryStore) addLocked(jobs []app.Job, now time.Time) (int, []app.Job) 
 		}
 		s.seq++
 		s.pending[k] = &memPending{job: j, at: now, seq: s.seq}
+		s.touch(k)
 	}
 	return replaced, started
 }
@@ -277,19 +327,26 @@ func (s *MemoryStore) addLocked(jobs []app.Job, now time.Time) (int, []app.Job) 
 // Add implements Store.
 func (s *MemoryStore) Add(_ context.Context, deliveryID string, jobs []app.Job) (AddResult, error) {
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	now := s.now()
 	if deliveryID != "" {
 		if exp, ok := s.seen.Peek(deliveryID); ok && now.Before(exp) {
+			s.mu.Unlock()
 			return AddResult{Status: AddDuplicate}, nil
 		}
 	}
 	if !s.fitsLocked(jobs) {
+		s.mu.Unlock()
 		return AddResult{Status: AddFull}, nil
 	}
 	r, started := s.addLocked(jobs, now)
 	if deliveryID != "" {
 		s.seen.Add(deliveryID, now.Add(s.ttl))
+		s.touchSeen(deliveryID)
+	}
+	v := s.commitLocked()
+	s.mu.Unlock()
+	if err := s.durable(v); err != nil {
+		return AddResult{}, err
 	}
 	return AddResult{Status: AddOK, Replaced: r, Started: started}, nil
 }
@@ -297,7 +354,6 @@ func (s *MemoryStore) Add(_ context.Context, deliveryID string, jobs []app.Job) 
 // Claim implements Store.
 func (s *MemoryStore) Claim(_ context.Context, token string, lease time.Duration) (*Claim, time.Duration, error) {
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	now := s.now()
 	var best *memPending
 	bestKey := ""
@@ -317,11 +373,20 @@ func (s *MemoryStore) Claim(_ context.Context, token string, lease time.Duration
 		}
 	}
 	if best == nil {
+		s.mu.Unlock()
 		return nil, wait, nil
 	}
 	delete(s.pending, bestKey)
 	attempt := best.attempts + 1
 	s.running[bestKey] = &memRunning{token: token, attempt: attempt, job: best.job, expiry: now.Add(lease)}
+	s.touch(bestKey)
+	v := s.commitLocked()
+	s.mu.Unlock()
+	// Journaled before the job runs, so that an attempt a crash interrupts
+	// counts (a job that kills its process every time ends too).
+	if err := s.durable(v); err != nil {
+		return nil, 0, err
+	}
 	return &Claim{Key: bestKey, Token: token, Attempt: attempt, Job: best.job}, 0, nil
 }
 
@@ -336,17 +401,25 @@ func (s *MemoryStore) ownedLocked(key, token string) *memRunning {
 // Finish implements Store.
 func (s *MemoryStore) Finish(_ context.Context, key, token string, followUps []app.Job, forgetDelivery string) (FinishResult, error) {
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	if s.ownedLocked(key, token) == nil {
+		s.mu.Unlock()
 		return FinishResult{Status: FinishLost}, nil
 	}
 	if !s.fitsLocked(followUps) {
+		s.mu.Unlock()
 		return FinishResult{Status: FinishFull}, nil
 	}
 	delete(s.running, key)
+	s.touch(key)
 	_, started := s.addLocked(followUps, s.now())
 	if forgetDelivery != "" {
 		s.seen.Remove(forgetDelivery)
+		s.touchSeen(forgetDelivery)
+	}
+	v := s.commitLocked()
+	s.mu.Unlock()
+	if err := s.durable(v); err != nil {
+		return FinishResult{}, err
 	}
 	return FinishResult{Status: FinishOK, Started: started}, nil
 }
@@ -354,27 +427,36 @@ func (s *MemoryStore) Finish(_ context.Context, key, token string, followUps []a
 // Release implements Store.
 func (s *MemoryStore) Release(_ context.Context, key, token string, mode ReleaseMode, delay time.Duration) (ReleaseStatus, error) {
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	r := s.ownedLocked(key, token)
 	if r == nil {
+		s.mu.Unlock()
 		return ReleaseLost, nil
 	}
-	if s.pending[key] != nil {
-		delete(s.running, key)
-		return ReleaseSuperseded, nil
-	}
-	if mode == ReleaseFinal {
+	if mode == ReleaseFinal && s.pending[key] == nil {
+		s.mu.Unlock()
 		return ReleaseStatus(ReleaseFinal), nil
 	}
-	now := s.now()
-	tries, at := r.attempt, now.Add(delay)
-	if mode == ReleaseHandBack {
-		tries, at = r.attempt-1, now
+	st := ReleaseStatus(mode)
+	if s.pending[key] != nil {
+		delete(s.running, key)
+		st = ReleaseSuperseded
+	} else {
+		now := s.now()
+		tries, at := r.attempt, now.Add(delay)
+		if mode == ReleaseHandBack {
+			tries, at = r.attempt-1, now
+		}
+		delete(s.running, key)
+		s.seq++
+		s.pending[key] = &memPending{job: r.job, attempts: tries, at: at, seq: s.seq}
 	}
-	delete(s.running, key)
-	s.seq++
-	s.pending[key] = &memPending{job: r.job, attempts: tries, at: at, seq: s.seq}
-	return ReleaseStatus(mode), nil
+	s.touch(key)
+	v := s.commitLocked()
+	s.mu.Unlock()
+	if err := s.durable(v); err != nil {
+		return "", err
+	}
+	return st, nil
 }
 
 // Heartbeat implements Store.
@@ -396,7 +478,17 @@ func (s *MemoryStore) Heartbeat(_ context.Context, lease time.Duration, held map
 // Reclaim implements Store.
 func (s *MemoryStore) Reclaim(context.Context) ([]Reclaimed, error) {
 	s.mu.Lock()
-	defer s.mu.Unlock()
+	out := s.reclaimLocked()
+	v := s.commitLocked()
+	s.mu.Unlock()
+	if err := s.durable(v); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// reclaimLocked puts the jobs of expired leases back (see Reclaim).
+func (s *MemoryStore) reclaimLocked() []Reclaimed {
 	now := s.now()
 	var out []Reclaimed
 	for k, r := range s.running {
@@ -404,6 +496,7 @@ func (s *MemoryStore) Reclaim(context.Context) ([]Reclaimed, error) {
 			continue
 		}
 		delete(s.running, k)
+		s.touch(k)
 		if p := s.pending[k]; p != nil {
 			out = append(out, Reclaimed{Key: k, Token: r.token, Attempt: r.attempt, Superseded: true, Job: r.job})
 			continue
@@ -412,7 +505,7 @@ func (s *MemoryStore) Reclaim(context.Context) ([]Reclaimed, error) {
 		s.pending[k] = &memPending{job: r.job, attempts: r.attempt, at: now, seq: s.seq}
 		out = append(out, Reclaimed{Key: k, Token: r.token, Attempt: r.attempt, Job: r.job})
 	}
-	return out, nil
+	return out
 }
 
 // Stats implements Store.

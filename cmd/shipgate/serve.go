@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -10,6 +11,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -50,6 +52,14 @@ type serveConfig struct {
 	// Redis is the shared job queue of several replicas (--redis-url);
 	// zero: the in-process queue.
 	Redis redisConfig
+	// QueueDir keeps the in-process queue on disk (--queue-dir): accepted
+	// deliveries survive a restart. Empty: in memory only (tests and the
+	// demo); serve defaults it (defaultQueueDir). Unused with Redis.
+	QueueDir string
+	// QueueDirDefault is set when QueueDir is serve's default rather than
+	// the operator's choice: a default that cannot be opened (a read-only
+	// home) falls back to memory with a warning instead of failing.
+	QueueDirDefault bool
 	// HTTPTransport is the transport to GitHub (tests and the demo point it
 	// at the fake); nil uses the default.
 	HTTPTransport http.RoundTripper
@@ -209,7 +219,7 @@ func startServer(ctx context.Context, cfg serveConfig) (*server, error) {
 	}
 	worker := app.NewWorker(clients, app.Config{Version: version, Logger: cfg.Logger, SharedQueue: cfg.Redis.URL != "", Judge: cfg.Judge,
 		Sleep: cfg.RetrySleep})
-	queue, deliveries, extras, closeQ, err := newQueueAndDedup(ctx, cfg.Redis, webhook.QueueOptions{
+	queue, deliveries, extras, closeQ, err := newQueueAndDedup(ctx, cfg.Redis, queueDirChoice{cfg.QueueDir, cfg.QueueDirDefault}, webhook.QueueOptions{
 		Capacity: cfg.QueueSize, Workers: cfg.Workers, JobTimeout: cfg.JobTimeout,
 		MaxAttempts: cfg.QueueMaxAttempts, Backoff: cfg.QueueBackoff, Metrics: metrics, Logger: cfg.Logger,
 	}, cfg.RedeliverFailed, cfg.WritePace)
@@ -393,6 +403,7 @@ func runServe(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	sweepEvery := fs.Duration("sweep-interval", envDuration("SHIPGATE_SWEEP_INTERVAL", app.DefaultSweepInterval), "how often to check every open pull request of every installation for a Shipgate check run and queue those whose head has none (a refused or lost delivery, a restart of the in-process queue); 0 turns it off (SHIPGATE_SWEEP_INTERVAL)")
 	sweepBudget := fs.Int("sweep-budget", envInt("SHIPGATE_SWEEP_BUDGET", app.DefaultSweepBudget), "most GitHub API calls one sweep makes; a sweep that spends it resumes at the next interval (SHIPGATE_SWEEP_BUDGET)")
 	writePace := fs.String("write-pace", os.Getenv("SHIPGATE_WRITE_PACE"), "check-run writes allowed per installation, as N/DURATION windows (default 75/1m,480/1h, inside GitHub's secondary limits; shared by every replica with Redis); off for a GitHub Enterprise Server without secondary limits (SHIPGATE_WRITE_PACE)")
+	queueDir := fs.String("queue-dir", envOr("SHIPGATE_QUEUE_DIR", defaultQueueDir()), "directory where the in-process queue keeps accepted deliveries, so that a restart loses none; one process per directory; \"memory\" keeps them in memory only; unused with --redis-url (SHIPGATE_QUEUE_DIR)")
 	redisFlags := addRedisFlags(fs)
 	logFormat := fs.String("log-format", envOr("SHIPGATE_LOG_FORMAT", "json"), "log format: json or text (SHIPGATE_LOG_FORMAT)")
 	logLevel := fs.String("log-level", envOr("SHIPGATE_LOG_LEVEL", "info"), "log level: debug, info, warn, error (SHIPGATE_LOG_LEVEL)")
@@ -415,6 +426,14 @@ func runServe(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		JobTimeout: *jobTimeout, ShutdownGrace: *grace, Logger: logger, RedeliverFailed: *redeliver}
 	if cfg.Redis, err = redisFlags(); err != nil {
 		return usageError(stderr, "serve", "%v", err)
+	}
+	switch d := strings.TrimSpace(*queueDir); {
+	case cfg.Redis.URL != "", d == "memory":
+	case d == "":
+		return usageError(stderr, "serve", "--queue-dir is empty: give a writable directory (or \"memory\" to lose accepted deliveries on a restart)")
+	default:
+		cfg.QueueDir = d
+		cfg.QueueDirDefault = os.Getenv("SHIPGATE_QUEUE_DIR") == "" && !flagGiven(fs, "queue-dir")
 	}
 	if cfg.AppID, err = strconv.ParseInt(strings.TrimSpace(*appID), 10, 64); err != nil || cfg.AppID <= 0 {
 		return usageError(stderr, "serve", "--app-id %q: give the GitHub App's numeric ID (SHIPGATE_APP_ID)", *appID)
@@ -463,6 +482,26 @@ func runServe(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	}
 	logger.Info("stopped")
 	return exitOK
+}
+
+// defaultQueueDir is where serve keeps its queue without --queue-dir: the
+// user's state directory ($XDG_STATE_HOME, else ~/.local/state) under
+// shipgate/queue; "memory" when there is no home to put it in.
+func defaultQueueDir() string {
+	if d := os.Getenv("XDG_STATE_HOME"); filepath.IsAbs(d) {
+		return filepath.Join(d, "shipgate", "queue")
+	}
+	if home, err := os.UserHomeDir(); err == nil && filepath.IsAbs(home) {
+		return filepath.Join(home, ".local", "state", "shipgate", "queue")
+	}
+	return "memory"
+}
+
+// flagGiven reports whether the command line set the named flag.
+func flagGiven(fs *flag.FlagSet, name string) bool {
+	given := false
+	fs.Visit(func(f *flag.Flag) { given = given || f.Name == name })
+	return given
 }
 
 func orMissing(err error, msg string) error {

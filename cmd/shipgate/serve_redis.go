@@ -68,8 +68,9 @@ func addRedisFlags(fs *flag.FlagSet) func() (redisConfig, error) {
 }
 
 // newQueueAndDedup builds the job queue and the delivery de-duplication of
-// `shipgate serve`: the one queue lifecycle (webhook.StoreQueue) over the
-// in-process store without a Redis URL, over Redis with one. Either
+// `shipgate serve`: the one queue lifecycle (webhook.StoreQueue) over Redis
+// with a Redis URL; without one, over the file store in queueDir, or the
+// memory store when queueDir is empty. Either
 // de-duplicates deliveries itself, atomically with storing the jobs
 // (webhook.DeliveryQueue; failed deliveries forgotten when
 // redeliverFailed), so the returned Deduplicator is nil and the Server does
@@ -77,7 +78,39 @@ func addRedisFlags(fs *flag.FlagSet) func() (redisConfig, error) {
 // within 10 s: a wrong URL fails the start instead of every delivery.
 // qo.OnDropped is set here. The returned function releases the Redis
 // connections; call it after the queue has stopped.
-func newQueueAndDedup(ctx context.Context, rc redisConfig, qo webhook.QueueOptions, redeliverFailed bool, pace []app.WritePace) (webhook.Queue, webhook.Deduplicator, redisExtras, func(), error) {
+func newQueueAndDedup(ctx context.Context, rc redisConfig, dir queueDirChoice, qo webhook.QueueOptions, redeliverFailed bool, pace []app.WritePace) (webhook.Queue, webhook.Deduplicator, redisExtras, func(), error) {
+	var st *webhook.FileStore
+	if rc.URL == "" && dir.path != "" {
+		var err error
+		st, err = webhook.OpenFileStore(webhook.FileStoreOptions{Dir: dir.path, Capacity: qo.Capacity})
+		if err != nil && !dir.isDefault {
+			return nil, nil, redisExtras{}, nil, err
+		}
+		if err != nil && qo.Logger != nil {
+			qo.Logger.Warn("the default queue directory cannot be used; set --queue-dir to a writable directory", "error", err)
+		}
+	}
+	if st != nil {
+		// One process, its accepted jobs on disk (webhook.FileStore): a
+		// delivery is answered 202 once its jobs are synced, and a restart
+		// runs what the last process left.
+		qo.RedeliverFailed = redeliverFailed
+		q, err := webhook.NewStoreQueue(st, qo)
+		if err != nil {
+			st.Close()
+			return nil, nil, redisExtras{}, nil, err
+		}
+		if qo.Logger != nil {
+			qo.Logger.Info("job queue: in process, kept on disk", "file", st.Path(),
+				"pending_from_last_run", st.Loaded.Pending, "running_when_last_run_stopped", st.Loaded.Running,
+				"deliveries_remembered", st.Loaded.Deliveries, "unreadable_dropped", st.Loaded.Unreadable)
+		}
+		return q, nil, redisExtras{sweepCursor: st}, func() {
+			if err := st.Close(); err != nil && qo.Logger != nil {
+				qo.Logger.Warn("closing the queue database", "error", err)
+			}
+		}, nil
+	}
 	if rc.URL == "" {
 		// The in-process queue de-duplicates itself too (webhook.DeliveryQueue),
 		// atomically with storing the jobs, like the Redis one.
@@ -85,6 +118,9 @@ func newQueueAndDedup(ctx context.Context, rc redisConfig, qo webhook.QueueOptio
 		q, err := webhook.NewMemoryQueue(qo)
 		if err != nil {
 			return nil, nil, redisExtras{}, nil, err
+		}
+		if qo.Logger != nil {
+			qo.Logger.Warn("job queue: in memory only: deliveries accepted and not yet run are lost if this process stops (set --queue-dir, or --redis-url for several replicas)")
 		}
 		return q, nil, redisExtras{}, func() {}, nil
 	}
@@ -131,6 +167,13 @@ func newQueueAndDedup(ctx context.Context, rc redisConfig, qo webhook.QueueOptio
 			qo.Logger.Warn("closing the Redis connections", "error", err)
 		}
 	}, nil
+}
+
+// queueDirChoice is serve's --queue-dir: the directory ("" for none) and
+// whether it is serve's default rather than the operator's choice.
+type queueDirChoice struct {
+	path      string
+	isDefault bool
 }
 
 // redisExtras are what else the App keeps in Redis when it has one.
