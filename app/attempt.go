@@ -16,7 +16,9 @@ import (
 // produced it (deliveryMarker, an HTML comment in its summary), and an
 // attempt after the first (WithAttempt) looks for a completed run of its
 // own delivery on the head before evaluating: one found means an earlier
-// attempt finished the job. The first attempt pays nothing for this.
+// attempt finished the job. The first attempt pays nothing for this,
+// unless the job is Resumed (an attempt may have started before a
+// shutdown or a restart without counting).
 
 type attemptKey struct{}
 
@@ -53,7 +55,7 @@ func deliveryMarker(id string) string {
 // costs a second run, not a wrong verdict.
 func (p *Worker) publishedBefore(ctx context.Context, cl *github.Client, job Job, ev *evaluation) bool {
 	m := deliveryMarker(job.DeliveryID)
-	if attemptOf(ctx) <= 1 || m == "" {
+	if (attemptOf(ctx) <= 1 && !job.Resumed) || m == "" {
 		return false
 	}
 	runs, _, err := cl.Checks.ListCheckRunsForRef(ctx, ev.owner, ev.repo, ev.head, &github.ListCheckRunsOptions{

@@ -44,10 +44,12 @@ type Job struct {
 	CheckRunID     int64     `json:"check_run_id,omitempty"`
 	Sender         string    `json:"sender,omitempty"`
 	ReceivedAt     time.Time `json:"received_at"`
-	// Resumed is set on a job read back from a queue kept on disk after
-	// its process stopped: an attempt of it may have started there (and
-	// left a check run in progress), so the worker looks for that run
-	// before it creates one, as it does for every job of a shared queue.
+	// Resumed is set on a job an attempt of which may have started
+	// without its outcome being recorded: read back from a queue kept on
+	// disk after its process stopped, or handed back at a shutdown. That
+	// attempt may have published the check run, or left it in progress, so
+	// the worker looks on GitHub first (publishedBefore; the run to adopt),
+	// as it does for an attempt after the first.
 	Resumed bool `json:"resumed,omitempty"`
 }
 
@@ -64,6 +66,37 @@ func (j Job) Key() string {
 	default:
 		return fmt.Sprintf("%d/%s/%s", j.InstallationID, j.Owner, j.Repo)
 	}
+}
+
+// HeadMark names the head a job evaluates, so that a queue runs each head of
+// a pull request once however many deliveries ask for it: "<Key>@<HeadSHA>"
+// for an evaluation of a pull request's new head (pull_request opened,
+// synchronize, ready_for_review or reopened, or a sweep's job), "" for
+// every other job (a re-run asked for, a review, a base change, a policy
+// change: each must be evaluated again). skippable says whether the job is
+// dropped when a job of another delivery already marked the head: opened,
+// synchronize and ready_for_review repeat what that job evaluates (GitHub's
+// redelivery of a delivery refused while the sweep queued its head is the
+// case that ran heads twice). A sweep's job only marks (it checks GitHub
+// for a completed run itself, and a stale run must be redone), and so does
+// reopened (the pull request may have been closed for a long time).
+func (j Job) HeadMark() (mark string, skippable bool) {
+	if j.Kind != KindEvaluatePR || j.HeadSHA == "" {
+		return "", false
+	}
+	switch {
+	case j.Event == SweepEvent:
+		return j.Key() + "@" + j.HeadSHA, false
+	case j.Event != "pull_request":
+		return "", false
+	}
+	switch j.Action {
+	case "opened", "synchronize", "ready_for_review":
+		return j.Key() + "@" + j.HeadSHA, true
+	case "reopened":
+		return j.Key() + "@" + j.HeadSHA, false
+	}
+	return "", false
 }
 
 // LogAttrs are the structured-log attributes that identify a job, the same

@@ -41,12 +41,21 @@ type SweepOptions struct {
 	// Interval between sweeps (DefaultSweepInterval); Run sweeps once soon
 	// after it starts.
 	Interval time.Duration
-	// Budget is the most GitHub API calls one sweep makes (listing
-	// installations, repositories, open pull requests, and one check-run
-	// lookup per head not yet known to have a run). A sweep that spends it
-	// stops and the next one resumes where it stopped, so a large
-	// organisation is covered over several sweeps without a burst.
+	// Budget is the most GitHub API calls a sweep makes when the last one
+	// found nothing to do (listing installations, repositories, open pull
+	// requests, and one check-run lookup per head not yet known to have a
+	// run). A sweep that spends it stops and the next one resumes where it
+	// stopped, so a large organisation is covered over several sweeps
+	// without a burst.
 	Budget int
+	// MaxBudget bounds how far the budget grows with a backlog (default 4
+	// × Budget): while sweeps stop early and keep finding heads without a
+	// run — a restart's worth of lost deliveries — each next sweep gets
+	// twice the budget of the last and comes after a quarter of Interval,
+	// so a backlog spread over many installations is covered in minutes,
+	// not in one installation per Interval; a sweep that covers everything
+	// and finds nothing missing sets it back to Budget.
+	MaxBudget int
 	// CheckName is the check run looked for ("shipgate").
 	CheckName string
 	// Start is the delay before Run's first sweep (default: the shorter
@@ -86,10 +95,14 @@ type SweepResult struct {
 	// Checked is how many heads were looked up; Missing how many of those
 	// had no Shipgate run; Queued how many of those were queued.
 	Checked, Missing, Queued int
-	// Calls is the API calls the sweep made; Complete is false when it
-	// stopped early (budget, room, an error) and the next resumes.
-	Calls    int
-	Complete bool
+	// Calls is the API calls the sweep made, of Budget it could; Complete
+	// is false when it stopped early (budget, room, an error) and the next
+	// resumes.
+	Calls, Budget int
+	Complete      bool
+	// Backlog is set when the sweep stopped early and had found heads
+	// without a run: the next sweep comes sooner, with a larger budget.
+	Backlog bool
 }
 
 // Sweeper periodically queues an evaluation for every open pull request
@@ -105,6 +118,8 @@ type Sweeper struct {
 	// resume is where a sweep that stopped early continues (when there is
 	// no Cursor store, or it cannot be read).
 	resume SweepCursor
+	// budget is the next sweep's budget (Budget, grown with a backlog).
+	budget int
 }
 
 // SweepCursor is where a sweep that stopped early (its budget spent, the
@@ -150,6 +165,9 @@ func NewSweeper(clients *Clients, o SweepOptions) (*Sweeper, error) {
 	if o.Budget == 0 {
 		o.Budget = DefaultSweepBudget
 	}
+	if o.MaxBudget < o.Budget {
+		o.MaxBudget = 4 * o.Budget
+	}
 	if o.CheckName == "" {
 		o.CheckName = "shipgate"
 	}
@@ -174,7 +192,7 @@ func NewSweeper(clients *Clients, o SweepOptions) (*Sweeper, error) {
 		o.Now = time.Now
 	}
 	covered, _ := lru.New[string, struct{}](sweepSeen)
-	return &Sweeper{clients: clients, o: o, covered: covered}, nil
+	return &Sweeper{clients: clients, o: o, covered: covered, budget: o.Budget}, nil
 }
 
 // Run sweeps Start after it starts and then every Interval, until ctx
@@ -187,29 +205,29 @@ func (s *Sweeper) Run(ctx context.Context) {
 		return
 	case <-first.C:
 	}
-	tick := time.NewTicker(s.o.Interval)
-	defer tick.Stop()
+	next := time.NewTimer(s.o.Interval)
+	defer next.Stop()
 	for {
-		if s.o.Lease != nil && !s.o.Lease(ctx) {
-			select {
-			case <-ctx.Done():
-				return
-			case <-tick.C:
+		wait := s.o.Interval
+		if s.o.Lease == nil || s.o.Lease(ctx) {
+			res, err := s.Sweep(ctx)
+			switch {
+			case err != nil && ctx.Err() == nil:
+				s.o.Logger.Warn("sweep of open pull requests stopped", "error", err, "api_calls", res.Calls, "queued", res.Queued)
+			case res.Queued > 0 || !res.Complete:
+				s.o.Logger.Info("sweep of open pull requests", "installations", res.Installations, "repos", res.Repos, "prs", res.PRs,
+					"checked", res.Checked, "missing_runs", res.Missing, "queued", res.Queued, "api_calls", res.Calls,
+					"budget", res.Budget, "complete", res.Complete, "backlog", res.Backlog)
 			}
-			continue
+			if res.Backlog {
+				wait = s.o.Interval / 4
+			}
 		}
-		res, err := s.Sweep(ctx)
-		switch {
-		case err != nil && ctx.Err() == nil:
-			s.o.Logger.Warn("sweep of open pull requests stopped", "error", err, "api_calls", res.Calls, "queued", res.Queued)
-		case res.Queued > 0 || !res.Complete:
-			s.o.Logger.Info("sweep of open pull requests", "installations", res.Installations, "repos", res.Repos, "prs", res.PRs,
-				"checked", res.Checked, "missing_runs", res.Missing, "queued", res.Queued, "api_calls", res.Calls, "complete", res.Complete)
-		}
+		next.Reset(wait)
 		select {
 		case <-ctx.Done():
 			return
-		case <-tick.C:
+		case <-next.C:
 		}
 	}
 }
@@ -231,7 +249,7 @@ type sweep struct {
 }
 
 func (w *sweep) call() error {
-	if w.res.Calls >= w.s.o.Budget {
+	if w.res.Calls >= w.res.Budget {
 		return errBudget
 	}
 	w.res.Calls++
@@ -244,7 +262,7 @@ func (w *sweep) call() error {
 // a budget or room shortfall is not an error (the next sweep resumes).
 func (s *Sweeper) Sweep(ctx context.Context) (SweepResult, error) {
 	s.mu.Lock()
-	w := &sweep{s: s, room: s.o.Room(), resume: s.resume}
+	w := &sweep{s: s, room: s.o.Room(), resume: s.resume, res: SweepResult{Budget: s.budget}}
 	s.mu.Unlock()
 	if s.o.Cursor != nil {
 		if c, err := s.o.Cursor.LoadSweepCursor(ctx); err != nil {
@@ -264,6 +282,17 @@ func (s *Sweeper) Sweep(ctx context.Context) (SweepResult, error) {
 	}
 	s.mu.Lock()
 	s.resume = next
+	switch {
+	case w.res.Complete && w.res.Missing == 0:
+		s.budget = s.o.Budget
+	case !w.res.Complete && w.res.Missing > 0 && err == nil:
+		// Stopped early (budget or room) with heads still to queue: a
+		// backlog. Grow the budget when the budget was what stopped it.
+		w.res.Backlog = true
+		if w.res.Calls >= w.res.Budget {
+			s.budget = min(2*s.budget, s.o.MaxBudget)
+		}
+	}
 	s.mu.Unlock()
 	if s.o.Cursor != nil {
 		if serr := s.o.Cursor.SaveSweepCursor(context.WithoutCancel(ctx), next); serr != nil {

@@ -90,8 +90,15 @@ var (
 	bucketPending = []byte("pending")
 	bucketRunning = []byte("running")
 	bucketSeen    = []byte("seen")
+	bucketHeads   = []byte("heads")
 	bucketMeta    = []byte("meta")
 )
+
+// headRecord is a head mark's value (JSON).
+type headRecord struct {
+	Delivery string `json:"delivery"`
+	ExpMS    int64  `json:"exp_ms"`
+}
 
 // pendingRecord and runningRecord are the database's values (JSON).
 type pendingRecord struct {
@@ -154,7 +161,7 @@ func (f *FileStore) load() error {
 	}
 	var seen []seenRec
 	return f.db.Update(func(tx *bolt.Tx) error {
-		for _, b := range [][]byte{bucketPending, bucketRunning, bucketSeen, bucketMeta} {
+		for _, b := range [][]byte{bucketPending, bucketRunning, bucketSeen, bucketHeads, bucketMeta} {
 			if _, err := tx.CreateBucketIfNotExists(b); err != nil {
 				return err
 			}
@@ -208,6 +215,27 @@ func (f *FileStore) load() error {
 		})
 		if err != nil {
 			return err
+		}
+		type headRec struct {
+			mark string
+			headMark
+		}
+		var heads []headRec
+		err = tx.Bucket(bucketHeads).ForEach(func(k, v []byte) error {
+			var r headRecord
+			if err := json.Unmarshal(v, &r); err != nil || !now.Before(time.UnixMilli(r.ExpMS)) {
+				drop = append(drop, [2][]byte{bucketHeads, slices.Clone(k)})
+				return nil
+			}
+			heads = append(heads, headRec{string(k), headMark{delivery: r.Delivery, exp: time.UnixMilli(r.ExpMS)}})
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		slices.SortFunc(heads, func(a, b headRec) int { return a.exp.Compare(b.exp) })
+		for _, h := range heads {
+			s.heads.Add(h.mark, h.headMark)
 		}
 		// Oldest first, so the LRU forgets the same ones it would have.
 		slices.SortFunc(seen, func(a, b seenRec) int { return a.exp.Compare(b.exp) })
@@ -308,7 +336,7 @@ func newJournal(db *bolt.DB) *journal {
 
 // stage records the current state of the given job keys and delivery IDs
 // of s (whose lock the caller holds) and returns the version to wait for.
-func (j *journal) stage(s *MemoryStore, keys, ids map[string]struct{}) uint64 {
+func (j *journal) stage(s *MemoryStore, keys, ids, marks map[string]struct{}) uint64 {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	for k := range keys {
@@ -328,6 +356,13 @@ func (j *journal) stage(s *MemoryStore, keys, ids map[string]struct{}) uint64 {
 			v = binary.BigEndian.AppendUint64(nil, uint64(exp.UnixMilli()))
 		}
 		j.staged[journalKey{string(bucketSeen), id}] = v
+	}
+	for m := range marks {
+		var v []byte
+		if hm, ok := s.heads.Peek(m); ok {
+			v, _ = json.Marshal(headRecord{Delivery: hm.delivery, ExpMS: hm.exp.UnixMilli()})
+		}
+		j.staged[journalKey{string(bucketHeads), m}] = v
 	}
 	j.version++
 	return j.version

@@ -253,6 +253,10 @@ func (q *StoreQueue) enqueue(ctx context.Context, deliveryID string, jobs []app.
 		}
 		q.log.Debug("pending jobs replaced by newer ones for the same key", "replaced", res.Replaced, "delivery_id", deliveryID)
 	}
+	for _, j := range res.Skipped {
+		q.m.CountJob(j, "duplicate_head")
+		q.log.Info("job not queued: its head is already queued, running or evaluated by another delivery's job", j.LogAttrs()...)
+	}
 	q.reportStarted(res.Started)
 	q.m.SetQueueDepth(q.store.Depth())
 	q.poke()

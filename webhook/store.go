@@ -100,6 +100,10 @@ type AddResult struct {
 	// a job recovered from an expired lease): each may have left a check
 	// run open, which the queue reports (SupersededReporter).
 	Started []app.Job
+	// Skipped are the jobs not stored because a job of another delivery
+	// had already marked their head within the TTL (app.Job.HeadMark): the
+	// head is queued, running or evaluated already.
+	Skipped []app.Job
 }
 
 // Claim is a job leased by Store.Claim.
@@ -141,7 +145,9 @@ const (
 	// reports the failure, then calls Finish.
 	ReleaseFinal ReleaseMode = "final"
 	// ReleaseHandBack (shutdown) does not count the attempt: the job is
-	// ready at once, for another replica.
+	// ready at once, for another replica, marked app.Job.Resumed (the
+	// attempt may have published before it was interrupted: the next one
+	// looks first).
 	ReleaseHandBack ReleaseMode = "handback"
 )
 
@@ -197,14 +203,23 @@ type MemoryStore struct {
 	pending map[string]*memPending
 	running map[string]*memRunning
 	seen    *simplelru.LRU[string, time.Time] // delivery ID → expiry
+	heads   *simplelru.LRU[string, headMark]  // app.Job.HeadMark → who marked it, until when
 
 	// j, when set (FileStore), receives every change before the method
 	// that made it returns: dirty and dirtySeen collect the job keys and
 	// delivery IDs a method changed, and commitLocked stages their new
 	// state in the journal.
-	j         *journal
-	dirty     map[string]struct{}
-	dirtySeen map[string]struct{}
+	j          *journal
+	dirty      map[string]struct{}
+	dirtySeen  map[string]struct{}
+	dirtyHeads map[string]struct{}
+}
+
+// headMark is a marked head: the delivery whose job marked it, and when
+// the mark expires.
+type headMark struct {
+	delivery string
+	exp      time.Time
 }
 
 type memPending struct {
@@ -235,15 +250,23 @@ func (s *MemoryStore) touchSeen(id string) {
 	}
 }
 
+// touchHead records that a head mark changed (for the journal).
+func (s *MemoryStore) touchHead(mark string) {
+	if s.j != nil {
+		s.dirtyHeads[mark] = struct{}{}
+	}
+}
+
 // commitLocked stages what the current method changed in the journal and
 // returns the version to wait for (0: nothing to wait for).
 func (s *MemoryStore) commitLocked() uint64 {
-	if s.j == nil || (len(s.dirty) == 0 && len(s.dirtySeen) == 0) {
+	if s.j == nil || (len(s.dirty) == 0 && len(s.dirtySeen) == 0 && len(s.dirtyHeads) == 0) {
 		return 0
 	}
-	v := s.j.stage(s, s.dirty, s.dirtySeen)
+	v := s.j.stage(s, s.dirty, s.dirtySeen, s.dirtyHeads)
 	clear(s.dirty)
 	clear(s.dirtySeen)
+	clear(s.dirtyHeads)
 	return v
 }
 
@@ -278,14 +301,18 @@ func NewMemoryStore(opts MemoryStoreOptions) (*MemoryStore, error) {
 	}
 	s := &MemoryStore{capacity: opts.Capacity, ttl: opts.DedupTTL, now: opts.Now,
 		pending: map[string]*memPending{}, running: map[string]*memRunning{},
-		dirty: map[string]struct{}{}, dirtySeen: map[string]struct{}{}}
+		dirty: map[string]struct{}{}, dirtySeen: map[string]struct{}{}, dirtyHeads: map[string]struct{}{}}
 	// An ID the LRU forgets (the oldest, past DedupSize) is forgotten by
 	// the journal too.
 	seen, err := simplelru.NewLRU[string, time.Time](opts.DedupSize, func(id string, _ time.Time) { s.touchSeen(id) })
 	if err != nil {
 		return nil, fmt.Errorf("webhook: memory store: %w", err)
 	}
-	s.seen = seen
+	heads, err := simplelru.NewLRU[string, headMark](opts.DedupSize, func(m string, _ headMark) { s.touchHead(m) })
+	if err != nil {
+		return nil, fmt.Errorf("webhook: memory store: %w", err)
+	}
+	s.seen, s.heads = seen, heads
 	return s, nil
 }
 
@@ -334,11 +361,18 @@ func (s *MemoryStore) Add(_ context.Context, deliveryID string, jobs []app.Job) 
 			return AddResult{Status: AddDuplicate}, nil
 		}
 	}
-	if !s.fitsLocked(jobs) {
+	kept, skipped := s.unmarkedLocked(jobs, now)
+	if !s.fitsLocked(kept) {
 		s.mu.Unlock()
 		return AddResult{Status: AddFull}, nil
 	}
-	r, started := s.addLocked(jobs, now)
+	r, started := s.addLocked(kept, now)
+	for _, j := range kept {
+		if m, _ := j.HeadMark(); m != "" {
+			s.heads.Add(m, headMark{delivery: j.DeliveryID, exp: now.Add(s.ttl)})
+			s.touchHead(m)
+		}
+	}
 	if deliveryID != "" {
 		s.seen.Add(deliveryID, now.Add(s.ttl))
 		s.touchSeen(deliveryID)
@@ -348,7 +382,22 @@ func (s *MemoryStore) Add(_ context.Context, deliveryID string, jobs []app.Job) 
 	if err := s.durable(v); err != nil {
 		return AddResult{}, err
 	}
-	return AddResult{Status: AddOK, Replaced: r, Started: started}, nil
+	return AddResult{Status: AddOK, Replaced: r, Started: started, Skipped: skipped}, nil
+}
+
+// unmarkedLocked splits jobs into those to store and those whose head a
+// job of another delivery marked within the TTL (see app.Job.HeadMark).
+func (s *MemoryStore) unmarkedLocked(jobs []app.Job, now time.Time) (kept, skipped []app.Job) {
+	for _, j := range jobs {
+		if m, skippable := j.HeadMark(); skippable {
+			if hm, ok := s.heads.Peek(m); ok && now.Before(hm.exp) && hm.delivery != j.DeliveryID {
+				skipped = append(skipped, j)
+				continue
+			}
+		}
+		kept = append(kept, j)
+	}
+	return kept, skipped
 }
 
 // Claim implements Store.
@@ -442,13 +491,14 @@ func (s *MemoryStore) Release(_ context.Context, key, token string, mode Release
 		st = ReleaseSuperseded
 	} else {
 		now := s.now()
-		tries, at := r.attempt, now.Add(delay)
+		tries, at, job := r.attempt, now.Add(delay), r.job
 		if mode == ReleaseHandBack {
 			tries, at = r.attempt-1, now
+			job.Resumed = true // an attempt had started (see ReleaseHandBack)
 		}
 		delete(s.running, key)
 		s.seq++
-		s.pending[key] = &memPending{job: r.job, attempts: tries, at: at, seq: s.seq}
+		s.pending[key] = &memPending{job: job, attempts: tries, at: at, seq: s.seq}
 	}
 	s.touch(key)
 	v := s.commitLocked()

@@ -72,6 +72,7 @@ func Run(t *testing.T, b Backend) {
 		{"AtMostOneJobPerKeyAcrossReplicas", onePerKey},
 		{"CapacityIsAllOrNothingAndReplacementsFit", capacity},
 		{"DeliveriesAreDeduplicatedAcrossReplicas", dedup},
+		{"HeadAlreadyQueuedOrRunIsNotQueuedAgain", headMarks},
 		{"RetriesWithBackoffThenGivesUpAndReports", retries},
 		{"BackoffDelaysTheRetry", backoffDelays},
 		{"NewerJobSupersedesARetry", supersedesRetry},
@@ -449,6 +450,54 @@ func dedup(t *testing.T, b Backend) {
 	}
 	if s := stats(t, a.q); s.Pending != 2 {
 		t.Errorf("pending %d, want 2", s.Pending)
+	}
+}
+
+func headMarks(t *testing.T, b Backend) {
+	e := newEnv(t, b, StoreOptions{})
+	a, c := e.replica(nil), e.replica(nil)
+	rec := &recorder{}
+	a.run(t, procFunc(func(_ context.Context, j app.Job) ([]app.Job, error) { rec.add(j); return nil, nil }))
+	ctx := context.Background()
+	job := func(pr int, head, delivery, event, action string) app.Job {
+		j := prJob(pr, head)
+		j.DeliveryID, j.Event, j.Action = delivery, event, action
+		return j
+	}
+	ran := 0
+	step := func(what string, via *replica, j app.Job, runs bool) {
+		t.Helper()
+		if err := via.q.EnqueueDelivery(ctx, j.DeliveryID, []app.Job{j}); err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+		if runs {
+			ran++
+		}
+		waitFor(t, what, func() bool { return len(rec.all()) == ran && idle(t, a.q) })
+	}
+	// After a restart the sweep queued PR 1's head, and it ran; then
+	// GitHub redelivers the delivery that was refused for it, through the
+	// other replica: not queued again.
+	step("the sweep's job", a, job(1, "h", "sweep-1", app.SweepEvent, ""), true)
+	step("the redelivery of a refused synchronize", c, job(1, "h", "g-refused", "pull_request", "synchronize"), false)
+	step("ready_for_review of the same head", a, job(1, "h", "g-ready", "pull_request", "ready_for_review"), false)
+	// What must be evaluated again still is.
+	step("a re-run asked for", c, job(1, "h", "g-rerun", "check_run", "rerequested"), true)
+	step("reopened", a, job(1, "h", "g-reopened", "pull_request", "reopened"), true)
+	step("the next sweep (it checks GitHub itself)", a, job(1, "h", "sweep-2", app.SweepEvent, ""), true)
+	step("a new head", c, job(1, "h2", "g-push", "pull_request", "synchronize"), true)
+	// The delivery that marked a head may come again (a manual redelivery
+	// after its job failed, RedeliverFailed): it runs.
+	step("the marking delivery again", a, job(2, "x", "g-x", "pull_request", "opened"), true)
+	if err := a.q.Enqueue(ctx, []app.Job{job(2, "x", "g-x", "pull_request", "opened")}); err != nil {
+		t.Fatal(err)
+	}
+	ran++
+	waitFor(t, "the marking delivery's job again", func() bool { return len(rec.all()) == ran && idle(t, a.q) })
+	n := a.metric("shipgate_jobs_total", map[string]string{"outcome": "duplicate_head"}) +
+		c.metric("shipgate_jobs_total", map[string]string{"outcome": "duplicate_head"})
+	if n != 2 {
+		t.Errorf("jobs_total{duplicate_head} = %v, want 2", n)
 	}
 }
 

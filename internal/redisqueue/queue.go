@@ -108,6 +108,9 @@ type Options struct {
 // keys are the Redis keys of one queue.
 type keys struct {
 	pending, ready, running, leases, wake, seenPrefix string
+	// headPrefix starts the head marks' keys (app.Job.HeadMark; a
+	// string holding the marking delivery, with the dedup TTL).
+	headPrefix string
 	// depthSeq is a counter every read of the pending count increments,
 	// so that of two reads the later one is known (Store.Depth).
 	depthSeq string
@@ -181,7 +184,7 @@ func New(opts Options) (*Queue, error) {
 		rdb: opts.Client, adds: &enqueueBatcher{rdb: opts.Client},
 		k: keys{
 			pending: opts.Prefix + "pending", ready: opts.Prefix + "ready", running: opts.Prefix + "running",
-			leases: opts.Prefix + "leases", wake: opts.Prefix + "wake", seenPrefix: opts.Prefix + "seen:",
+			leases: opts.Prefix + "leases", wake: opts.Prefix + "wake", seenPrefix: opts.Prefix + "seen:", headPrefix: opts.Prefix + "head:",
 			depthSeq: opts.Prefix + "depthseq",
 		},
 		capacity: opts.Capacity, dedupTTL: opts.DedupTTL,
@@ -262,11 +265,18 @@ func (s *Store) Add(ctx context.Context, deliveryID string, jobs []app.Job) (web
 	if deliveryID != "" {
 		args[1], seen = "1", s.k.seen(deliveryID)
 	}
-	pairs, err := encodeJobs(jobs)
-	if err != nil {
-		return webhook.AddResult{}, err
+	for _, j := range jobs {
+		b, err := json.Marshal(j)
+		if err != nil {
+			return webhook.AddResult{}, fmt.Errorf("redisqueue: encoding job %s: %w", j.Key(), err)
+		}
+		mark, skippable := j.HeadMark()
+		if mark != "" {
+			mark = s.k.headPrefix + mark
+		}
+		args = append(args, j.Key(), mark, map[bool]string{true: "1", false: "0"}[skippable], j.DeliveryID, string(b))
 	}
-	res, err := s.adds.run(ctx, []string{s.k.pending, s.k.ready, s.k.running, seen, s.k.depthSeq}, append(args, pairs...))
+	res, err := s.adds.run(ctx, []string{s.k.pending, s.k.ready, s.k.running, seen, s.k.depthSeq}, args)
 	if err != nil {
 		return webhook.AddResult{}, s.fail("enqueue", err)
 	}
@@ -277,7 +287,10 @@ func (s *Store) Add(ctx context.Context, deliveryID string, jobs []app.Job) (web
 		return webhook.AddResult{Status: webhook.AddFull}, nil
 	case "ok":
 		s.sawDepth(int64(toInt(res, 2)), int64(toInt(res, 3)))
-		return webhook.AddResult{Status: webhook.AddOK, Replaced: toInt(res, 1), Started: s.decodeJobs(res[min(4, len(res)):])}, nil
+		rest := res[min(5, len(res)):]
+		nStarted := min(toInt(res, 4), len(rest))
+		return webhook.AddResult{Status: webhook.AddOK, Replaced: toInt(res, 1), Started: s.decodeJobs(rest[:nStarted]),
+			Skipped: s.decodeJobs(rest[nStarted:])}, nil
 	}
 	return webhook.AddResult{}, fmt.Errorf("redisqueue: enqueue: unexpected reply %v", res)
 }

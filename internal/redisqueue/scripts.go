@@ -77,9 +77,12 @@ end
 // each key is read once for both the capacity check and the store, and the
 // pending count is computed, not read again). KEYS: pending, ready,
 // running, seen, depthseq. ARGV: capacity (0 = unbounded), dedup ("1":
-// refuse and record the seen key), seen TTL in ms, wake channel, then key,
-// job JSON pairs. Returns {"ok", replaced, seq, pending, JSON of each
-// replaced job that had started...}, {"dup", 0} or {"full", 0} (nothing
+// refuse and record the seen key), seen TTL in ms (also the head marks'),
+// wake channel, then for each job: key, head mark key ("" for none),
+// skippable ("1"/"0"), the job's delivery ID, job JSON. Returns {"ok",
+// replaced, seq, pending, number of started, JSON of each replaced job
+// that had started..., JSON of each job skipped for its head mark...},
+// {"dup", 0} or {"full", 0} (nothing
 // changed); seq (INCR of depthseq) orders the pending count read with it
 // among every other read (Store.Depth). The wake message goes out only when
 // a job became runnable (a new key not running, or a replaced job whose
@@ -89,9 +92,23 @@ var enqueueScript = redis.NewScript(luaPrelude + `
 local pending, ready, running = KEYS[1], KEYS[2], KEYS[3]
 local cap, dedup = tonumber(ARGV[1]), ARGV[2] == '1'
 if dedup and not redis.call('SET', KEYS[4], '1', 'PX', ARGV[3], 'NX') then return {'dup', 0} end
+-- Jobs come as (key, head mark key or '', '1' when skippable, marking
+-- delivery, job JSON); a skippable job whose head another delivery marked
+-- is not stored (app.Job.HeadMark).
+local kept, skipped = {}, {}
+for i = 5, #ARGV, 5 do
+  local mk = ARGV[i + 1]
+  local m = false
+  if mk ~= '' and ARGV[i + 2] == '1' then m = redis.call('GET', mk) end
+  if m and m ~= ARGV[i + 3] then
+    table.insert(skipped, ARGV[i + 4])
+  else
+    table.insert(kept, i)
+  end
+end
 local n = redis.call('HLEN', pending)
 local cur, new = {}, 0
-for i = 5, #ARGV, 2 do
+for _, i in ipairs(kept) do
   local k = ARGV[i]
   if cur[k] == nil then
     cur[k] = redis.call('HGET', pending, k) or false
@@ -103,8 +120,8 @@ if cap > 0 and n + new > cap then
   return {'full', 0}
 end
 local replaced, started, wake, fresh = 0, {}, false, {}
-for i = 5, #ARGV, 2 do
-  local k, j = ARGV[i], ARGV[i + 1]
+for _, i in ipairs(kept) do
+  local k, j = ARGV[i], ARGV[i + 4]
   local old = cur[k]
   if old then
     replaced = replaced + 1
@@ -127,10 +144,12 @@ for i = 5, #ARGV, 2 do
   fresh[k] = true
   cur[k] = '0|' .. j
   redis.call('HSET', pending, k, cur[k])
+  if ARGV[i + 1] ~= '' then redis.call('SET', ARGV[i + 1], ARGV[i + 3], 'PX', ARGV[3]) end
 end
 if wake then redis.call('PUBLISH', ARGV[4], '1') end
-local out = {'ok', replaced, redis.call('INCR', KEYS[5]), n + new}
+local out = {'ok', replaced, redis.call('INCR', KEYS[5]), n + new, #started}
 for _, j in ipairs(started) do table.insert(out, j) end
+for _, j in ipairs(skipped) do table.insert(out, j) end
 return out
 `)
 
@@ -223,7 +242,12 @@ if redis.call('HEXISTS', KEYS[1], ARGV[1]) == 1 then
 end
 if ARGV[5] == 'final' then return {'final'} end
 local tries, at = attempt, now + tonumber(ARGV[3])
-if ARGV[5] == 'handback' then tries, at = attempt - 1, now end
+if ARGV[5] == 'handback' then
+  tries, at = attempt - 1, now
+  -- An attempt had started: the job is marked resumed (app.Job.Resumed;
+  -- a key repeated in a JSON object is read as its last occurrence).
+  if not string.find(j, '"resumed":true', 1, true) then j = string.sub(j, 1, -2) .. ',"resumed":true}' end
+end
 redis.call('HDEL', KEYS[3], ARGV[1])
 redis.call('ZREM', KEYS[4], ARGV[1])
 redis.call('HSET', KEYS[1], ARGV[1], tries .. '|' .. j)
