@@ -60,6 +60,9 @@ func covers(ctx context.Context, a, b Rule, explain bool) Verdict {
 	if !ask(ctx) {
 		return Verdict{Answer: Unknown, TooComplex: true, Reason: tooComplexReason(ctx)}
 	}
+	if len(a.also)+len(b.also) > 0 {
+		return coversUnion(ctx, a, b, explain)
+	}
 	var candidates []Call
 	allYes, gave := true, false
 	for _, rb := range b.readings {
@@ -108,6 +111,65 @@ func covers(ctx context.Context, a, b Rule, explain bool) Verdict {
 		reason = "no call is surely matched by the second rule and never by the first"
 	}
 	return Verdict{Answer: Unknown, Reason: reason}
+}
+
+// coversUnion is covers for rules of which one has union parts
+// (Rule.also): a covers b when a part of a covers each part of b; a call
+// of a part of b that no part of a matches is the witness.
+func coversUnion(ctx context.Context, a, b Rule, explain bool) Verdict {
+	aparts, bparts := a.unionParts(), b.unionParts()
+	allYes, gave := true, false
+	var candidates []Call
+	for _, bp := range bparts {
+		covered := false
+		for _, ap := range aparts {
+			v := covers(ctx, ap, bp, false)
+			switch v.Answer {
+			case Yes:
+				covered = true
+			case No:
+				candidates = append(candidates, v.Witness)
+			default:
+				gave = gave || v.TooComplex
+			}
+			if covered {
+				break
+			}
+		}
+		if !covered {
+			allYes = false
+			if c, res := firstMember(ctx, bp); res == found {
+				candidates = append(candidates, c)
+			}
+		}
+	}
+	if allYes {
+		if !explain {
+			return Verdict{Answer: Yes}
+		}
+		return Verdict{Answer: Yes, Reason: yesReason(a, b)}
+	}
+	for _, w := range candidates {
+		if MatchContext(ctx, b, w) == Yes && MatchContext(ctx, a, w) == No {
+			return Verdict{Answer: No, Witness: w, Reason: noReasonIf(explain, a, b, w)}
+		}
+	}
+	if gave {
+		return Verdict{Answer: Unknown, TooComplex: true, Reason: tooComplexReason(ctx)}
+	}
+	reason := ambiguityOf(a, b)
+	if reason == "" {
+		reason = "a rule Claude Code reads as a parameter rule and a command pattern at once, compared part by part: no call of the second rule's parts is surely outside the first rule"
+	}
+	return Verdict{Answer: Unknown, Reason: reason}
+}
+
+// firstMember is the shortest call a one-reading rule matches.
+func firstMember(ctx context.Context, r Rule) (Call, searchResult) {
+	if len(r.readings) != 1 {
+		return Call{}, gaveUp
+	}
+	return r.readings[0].shortest(ctx)
 }
 
 // tooComplexReason says why a search stopped short of an answer.

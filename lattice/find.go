@@ -67,6 +67,24 @@ func find(ctx context.Context, all, none, extra []Rule) (Call, Answer) {
 	if !ask(ctx) {
 		return Call{}, Unknown
 	}
+	if alts, ok, complete := unionAlternatives(all); ok {
+		// A rule with union parts (Rule.also) matches a call when one of
+		// its parts does: look for a call of each choice of parts.
+		ans := No
+		for _, alt := range alts {
+			c, a := find(ctx, alt, none, extra)
+			switch a {
+			case Yes:
+				return c, Yes
+			case Unknown:
+				ans = Unknown
+			}
+		}
+		if !complete {
+			ans = Unknown
+		}
+		return Call{}, ans
+	}
 	var must []*reading
 	for _, r := range all {
 		r = parsed(r)
@@ -88,8 +106,13 @@ func find(ctx context.Context, all, none, extra []Rule) (Call, Answer) {
 		for _, set := range [2][]Rule{none, extra} {
 			for i := range set {
 				rs := set[i].readings
+				also := set[i].also
 				if len(rs) == 0 {
-					rs = parsed(set[i]).readings
+					p := parsed(set[i])
+					rs, also = p.readings, p.also
+				}
+				if len(also) > 0 {
+					rs = append(rs[:len(rs):len(rs)], also...) // a union part may match too
 				}
 				for _, rd := range rs {
 					if !yield(rd) {
@@ -462,7 +485,12 @@ func MayMatch(r Rule, c Call) bool { return mayMatch(&r, c) }
 func mayMatch(r *Rule, c Call) bool {
 	rs := r.readings
 	if len(rs) == 0 {
-		rs = parsed(*r).readings
+		p := parsed(*r)
+		r = &p
+		rs = p.readings
+	}
+	if len(r.also) > 0 {
+		rs = append(rs[:len(rs):len(rs)], r.also...)
 	}
 	if hasBlankRun(c) {
 		return true // Match reads the blanks collapsed too (match.go)
@@ -566,4 +594,40 @@ func gaveUpCount(ctx context.Context) int64 {
 		return b.GaveUp() + b.Canceled()
 	}
 	return 0
+}
+
+// maxUnionAlternatives bounds the choices unionAlternatives makes (each is
+// a search of its own).
+const maxUnionAlternatives = 16
+
+// unionAlternatives splits a set of rules that must all match, when one of
+// them has union parts (Rule.also), into the sets of one-part rules a call
+// matching them all must match one of: each rule with parts is replaced by
+// its own readings or by one of its parts. split is false when no rule of
+// all has parts; complete is false when the choices were cut at
+// maxUnionAlternatives.
+func unionAlternatives(all []Rule) (alts [][]Rule, split, complete bool) {
+	alts, complete = [][]Rule{nil}, true
+	for _, r := range all {
+		r = parsed(r)
+		parts := r.unionParts()
+		if len(parts) == 1 {
+			for i := range alts {
+				alts[i] = append(alts[i], r)
+			}
+			continue
+		}
+		split = true
+		var next [][]Rule
+		for _, alt := range alts {
+			for _, p := range parts {
+				next = append(next, append(alt[:len(alt):len(alt)], p))
+			}
+		}
+		if len(next) > maxUnionAlternatives {
+			next, complete = next[:maxUnionAlternatives], false
+		}
+		alts = next
+	}
+	return alts, split, complete
 }

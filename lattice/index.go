@@ -229,9 +229,13 @@ func lastRune(s string) rune {
 func newRuleIndex(rules []Rule) *ruleIndex {
 	ix := &ruleIndex{groups: map[groupKey]*endBuckets{}, byTool: map[string][]*endBuckets{}}
 	for i := range rules {
-		rs := rules[i].readings
+		rs, also := rules[i].readings, rules[i].also
 		if len(rs) == 0 {
-			rs = parsed(rules[i]).readings
+			p := parsed(rules[i])
+			rs, also = p.readings, p.also
+		}
+		if len(also) > 0 {
+			rs = append(rs[:len(rs):len(rs)], also...) // a union part stops calls too
 		}
 		always := false
 		for _, rd := range rs {

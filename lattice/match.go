@@ -92,6 +92,13 @@ func MatchContext(ctx context.Context, r Rule, c Call) Answer {
 			no++
 		}
 	}
+	if no > 0 {
+		for _, rd := range r.also {
+			if rd.matches(ctx, c) {
+				return Yes // a union part (Rule.also) matches
+			}
+		}
+	}
 	switch {
 	case no == 0:
 		return Yes

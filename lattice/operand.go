@@ -42,6 +42,10 @@ type Launcher struct {
 	Assignments bool
 	// PlusOptions says options may also start with "+" (the shells' `+o`).
 	PlusOptions bool
+	// Positionals is how many operand words the launcher reads after its
+	// options and before the command it runs (timeout's duration: `timeout
+	// 5 sh -c …`).
+	Positionals int
 
 	bare, full *machine // built by Prepared
 	text       string   // the words joined, set by ParseLauncher
@@ -315,6 +319,11 @@ func (l Launcher) template() *machine {
 	}
 	if !l.marker() {
 		l.flagContext(b)
+	}
+	for i := 0; i < l.Positionals; i++ {
+		b.char(spaceChar)
+		b.char(wordChar)
+		b.star(wordChar)
 	}
 	b.char(spaceChar)
 	return b.build()
@@ -719,7 +728,7 @@ var (
 const maxCachedTemplates = 1024
 
 func (l Launcher) cachedTemplate() *machine {
-	key := fmt.Sprintf("%q %v %v %q", l.Words, l.Assignments, l.PlusOptions, l.ValueOptions)
+	key := fmt.Sprintf("%q %v %v %q %d", l.Words, l.Assignments, l.PlusOptions, l.ValueOptions, l.Positionals)
 	if m, ok := templates.Load(key); ok {
 		return m.(*machine)
 	}

@@ -143,7 +143,25 @@ func (r *Rule) compileParam(tool, spec string) (rds []*reading, handled bool) {
 		r.Note = fmt.Sprintf("every %s call carries %s, so %s(%s:*) matches every %s call: it is the whole tool", tool, name, tool, name, tool)
 		return []*reading{wholeTool(tool)}, true
 	}
+	if tool == "Bash" && legacyPrefixShape(spec) {
+		// Measured on 2.1.328 (the conformance class params): a deny
+		// Bash(timeout:*) also denies the command `timeout 5 npm test`
+		// sent with no timeout field ("Permission to use Bash with command
+		// timeout 5 npm test has been denied"), while Bash(timeout: *) and
+		// Bash(timeout:**) do not: the spelling `X:*` is the parameter rule
+		// and the legacy prefix rule at once.
+		r.also = r.compileShell(tool, spec, false, true)
+		r.Note = fmt.Sprintf("Claude Code %s reads %s(%s) both as the parameter rule on %s and as the legacy prefix rule %s: it matches calls that set %s and the command %s …", ClaudeCodeVersion, tool, spec, name, spec, name, name)
+	}
 	return []*reading{paramReading(tool, name, value)}, true
+}
+
+// legacyPrefixShape reports a specifier written `X:*` with X non-empty,
+// made of no blanks and no wildcard: the legacy prefix spelling Claude
+// Code also reads a parameter rule of that shape as.
+func legacyPrefixShape(spec string) bool {
+	x, ok := strings.CutSuffix(spec, ":*")
+	return ok && x != "" && !strings.ContainsAny(x, " \t*:\\")
 }
 
 // withParamReading adds the parameter reading to a deny or ask rule of

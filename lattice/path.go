@@ -40,6 +40,7 @@ func (r *Rule) compilePath(tool, spec string) []*reading {
 		anchored = strings.Contains(strings.TrimRight(s, "/"), "/")
 		dotSlash = true
 	}
+	s = foldPath(s) // case and doubled slashes (foldPath; measured)
 	if !anchored && !dotSlash && r.List != Allow && !strings.Contains(strings.TrimRight(s, "/"), "/") && !strings.Contains(s, "**") && segmentMatches(strings.TrimRight(s, "/"), "..") {
 		// A bare one-segment deny or ask rule whose segment matches `..`
 		// covers every path outside the working directory too (measured
@@ -251,15 +252,29 @@ func formatPath(z zone, rel string) string {
 	return rel
 }
 
-// splitPath reads a path argument back into its zone and relative path.
+// splitPath reads a path argument back into its zone and relative path,
+// folded as Claude Code compares paths (foldPath).
 func splitPath(p string) (zone, string) {
 	switch {
 	case strings.HasPrefix(p, "/"):
-		return zoneRoot, strings.TrimLeft(p, "/")
+		return zoneRoot, foldPath(strings.TrimLeft(p, "/"))
 	case strings.HasPrefix(p, "~/"):
-		return zoneHome, p[2:]
+		return zoneHome, foldPath(p[2:])
 	case strings.HasPrefix(p, "./"):
-		return zoneProject, p[2:]
+		return zoneProject, foldPath(p[2:])
 	}
-	return zoneProject, p
+	return zoneProject, foldPath(p)
+}
+
+// foldPath is a path or path pattern (past its anchor) as Claude Code
+// compares it: case-insensitively and with runs of slashes collapsed to
+// one. Measured on ClaudeCodeVersion, on Linux: deny Read(//etc//**) and
+// Read(//ETC/hostname) stop /etc/hostname, Read(~/.SSH/**) stops
+// ~/.ssh/id_rsa, Edit(DOCS/**) stops docs/a.md, and allow Read(//ETC/**)
+// reads /etc/passwd without a prompt.
+func foldPath(s string) string {
+	for strings.Contains(s, "//") {
+		s = strings.ReplaceAll(s, "//", "/")
+	}
+	return strings.ToLower(s)
 }

@@ -302,7 +302,9 @@ var readOnlyCommands = map[string]func(args []string, in where) bool{
 	"wc":   pathsOnly("--files0-from"),
 	"grep": pathsOnly("-f", "--file", "--exclude-from"),
 	// rg runs a preprocessor program with --pre.
-	"rg": pathsOnly("--pre", "--pre-glob", "-f", "--file", "--ignore-file"),
+	// `rg --files` asks (measured on 2.1.328: "This command requires
+	// approval"; Claude Code reads rg's first operand as its pattern).
+	"rg": pathsOnly("--pre", "--pre-glob", "-f", "--file", "--ignore-file", "--files"),
 	// fd runs a program with -x / -X.
 	"fd":        pathsOnly("-x", "--exec", "-X", "--exec-batch", "--ignore-file"),
 	"sort":      pathsOnly("-o", "--output", "--compress-program", "-T", "--temporary-directory", "--files0-from"),
@@ -321,15 +323,16 @@ var readOnlyCommands = map[string]func(args []string, in where) bool{
 	"dirname":   pathsOnly(),
 	"jq":        pathsOnly("-f", "--from-file", "--rawfile", "--slurpfile", "-L"),
 	"which":     pathsOnly(),
-	"pwd":       func(a []string, _ where) bool { return onlyOptions(a, "-L", "-P") },
-	"true":      func(a []string, _ where) bool { return len(a) == 0 },
-	"whoami":    func(a []string, _ where) bool { return len(a) == 0 },
-	"id":        pathsOnly(),
-	"uname":     pathsOnly(),
-	"ps":        pathsOnly(),
-	"echo":      func([]string, where) bool { return true }, // prints its words; touches no file
-	"test":      pathsOnly(),
-	"[":         pathsOnly(),
+	// `pwd -P` and `pwd -L` ask (measured on 2.1.328); bare pwd runs.
+	"pwd":    func(a []string, _ where) bool { return len(a) == 0 },
+	"true":   func(a []string, _ where) bool { return len(a) == 0 },
+	"whoami": func(a []string, _ where) bool { return len(a) == 0 },
+	"id":     pathsOnly(),
+	"uname":  pathsOnly(),
+	"ps":     pathsOnly(),
+	"echo":   func([]string, where) bool { return true }, // prints its words; touches no file
+	"test":   pathsOnly(),
+	"[":      pathsOnly(),
 	"sleep": func(a []string, _ where) bool {
 		return len(a) == 1 && strings.Trim(a[0], "0123456789.") == ""
 	},
@@ -348,13 +351,22 @@ var readOnlyCommands = map[string]func(args []string, in where) bool{
 	},
 	"find": readOnlyFind,
 	"sed":  readOnlySed,
-	"cd":   func(a []string, in where) bool { return len(a) <= 1 && argsIn(a, in) && !onlyOptions(a, "-") },
-	"git":  readOnlyGit,
+	// A bare cd goes home, outside the working directories: it asks with
+	// no rule and under Bash(cd *) (measured on 2.1.328: "cd in '…/home'
+	// was blocked").
+	"cd": func(a []string, in where) bool {
+		if len(a) == 0 {
+			a = []string{"~"}
+		}
+		return len(a) <= 1 && argsIn(a, in) && !onlyOptions(a, "-")
+	},
+	"git": readOnlyGit,
 	"docker": func(a []string, _ where) bool {
 		return len(a) >= 1 && a[0] == "ps" && onlyOptions(a[1:], "-a", "--all", "-q", "--quiet", "-s", "--size", "--no-trunc")
 	},
-	"node":    func(a []string, _ where) bool { return onlyOptions(a, "--version", "-v") && len(a) == 1 },
-	"python3": func(a []string, _ where) bool { return onlyOptions(a, "--version", "-V") && len(a) == 1 },
+	"node": func(a []string, _ where) bool { return onlyOptions(a, "--version", "-v") && len(a) == 1 },
+	// `python3 -V` asks, `python3 --version` runs (measured on 2.1.328).
+	"python3": func(a []string, _ where) bool { return onlyOptions(a, "--version") && len(a) == 1 },
 	"xargs": func(a []string, _ where) bool {
 		// Bare xargs runs echo; `xargs echo …` too. Anything else runs a
 		// program on input the classifier cannot see.
@@ -539,7 +551,17 @@ func AlwaysAsksWhere(line string, whole bool, readable func(string) bool) (strin
 					return false
 				}
 			}
+			if w := writeCheck(line, x, readable); w != "" {
+				why = w
+				return false
+			}
 			switch fields[0] {
+			case "cd", "pushd":
+				if len(fields) > 2 {
+					// "cd with two or more directory arguments requires
+					// manual approval" (2.1.328, measured under Bash(cd *)).
+					why = "`" + fields[0] + "` with two or more arguments asks under every pattern rule"
+				}
 			case "eval", "exec":
 				why = "`" + fields[0] + "` asks under every pattern rule"
 			case "watch", "setsid":
@@ -556,6 +578,58 @@ func AlwaysAsksWhere(line string, whole bool, readable func(string) bool) (strin
 		return why == ""
 	})
 	return why, why != ""
+}
+
+// writeCommands are the commands whose operands Claude Code checks under
+// every allow rule but the whole tool (measured on ClaudeCodeVersion: under
+// Bash(**), Bash(* *), Bash(rm *) and the exact Bash(rm /tmp/x), `rm
+// /tmp/x`, `rm ../x`, `rm -rf ~/x`, `mkdir /tmp/d`, `mv /tmp/a b`, `cp x
+// /tmp/b` and `touch /tmp/x` ask — "rm in '/tmp/x' needs approval. The
+// path is outside the working directories" — and `rm *.o`, `rm x?`, `rm
+// [ab]` ask — "Glob patterns are not allowed in write operations"; under
+// Bash(*) they run; `chmod +x /tmp/x` runs).
+var writeCommands = map[string]bool{"rm": true, "rmdir": true, "mv": true, "cp": true, "touch": true, "mkdir": true}
+
+// writeCheck is why Claude Code asks about a simple command of
+// writeCommands (past the wrappers it strips) under a pattern rule: an
+// operand with a glob, or one outside the working directories (the
+// project, or a place readable names: an additional directory); "" when
+// it does not ask, or when unsure (an operand that is not a plain word).
+func writeCheck(line string, x *syntax.CallExpr, readable func(string) bool) string {
+	w := words{text: line, args: x.Args}
+	i := 0
+	for {
+		j := skipWrapper(w, i, strippedWrappers)
+		if j < 0 {
+			break
+		}
+		i = j
+	}
+	name := w.lit(i)
+	if !writeCommands[name] {
+		return ""
+	}
+	opts := true
+	for _, a := range x.Args[i+1:] {
+		v := a.Lit()
+		if v == "" {
+			return "" // quoted or expanded: not read here (other checks see expansions)
+		}
+		if opts && v == "--" {
+			opts = false
+			continue
+		}
+		if opts && strings.HasPrefix(v, "-") {
+			continue
+		}
+		if strings.ContainsAny(v, "*?[") {
+			return "`" + name + "` of a glob pattern asks under every rule but the whole Bash tool (\"Glob patterns are not allowed in write operations\")"
+		}
+		if !inProject(v) && (readable == nil || !readable(v)) {
+			return "`" + name + "` of a path outside the working directories asks under every rule but the whole Bash tool"
+		}
+	}
+	return ""
 }
 
 // rmRoot reports a part that removes the filesystem root recursively

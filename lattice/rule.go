@@ -62,6 +62,13 @@ type Rule struct {
 	Negated bool
 
 	readings []*reading
+	// also are readings Claude Code applies together with the rule's own,
+	// as a union: the rule matches a call when its readings say so or any
+	// of these matches it. A deny or ask Bash(timeout:*) is the parameter
+	// rule on the timeout field and also the legacy prefix rule
+	// `timeout:*` (measured on ClaudeCodeVersion: it denies the command
+	// `timeout 5 npm test` sent without a timeout field).
+	also []*reading
 }
 
 // Parse reads a rule declared in an allow list. It never fails: a rule
@@ -93,7 +100,7 @@ func (r Rule) Whole() bool {
 // MayBeWhole reports whether some reading of the rule matches every call of
 // its tool (the wide reading, used by ratings).
 func (r Rule) MayBeWhole() bool {
-	for _, rd := range r.readings {
+	for _, rd := range append(r.readings[:len(r.readings):len(r.readings)], r.also...) {
 		if rd.kind == readNames && rd.whole {
 			return true
 		}
@@ -104,12 +111,33 @@ func (r Rule) MayBeWhole() bool {
 // Dead reports whether the rule matches nothing in any reading: malformed
 // rules, unconsulted path rules, carve-outs, allow-list tool-name globs.
 func (r Rule) Dead() bool {
-	for _, rd := range r.readings {
+	for _, rd := range append(r.readings[:len(r.readings):len(r.readings)], r.also...) {
 		if rd.kind != readEmpty {
 			return false
 		}
 	}
 	return true
+}
+
+// unionParts is the rule as the union of rules it is: itself alone when it
+// has no union parts (Rule.also), else its own readings as one rule and
+// each part as another, each part's text marked so that no two compare as
+// "the same rule".
+func (r Rule) unionParts() []Rule {
+	if len(r.also) == 0 {
+		return []Rule{r}
+	}
+	own := r
+	own.also = nil
+	own.Text = r.Text + " (as a parameter rule)"
+	out := []Rule{own}
+	for i, rd := range r.also {
+		p := r
+		p.also, p.readings = nil, []*reading{rd}
+		p.Text = fmt.Sprintf("%s (as a command pattern %d)", r.Text, i+1)
+		out = append(out, p)
+	}
+	return out
 }
 
 // Ambiguous reports whether the rule has two readings.
@@ -341,6 +369,10 @@ func (r *Rule) compileSpecifier(tool string, fam Family) []*reading {
 	if rds, ok := r.compileParam(tool, spec); ok {
 		return rds // params.go
 	}
+	if tool == "Bash" && legacyTrailingBlank(spec) {
+		r.Note = "a legacy :* prefix rule with a blank after the :*: Claude Code " + ClaudeCodeVersion + " matches no command with it, as an allow, ask or deny rule (measured: Bash(npm:* ) neither allows nor denies `npm test`); write Bash(" + strings.TrimSpace(spec) + ")"
+		return []*reading{empty}
+	}
 	if tool == "Bash" && r.List == Allow && starCompound(spec) {
 		r.Note = "an allow rule written as a compound command with a wildcard: Claude Code " + ClaudeCodeVersion + " splits a command line on its operators before it matches allow rules, and such a rule matches none of the parts, so it allows nothing (measured); allow each part instead"
 		return []*reading{empty}
@@ -358,6 +390,13 @@ func (r *Rule) compileSpecifier(tool string, fam Family) []*reading {
 	case FamilyUnconsulted:
 		if tool == "Write" && starSlashOnly(spec) {
 			return r.compileWriteStars(spec)
+		}
+		if tool == "NotebookEdit" && spec != "*" && starSlashOnly(spec) {
+			// Measured on 2.1.328 (issue 19): NotebookEdit(*) is the whole
+			// tool, NotebookEdit(**) allows nothing (a NotebookEdit still
+			// asks under it).
+			r.Note = fmt.Sprintf("Claude Code %s reads NotebookEdit(*) as the whole tool but NotebookEdit(%s) as a path rule it never consults: it allows and restricts nothing", ClaudeCodeVersion, spec)
+			return []*reading{empty}
 		}
 		if starSlashOnly(spec) {
 			return []*reading{wholeTool(tool)}
@@ -379,6 +418,13 @@ func (r *Rule) compileSpecifier(tool string, fam Family) []*reading {
 		// 2.1.173's changelog said such rules were rejected.
 	}
 	return r.withParamReading(tool, spec, readings)
+}
+
+// legacyTrailingBlank reports a specifier ending in `:*` followed by
+// blanks (`npm:* `).
+func legacyTrailingBlank(spec string) bool {
+	t := strings.TrimRight(spec, " \t")
+	return t != spec && strings.HasSuffix(t, ":*") && strings.TrimSpace(strings.TrimSuffix(t, ":*")) != ""
 }
 
 // parenShape classifies the unescaped parentheses of a specifier.

@@ -16,8 +16,15 @@ func TestParamRules(t *testing.T) {
 		source    string
 	}{
 		// Bash's input has a timeout field: a deny Bash(timeout:*) is a
-		// parameter rule, not the command prefix `timeout`.
-		{Deny, "Bash(timeout:*)", Call{Tool: "Bash", Arg: "timeout 60 npm publish"}, No, false, false, false, "docs permissions: parameter rules (2.1.178)"},
+		// parameter rule (the docs) and, measured on 2.1.328, also the
+		// legacy prefix rule `timeout:*`; `Bash(timeout: *)` and
+		// `Bash(timeout:**)` are the parameter rule only.
+		{Deny, "Bash(timeout:*)", Call{Tool: "Bash", Arg: "timeout 60 npm publish"}, Yes, false, false, false, "measured 2.1.328 (params class: denied with no timeout field)"},
+		{Deny, "Bash(timeout:*)", Call{Tool: "Bash", Arg: "timeout"}, Yes, false, false, false, "measured 2.1.328"},
+		{Deny, "Bash(timeout:*)", Call{Tool: "Bash", Arg: "timeoutx 5"}, No, false, false, false, "the legacy prefix: timeout and timeout …"},
+		{Deny, "Bash(timeout: *)", Call{Tool: "Bash", Arg: "timeout 60 npm publish"}, No, false, false, false, "measured 2.1.328"},
+		{Deny, "Bash(timeout:**)", Call{Tool: "Bash", Arg: "timeout 60 npm publish"}, No, false, false, false, "measured 2.1.328"},
+		{Ask, "Bash(timeout:*)", Call{Tool: "Bash", Arg: "timeout 5 curl evil.com"}, Yes, false, false, false, "measured 2.1.328"},
 		{Deny, "Bash(timeout:*)", Call{Tool: "Bash", Param: "timeout", Value: "60000"}, Yes, false, false, false, "docs"},
 		{Deny, "Bash(timeout : 600000)", Call{Tool: "Bash", Param: "timeout", Value: "600000"}, Yes, false, false, false, "docs: blanks around the colon ignored"},
 		{Deny, "Bash(run_in_background:true)", Call{Tool: "Bash", Param: "run_in_background", Value: "true"}, Yes, false, false, false, "docs example"},
@@ -68,10 +75,21 @@ func TestParamRules(t *testing.T) {
 func TestParamShadowing(t *testing.T) {
 	// Does the deny a cover the allow b?
 	runCoverCases(t, []coverCase{
-		// The deny Bash(timeout:*) does not cover the allow: it stops only
-		// calls that set the timeout field.
-		{a: "Bash(timeout:*)", b: "Bash(timeout 60 npm publish)", want: No, la: Deny},
-		{a: "Bash(timeout:*)", b: "Bash(timeout *)", want: No, la: Deny},
+		// The deny Bash(timeout:*) is also the legacy prefix rule
+		// (measured on 2.1.328): it covers the allow. Bash(timeout: *) and
+		// Bash(timeout:**) stop only calls that set the timeout field.
+		{a: "Bash(timeout:*)", b: "Bash(timeout 60 npm publish)", want: Yes, la: Deny},
+		{a: "Bash(timeout:*)", b: "Bash(timeout *)", want: Yes, la: Deny},
+		{a: "Bash(timeout: *)", b: "Bash(timeout 60 npm publish)", want: No, la: Deny},
+		{a: "Bash(timeout:**)", b: "Bash(timeout *)", want: No, la: Deny},
+		// Deny against deny: respelling Bash(timeout:*) to Bash(timeout: *)
+		// or Bash(timeout:**) drops the prefix reading (issue 19 §5).
+		{a: "Bash(timeout: *)", b: "Bash(timeout:*)", want: No, witness: "timeout", la: Deny, lb: Deny},
+		{a: "Bash(timeout:**)", b: "Bash(timeout:*)", want: No, witness: "timeout", la: Deny, lb: Deny},
+		{a: "Bash(timeout:*)", b: "Bash(timeout: *)", want: Yes, la: Deny, lb: Deny},
+		{a: "Bash(timeout:*)", b: "Bash(timeout:**)", want: Yes, la: Deny, lb: Deny},
+		{a: "Bash(timeout:*)", b: "Bash(description:*)", want: No, la: Deny, lb: Deny},
+		{a: "Bash(timeout *)", b: "Bash(timeout:*)", want: No, la: Deny, lb: Deny},
 		// Ignored by Claude Code 2.1.328 (measured): it covers nothing.
 		{a: "WebFetch(prompt:*)", b: "WebFetch(domain:example.com)", want: No, la: Deny},
 		{a: "WebFetch(prompt:*)", b: "WebFetch", want: No, la: Deny},

@@ -6,9 +6,25 @@ import (
 	"github.com/shipgate-app/shipgate/lattice"
 )
 
+// TestTierTableHas28Launchers: the seed's 28 launchers, then the exec
+// wrappers issue 19 adds (held to the binary by internal/conformance
+// TestExecWrappersFromBinary), each in ExecWrappers.
 func TestTierTableHas28Launchers(t *testing.T) {
-	if len(Launchers) != 28 {
-		t.Fatalf("%d launchers, the seed lists 28", len(Launchers))
+	seed := Launchers[:28]
+	if seed[0] != "python -c" || seed[27] != "sudo" {
+		t.Fatalf("the seed's table does not open the list: %q … %q", seed[0], seed[27])
+	}
+	inWrappers := map[string]bool{}
+	for _, w := range ExecWrappers {
+		inWrappers[w] = true
+	}
+	for _, l := range Launchers[28:] {
+		if !inWrappers[l] {
+			t.Errorf("launcher %q past the seed's table is not an exec wrapper", l)
+		}
+	}
+	if want := 28 + len(ExecWrappers) - 2; len(Launchers) != want { // env and sudo are in the seed
+		t.Errorf("%d launchers, want %d (the seed's 28 and the exec wrappers)", len(Launchers), want)
 	}
 }
 

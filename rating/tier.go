@@ -19,7 +19,21 @@ var Launchers = []string{
 	"ruby -e", "perl -e", "perl -E", "php -r", "bash -c", "sh -c", "zsh -c", "pwsh -c",
 	"eval", "npx", "bunx", "pnpm dlx", "pnpm exec", "uvx", "uv tool run", "uv run",
 	"pipx run", "docker exec", "docker run", "xargs", "env", "sudo",
+	// The wrappers Claude Code itself reads as running their operand (its
+	// set of exec wrappers, checked against the pinned binary by
+	// internal/conformance TestExecWrappersFromBinary; issue 19 §5): an
+	// allow Bash(timeout *) runs `timeout 5 sh -c "…"` without a prompt.
+	// timeout(1), nice(1), nohup(1), stdbuf(1) (GNU coreutils); command,
+	// builtin (bash(1): `builtin eval …`) and the time keyword (bash(1));
+	// noglob (zshmisc(1), a precommand modifier); doas(1).
+	"timeout", "nohup", "nice", "command", "stdbuf", "time", "builtin", "noglob", "doas",
 }
+
+// ExecWrappers are the entries of Launchers that are wrappers Claude Code
+// strips or sees through before matching rules (rather than the seed's
+// interpreters and package runners): the set a test holds to the pinned
+// binary's own list.
+var ExecWrappers = []string{"timeout", "nohup", "nice", "command", "stdbuf", "time", "builtin", "noglob", "doas", "env", "sudo"}
 
 // commandOptions holds, per command name, the options of its launcher
 // forms that take the next word as their value, and whether assignments or
@@ -74,6 +88,10 @@ var commandOptions = map[string]lattice.Launcher{
 	"sudo": {ValueOptions: []string{"-u", "--user", "-g", "--group", "-C", "--close-from", "-D", "--chdir",
 		"-h", "--host", "-p", "--prompt", "-R", "--chroot", "-r", "--role", "-t", "--type", "-T",
 		"--command-timeout", "-U", "--other-user"}, Assignments: true},
+	"doas":    {ValueOptions: []string{"-u", "-C"}},
+	"timeout": {ValueOptions: []string{"-s", "--signal", "-k", "--kill-after"}, Positionals: 1},
+	"nice":    {ValueOptions: []string{"-n", "--adjustment"}},
+	"stdbuf":  {ValueOptions: []string{"-i", "--input", "-o", "--output", "-e", "--error"}},
 }
 
 // TierMatch says why a rule is in the exec-equivalent tier.
@@ -257,7 +275,7 @@ func launcherFor(text string) (lattice.Launcher, bool) {
 	l, ok := lattice.ParseLauncher(text)
 	if ok {
 		opts := commandOptions[l.Words[0]]
-		l.ValueOptions, l.Assignments, l.PlusOptions = opts.ValueOptions, opts.Assignments, opts.PlusOptions
+		l.ValueOptions, l.Assignments, l.PlusOptions, l.Positionals = opts.ValueOptions, opts.Assignments, opts.PlusOptions, opts.Positionals
 		l = l.Prepared()
 	}
 	if int64(len(Launchers))+maxPreparedExtra > preparedCount.Add(1) {

@@ -188,6 +188,9 @@ func TestTierEveryLauncher(t *testing.T) {
 		}
 		ws := l.Words
 		marker := len(ws) > 1 && strings.HasPrefix(ws[len(ws)-1], "-")
+		// pos is the operands the launcher reads before the command it
+		// runs (timeout's duration).
+		pos := strings.Repeat(" 5", l.Positionals)
 		// withFlags puts flag text where the launcher's grammar allows it:
 		// after the words, or before the marker.
 		withFlags := func(flags string) string {
@@ -205,14 +208,18 @@ func TestTierEveryLauncher(t *testing.T) {
 			{"Bash(" + ws[0] + " *)", true, "", false},
 			{"Bash(" + withFlags("-q") + " *)", true, "", false},
 			{"Bash(" + withFlags("--quiet -q") + " *)", true, "", false},
-			{"Bash(" + text + " fixed-operand *)", false, "", false},
-			{"Bash(" + text + " fixed-operand)", false, "", false},
+			{"Bash(" + text + pos + " fixed-operand *)", false, "", false},
+			{"Bash(" + text + pos + " fixed-operand)", false, "", false},
 			{"Bash(" + text + ")", false, "", false},
 			{"Bash(" + ws[0] + "x" + strings.TrimPrefix(text, ws[0]) + " *)", false, "", false},
 		}
 		if len(l.ValueOptions) > 0 {
 			opt := l.ValueOptions[0]
 			rows = append(rows, tierRow{"Bash(" + withFlags(opt+" some-value") + " *)", true, "", false})
+		}
+		if l.Positionals > 0 {
+			// The duration is not the operand: the command after it is.
+			rows = append(rows, tierRow{"Bash(" + text + " 5 *)", true, "Bash(" + text + " <redacted-arguments>)", false})
 		}
 		if !marker {
 			// A dash word is an option, not the operand.
@@ -401,12 +408,15 @@ func TestTierAgreesWithSampling(t *testing.T) {
 		l, _ := launcherFor(text)
 		ws := l.Words
 		marker := len(ws) > 1 && strings.HasPrefix(ws[len(ws)-1], "-")
+		// pos is the operands the launcher reads before the command it
+		// runs (timeout's duration).
+		pos := strings.Repeat(" 5", l.Positionals)
 		for _, f := range flagsFor(l) {
 			switch {
 			case marker:
 				prefixes = append(prefixes, strings.Join(ws[:len(ws)-1], " ")+" "+f+ws[len(ws)-1]+" ")
 			default:
-				prefixes = append(prefixes, text+" "+f)
+				prefixes = append(prefixes, text+" "+f+strings.TrimPrefix(pos+" ", " "))
 			}
 		}
 	}

@@ -701,7 +701,7 @@ func (g *gen) params(b *Batch) {
 			{"description", "other"}, {"run_in_background", "true"}, {"run_in_background", "false"}, {"dangerouslyDisableSandbox", "true"}} {
 			label := "bash:" + pv[0]
 			if strings.HasPrefix(c, "timeout ") {
-				label = "bash-timeout-command:" + pv[0] // see known.txt
+				label = "bash-timeout-command:" + pv[0] // the legacy prefix reading of Bash(timeout:*)
 			}
 			g.add(b, label, Call{Tool: "Bash", Arg: c, Param: pv[0], Value: pv[1]})
 		}

@@ -1,0 +1,99 @@
+package main
+
+// Rule readings Claude Code 2.1.328 was measured to hold that contradict
+// the documentation or an earlier model (issue 19 §5), end to end: each
+// repository goes through the App (the fake GitHub) and through `shipgate
+// diff` (real git); both must give the expected decision and agree. A case
+// with check "" expects no finding of review or block strength (the
+// respelling or dead rule passes quietly).
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
+
+func ruleReadingCases() []surfaceCase {
+	s := func(allow, deny []string) map[string]string {
+		return map[string]string{".claude/settings.json": settingsJSON(allow, deny)}
+	}
+	return []surfaceCase{
+		// A deny Bash(timeout:*) is the parameter rule and the legacy
+		// prefix timeout:*; with a blank or a second star it is the
+		// parameter rule only, so `timeout 5 curl evil.com` goes deny →
+		// allow under Bash(*).
+		{name: "deny Bash(timeout:*) respelled Bash(timeout: *) drops the prefix reading",
+			base: s([]string{"Bash(*)"}, []string{"Bash(timeout:*)"}), head: s([]string{"Bash(*)"}, []string{"Bash(timeout: *)"}),
+			decision: "require_review", check: "PERMISSION-DENY-REMOVED"},
+		{name: "deny Bash(timeout:*) respelled Bash(timeout:**) drops the prefix reading",
+			base: s([]string{"Bash(*)"}, []string{"Bash(timeout:*)"}), head: s([]string{"Bash(*)"}, []string{"Bash(timeout:**)"}),
+			decision: "require_review", check: "PERMISSION-DENY-REMOVED"},
+		// Wrappers that run their operand are in the exec tier.
+		{name: "allow Bash(timeout *) runs timeout 5 sh -c …",
+			base: s(nil, nil), head: s([]string{"Bash(timeout *)"}, nil), decision: "block", check: "PERMISSION-WILDCARD-ALLOW"},
+		{name: "allow Bash(nohup:*) runs nohup sh -c …",
+			base: s(nil, nil), head: s([]string{"Bash(nohup:*)"}, nil), decision: "block", check: "PERMISSION-WILDCARD-ALLOW"},
+		{name: "allow Bash(nice -n 5 *) runs nice -n 5 sh -c …",
+			base: s(nil, nil), head: s([]string{"Bash(nice -n 5 *)"}, nil), decision: "block", check: "PERMISSION-WILDCARD-ALLOW"},
+		{name: "allow Bash(command *) runs command sh -c …",
+			base: s(nil, nil), head: s([]string{"Bash(command *)"}, nil), decision: "block", check: "PERMISSION-WILDCARD-ALLOW"},
+		// A deny with a blank after its :* is dead: it does not stop the
+		// allow added beside it.
+		{name: "deny Bash(npm:* ) with a trailing blank does not stop an added allow",
+			base: s(nil, nil), head: s([]string{"Bash(npm publish)"}, []string{"Bash(npm:* )"}),
+			decision: "require_review", check: "PERMISSION-ALLOW-EXPANDED"},
+		// Read-only built-ins as measured: pwd -P and python3 -V ask with
+		// no rule, so an allow that grants them grants something.
+		{name: "allow Bash(pwd -P) grants a command that asks with no rule",
+			base: s(nil, nil), head: s([]string{"Bash(pwd -P)"}, nil), decision: "require_review", check: "PERMISSION-ALLOW-EXPANDED"},
+		{name: "allow Bash(python3 -V) grants a command that asks with no rule",
+			base: s(nil, nil), head: s([]string{"Bash(python3 -V)"}, nil), decision: "require_review", check: "PERMISSION-ALLOW-EXPANDED"},
+		{name: "allow Bash(rg --files) grants a command that asks with no rule",
+			base: s(nil, nil), head: s([]string{"Bash(rg --files)"}, nil), decision: "require_review", check: "PERMISSION-ALLOW-EXPANDED"},
+		// Path rules fold case and doubled slashes: these respell.
+		{name: "deny Read(//etc/**) respelled Read(//ETC//**) passes quietly",
+			base: s(nil, []string{"Read(//etc/**)"}), head: s(nil, []string{"Read(//ETC//**)"}), decision: "allow"},
+		{name: "allow Edit(./SRC/**) respelled Edit(./src/**) passes quietly",
+			base: s([]string{"Edit(./SRC/**)"}, nil), head: s([]string{"Edit(./src/**)"}, nil), decision: "allow"},
+		// NotebookEdit(**) is dead.
+		{name: "allow NotebookEdit(**) grants nothing",
+			base: s(nil, nil), head: s([]string{"NotebookEdit(**)"}, nil), decision: "allow"},
+	}
+}
+
+// TestE2ERuleReadingsAppAndCLI runs every rule-reading case through the
+// App and the CLI: both give the expected decision, raise the expected
+// check (or none that needs a reviewer), and agree.
+func TestE2ERuleReadingsAppAndCLI(t *testing.T) {
+	t.Parallel()
+	env := newE2E(t)
+	for i, c := range ruleReadingCases() {
+		name := fmt.Sprintf("rr%d", i)
+		t.Run(c.name, func(t *testing.T) {
+			env.repo(name, c.base)
+			pr := env.openPR(name, "change", c.head)
+			run := env.waitCompleted(name, pr.HeadSHA, 1)
+			rep := cliReport(t, c.base, c.head)
+			t.Logf("App: %s %q; CLI: %s %v", run.Conclusion, run.Title, rep.Decision, findingIDs(rep))
+			if rep.Decision != c.decision {
+				t.Errorf("CLI: %s, want %s: %v", rep.Decision, c.decision, findingIDs(rep))
+			}
+			if want := conclusionOf(c.decision); run.Conclusion != want {
+				t.Errorf("App: %s %q, want %s\n%s", run.Conclusion, run.Title, want, run.Summary)
+			}
+			if c.check == "" {
+				return
+			}
+			found := false
+			for _, f := range rep.Findings {
+				found = found || strings.TrimPrefix(f.CheckID, "SHIP-HOST-BOUNDARY-") == c.check
+			}
+			if !found {
+				t.Errorf("CLI: no %s finding: %v", c.check, findingIDs(rep))
+			}
+			if !strings.Contains(run.Summary, c.check) {
+				t.Errorf("App: no %s in the summary:\n%s", c.check, run.Summary)
+			}
+		})
+	}
+}

@@ -1,0 +1,115 @@
+package lattice
+
+import "testing"
+
+// TestMeasuredReadingsIssue19 holds the rule readings issue 19 §5 measured
+// on the pinned binary (the conformance harness's probes; each row is what
+// Claude Code did) that the documentation or an earlier model had wrong.
+func TestMeasuredReadingsIssue19(t *testing.T) {
+	bash := func(s string) Call { return Call{Tool: "Bash", Arg: s} }
+	read := func(s string) Call { return Call{Tool: "Read", Arg: s} }
+	edit := func(s string) Call { return Call{Tool: "Edit", Arg: s} }
+	runMeasuredMatches(t, []measuredMatch{
+		// Path rules fold case and runs of slashes, in every zone and list.
+		{measured, "Read(//etc//**)", Deny, read("/etc/passwd"), true},
+		{measured, "Read(//ETC/hostname)", Deny, read("/etc/hostname"), true},
+		{measured, "Read(//ETC/hostname)", Deny, read("/etc/passwd"), false},
+		{measured, "Read(~/.SSH/**)", Deny, read("~/.ssh/id_rsa"), true},
+		{measured, "Read(./SRC/a.go)", Deny, read("src/a.go"), true},
+		{measured, "Read(./SRC/a.go)", Deny, read("src/b.go"), false},
+		{measured, "Edit(DOCS/**)", Deny, edit("docs/a1.md"), true},
+		{measured, "Edit(//tmp//x/**)", Deny, edit("/tmp/x/a.txt"), true},
+		{measured, "Read(//ETC/**)", Allow, read("/etc/passwd"), true},
+		{measured, "Edit(./SRC/**)", Allow, edit("src/a3.md"), true},
+		{measured, "Edit(./SRC/**)", Allow, edit("SRC/a4.md"), true},
+		{measured, "Edit(./SRC/**)", Allow, edit("docs/a5.md"), false},
+		// A blank after a legacy :* makes the rule match nothing.
+		{measured, "Bash(npm:* )", Allow, bash("npm test"), false},
+		{measured, "Bash(npm:* )", Deny, bash("npm test"), false},
+		{measured, "Bash(npm * )", Allow, bash("npm test"), true},
+		// Bash(timeout:*) in deny and ask is also the legacy prefix.
+		{measured, "Bash(timeout:*)", Deny, bash("timeout 5 curl evil.com"), true},
+		{measured, "Bash(timeout:*)", Ask, bash("timeout 5 npm test"), true},
+		{measured, "Bash(timeout: *)", Deny, bash("timeout 5 curl evil.com"), false},
+		{measured, "Bash(timeout:*)", Deny, Call{Tool: "Bash", Arg: "echo hi", Param: "timeout", Value: "5000"}, true},
+		{measured, "Bash(timeout: *)", Deny, Call{Tool: "Bash", Arg: "echo hi", Param: "timeout", Value: "5000"}, true},
+	})
+	for _, c := range []struct {
+		list List
+		rule string
+		dead bool
+	}{
+		{Allow, "NotebookEdit(**)", true},
+		{Deny, "NotebookEdit(**)", true},
+		{Allow, "NotebookEdit(*)", false},
+		{Allow, "Bash(npm:* )", true},
+		{Deny, "Bash(npm:*  )", true},
+		{Allow, "Bash(npm:*)", false},
+		{Deny, "Bash(timeout:*)", false},
+	} {
+		if got := ParseIn(c.list, c.rule).Dead(); got != c.dead {
+			t.Errorf("%s %s: Dead = %v, want %v", c.list, c.rule, got, c.dead)
+		}
+	}
+	if r := ParseIn(Allow, "NotebookEdit(*)"); !r.Whole() {
+		t.Errorf("NotebookEdit(*) is not the whole tool")
+	}
+}
+
+// TestMeasuredCommandChecksIssue19: what Claude Code asks about under
+// every allow rule but the whole tool, and what it runs with no rule.
+func TestMeasuredCommandChecksIssue19(t *testing.T) {
+	for _, c := range []struct {
+		line         string
+		pattern      bool // asks under a pattern allow (Bash(**), Bash(rm *))
+		whole        bool // asks under Bash(*)
+		readOnlyRuns bool // runs with no rule
+	}{
+		{"rm x", false, false, false},
+		{"rm -rf build", false, false, false},
+		{"rm -f src/x", false, false, false},
+		{"rm /tmp/x", true, false, false},
+		{"rm -rf /tmp/x", true, false, false},
+		{"rm ../x", true, false, false},
+		{"rm ~/x", true, false, false},
+		{"rm -rf ~/x", true, false, false},
+		{"rm *.o", true, false, false},
+		{"rm src/*.o", true, false, false},
+		{"rm x?", true, false, false},
+		{"rm [ab]", true, false, false},
+		{"rmdir /tmp/x", true, false, false},
+		{"timeout 5 rm /tmp/x", true, false, false},
+		{"mv /tmp/a b", true, false, false},
+		{"cp x /tmp/b", true, false, false},
+		{"touch /tmp/x", true, false, false},
+		{"mkdir /tmp/d", true, false, false},
+		{"mkdir -p src/d", false, false, false},
+		{"mkdir -- -x", false, false, false},
+		{"chmod +x /tmp/x", false, false, false},
+		{"cd", true, false, false},
+		{"cd x y", true, false, false},
+		{"cd web", false, false, true},
+		{"pwd", false, false, true},
+		{"pwd -P", false, false, false},
+		{"pwd -L", false, false, false},
+		{"python3 -V", false, false, false},
+		{"python3 --version", false, false, true},
+		{"rg --files", false, false, false},
+		{"rg -n x src", false, false, true},
+	} {
+		if _, got := AlwaysAsks(c.line, false); got != c.pattern {
+			t.Errorf("AlwaysAsks(%q, pattern) = %v, want %v", c.line, got, c.pattern)
+		}
+		if _, got := AlwaysAsks(c.line, true); got != c.whole {
+			t.Errorf("AlwaysAsks(%q, whole) = %v, want %v", c.line, got, c.whole)
+		}
+		if got := ReadOnly(c.line); got != c.readOnlyRuns {
+			t.Errorf("ReadOnly(%q) = %v, want %v", c.line, got, c.readOnlyRuns)
+		}
+	}
+	// An additional directory is a working directory for writes too.
+	extra := func(p string) bool { return len(p) > 7 && p[:7] == "/extra/" }
+	if _, asks := AlwaysAsksWhere("mkdir /extra/d", false, extra); asks {
+		t.Errorf("mkdir inside an additional directory asks")
+	}
+}
