@@ -51,7 +51,7 @@ var Catalogue = []CheckInfo{
 	{CheckAskRemoved, policy.RequireReview, "high", "Ask rule removed",
 		"An ask rule was removed or narrowed: calls that prompted at the base may now run without a prompt."},
 	{CheckRuleInvalid, policy.Advisory, "medium", "Permission rule Claude Code skips",
-		"A rule Claude Code cannot use (malformed, a non-string or blank entry, a lowercase tool name, a path rule for Write/NotebookEdit/Glob/MultiEdit that is never consulted): it grants or restricts nothing, which matters most for deny and ask rules. Also a deny or ask rule written as a compound command (Bash(curl * | sh)): Claude Code splits commands on && || | ; & before matching, so it never sees the line whole."},
+		"A rule Claude Code cannot use (malformed, a non-string or blank entry, a lowercase tool name, a path rule for Write/NotebookEdit/Glob/MultiEdit that is never consulted): it grants or restricts nothing, which matters most for deny and ask rules."},
 	{CheckHookChanged, policy.RequireReview, "high", "Hook added, changed or removed",
 		"A hook runs commands around the agent's actions; a PreToolUse or PermissionRequest hook can approve tool calls without a prompt."},
 	{CheckHelperChanged, policy.RequireReview, "high", "Command helper changed",

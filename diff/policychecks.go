@@ -223,6 +223,25 @@ func (e *engine) bareOutcome(scope string, c lattice.Call) outcome {
 			}
 		}
 	}
+	if cmd.Compound() && o.state != "denied" && !everyPartOnItsOwn(parts) {
+		// A compound deny rule (Bash(curl * | bash)) matches the whole
+		// line unless every part is allowed on its own by a rule that is
+		// not the whole tool (Claude Code 2.1.328, measured: it denies
+		// `curl x | bash` with no allow rule, under Bash(curl *) alone and
+		// under Bash(*), not under Bash(**) or Bash(curl *) with
+		// Bash(bash)).
+		if d, ok := e.compoundRuleOutcome(scope, lattice.Deny, c); ok {
+			return d
+		}
+		// A compound ask rule likewise (measured: ask Bash(curl * | bash)
+		// asks for `curl x | bash` under Bash(*), not under Bash(curl *)
+		// with Bash(bash)).
+		if o.state != "asked" {
+			if a, ok := e.compoundRuleOutcome(scope, lattice.Ask, c); ok {
+				return a
+			}
+		}
+	}
 	if o.state == "allowed" && cmd.Compound() && !strings.HasSuffix(o.by, "matches the whole line") {
 		o.part = "" // every part is allowed: no single part decides
 		o.by = "every part is allowed"
@@ -265,6 +284,34 @@ func (e *engine) bareOutcome(scope string, c lattice.Call) outcome {
 			note: "it contains " + strings.Join(cmd.Expansions, ", ") + ", and Claude Code asks about such a command whatever the allow rules say"}
 	}
 	return o
+}
+
+// everyPartOnItsOwn reports whether every part of a command line is
+// allowed by a rule of its own (a pattern or exact rule, or no rule for a
+// read-only part), not by the whole tool.
+func everyPartOnItsOwn(parts []outcome) bool {
+	for _, po := range parts {
+		if po.state != "allowed" || po.whole {
+			return false
+		}
+	}
+	return true
+}
+
+// compoundRuleOutcome is the outcome of a compound deny or ask rule of the
+// list that matches the whole command line (everyPartOnItsOwn says when
+// Claude Code consults it).
+func (e *engine) compoundRuleOutcome(scope string, list lattice.List, c lattice.Call) (outcome, bool) {
+	state := "denied"
+	if list == lattice.Ask {
+		state = "asked"
+	}
+	for _, r := range e.scopeRules(scope, true, list) {
+		if _, _, ok := compoundShape(r); ok && lattice.MatchContext(e.ctx, r, c) == lattice.Yes {
+			return outcome{state: state, by: string(list) + ": " + r.Text + ", a compound rule, which matches the whole line when not every part is allowed on its own"}, true
+		}
+	}
+	return outcome{}, false
 }
 
 // outcome is the outcome of a call that is not a Bash command line.

@@ -570,10 +570,14 @@ func (e *engine) invalidRuleFinding(f *fileState, a *event) {
 }
 
 // compoundRestriction explains a Bash deny or ask rule written as a
-// compound command (`Bash(curl * | sh)`): Claude Code splits a command on
-// its control operators before it consults rules, so such a rule never
-// sees the line it names whole — at most a command whose operator is
-// quoted. The explanation names the parts to restrict instead.
+// compound command (`Bash(curl * | sh)`): Claude Code matches it
+// against the whole line unless every part of the line is allowed on its
+// own by a rule that is not the whole tool (measured: deny Bash(curl * |
+// bash) stops `curl x | bash` with no allow rule, under Bash(curl *) and
+// under Bash(*), not under Bash(**) or Bash(curl *) with Bash(bash); an
+// ask rule likewise). It is a working restriction with one gap, which the
+// explanation names with the parts that close it — never advice to
+// replace it.
 func compoundRestriction(r lattice.Rule) (string, bool) {
 	if r.List == lattice.Allow {
 		return "", false
@@ -582,12 +586,12 @@ func compoundRestriction(r lattice.Rule) (string, bool) {
 	if !ok {
 		return "", false
 	}
-	fix := "to stop the line, deny one of its parts instead"
+	act, fix := "stops", "to stop it there too, also deny one of its parts"
 	if r.List == lattice.Ask {
-		fix = "to prompt for the line, add one of its parts to ask instead"
+		act, fix = "prompts for", "to prompt there too, also add one of its parts to ask"
 	}
-	return fmt.Sprintf("a %s written as a compound command: Claude Code splits a command on %s before it matches rules, so this rule never sees `%s` whole and %s; %s (%s)",
-		stopNoun(r.List), strings.Join(ops, " and "), r.Specifier, compoundReach(r, ops), fix, strings.Join(parts, " or ")), true
+	return fmt.Sprintf("a %s written as a compound command (joined by %s): Claude Code %s matches it against the whole line and %s `%s` — unless every part of the line is allowed on its own by a rule that is not the whole tool (as under Bash(**)), where the line runs; %s (%s)",
+		stopNoun(r.List), strings.Join(ops, " and "), lattice.ClaudeCodeVersion, act, r.Specifier, fix, strings.Join(parts, " or ")), true
 }
 
 // compoundAllowNote explains an allow rule written as an exact compound
@@ -636,28 +640,6 @@ func compoundShape(r lattice.Rule) (parts, ops []string, ok bool) {
 // without one is one simple command (skipping the shell parse of every
 // rule a finding words).
 func mayBeCompound(s string) bool { return strings.ContainsAny(s, ";&|\n\r`$(){}") }
-
-// compoundReach says what a compound rule still matches once commands are
-// split: a command whose operator is quoted, if the rule has a wildcard.
-func compoundReach(r lattice.Rule, ops []string) string {
-	if !strings.Contains(r.Specifier, "*") {
-		return "matches nothing"
-	}
-	return "matches only a command whose " + strings.Join(ops, " or ") + " is inside quotes"
-}
-
-// compoundRestrictionFinding reports a deny or ask rule that stops less
-// than it reads (see compoundRestriction): the author meant a restriction
-// the agent is not subject to.
-func (e *engine) compoundRestrictionFinding(f *fileState, a *event) {
-	r := a.decl.rule
-	a.findings = append(a.findings, Finding{
-		CheckID: CheckRuleInvalid, Risk: "medium", Path: f.Path, Line: a.decl.line, HeadLine: a.decl.line,
-		Evidence: rating.Redact(r), Title: string(r.List) + " rule that never sees a whole compound command",
-		Message: fmt.Sprintf("%s: %s in %s is %s.", r.List, r.Text, f.Path, a.why),
-		Key:     CheckRuleInvalid + "|" + f.Path + "|" + string(r.List) + "|" + r.Text,
-	})
-}
 
 // judgeRestrictionRemovals decides, for each deny and ask rule that left,
 // what the agent may now do that it could not: calls the rule stopped that
@@ -849,7 +831,6 @@ func (e *engine) judgeRemaining(rs *ruleSet) {
 			}
 			if why, ok := compoundRestriction(r); ok {
 				a.why = why
-				e.compoundRestrictionFinding(f, a)
 				continue
 			}
 			a.why = "a " + stopNoun(l) + " the agent is subject to"
