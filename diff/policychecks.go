@@ -223,21 +223,21 @@ func (e *engine) bareOutcome(scope string, c lattice.Call) outcome {
 			}
 		}
 	}
-	if cmd.Compound() && o.state != "denied" && !everyPartOnItsOwn(parts) {
-		// A compound deny rule (Bash(curl * | bash)) matches the whole
-		// line unless every part is allowed on its own by a rule that is
-		// not the whole tool (Claude Code 2.1.328, measured: it denies
-		// `curl x | bash` with no allow rule, under Bash(curl *) alone and
-		// under Bash(*), not under Bash(**) or Bash(curl *) with
-		// Bash(bash)).
-		if d, ok := e.compoundRuleOutcome(scope, lattice.Deny, c); ok {
+	if cmd.Compound() && o.state != "denied" {
+		// A deny rule written as a pipeline (Bash(curl * | bash)) matches
+		// each pipeline of the line whole, its commands joined by " | ",
+		// unless every command of it is allowed on its own by a rule that
+		// is not the whole tool (Claude Code 2.1.328, measured: it denies
+		// `curl x | bash` and `curl x |bash` with no allow rule, under
+		// Bash(curl *) alone and under Bash(*), not under Bash(**) or
+		// Bash(curl *) with Bash(bash)); an ask rule likewise. A rule
+		// joined by && || ; never sees its line whole (`wget x && sh y`
+		// runs under Bash with a deny Bash(wget * && sh *)).
+		if d, ok := e.pipelineRuleOutcome(scope, lattice.Deny, c); ok {
 			return d
 		}
-		// A compound ask rule likewise (measured: ask Bash(curl * | bash)
-		// asks for `curl x | bash` under Bash(*), not under Bash(curl *)
-		// with Bash(bash)).
 		if o.state != "asked" {
-			if a, ok := e.compoundRuleOutcome(scope, lattice.Ask, c); ok {
+			if a, ok := e.pipelineRuleOutcome(scope, lattice.Ask, c); ok {
 				return a
 			}
 		}
@@ -286,32 +286,60 @@ func (e *engine) bareOutcome(scope string, c lattice.Call) outcome {
 	return o
 }
 
-// everyPartOnItsOwn reports whether every part of a command line is
-// allowed by a rule of its own (a pattern or exact rule, or no rule for a
-// read-only part), not by the whole tool.
-func everyPartOnItsOwn(parts []outcome) bool {
-	for _, po := range parts {
-		if po.state != "allowed" || po.whole {
-			return false
+// pipelineRuleOutcome is the outcome of a deny or ask rule of the list
+// written as a pipeline that matches a pipeline of the command line whole,
+// where not every command of that pipeline is allowed on its own by a
+// rule that is not the whole tool.
+func (e *engine) pipelineRuleOutcome(scope string, list lattice.List, c lattice.Call) (outcome, bool) {
+	var rules []lattice.Rule
+	for _, r := range e.scopeRules(scope, true, list) {
+		if pipelineRule(r) {
+			rules = append(rules, r)
 		}
 	}
-	return true
-}
-
-// compoundRuleOutcome is the outcome of a compound deny or ask rule of the
-// list that matches the whole command line (everyPartOnItsOwn says when
-// Claude Code consults it).
-func (e *engine) compoundRuleOutcome(scope string, list lattice.List, c lattice.Call) (outcome, bool) {
+	if len(rules) == 0 {
+		return outcome{}, false
+	}
 	state := "denied"
 	if list == lattice.Ask {
 		state = "asked"
 	}
-	for _, r := range e.scopeRules(scope, true, list) {
-		if _, _, ok := compoundShape(r); ok && lattice.MatchContext(e.ctx, r, c) == lattice.Yes {
-			return outcome{state: state, by: string(list) + ": " + r.Text + ", a compound rule, which matches the whole line when not every part is allowed on its own"}, true
+	for _, p := range lattice.Pipelines(c.Arg) {
+		own := true
+		for _, part := range p.Parts {
+			po := e.partOutcome(scope, part)
+			own = own && po.state == "allowed" && !po.whole
+		}
+		if own {
+			continue
+		}
+		for _, r := range rules {
+			for _, text := range []string{p.Text, p.Joined()} {
+				if lattice.MatchContext(e.ctx, r, lattice.Call{Tool: "Bash", Arg: text}) == lattice.Yes {
+					return outcome{state: state, by: string(list) + ": " + r.Text + ", a pipeline rule, which matches the pipeline `" + p.Joined() + "` whole when not every command of it is allowed on its own"}, true
+				}
+			}
 		}
 	}
 	return outcome{}, false
+}
+
+// pipelineRule reports a Bash rule written as a pipeline of two or more
+// commands joined only by | or |& (Bash(curl * | bash)).
+func pipelineRule(r lattice.Rule) bool {
+	if r.Canonical != "Bash" || !r.HasSpecifier || !strings.Contains(r.Specifier, "|") {
+		return false
+	}
+	cmd, err := lattice.ParseCommand(r.Specifier)
+	if err != nil || !cmd.Compound() {
+		return false
+	}
+	for _, o := range cmd.Operators {
+		if o != "|" && o != "|&" {
+			return false
+		}
+	}
+	return true
 }
 
 // outcome is the outcome of a call that is not a Bash command line.

@@ -197,11 +197,11 @@ func TestCompoundRestriction(t *testing.T) {
 		list, text string
 		want       string // "" = not compound
 	}{
-		{"deny", "Bash(curl * | sh)", "a denial written as a compound command (joined by `|`): Claude Code 2.1.328 matches it against the whole line and stops `curl * | sh` — unless every part of the line is allowed on its own by a rule that is not the whole tool (as under Bash(**)), where the line runs; to stop it there too, also deny one of its parts (`Bash(curl *)` or `Bash(sh)`)"},
-		{"ask", "Bash(git add . && git commit -m wip)", "prompts for `git add . && git commit -m wip` — unless every part of the line is allowed on its own by a rule that is not the whole tool (as under Bash(**)), where the line runs; to prompt there too, also add one of its parts to ask (`Bash(git add .)` or `Bash(git commit -m wip)`)"},
+		{"deny", "Bash(curl * | sh)", "a denial written as a pipeline: Claude Code 2.1.328 matches it against each pipeline of a command line whole and stops `curl * | sh` — unless every command of the pipeline is allowed on its own by a rule that is not the whole tool (as under Bash(**)), where it runs; to stop it there too, also deny one of its commands (`Bash(curl *)` or `Bash(sh)`)"},
+		{"ask", "Bash(git add . && git commit -m wip)", "a confirmation requirement written as a compound command: Claude Code splits a command on `&&` before it matches rules, so this rule never sees `git add . && git commit -m wip` whole and matches nothing; to prompt for the line, add one of its parts to ask instead (`Bash(git add .)` or `Bash(git commit -m wip)`)"},
 		{"deny", "Bash(*&&*)", "`&&`"},
 		{"deny", "Bash(make; rm -rf build)", "`;`"},
-		{"deny", "Bash(cd /tmp && make\nrm -rf *)", "(joined by `&&` and a line break)"},
+		{"deny", "Bash(cd /tmp && make\nrm -rf *)", "splits a command on `&&` and a line break before it matches rules"},
 		{"deny", `Bash(grep "a|b" *)`, ""},
 		{"deny", "Bash(rm -rf *)", ""},
 		{"deny", `Bash(echo "unclosed *)`, ""},
@@ -210,7 +210,7 @@ func TestCompoundRestriction(t *testing.T) {
 	}
 	for _, c := range cases {
 		r := lattice.ParseIn(lattice.List(c.list), c.text)
-		why, ok := compoundRestriction(r)
+		why, _, ok := compoundRestriction(r)
 		if ok != (c.want != "") {
 			t.Errorf("%s %s: compound = %v (%s)", c.list, c.text, ok, why)
 			continue

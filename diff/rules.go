@@ -570,28 +570,61 @@ func (e *engine) invalidRuleFinding(f *fileState, a *event) {
 }
 
 // compoundRestriction explains a Bash deny or ask rule written as a
-// compound command (`Bash(curl * | sh)`): Claude Code matches it
-// against the whole line unless every part of the line is allowed on its
-// own by a rule that is not the whole tool (measured: deny Bash(curl * |
-// bash) stops `curl x | bash` with no allow rule, under Bash(curl *) and
-// under Bash(*), not under Bash(**) or Bash(curl *) with Bash(bash); an
-// ask rule likewise). It is a working restriction with one gap, which the
-// explanation names with the parts that close it — never advice to
-// replace it.
-func compoundRestriction(r lattice.Rule) (string, bool) {
+// compound command. Written as a pipeline (`Bash(curl * | sh)`), Claude
+// Code 2.1.328 matches it against each pipeline of a line whole unless
+// every command of that pipeline is allowed on its own by a rule that is
+// not the whole tool (measured: deny Bash(curl * | bash) stops `curl x |
+// bash` with no allow rule, under Bash(curl *) and under Bash(*), not
+// under Bash(**) or Bash(curl *) with Bash(bash)): a working restriction
+// with one gap, which the explanation names — never advice to replace it
+// (restricting is false then). Joined by && || ; & or a line break, it
+// never sees its line whole (measured: `wget x && sh y` runs under Bash
+// with a deny Bash(wget * && sh *)); the explanation names the parts to
+// restrict instead.
+func compoundRestriction(r lattice.Rule) (why string, restricting bool, ok bool) {
 	if r.List == lattice.Allow {
-		return "", false
+		return "", false, false
 	}
 	parts, ops, ok := compoundShape(r)
 	if !ok {
-		return "", false
+		return "", false, false
 	}
-	act, fix := "stops", "to stop it there too, also deny one of its parts"
+	if pipelineRule(r) {
+		act, fix := "stops", "to stop it there too, also deny one of its commands"
+		if r.List == lattice.Ask {
+			act, fix = "prompts for", "to prompt there too, also add one of its commands to ask"
+		}
+		return fmt.Sprintf("a %s written as a pipeline: Claude Code %s matches it against each pipeline of a command line whole and %s `%s` — unless every command of the pipeline is allowed on its own by a rule that is not the whole tool (as under Bash(**)), where it runs; %s (%s)",
+			stopNoun(r.List), lattice.ClaudeCodeVersion, act, r.Specifier, fix, strings.Join(parts, " or ")), true, true
+	}
+	fix := "to stop the line, deny one of its parts instead"
 	if r.List == lattice.Ask {
-		act, fix = "prompts for", "to prompt there too, also add one of its parts to ask"
+		fix = "to prompt for the line, add one of its parts to ask instead"
 	}
-	return fmt.Sprintf("a %s written as a compound command (joined by %s): Claude Code %s matches it against the whole line and %s `%s` — unless every part of the line is allowed on its own by a rule that is not the whole tool (as under Bash(**)), where the line runs; %s (%s)",
-		stopNoun(r.List), strings.Join(ops, " and "), lattice.ClaudeCodeVersion, act, r.Specifier, fix, strings.Join(parts, " or ")), true
+	return fmt.Sprintf("a %s written as a compound command: Claude Code splits a command on %s before it matches rules, so this rule never sees `%s` whole and %s; %s (%s)",
+		stopNoun(r.List), strings.Join(ops, " and "), r.Specifier, compoundReach(r, ops), fix, strings.Join(parts, " or ")), false, true
+}
+
+// compoundReach says what a compound rule still matches once commands are
+// split: a command whose operator is quoted, if the rule has a wildcard.
+func compoundReach(r lattice.Rule, ops []string) string {
+	if !strings.Contains(r.Specifier, "*") {
+		return "matches nothing"
+	}
+	return "matches only a command whose " + strings.Join(ops, " or ") + " is inside quotes"
+}
+
+// compoundRestrictionFinding reports a deny or ask rule joined by && || ;
+// that stops less than it reads (see compoundRestriction): the author
+// meant a restriction the agent is not subject to.
+func (e *engine) compoundRestrictionFinding(f *fileState, a *event) {
+	r := a.decl.rule
+	a.findings = append(a.findings, Finding{
+		CheckID: CheckRuleInvalid, Risk: "medium", Path: f.Path, Line: a.decl.line, HeadLine: a.decl.line,
+		Evidence: rating.Redact(r), Title: string(r.List) + " rule that never sees a whole compound command",
+		Message: fmt.Sprintf("%s: %s in %s is %s.", r.List, r.Text, f.Path, a.why),
+		Key:     CheckRuleInvalid + "|" + f.Path + "|" + string(r.List) + "|" + r.Text,
+	})
 }
 
 // compoundAllowNote explains an allow rule written as an exact compound
@@ -829,8 +862,11 @@ func (e *engine) judgeRemaining(rs *ruleSet) {
 				a.why = "a " + stopNoun(l) + "; Claude Code may skip it (" + r.Ambiguity + ")"
 				continue
 			}
-			if why, ok := compoundRestriction(r); ok {
+			if why, restricting, ok := compoundRestriction(r); ok {
 				a.why = why
+				if !restricting {
+					e.compoundRestrictionFinding(f, a)
+				}
 				continue
 			}
 			a.why = "a " + stopNoun(l) + " the agent is subject to"

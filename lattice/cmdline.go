@@ -220,3 +220,70 @@ func construct(c syntax.Command) string {
 // vertical tab or a no-break space is a word character to Bash, so it is
 // part of the command.
 func trimBlanks(s string) string { return strings.Trim(s, " \t\n") }
+
+// Pipeline is one pipeline of two or more commands in a command line
+// (`curl x | bash`): its text as written and its commands.
+type Pipeline struct {
+	Text  string
+	Parts []string
+}
+
+// Joined is the pipeline's commands joined by " | ", the spelling Claude
+// Code matches a pipeline rule against (measured on 2.1.328: deny
+// Bash(curl * | bash) denies `curl x |bash`).
+func (p Pipeline) Joined() string { return strings.Join(p.Parts, " | ") }
+
+// Pipelines returns the pipelines of two or more commands in a command
+// line, in order; nil when it has none or does not parse. Claude Code
+// 2.1.328 matches a deny or ask rule written as a pipeline against each
+// pipeline whole (measured), while a rule joined by `&&`, `||` or `;`
+// never sees its line whole.
+func Pipelines(line string) []Pipeline {
+	f, err := parseBash(line)
+	if err != nil {
+		return nil
+	}
+	var out []Pipeline
+	var leaves func(s *syntax.Stmt, acc *[]*syntax.Stmt)
+	leaves = func(s *syntax.Stmt, acc *[]*syntax.Stmt) {
+		if b, ok := s.Cmd.(*syntax.BinaryCmd); ok && (b.Op == syntax.Pipe || b.Op == syntax.PipeAll) && len(s.Redirs) == 0 {
+			leaves(b.X, acc)
+			leaves(b.Y, acc)
+			return
+		}
+		*acc = append(*acc, s)
+	}
+	var walk func(s *syntax.Stmt)
+	walk = func(s *syntax.Stmt) {
+		b, ok := s.Cmd.(*syntax.BinaryCmd)
+		if !ok {
+			return
+		}
+		switch b.Op {
+		case syntax.Pipe, syntax.PipeAll:
+			var acc []*syntax.Stmt
+			leaves(s, &acc)
+			p := Pipeline{}
+			a, z := int(acc[0].Pos().Offset()), int(acc[len(acc)-1].End().Offset())
+			if a < 0 || z > len(line) || a > z {
+				return
+			}
+			p.Text = line[a:z]
+			for _, l := range acc {
+				x, y := int(l.Pos().Offset()), int(l.End().Offset())
+				if x < 0 || y > len(line) || x > y {
+					return
+				}
+				p.Parts = append(p.Parts, strings.TrimSpace(line[x:y]))
+			}
+			out = append(out, p)
+		default:
+			walk(b.X)
+			walk(b.Y)
+		}
+	}
+	for _, s := range f.Stmts {
+		walk(s)
+	}
+	return out
+}

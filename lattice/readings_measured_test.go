@@ -1,6 +1,9 @@
 package lattice
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 // TestMeasuredReadingsIssue19 holds the rule readings issue 19 §5 measured
 // on the pinned binary (the conformance harness's probes; each row is what
@@ -86,6 +89,11 @@ func TestMeasuredCommandChecksIssue19(t *testing.T) {
 		{"mkdir -p src/d", false, false, false},
 		{"mkdir -- -x", false, false, false},
 		{"chmod +x /tmp/x", false, false, false},
+		{"cp x -- -x", true, false, false},
+		{"cp -r x y", true, false, false},
+		{"mv x -- -x", false, false, false},
+		{"cat *.md", false, false, true},
+		{"ls *.md", false, false, true},
 		{"cd", true, false, false},
 		{"cd x y", true, false, false},
 		{"cd web", false, false, true},
@@ -111,5 +119,34 @@ func TestMeasuredCommandChecksIssue19(t *testing.T) {
 	extra := func(p string) bool { return len(p) > 7 && p[:7] == "/extra/" }
 	if _, asks := AlwaysAsksWhere("mkdir /extra/d", false, extra); asks {
 		t.Errorf("mkdir inside an additional directory asks")
+	}
+}
+
+// TestReadOnlyProbes holds ReadOnly to the read-only table's measurement
+// (ReadOnlyProbes; the conformance class readonly-table re-measures each
+// row on the binary) and every command of the table to a row that runs:
+// a command added to the table without a measurement fails here.
+func TestReadOnlyProbes(t *testing.T) {
+	measured := map[string]bool{}
+	for _, p := range ReadOnlyProbes() {
+		if got := ReadOnly(p.Line); got != p.Runs {
+			t.Errorf("ReadOnly(%q) = %v, measured %v on Claude Code %s", p.Line, got, p.Runs, ClaudeCodeVersion)
+		}
+		if p.Runs {
+			if f := strings.Fields(p.Line); len(f) > 0 {
+				measured[f[0]] = true
+			}
+		}
+	}
+	for name := range readOnlyCommands {
+		if !measured[name] {
+			t.Errorf("read-only command %q has no measured row that runs in ReadOnlyProbes", name)
+		}
+	}
+}
+
+func TestCommandWrapperReadOnly(t *testing.T) {
+	if !ReadOnly("command ls") || ReadOnly("command -v ls") || ReadOnly("command rm x") {
+		t.Errorf("command ls runs with no rule (measured); command -v and command rm are not read here")
 	}
 }

@@ -133,6 +133,9 @@ func readOnlyStmt(s *syntax.Stmt, in where) bool {
 		}
 		fields, ok := staticFields(x.Args)
 		if !ok {
+			fields, ok = globFields(x.Args)
+		}
+		if !ok {
 			return false
 		}
 		return readOnlyFields(fields, in)
@@ -156,6 +159,33 @@ func harmlessRedirect(rd *syntax.Redirect) bool {
 		return w == "1" || w == "2" || w == "-"
 	}
 	return false
+}
+
+// globReaders are the read-only commands measured to run with a glob
+// operand inside the project (Claude Code 2.1.328: `ls *.md` and `cat
+// *.md` run with no rule, the conformance class pattern-paths).
+var globReaders = map[string]bool{"ls": true, "cat": true}
+
+// globFields is staticFields for a command of globReaders whose glob words
+// (`*` and `?` only, unquoted) are relative paths inside the project, not
+// options; false for anything else.
+func globFields(ws []*syntax.Word) ([]string, bool) {
+	if len(ws) < 2 || !globReaders[ws[0].Lit()] {
+		return nil, false
+	}
+	out := make([]string, 0, len(ws))
+	for _, w := range ws {
+		if s, ok := staticWord(w); ok {
+			out = append(out, s)
+			continue
+		}
+		g := w.Lit()
+		if g == "" || strings.ContainsAny(g, "\\[]{}~$`") || strings.HasPrefix(g, "-") || strings.HasPrefix(g, "/") || !inProject(g) {
+			return nil, false
+		}
+		out = append(out, g)
+	}
+	return out, true
 }
 
 // staticFields returns the words as the shell would pass them, when every
@@ -398,6 +428,11 @@ func readOnlyFields(fields []string, in where) bool {
 	if fields[0] == "timeout" {
 		return readOnlyTimeout(fields[1:], in)
 	}
+	if fields[0] == "command" && len(fields) > 1 && !strings.HasPrefix(fields[1], "-") {
+		// `command ls` runs with no rule (measured on 2.1.328, the
+		// conformance class exec-wrappers); `command -v x` is not read.
+		return readOnlyFields(fields[1:], in)
+	}
 	test, ok := readOnlyCommands[fields[0]]
 	return ok && test(fields[1:], in)
 }
@@ -614,6 +649,12 @@ func writeCheck(line string, x *syntax.CallExpr, readable func(string) bool) str
 		v := a.Lit()
 		if v == "" {
 			return "" // quoted or expanded: not read here (other checks see expansions)
+		}
+		if opts && name == "cp" && strings.HasPrefix(v, "-") {
+			// "cp with flags requires manual approval to ensure path
+			// safety" (2.1.328, measured: `cp x -- -x` under Bash(cp *)
+			// and Bash(**)).
+			return "`cp` with an option asks under every rule but the whole Bash tool"
 		}
 		if opts && v == "--" {
 			opts = false

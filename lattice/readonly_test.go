@@ -131,7 +131,9 @@ func TestReadOnly(t *testing.T) {
 		{"", "sed -n w/x x", false},
 		{"", "xargs rm", false},
 		{"", "timeout 5 rm x", false},
-		{"", "cat *", false},
+		{measured, "cat *.md", true}, // a glob inside the project (issue 19, the class pattern-paths)
+		{"", "cat ~/*", false},
+		{"", "rm *", false},
 		{"", "LANG=C ls", false},
 		{"", "-x", false},
 		{"", "ls 'a b'", true},

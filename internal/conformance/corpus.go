@@ -525,6 +525,8 @@ func (g *gen) batch() Batch {
 		g.mcp(&b)
 	case "params":
 		g.params(&b)
+	default:
+		g.ruleClass(&b) // corpus_rules.go
 	case "bypass":
 		// Claude Code ignores bypassPermissions for root, so the session
 		// runs unprivileged; the mode is set in the project (where a
