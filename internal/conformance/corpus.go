@@ -304,6 +304,9 @@ func (g *gen) callsFor(b *Batch, base string) {
 
 func (g *gen) batch() Batch {
 	b := Batch{Class: g.class}
+	if g.ruleClass(&b) { // corpus_rules.go
+		return b
+	}
 	switch g.class {
 	case "bash-match":
 		// Under Bash(*) every simple command runs: a deny rule decides
@@ -525,8 +528,6 @@ func (g *gen) batch() Batch {
 		g.mcp(&b)
 	case "params":
 		g.params(&b)
-	default:
-		g.ruleClass(&b) // corpus_rules.go
 	case "bypass":
 		// Claude Code ignores bypassPermissions for root, so the session
 		// runs unprivileged; the mode is set in the project (where a
