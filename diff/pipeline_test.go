@@ -41,6 +41,14 @@ func TestPipelineRules(t *testing.T) {
 		{[]string{"Bash"}, []string{"Bash(wget * && sh *)"}, nil, "wget x && sh y", CallRuns},
 		{[]string{"Bash(npm *)"}, []string{"Bash(wget * && sh *)"}, nil, "wget x && sh y", CallAsks},
 		{[]string{"Bash(*)"}, []string{"Bash(git add . && git commit *)"}, nil, "git add . && git commit -m x", CallRuns},
+		// An exact compound rule matches its whole line as written,
+		// whatever allows the parts.
+		{nil, []string{"Bash(npm test; npm publish)"}, nil, "npm test; npm publish", CallDenied},
+		{[]string{"Bash(*)"}, []string{"Bash(npm test; npm publish)"}, nil, "npm test; npm publish", CallDenied},
+		{[]string{"Bash(npm *)"}, []string{"Bash(npm test; npm publish)"}, nil, "npm test; npm publish", CallDenied},
+		{[]string{"Bash(npm test)", "Bash(npm publish)"}, []string{"Bash(npm test; npm publish)"}, nil, "npm test; npm publish", CallDenied},
+		{[]string{"Bash(**)"}, []string{"Bash(git add . && git push)"}, nil, "git add . && git push", CallDenied},
+		{[]string{"Bash(npm *)"}, []string{"Bash(npm test; npm publish)"}, nil, "npm test;npm publish", CallRuns},
 	}
 	for _, c := range cases {
 		got := NewEffective(settings(c.allow, c.deny, c.ask)).Decide(lattice.Call{Tool: "Bash", Arg: c.line})

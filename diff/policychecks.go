@@ -233,10 +233,21 @@ func (e *engine) bareOutcome(scope string, c lattice.Call) outcome {
 		// Bash(curl *) with Bash(bash)); an ask rule likewise. A rule
 		// joined by && || ; never sees its line whole (`wget x && sh y`
 		// runs under Bash with a deny Bash(wget * && sh *)).
+		// An exact compound deny or ask rule (Bash(npm test; npm publish),
+		// no wildcard) matches its whole line as written, whatever allows
+		// the parts (measured: denied under Bash(npm *), Bash(npm test)
+		// with Bash(npm publish), Bash(**) and Bash(*); `npm test;npm
+		// publish` is not matched).
+		if d, ok := e.exactCompoundOutcome(scope, lattice.Deny, c); ok {
+			return d
+		}
 		if d, ok := e.pipelineRuleOutcome(scope, lattice.Deny, c); ok {
 			return d
 		}
 		if o.state != "asked" {
+			if a, ok := e.exactCompoundOutcome(scope, lattice.Ask, c); ok {
+				return a
+			}
 			if a, ok := e.pipelineRuleOutcome(scope, lattice.Ask, c); ok {
 				return a
 			}
@@ -293,7 +304,7 @@ func (e *engine) bareOutcome(scope string, c lattice.Call) outcome {
 func (e *engine) pipelineRuleOutcome(scope string, list lattice.List, c lattice.Call) (outcome, bool) {
 	var rules []lattice.Rule
 	for _, r := range e.scopeRules(scope, true, list) {
-		if pipelineRule(r) {
+		if pipelineRule(r) && strings.Contains(r.Specifier, "*") {
 			rules = append(rules, r)
 		}
 	}
@@ -319,6 +330,24 @@ func (e *engine) pipelineRuleOutcome(scope string, list lattice.List, c lattice.
 					return outcome{state: state, by: string(list) + ": " + r.Text + ", a pipeline rule, which matches the pipeline `" + p.Joined() + "` whole when not every command of it is allowed on its own"}, true
 				}
 			}
+		}
+	}
+	return outcome{}, false
+}
+
+// exactCompoundOutcome is the outcome of an exact compound deny or ask
+// rule of the list (no wildcard) that matches the command line as written.
+func (e *engine) exactCompoundOutcome(scope string, list lattice.List, c lattice.Call) (outcome, bool) {
+	state := "denied"
+	if list == lattice.Ask {
+		state = "asked"
+	}
+	for _, r := range e.scopeRules(scope, true, list) {
+		if strings.Contains(r.Specifier, "*") {
+			continue
+		}
+		if _, _, ok := compoundShape(r); ok && lattice.MatchContext(e.ctx, r, c) == lattice.Yes {
+			return outcome{state: state, by: string(list) + ": " + r.Text + ", an exact compound rule, which matches the whole line"}, true
 		}
 	}
 	return outcome{}, false

@@ -589,6 +589,17 @@ func compoundRestriction(r lattice.Rule) (why string, restricting bool, ok bool)
 	if !ok {
 		return "", false, false
 	}
+	if !strings.Contains(r.Specifier, "*") {
+		// Measured on 2.1.328: deny Bash(npm test; npm publish) denies
+		// that line under Bash(npm *), Bash(**) and Bash(*), not `npm
+		// test;npm publish`.
+		act, fix := "stops", "to stop the other ways of writing it, deny one of its parts as well"
+		if r.List == lattice.Ask {
+			act, fix = "prompts for", "to prompt for the other ways of writing it, add one of its parts to ask as well"
+		}
+		return fmt.Sprintf("an exact %s written as a compound command: Claude Code %s matches it against the whole line and %s `%s` as written, whatever allows its parts — not the same commands joined or spaced otherwise; %s (%s)",
+			stopNoun(r.List), lattice.ClaudeCodeVersion, act, r.Specifier, fix, strings.Join(parts, " or ")), true, true
+	}
 	if pipelineRule(r) {
 		act, fix := "stops", "to stop it there too, also deny one of its commands"
 		if r.List == lattice.Ask {

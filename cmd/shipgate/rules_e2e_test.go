@@ -98,27 +98,33 @@ func TestE2ERuleReadingsAppAndCLI(t *testing.T) {
 	}
 }
 
-// TestE2ECompoundDenyWorks: a compound deny such as Bash(curl * | bash)
-// denies `curl x | bash` unless every part is allowed on its own (measured
-// on Claude Code 2.1.328), so adding one is a working restriction: no
-// "rule Claude Code skips" finding that advises replacing it, through the
-// App and the CLI.
+// TestE2ECompoundDenyWorks: a pipeline deny such as Bash(curl * | bash)
+// denies `curl x | bash` unless every command is allowed on its own, and an
+// exact compound deny such as Bash(npm test; npm publish) its line as
+// written (measured on Claude Code 2.1.328), so adding one is a working
+// restriction: no "rule Claude Code skips" finding that advises replacing
+// it, through the App and the CLI.
 func TestE2ECompoundDenyWorks(t *testing.T) {
 	t.Parallel()
 	env := newE2E(t)
-	base := map[string]string{".claude/settings.json": settingsJSON([]string{"Bash(*)"}, nil)}
-	head := map[string]string{".claude/settings.json": settingsJSON([]string{"Bash(*)"}, []string{"Bash(curl * | bash)"})}
-	env.repo("cd", base)
-	pr := env.openPR("cd", "change", head)
-	run := env.waitCompleted("cd", pr.HeadSHA, 1)
-	rep := cliReport(t, base, head)
-	if rep.Decision != "allow" || len(rep.Findings) != 0 {
-		t.Errorf("CLI: %s %v, want allow with no finding", rep.Decision, findingIDs(rep))
-	}
-	if run.Conclusion != "success" || strings.Contains(run.Summary, "RULE-INVALID") || strings.Contains(run.Summary, "never sees") {
-		t.Errorf("App: %s %q\n%s", run.Conclusion, run.Title, run.Summary)
-	}
-	if !strings.Contains(string(rep.Changes), "matches it against the whole line") {
-		t.Errorf("CLI: the row does not say the rule matches the whole line: %s", rep.Changes)
+	for i, rule := range []string{"Bash(curl * | bash)", "Bash(npm test; npm publish)"} {
+		name := fmt.Sprintf("cd%d", i)
+		t.Run(rule, func(t *testing.T) {
+			base := map[string]string{".claude/settings.json": settingsJSON([]string{"Bash(*)"}, nil)}
+			head := map[string]string{".claude/settings.json": settingsJSON([]string{"Bash(*)"}, []string{rule})}
+			env.repo(name, base)
+			pr := env.openPR(name, "change", head)
+			run := env.waitCompleted(name, pr.HeadSHA, 1)
+			rep := cliReport(t, base, head)
+			if rep.Decision != "allow" || len(rep.Findings) != 0 {
+				t.Errorf("CLI: %s %v, want allow with no finding", rep.Decision, findingIDs(rep))
+			}
+			if run.Conclusion != "success" || strings.Contains(run.Summary, "RULE-INVALID") || strings.Contains(run.Summary, "never sees") {
+				t.Errorf("App: %s %q\n%s", run.Conclusion, run.Title, run.Summary)
+			}
+			if !strings.Contains(string(rep.Changes), "matches it against") {
+				t.Errorf("CLI: the row does not say what the rule matches: %s", rep.Changes)
+			}
+		})
 	}
 }
