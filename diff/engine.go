@@ -454,6 +454,7 @@ func (e *engine) compareFile(f *fileState) {
 			e.headUnreadable(f)
 		} else {
 			e.problems(f)
+			e.droppedVersions(f)
 			gave := e.stopped()
 			switch f.kind {
 			case SettingsFile:

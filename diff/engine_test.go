@@ -323,3 +323,76 @@ func TestByteOrderMark(t *testing.T) {
 		})
 	}
 }
+
+// TestSchemaDropsWholeFile: Claude Code 2.1.328 ignores a whole settings
+// file when one value fails its settings schema (measured on the binary,
+// project and local files alike): a head that fails drops the base's
+// denials, and a base that fails granted nothing, so a fix switches its
+// dormant allow rules on.
+func TestSchemaDropsWholeFile(t *testing.T) {
+	denials := `"permissions": {"deny": ["Read(./.env)", "Bash(curl *)"]}`
+	base := "{" + denials + "}"
+	cases := []struct{ name, extra, key string }{
+		{"model is a number", `"model": 5`, "model"},
+		{"cleanupPeriodDays is a string", `"cleanupPeriodDays": "30"`, "cleanupPeriodDays"},
+		{"additionalDirectories is a string", `"permissions": {"deny": ["Read(./.env)", "Bash(curl *)"], "additionalDirectories": "../shared"}`, "permissions.additionalDirectories"},
+		{"ask is an object", `"permissions": {"deny": ["Read(./.env)", "Bash(curl *)"], "ask": {"Bash(git push *)": true}}`, "permissions.ask"},
+		{"sandbox.enabled is a string", `"sandbox": {"enabled": "yes"}`, "sandbox.enabled"},
+		{"disableBypassPermissionsMode is true", `"permissions": {"deny": ["Read(./.env)", "Bash(curl *)"], "disableBypassPermissionsMode": true}`, "permissions.disableBypassPermissionsMode"},
+		{"a hook event is a string", `"hooks": {"PreToolUse": "echo hi"}`, "hooks.PreToolUse"},
+	}
+	for _, path := range []string{".claude/settings.json", ".claude/settings.local.json"} {
+		for _, c := range cases {
+			head := "{" + denials + ", " + c.extra + "}"
+			if strings.HasPrefix(c.extra, `"permissions"`) {
+				head = "{" + c.extra + "}"
+			}
+			t.Run(path+"/"+c.name, func(t *testing.T) {
+				in := settingsPair(base, head)
+				in.Files[0].Path = path
+				r := Compare(in)
+				if r.Decision == DecisionAllow {
+					t.Fatalf("a head Claude Code ignores passed: %v", r.Findings)
+				}
+				removed, named := 0, false
+				for _, f := range r.Findings {
+					if f.CheckID == CheckDenyRemoved {
+						removed++
+					}
+					if f.CheckID == CheckParseFailed && strings.Contains(f.Message, "Claude Code ignores this whole file: `"+c.key+"` must be") {
+						named = true
+					}
+				}
+				if removed != 2 {
+					t.Errorf("%d deny removals, want 2: %v", removed, r.Findings)
+				}
+				if !named {
+					t.Errorf("no finding names `%s`: %v", c.key, r.Findings)
+				}
+			})
+		}
+	}
+	// The other way: the base fails, so its allow rule lay dormant; the
+	// head fixes the value and switches it on.
+	dormant := `"permissions": {"allow": ["Bash(npm *)"]}`
+	r := Compare(settingsPair("{"+dormant+`, "cleanupPeriodDays": "30"}`, "{"+dormant+`, "cleanupPeriodDays": 30}`))
+	if got := checkIDs(r); !slices.Equal(got, []string{"PERMISSION-ALLOW-EXPANDED"}) {
+		t.Errorf("fixing \"30\" → 30 under allow Bash(npm *): checks %v, want the allow as a grant", got)
+	}
+	// Both fail: nothing changes in effect; an advisory says the file is
+	// still ignored.
+	r = Compare(settingsPair(`{"model": 5, "permissions": {"deny": ["Bash(x)"]}}`, `{"model": 5}`))
+	if r.Decision != DecisionAllow {
+		t.Errorf("a file ignored before and after: %s, want allow: %v", r.Decision, r.Findings)
+	}
+	// Valid files are not touched: an unknown key, an alias the loader
+	// accepts, a non-string rule it strips.
+	for _, h := range []string{"{" + denials + `, "shipgateUnknown": 5}`, `{"permissions": {"deny": ["Read(./.env)", "Bash(curl *)"], "defaultMode": "manual"}}`, `{"permissions": {"deny": ["Read(./.env)", "Bash(curl *)", 5]}}`} {
+		r := Compare(settingsPair(base, h))
+		for _, f := range r.Findings {
+			if f.CheckID == CheckDenyRemoved || strings.Contains(f.Message, "ignores this whole file") {
+				t.Errorf("%s: %s", h, f.Message)
+			}
+		}
+	}
+}

@@ -157,7 +157,7 @@ func settingReadAt(p []string) bool {
 	case 1:
 		return pl != placePermissions
 	case 2:
-		return p[0] == "permissions" && (pl == placePermissions || pl == placeBoth || knownPermissionKeys[name])
+		return p[0] == "permissions" && (pl == placePermissions || pl == placeBoth || isKnownKey("permissions", name))
 	}
 	return false
 }

@@ -1,8 +1,12 @@
 package diff
 
 import (
+	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/shipgate-app/shipgate/diff/claudeschema"
+	"github.com/shipgate-app/shipgate/diff/jsonpos"
 )
 
 // TestSettingPlaces: each key is read where Claude Code reads it, and a
@@ -41,4 +45,45 @@ func TestSettingPlaces(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestKnownKeysFromSchema: the keys Claude Code 2.1.328 defines (its
+// settings schema, read from the binary) are not "unknown keys Claude Code
+// ignores"; a key it does not define still is, with a suggestion.
+func TestKnownKeysFromSchema(t *testing.T) {
+	for _, k := range []string{"effortLevel", "skipAutoPermissionPrompt", "teammateMode", "tui", "advisorModel", "minimumVersion", "skillOverrides", "includeGitInstructions", "prefersReducedMotion", "spinnerTipsOverride", "voiceEnabled"} {
+		if !claudeschema.Pinned().Has(k) {
+			t.Errorf("the pinned schema lacks %s", k)
+			continue
+		}
+		r := Compare(settingsPair("{}", fmt.Sprintf("{%q: %s}", k, sampleFor(t, k))))
+		for _, f := range r.Findings {
+			if f.CheckID == CheckUnknownKey {
+				t.Errorf("%s: %s", k, f.Message)
+			}
+		}
+	}
+	r := Compare(settingsPair("{}", `{"effortLevle": "high", "permissions": {"denyy": []}}`))
+	var msgs []string
+	for _, f := range r.Findings {
+		if f.CheckID == CheckUnknownKey {
+			msgs = append(msgs, f.Message)
+		}
+	}
+	if len(msgs) != 2 || !strings.Contains(strings.Join(msgs, " "), `did you mean "effortLevel"?`) || !strings.Contains(strings.Join(msgs, " "), `did you mean "deny"?`) {
+		t.Errorf("misspelt keys: %v", msgs)
+	}
+}
+
+// sampleFor is a value of the key's type that the schema accepts.
+func sampleFor(t *testing.T, key string) string {
+	t.Helper()
+	for _, v := range []string{`"high"`, `true`, `"auto"`, `"default"`, `{}`, `"1.0.0"`, `"x"`, `5`, `[]`} {
+		doc, _, err := jsonpos.Parse([]byte(fmt.Sprintf("{%q: %s}", key, v)))
+		if err == nil && claudeschema.Pinned().Validate(doc) == nil {
+			return v
+		}
+	}
+	t.Fatalf("no sample value for %s", key)
+	return ""
 }

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/shipgate-app/shipgate/diff/claudeschema"
 	"github.com/shipgate-app/shipgate/diff/jsonpos"
 	"github.com/shipgate-app/shipgate/lattice"
 	"github.com/shipgate-app/shipgate/policy"
@@ -26,7 +27,19 @@ type doc struct {
 	// allTools are the lines of a frontmatter `allowed-tools: *` (every
 	// tool pre-approved while the skill runs).
 	allTools []int
+
+	// dropped is the value of a settings file that fails Claude Code's
+	// settings schema (claudeschema): the binary then ignores the whole
+	// file, so the document is read as {} — no rules, no settings — and
+	// the engine says why.
+	dropped *claudeschema.Violation
 }
+
+// emptyRoot is the document Claude Code reads from a file it drops.
+var emptyRoot = func() *jsonpos.Value {
+	v, _, _ := jsonpos.Parse([]byte("{}"))
+	return v
+}()
 
 // ruleDecl is one permission rule as declared in a file.
 type ruleDecl struct {
@@ -169,6 +182,10 @@ func parseDoc(p string, kind FileKind, v Version, rules ruleCache) (*doc, *parse
 		if pe := d.checkRuleSizes(); pe != nil {
 			return nil, pe
 		}
+		if v := claudeschema.Pinned().Validate(root); v != nil {
+			d.dropped, d.root, d.problems = v, emptyRoot, nil
+			return d, nil
+		}
 		d.readRules(rules)
 		d.readUnknownKeys()
 	}
@@ -284,65 +301,40 @@ func (d *doc) readRules(cache ruleCache) {
 	}
 }
 
-// knownKeys are the top-level settings keys Claude Code documents (settings
-// reference, 2026-08), plus the $schema key editors add.
-var knownKeys = map[string]bool{
-	"$schema": true, "agent": true, "allowManagedHooksOnly": true, "allowManagedMcpServersOnly": true,
-	"allowManagedPermissionRulesOnly": true, "allowedMcpServers": true, "alwaysThinkingEnabled": true,
-	"apiKeyHelper": true, "attribution": true, "autoUpdatesChannel": true, "availableModels": true,
-	"awsAuthRefresh": true, "awsCredentialExport": true, "blockedMarketplaces": true, "claudeMdExcludes": true,
-	"cleanupPeriodDays": true, "companyAnnouncements": true, "defaultMode": true, "deniedMcpServers": true,
-	"disableAllHooks": true, "disableAutoMode": true, "disableBypassPermissionsMode": true,
-	"disabledMcpjsonServers": true, "enableAllProjectMcpServers": true, "enabledMcpjsonServers": true,
-	"enabledPlugins": true, "enforceAvailableModels": true, "env": true, "extraKnownMarketplaces": true,
-	"fallbackModel": true, "fileSuggestion": true, "forceLoginMethod": true, "forceLoginOrgUUID": true,
-	"gcpAuthRefresh": true, "hooks": true, "includeCoAuthoredBy": true, "language": true, "model": true,
-	"otelHeadersHelper": true, "outputStyle": true, "permissions": true, "plansDirectory": true, "plugins": true,
-	"policyHelper": true, "processWrapper": true, "respectGitignore": true, "sandbox": true,
-	"showThinkingSummaries": true, "skipDangerousModePermissionPrompt": true, "spinnerTipsEnabled": true,
-	"spinnerVerbs": true, "statusLine": true, "strictKnownMarketplaces": true, "strictPluginOnlyCustomization": true,
-	"subagentStatusLine": true, "additionalDirectories": true, "skipWebFetchPreflight": true, "theme": true,
-	"verbose": true, "autoCompactEnabled": true, "todoFeatureEnabled": true, "preferredNotifChannel": true,
-	"editorMode": true, "autoConnectIde": true, "cleanupPeriod": true, "feedbackSurveyState": true,
-	"autoMemoryEnabled": true, "useAutoModeDuringPlan": true, "disableClaudeAiConnectors": true,
-	"isolatePeerMachines": true, "remoteControlAtStartup": true, "crossSessionInbound": true, "syncClaudeAiSkills": true,
-	// Restrictive settings Claude Code 2.1.328 lists (read from the binary).
-	"disableSkillShellExecution": true, "disableCommandPluginSources": true, "disableSideloadFlags": true,
-	"disableWindowsBashCommandSplit": true, "disableRemoteControl": true, "disableAgentView": true, "disableWorkflows": true,
-	"disableArtifact": true, "disableBundledSkills": true, "fastModePerSessionOptIn": true, "disableDeepLinkRegistration": true,
-	"enableArtifact": true, "enableWorkflows": true, "syncClaudeAiPlugins": true, "worktree": true, "autoMode": true,
-}
+// The keys Claude Code knows are those of its settings schema, taken from
+// the pinned binary (claudeschema): a key it defines is never "unknown"
+// (on real repositories' histories 1,058 of 1,887 unknown-key findings
+// were keys the binary defines, from the hand-written list this replaced).
+// The top-level keys Claude Code reads only inside "permissions"
+// (defaultMode, …) are left to misplacedKeys, which says where to write
+// them.
 
-// knownPermissionKeys are the keys of the permissions object.
-var knownPermissionKeys = map[string]bool{
-	"allow": true, "ask": true, "deny": true, "defaultMode": true, "additionalDirectories": true,
-	"disableBypassPermissionsMode": true, "disableAutoMode": true,
-	"blockReadsOutsideWorkingDirectories": true, "blockWritesOutsideWorkingDirectories": true, "denyInsteadOfPrompting": true,
-}
+// isKnownKey reports whether the schema defines a key at a path of keys.
+func isKnownKey(path ...string) bool { return claudeschema.Pinned().Has(path...) }
 
 // readUnknownKeys notes keys Claude Code ignores, with a likely intent.
 func (d *doc) readUnknownKeys() {
 	for _, m := range d.root.Members() {
-		if !knownKeys[m.Key] {
+		if !isKnownKey(m.Key) && settingPlace(m.Key) != placePermissions {
 			d.problems = append(d.problems, docProblem{kind: "unknown_key", line: m.KeyStart.Line, col: m.KeyStart.Column, key: m.Key,
-				message: unknownKeyMessage(m.Key, knownKeys)})
+				message: unknownKeyMessage(m.Key, claudeschema.Pinned().Keys())})
 		}
 	}
 	if perms := d.root.Get("permissions"); perms.Kind() == jsonpos.Object {
 		for _, m := range perms.Members() {
-			if !knownPermissionKeys[m.Key] {
+			if !isKnownKey("permissions", m.Key) {
 				d.problems = append(d.problems, docProblem{kind: "unknown_key", line: m.KeyStart.Line, col: m.KeyStart.Column, key: "permissions." + m.Key,
-					message: unknownKeyMessage(m.Key, knownPermissionKeys)})
+					message: unknownKeyMessage(m.Key, claudeschema.Pinned().KeysAt("permissions"))})
 			}
 		}
 	}
 }
 
 // unknownKeyMessage names a likely intended key (same letters ignoring
-// case, or an edit or two away).
-func unknownKeyMessage(key string, known map[string]bool) string {
+// case, or an edit or two away) among the known ones (sorted).
+func unknownKeyMessage(key string, known []string) string {
 	msg := fmt.Sprintf("Claude Code ignores the unknown key %q", key)
-	if best := policy.Suggest(key, sortedKeys(known)); best != "" {
+	if best := policy.Suggest(key, known); best != "" {
 		msg += fmt.Sprintf("; did you mean %q?", best)
 	}
 	return msg

@@ -2,9 +2,12 @@ package main
 
 // How Claude Code loads its settings files, end to end (issue 19): a file
 // with a byte order mark is read. Each case goes through the App (the
-// fake GitHub) and `shipgate diff` (real git), which must agree.
+// fake GitHub) and `shipgate diff` (real git), which must agree; and a
+// file with one value its settings schema refuses is ignored whole.
 
 import (
+	"fmt"
+	"strings"
 	"testing"
 )
 
@@ -19,6 +22,19 @@ func loaderCases() []surfaceCase {
 			base:     map[string]string{".claude/settings.json": "{}\n", ".claude/settings.local.json": "\ufeff" + denials},
 			head:     map[string]string{".claude/settings.local.json": ""},
 			decision: "require_review", check: "PERMISSION-DENY-REMOVED"},
+		// Claude Code ignores a whole file whose value fails its schema.
+		{name: "a head that sets model to 5 drops the file's denials",
+			base:     map[string]string{".claude/settings.json": denials},
+			head:     map[string]string{".claude/settings.json": settingsJSON(nil, []string{"Read(./.env)", "Bash(curl *)"}, ",\n  \"model\": 5\n")},
+			decision: "require_review", check: "PERMISSION-DENY-REMOVED"},
+		{name: "a local file whose ask list becomes an object",
+			base:     map[string]string{".claude/settings.json": "{}\n", ".claude/settings.local.json": denials},
+			head:     map[string]string{".claude/settings.local.json": "{\"permissions\": {\"deny\": [\"Read(./.env)\", \"Bash(curl *)\"], \"ask\": {\"Bash(git push *)\": true}}}\n"},
+			decision: "require_review", check: "PERMISSION-DENY-REMOVED"},
+		{name: "fixing cleanupPeriodDays \"30\" to 30 switches on a dormant Bash(npm *)",
+			base:     map[string]string{".claude/settings.json": settingsJSON([]string{"Bash(npm *)"}, nil, ",\n  \"cleanupPeriodDays\": \"30\"\n")},
+			head:     map[string]string{".claude/settings.json": settingsJSON([]string{"Bash(npm *)"}, nil, ",\n  \"cleanupPeriodDays\": 30\n")},
+			decision: "require_review", check: "PERMISSION-ALLOW-EXPANDED"},
 	}
 }
 
@@ -27,4 +43,38 @@ func loaderCases() []surfaceCase {
 func TestE2ELoaderAppAndCLI(t *testing.T) {
 	t.Parallel()
 	runAppAndCLI(t, newE2E(t), "l", loaderCases())
+}
+
+// TestE2EKnownKeysAppAndCLI: keys Claude Code 2.1.328 defines (its
+// settings schema, from the binary) are no "unknown key" through the App
+// or the CLI; a misspelt one still is.
+func TestE2EKnownKeysAppAndCLI(t *testing.T) {
+	t.Parallel()
+	env := newE2E(t)
+	cases := []struct {
+		name, head string
+		unknown    bool
+	}{
+		{"keys the binary defines", "{\"effortLevel\": \"high\", \"teammateMode\": \"auto\", \"skipAutoPermissionPrompt\": true, \"tui\": \"default\"}\n", false},
+		{"a misspelt key", "{\"effortLevle\": \"high\"}\n", true},
+	}
+	for i, c := range cases {
+		name := fmt.Sprintf("k%d", i)
+		t.Run(c.name, func(t *testing.T) {
+			base := map[string]string{".claude/settings.json": "{}\n"}
+			head := map[string]string{".claude/settings.json": c.head}
+			env.repo(name, base)
+			pr := env.openPR(name, "change", head)
+			run := env.waitCompleted(name, pr.HeadSHA, 1)
+			rep := cliReport(t, base, head)
+			cli := false
+			for _, f := range rep.Findings {
+				cli = cli || f.CheckID == "SHIP-HOST-BOUNDARY-CONFIG-UNKNOWN-KEY"
+			}
+			app := strings.Contains(run.Summary, "CONFIG-UNKNOWN-KEY")
+			if cli != c.unknown || app != c.unknown {
+				t.Errorf("unknown-key finding: CLI %v, App %v, want %v\n%v\n%s", cli, app, c.unknown, findingIDs(rep), run.Summary)
+			}
+		})
+	}
 }
