@@ -196,6 +196,7 @@ func CompareContext(ctx context.Context, in Input) (Report, error) {
 	for _, f := range e.files {
 		e.compareFile(f)
 	}
+	e.compareEffective()
 	e.compareAgents()
 	e.policyChecks()
 	e.policyChange(in.PolicyChange)

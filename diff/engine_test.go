@@ -396,3 +396,51 @@ func TestSchemaDropsWholeFile(t *testing.T) {
 		}
 	}
 }
+
+// TestEffectiveScalars: Claude Code merges settings.local.json over
+// settings.json (a scalar of the local file replaces the project's), so
+// removing a local override, or deleting the local file, widens when the
+// project's value is wider — though neither file's own diff says so.
+func TestEffectiveScalars(t *testing.T) {
+	two := func(project, localBase, localHead string) Input {
+		return Input{Files: []File{
+			{Path: ".claude/settings.json", Base: Version{Exists: true, Data: []byte(project)}, Head: Version{Exists: true, Data: []byte(project)}},
+			{Path: ".claude/settings.local.json", Base: Version{Exists: localBase != "", Data: []byte(localBase)}, Head: Version{Exists: localHead != "", Data: []byte(localHead)}},
+		}}
+	}
+	mode := func(m string) string { return `{"permissions": {"defaultMode": "` + m + `"}}` }
+	cases := []struct {
+		name                          string
+		project, localBase, localHead string
+		decision                      Decision
+		want                          string // a word the finding's message holds
+	}{
+		{"local default removed over project acceptEdits", mode("acceptEdits"), mode("default"), `{}`, DecisionRequireReview, "acceptEdits"},
+		{"local file with default deleted over project acceptEdits", mode("acceptEdits"), mode("default"), "", DecisionRequireReview, "acceptEdits"},
+		{"local default removed over project plan", mode("plan"), mode("default"), `{}`, DecisionRequireReview, "/etc/passwd"},
+		{"local default removed over project bypassPermissions", mode("bypassPermissions"), mode("default"), "", DecisionBlock, "bypassPermissions"},
+		{"local disableBypassPermissionsMode removed", `{}`, `{"permissions": {"disableBypassPermissionsMode": "disable"}}`, `{}`, DecisionRequireReview, "lock is lifted"},
+		{"local lock removed while the project holds it", `{"permissions": {"disableBypassPermissionsMode": "disable"}}`, `{"permissions": {"disableBypassPermissionsMode": "disable"}}`, `{}`, DecisionAllow, ""},
+		{"local override removed over the same project mode", mode("default"), mode("default"), `{}`, DecisionAllow, ""},
+		{"local plan removed over project default", mode("default"), mode("plan"), `{}`, DecisionRequireReview, "defaultMode"},
+		{"local enableAllProjectMcpServers false removed over project true", `{"enableAllProjectMcpServers": true}`, `{"enableAllProjectMcpServers": false}`, "", DecisionBlock, "enableAllProjectMcpServers"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			r := Compare(two(c.project, c.localBase, c.localHead))
+			if r.Decision != c.decision {
+				t.Fatalf("decision %s, want %s: %v", r.Decision, c.decision, r.Findings)
+			}
+			if c.want == "" {
+				return
+			}
+			found := false
+			for _, f := range r.Findings {
+				found = found || (f.Action != "advisory" && strings.Contains(f.Message, c.want))
+			}
+			if !found {
+				t.Errorf("no finding naming %q: %v", c.want, r.Findings)
+			}
+		})
+	}
+}

@@ -99,7 +99,7 @@ func (e *engine) compareLocks(f *fileState) {
 			continue
 		}
 		line, headLine := lineOf(b, h)
-		if !l.holds(b) || l.holds(h) || heldElsewhere(f.head, l) {
+		if !l.holds(b) || l.holds(h) || heldElsewhere(f.head, l) || e.heldInScope(f, l) {
 			e.row(f, KindSetting, direction(b, h), side(key, b), side(key, h), false, rating.Rating{Access: rating.AccessNone, Risk: rating.RiskLow}, line, headLine, "a lock: "+l.what)
 			continue
 		}
@@ -214,4 +214,16 @@ func (e *engine) guardHooksNote(scope string) string {
 		return " (no hook of this project's settings is affected; the user's own hooks are)"
 	}
 	return fmt.Sprintf(" (%s of this project: %s)", plural(n, "hook handler"), strings.Join(sortedKeys(events), ", "))
+}
+
+// heldInScope reports whether another settings file of the scope that
+// Claude Code surely reads holds the lock at the head, and none of higher
+// precedence overrides it there: the merged settings still hold it, so
+// removing it from this file lifts nothing (effective.go).
+func (e *engine) heldInScope(f *fileState, l lock) bool {
+	if !surelyRead(f, f.scope) {
+		return false
+	}
+	files := e.effectiveFiles(f.scope)
+	return l.holds(effectiveAt(files, true, func(d *doc) setting { return at(d, l.path) }).setting)
 }

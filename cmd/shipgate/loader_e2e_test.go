@@ -13,6 +13,7 @@ import (
 
 func loaderCases() []surfaceCase {
 	denials := settingsJSON(nil, []string{"Read(./.env)", "Bash(curl *)"})
+	mode := func(m string) string { return "{\"permissions\": {\"defaultMode\": \"" + m + "\"}}\n" }
 	return []surfaceCase{
 		{name: "a base with a byte order mark and denials, a head {}",
 			base:     map[string]string{".claude/settings.json": "\ufeff" + denials},
@@ -34,6 +35,15 @@ func loaderCases() []surfaceCase {
 		{name: "fixing cleanupPeriodDays \"30\" to 30 switches on a dormant Bash(npm *)",
 			base:     map[string]string{".claude/settings.json": settingsJSON([]string{"Bash(npm *)"}, nil, ",\n  \"cleanupPeriodDays\": \"30\"\n")},
 			head:     map[string]string{".claude/settings.json": settingsJSON([]string{"Bash(npm *)"}, nil, ",\n  \"cleanupPeriodDays\": 30\n")},
+			decision: "require_review", check: "PERMISSION-ALLOW-EXPANDED"},
+		// settings.local.json overrides settings.json's scalars.
+		{name: "a local defaultMode default over a project acceptEdits is removed",
+			base:     map[string]string{".claude/settings.json": mode("acceptEdits"), ".claude/settings.local.json": mode("default")},
+			head:     map[string]string{".claude/settings.local.json": "{}\n"},
+			decision: "require_review", check: "PERMISSION-ALLOW-EXPANDED"},
+		{name: "the local file that kept a project plan mode at default is deleted",
+			base:     map[string]string{".claude/settings.json": mode("plan"), ".claude/settings.local.json": mode("default")},
+			head:     map[string]string{".claude/settings.local.json": ""},
 			decision: "require_review", check: "PERMISSION-ALLOW-EXPANDED"},
 	}
 }
