@@ -346,6 +346,11 @@ func validate(n *node, v *jsonpos.Value, path string, out *[]*Violation, all boo
 	}
 	if len(n.anyOf) > 0 {
 		for _, alt := range n.anyOf {
+			if alt.opaque && len(alt.types) == 0 {
+				// Its check cannot be run here: it makes a failure
+				// Uncertain below rather than counting as a match.
+				continue
+			}
 			var sub []*Violation
 			validate(alt, v, path, &sub, false)
 			if len(sub) == 0 {
