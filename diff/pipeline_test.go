@@ -15,6 +15,13 @@ import (
 // by && never sees its line whole.
 func TestPipelineRules(t *testing.T) {
 	settings := func(allow, deny, ask []string) map[string][]byte {
+		// A nil list would marshal to null, which Claude Code's schema refuses
+		// (the whole file is dropped): write empty lists as [].
+		for _, l := range []*[]string{&allow, &deny, &ask} {
+			if *l == nil {
+				*l = []string{}
+			}
+		}
 		data, _ := json.Marshal(map[string]any{"permissions": map[string]any{"allow": allow, "deny": deny, "ask": ask}})
 		return map[string][]byte{".claude/settings.json": data}
 	}
