@@ -120,6 +120,9 @@ func TestPreCommitHooks(t *testing.T) {
 		PassFilenames *bool    `json:"pass_filenames"`
 		AlwaysRun     bool     `json:"always_run"`
 		Stages        []string `json:"stages"`
+		// MinimumVersion is pre-commit's own key: the stage name
+		// `pre-commit` needs 3.2.0, and an older pre-commit says so.
+		MinimumVersion string `json:"minimum_pre_commit_version"`
 	}
 	if err := yaml.UnmarshalStrict([]byte(read(t, ".pre-commit-hooks.yaml")), &hooks); err != nil {
 		t.Fatal(err)
@@ -128,6 +131,9 @@ func TestPreCommitHooks(t *testing.T) {
 		t.Fatalf("hooks %+v: want the first one to be shipgate", hooks)
 	}
 	for _, h := range hooks {
+		if h.MinimumVersion != "3.2.0" {
+			t.Errorf("hook %s: minimum_pre_commit_version %q, want \"3.2.0\" (stages: [pre-commit] needs it)", h.ID, h.MinimumVersion)
+		}
 		if !strings.HasPrefix(h.Entry, "shipgate diff --staged --fail-on ") {
 			t.Errorf("hook %s: entry %q", h.ID, h.Entry)
 		}
