@@ -17,11 +17,33 @@ import (
 //
 //	go test -run '^$' -bench BenchmarkAck200 -benchtime 4000x ./webhook
 func BenchmarkAck200(b *testing.B) {
-	const conc = 200
 	q, err := NewMemoryQueue(QueueOptions{Capacity: 1 << 20, Logger: nopLogger()})
 	if err != nil {
 		b.Fatal(err)
 	}
+	benchAck(b, q)
+}
+
+// BenchmarkAck200File is BenchmarkAck200 with the queue kept on disk
+// (FileStore, serve's single-process default): each 202 waits for its jobs
+// to be synced, concurrent deliveries sharing one sync.
+//
+//	go test -run '^$' -bench BenchmarkAck200File -benchtime 4000x ./webhook
+func BenchmarkAck200File(b *testing.B) {
+	st, err := OpenFileStore(FileStoreOptions{Dir: b.TempDir(), Capacity: 1 << 20})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer st.Close()
+	q, err := NewStoreQueue(st, QueueOptions{Logger: nopLogger()})
+	if err != nil {
+		b.Fatal(err)
+	}
+	benchAck(b, q)
+}
+
+func benchAck(b *testing.B, q *StoreQueue) {
+	const conc = 200
 	env := newTestEnv(b, func(o *Options) { o.Queue = q; o.Logger = nopLogger() })
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
