@@ -57,8 +57,9 @@ type serveConfig struct {
 	// demo); serve defaults it (defaultQueueDir). Unused with Redis.
 	QueueDir string
 	// QueueDirDefault is set when QueueDir is serve's default rather than
-	// the operator's choice: a default that cannot be opened (a read-only
-	// home) falls back to memory with a warning instead of failing.
+	// the operator's choice; either way a directory that cannot be opened
+	// (a read-only home, as in the image) stops the start with an error
+	// that says so, never a silent fall-back to memory.
 	QueueDirDefault bool
 	// HTTPTransport is the transport to GitHub (tests and the demo point it
 	// at the fake); nil uses the default.
@@ -429,6 +430,8 @@ func runServe(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	}
 	switch d := strings.TrimSpace(*queueDir); {
 	case cfg.Redis.URL != "", d == "memory":
+	case d == "" && !flagGiven(fs, "queue-dir") && os.Getenv("SHIPGATE_QUEUE_DIR") == "":
+		return usageError(stderr, "serve", "no default --queue-dir: neither $XDG_STATE_HOME nor $HOME names a directory; give a writable directory (or \"memory\" to lose accepted deliveries on a restart)")
 	case d == "":
 		return usageError(stderr, "serve", "--queue-dir is empty: give a writable directory (or \"memory\" to lose accepted deliveries on a restart)")
 	default:
@@ -486,7 +489,8 @@ func runServe(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 
 // defaultQueueDir is where serve keeps its queue without --queue-dir: the
 // user's state directory ($XDG_STATE_HOME, else ~/.local/state) under
-// shipgate/queue; "memory" when there is no home to put it in.
+// shipgate/queue; "" when there is no home to put it in (serve then asks
+// for --queue-dir rather than keep accepted deliveries in memory).
 func defaultQueueDir() string {
 	if d := os.Getenv("XDG_STATE_HOME"); filepath.IsAbs(d) {
 		return filepath.Join(d, "shipgate", "queue")
@@ -494,7 +498,7 @@ func defaultQueueDir() string {
 	if home, err := os.UserHomeDir(); err == nil && filepath.IsAbs(home) {
 		return filepath.Join(home, ".local", "state", "shipgate", "queue")
 	}
-	return "memory"
+	return ""
 }
 
 // flagGiven reports whether the command line set the named flag.

@@ -83,11 +83,18 @@ func newQueueAndDedup(ctx context.Context, rc redisConfig, dir queueDirChoice, q
 	if rc.URL == "" && dir.path != "" {
 		var err error
 		st, err = webhook.OpenFileStore(webhook.FileStoreOptions{Dir: dir.path, Capacity: qo.Capacity})
-		if err != nil && !dir.isDefault {
-			return nil, nil, redisExtras{}, nil, err
-		}
-		if err != nil && qo.Logger != nil {
-			qo.Logger.Warn("the default queue directory cannot be used; set --queue-dir to a writable directory", "error", err)
+		if err != nil {
+			// Never a silent fall-back to memory: a process that answers
+			// 202 and loses the job at its next restart is the failure the
+			// queue on disk is there to prevent (a read-only root file
+			// system, as in the image, made the default directory unusable).
+			what := "--queue-dir"
+			if dir.isDefault {
+				what = "the default --queue-dir (under the home directory)"
+			}
+			return nil, nil, redisExtras{}, nil, fmt.Errorf("the job queue cannot be kept in %s, %s: %w; give --queue-dir (SHIPGATE_QUEUE_DIR) a writable directory "+
+				"(in a container with a read-only root file system, one on a volume), or --queue-dir memory to keep accepted deliveries in memory only, lost when the process stops",
+				dir.path, what, err)
 		}
 	}
 	if st != nil {

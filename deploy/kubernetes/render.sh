@@ -25,5 +25,5 @@ render() { # values-file output-file title
       grep -v -e '^    helm.sh/chart: ' -e '^    app.kubernetes.io/managed-by: ' -e '^# Source: '
   } > "$2"
 }
-render values-single.yaml shipgate.yaml "one replica, in-process job queue"
+render values-single.yaml shipgate.yaml "one replica, its job queue on a PersistentVolumeClaim"
 render values-ha.yaml shipgate-ha.yaml "three replicas on a shared Redis job queue, Ingress, ServiceMonitor"

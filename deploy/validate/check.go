@@ -268,3 +268,98 @@ func listenPort(addr string) int {
 	}
 	return n
 }
+
+// checkQueue holds the Deployment's job queue to what it must survive. With
+// a read-only root file system, serve's default queue directory (under the
+// image's home) cannot be written: without Redis the queue must be named
+// (SHIPGATE_QUEUE_DIR) on a writable mount of an emptyDir or a claim, never
+// in memory, and a claim (one writer at a time: the queue's database is
+// locked by the process that has it open) needs the Recreate strategy, or a
+// rolling update's new pod waits for the old one's lock while the old one
+// waits for the new one to be ready. A claim the stream holds must be
+// single-node (ReadWriteOnce or ReadWriteOncePod) or the strategy alone
+// keeps two writers apart. With Redis the queue is in Redis: no directory.
+func checkQueue(d *appsv1.Deployment, claims map[string]*corev1.PersistentVolumeClaim) []error {
+	var errs []error
+	bad := func(format string, a ...any) { errs = append(errs, fmt.Errorf(format, a...)) }
+	pod := d.Spec.Template.Spec
+	if len(pod.Containers) != 1 {
+		return nil // checkDeployment said so
+	}
+	c := pod.Containers[0]
+	redis, dir := false, ""
+	for _, e := range c.Env {
+		switch e.Name {
+		case "SHIPGATE_REDIS_URL":
+			redis = true
+		case "SHIPGATE_QUEUE_DIR":
+			dir = e.Value
+		}
+	}
+	if redis {
+		if dir != "" {
+			bad("SHIPGATE_QUEUE_DIR is set beside SHIPGATE_REDIS_URL: the queue is in Redis, the directory would be unused")
+		}
+		return errs
+	}
+	switch {
+	case dir == "":
+		bad("SHIPGATE_QUEUE_DIR is not set and there is no Redis: serve's default directory is on the read-only root file system, so the queue cannot be kept (mount a volume and name a directory on it)")
+		return errs
+	case dir == "memory":
+		bad("SHIPGATE_QUEUE_DIR=memory: every accepted delivery not yet run is lost when the pod restarts (give the queue a volume)")
+		return errs
+	case !path.IsAbs(dir):
+		bad("SHIPGATE_QUEUE_DIR %q is not an absolute path", dir)
+		return errs
+	}
+	volumes := map[string]corev1.Volume{}
+	for _, v := range pod.Volumes {
+		volumes[v.Name] = v
+	}
+	var mount *corev1.VolumeMount
+	for i, m := range c.VolumeMounts {
+		mp := path.Clean(m.MountPath)
+		if (dir == mp || strings.HasPrefix(dir, mp+"/")) && (mount == nil || len(mp) > len(path.Clean(mount.MountPath))) {
+			mount = &c.VolumeMounts[i]
+		}
+	}
+	if mount == nil {
+		bad("SHIPGATE_QUEUE_DIR %s is on no volume: the root file system is read-only, serve cannot keep its queue there", dir)
+		return errs
+	}
+	if mount.ReadOnly {
+		bad("SHIPGATE_QUEUE_DIR %s is on the read-only mount %s", dir, mount.Name)
+	}
+	v, ok := volumes[mount.Name]
+	switch {
+	case !ok:
+		bad("the queue's mount %s names no volume of the pod", mount.Name)
+	case v.EmptyDir != nil:
+		// Survives container restarts; each pod has its own: rolling updates are fine.
+	case v.PersistentVolumeClaim != nil:
+		if v.PersistentVolumeClaim.ReadOnly {
+			bad("the queue's claim %s is mounted read-only", v.PersistentVolumeClaim.ClaimName)
+		}
+		if d.Spec.Strategy.Type != appsv1.RecreateDeploymentStrategyType {
+			bad("the queue is on the claim %s but the strategy is %q: the queue has one writer at a time, so a rolling update's new pod cannot open it while the old one runs (use Recreate)",
+				v.PersistentVolumeClaim.ClaimName, d.Spec.Strategy.Type)
+		}
+		if r := d.Spec.Replicas; r != nil && *r > 1 {
+			bad("%d replicas share the queue's claim %s: one process per queue directory (more replicas need Redis)", *r, v.PersistentVolumeClaim.ClaimName)
+		}
+		if pvc, ok := claims[v.PersistentVolumeClaim.ClaimName]; ok {
+			for _, m := range pvc.Spec.AccessModes {
+				if m == corev1.ReadOnlyMany {
+					bad("the queue's claim %s is ReadOnlyMany", pvc.Name)
+				}
+			}
+			if q, ok := pvc.Spec.Resources.Requests[corev1.ResourceStorage]; !ok || q.IsZero() {
+				bad("the queue's claim %s requests no storage", pvc.Name)
+			}
+		}
+	default:
+		bad("the queue's volume %s is neither an emptyDir nor a persistentVolumeClaim: the queue needs a writable volume of its own", mount.Name)
+	}
+	return errs
+}

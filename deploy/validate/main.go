@@ -89,6 +89,8 @@ func newObject(apiVersion, kind string) (any, bool) {
 		return &corev1.Pod{}, true
 	case "v1/ConfigMap":
 		return &corev1.ConfigMap{}, true
+	case "v1/PersistentVolumeClaim":
+		return &corev1.PersistentVolumeClaim{}, true
 	case "networking.k8s.io/v1/Ingress":
 		return &networkingv1.Ingress{}, true
 	case "policy/v1/PodDisruptionBudget":
@@ -104,6 +106,8 @@ func newObject(apiVersion, kind string) (any, bool) {
 // Validate checks every document of a multi-document YAML stream and
 // returns "Kind/name" of each valid one, and the errors.
 func Validate(data []byte) (docs []string, errs []error) {
+	var deployments []*appsv1.Deployment
+	claims := map[string]*corev1.PersistentVolumeClaim{}
 	for i, doc := range splitDocuments(data) {
 		if len(bytes.TrimSpace(stripComments(doc))) == 0 {
 			continue
@@ -137,7 +141,20 @@ func Validate(data []byte) (docs []string, errs []error) {
 		for _, e := range check(obj) {
 			errs = append(errs, fmt.Errorf("%s: %w", where, e))
 		}
+		switch o := obj.(type) {
+		case *appsv1.Deployment:
+			deployments = append(deployments, o)
+		case *corev1.PersistentVolumeClaim:
+			claims[o.Name] = o
+		}
 		docs = append(docs, tm.Kind+"/"+tm.Metadata.Name)
+	}
+	// The rules that need the stream's other objects (the claims the
+	// Deployment mounts).
+	for _, d := range deployments {
+		for _, e := range checkQueue(d, claims) {
+			errs = append(errs, fmt.Errorf("Deployment/%s: %w", d.Name, e))
+		}
 	}
 	if len(docs) == 0 && len(errs) == 0 {
 		errs = append(errs, errors.New("no Kubernetes object found"))

@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -52,11 +53,13 @@ spec:
             - {name: SHIPGATE_PRIVATE_KEY_FILE, value: /etc/shipgate/credentials/private-key.pem}
             - {name: SHIPGATE_WEBHOOK_SECRET_FILE, value: /etc/shipgate/credentials/webhook-secret}
             - {name: SHIPGATE_OPS_LISTEN, value: ":9090"}
+            - {name: SHIPGATE_QUEUE_DIR, value: /var/lib/shipgate/queue}
           ports:
             - {name: http, containerPort: 8080}
             - {name: ops, containerPort: 9090}
           volumeMounts:
             - {name: credentials, mountPath: /etc/shipgate/credentials, readOnly: true}
+            - {name: queue, mountPath: /var/lib/shipgate}
           livenessProbe: {httpGet: {path: /healthz, port: ops}}
           readinessProbe: {httpGet: {path: /readyz, port: 9090}}
           resources:
@@ -69,6 +72,8 @@ spec:
       volumes:
         - name: credentials
           secret: {secretName: shipgate}
+        - name: queue
+          emptyDir: {}
 `
 
 func TestValidatorCatchesMistakes(t *testing.T) {
@@ -97,6 +102,14 @@ func TestValidatorCatchesMistakes(t *testing.T) {
 		{"secret in env", "- {name: SHIPGATE_APP_ID, value: \"1\"}", "- {name: SHIPGATE_APP_ID, value: \"1\"}\n            - {name: SHIPGATE_WEBHOOK_SECRET, value: hunter2}", "written in the manifest"},
 		{"key outside the secret mount", "value: /etc/shipgate/credentials/private-key.pem", "value: /tmp/private-key.pem", "not in a read-only mount"},
 		{"token mounted", "automountServiceAccountToken: false", "automountServiceAccountToken: true", "automountServiceAccountToken"},
+		// The job queue (issue 20): the root file system is read-only.
+		{"queue directory unset", "            - {name: SHIPGATE_QUEUE_DIR, value: /var/lib/shipgate/queue}\n", "", "SHIPGATE_QUEUE_DIR is not set and there is no Redis"},
+		{"queue in memory", "value: /var/lib/shipgate/queue}", "value: memory}", "SHIPGATE_QUEUE_DIR=memory"},
+		{"queue on the root file system", "value: /var/lib/shipgate/queue}", "value: /home/nonroot/queue}", "is on no volume"},
+		{"queue on a read-only mount", "{name: queue, mountPath: /var/lib/shipgate}", "{name: queue, mountPath: /var/lib/shipgate, readOnly: true}", "read-only mount"},
+		{"queue on a ConfigMap", "          emptyDir: {}", "          configMap: {name: x}", "neither an emptyDir nor a persistentVolumeClaim"},
+		{"queue on a claim, rolling", "          emptyDir: {}", "          persistentVolumeClaim: {claimName: q}", "use Recreate"},
+		{"queue directory beside Redis", "            - {name: SHIPGATE_QUEUE_DIR,", "            - {name: SHIPGATE_REDIS_URL, valueFrom: {secretKeyRef: {name: r, key: u}}}\n            - {name: SHIPGATE_QUEUE_DIR,", "the directory would be unused"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -119,6 +132,28 @@ func TestValidatorCatchesMistakes(t *testing.T) {
 	ing := "apiVersion: networking.k8s.io/v1\nkind: Ingress\nmetadata: {name: x}\nspec:\n  rules:\n    - host: h\n      http:\n        paths:\n          - path: /\n            pathType: Prefix\n            backend: {service: {name: x, port: {name: http}}}\n"
 	if _, errs := Validate([]byte(ing)); len(errs) == 0 {
 		t.Error("an Ingress exposing / (metrics included) passed")
+	}
+}
+
+// TestQueueOnAClaim: a queue on a claim passes with the Recreate strategy
+// and a claim the stream holds is checked too.
+func TestQueueOnAClaim(t *testing.T) {
+	onClaim := strings.Replace(strings.Replace(goodDeployment, "          emptyDir: {}", "          persistentVolumeClaim: {claimName: q}", 1),
+		"spec:\n  selector:", "spec:\n  strategy: {type: Recreate}\n  selector:", 1)
+	claim := "apiVersion: v1\nkind: PersistentVolumeClaim\nmetadata: {name: q}\nspec:\n  accessModes: [ReadWriteOnce]\n  resources: {requests: {storage: 1Gi}}\n"
+	if _, errs := Validate([]byte(onClaim + "---\n" + claim)); len(errs) > 0 {
+		t.Fatalf("a queue on a claim with Recreate fails: %v", errs)
+	}
+	for name, c := range map[string]struct{ from, to, want string }{
+		"read-only claim":   {"accessModes: [ReadWriteOnce]", "accessModes: [ReadOnlyMany]", "ReadOnlyMany"},
+		"no storage asked":  {"storage: 1Gi", "storage: 0", "requests no storage"},
+		"claim mounted r/o": {"claimName: q}", "claimName: q, readOnly: true}", "mounted read-only"},
+	} {
+		doc := strings.Replace(onClaim+"---\n"+claim, c.from, c.to, 1)
+		_, errs := Validate([]byte(doc))
+		if !slices.ContainsFunc(errs, func(e error) bool { return strings.Contains(e.Error(), c.want) }) {
+			t.Errorf("%s: errors %v, want one containing %q", name, errs, c.want)
+		}
 	}
 }
 

@@ -55,6 +55,20 @@ app.kubernetes.io/instance: {{ .Release.Name }}
 {{- end }}
 {{- end }}
 
+{{/* The job queue's storage without Redis (queue.storage); "" with Redis,
+which keeps the queue itself. */}}
+{{- define "shipgate.queueStorage" -}}
+{{- if not .Values.redis.enabled }}{{ .Values.queue.storage }}{{- end }}
+{{- end }}
+
+{{/* The claim the queue is on ("" when it is on none). */}}
+{{- define "shipgate.queueClaim" -}}
+{{- $s := include "shipgate.queueStorage" . }}
+{{- if eq $s "pvc" }}{{ include "shipgate.fullname" . }}-queue
+{{- else if eq $s "existingClaim" }}{{ .Values.queue.existingClaim }}
+{{- end }}
+{{- end }}
+
 {{/* Refuse configurations that would silently misbehave. */}}
 {{- define "shipgate.validate" -}}
 {{- if not .Values.github.appId }}
@@ -62,6 +76,9 @@ app.kubernetes.io/instance: {{ .Release.Name }}
 {{- end }}
 {{- if and (gt (int .Values.replicaCount) 1) (not .Values.redis.enabled) }}
 {{- fail "replicaCount > 1 needs redis.enabled: without Redis each replica has its own queue and de-duplication" }}
+{{- end }}
+{{- if and (eq (include "shipgate.queueStorage" .) "existingClaim") (not .Values.queue.existingClaim) }}
+{{- fail "queue.storage existingClaim needs queue.existingClaim: the name of the PersistentVolumeClaim the job queue is kept on" }}
 {{- end }}
 {{- if and .Values.redis.enabled (not .Values.redis.url) (not .Values.redis.existingSecret) }}
 {{- fail "redis.enabled needs redis.url or redis.existingSecret" }}
