@@ -86,9 +86,9 @@ conformance: claude-code
 
 # The Codex CLI and Gemini CLI oracles (docs/conformance.md): the pinned
 # npm packages, installed outside the repository like Claude Code. Their
-# versions are internal/agents/codex.Version and gemini.Version.
-CODEX_VERSION  := $(shell sed -n 's/^const Version = "\(.*\)"/\1/p' internal/agents/codex/rules.go)
-GEMINI_VERSION := $(shell sed -n 's/^const Version = "\(.*\)"/\1/p' internal/agents/gemini/settings.go)
+# versions are agentfiles/codex.Version and gemini.Version.
+CODEX_VERSION  := $(shell sed -n 's/^const Version = "\(.*\)"/\1/p' agentfiles/codex/rules.go)
+GEMINI_VERSION := $(shell sed -n 's/^const Version = "\(.*\)"/\1/p' agentfiles/gemini/settings.go)
 SHIPGATE_CODEX_CACHE  ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/shipgate/codex/$(CODEX_VERSION)
 SHIPGATE_GEMINI_CACHE ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/shipgate/gemini-cli/$(GEMINI_VERSION)
 export SHIPGATE_CODEX_CACHE SHIPGATE_GEMINI_CACHE

@@ -231,7 +231,7 @@ func (c *Clients) PaceWrites(limits []WritePace) { c.pace = limits }
 // writes whichever replica sends them, so with several replicas a
 // per-process pace lets them pass the limit together. WaitWrite blocks
 // (honouring ctx) until one more write of the installation fits, and
-// records it. internal/redisqueue's WritePacer implements it in Redis.
+// records it. webhook/redisqueue's WritePacer implements it in Redis.
 type WriteLimiter interface {
 	WaitWrite(ctx context.Context, installationID int64) error
 }

@@ -14,7 +14,7 @@ import (
 	"github.com/google/go-github/v62/github"
 
 	"github.com/shipgate-app/shipgate/diff"
-	"github.com/shipgate-app/shipgate/internal/gather"
+	"github.com/shipgate-app/shipgate/gather"
 	"github.com/shipgate-app/shipgate/policy"
 )
 

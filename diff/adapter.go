@@ -5,7 +5,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/shipgate-app/shipgate/internal/agents/agent"
+	"github.com/shipgate-app/shipgate/agentfiles/agent"
 	"github.com/shipgate-app/shipgate/lattice"
 	"github.com/shipgate-app/shipgate/policy"
 )
@@ -31,7 +31,7 @@ const (
 // Claude Code is the first adapter and keeps the engine's original,
 // dedicated comparison (settings.go, rules.go, values.go, …). Every other
 // agent is a ModelAdapter: it reads its files into the agent-neutral model
-// of internal/agents/agent (rules over a surface compiled to lattice
+// of agentfiles/agent (rules over a surface compiled to lattice
 // automata, the agent's precedence, settings, MCP servers, problems with
 // positions) and the engine compares a scope's model at base and head
 // (agentcompare.go): effective decision per call (runs without a prompt /
@@ -41,8 +41,8 @@ const (
 //
 // To add an agent:
 //
-//  1. Write a pure package internal/agents/<name> (no import of diff):
-//     its strict parser with positions (diff/jsonpos or tailscale/hujson
+//  1. Write a pure package agentfiles/<name> (no import of diff):
+//     its strict parser with positions (jsonpos or tailscale/hujson
 //     for JSONC, TOML, Starlark…), its rule language translated to
 //     lattice.RE and compiled with lattice.Compile (a construct outside
 //     the regular subset sets agent.Rule.Unknown with the reason), its

@@ -6,13 +6,13 @@ import (
 	"strings"
 	"unicode"
 
-	"github.com/shipgate-app/shipgate/internal/agents/agent"
-	"github.com/shipgate-app/shipgate/internal/agents/codex"
+	"github.com/shipgate-app/shipgate/agentfiles/agent"
+	"github.com/shipgate-app/shipgate/agentfiles/codex"
 	"github.com/shipgate-app/shipgate/lattice"
 )
 
 // The Codex CLI adapter: .codex/config.toml and .codex/rules/*.rules of a
-// project folder (the folder holding .codex), read by internal/agents/codex
+// project folder (the folder holding .codex), read by agentfiles/codex
 // and compared through the agent-neutral model.
 //
 // Rules are put on two surfaces. On "shell" (escalation: what runs without

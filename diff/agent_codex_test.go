@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/shipgate-app/shipgate/internal/agents/agent"
-	"github.com/shipgate-app/shipgate/internal/agents/codex"
+	"github.com/shipgate-app/shipgate/agentfiles/agent"
+	"github.com/shipgate-app/shipgate/agentfiles/codex"
 )
 
 // TestCodexLangMatchesRule: the language a Codex rule compiles to accepts

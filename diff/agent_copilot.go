@@ -1,13 +1,13 @@
 package diff
 
 import (
-	"github.com/shipgate-app/shipgate/internal/agents/agent"
-	"github.com/shipgate-app/shipgate/internal/agents/copilot"
+	"github.com/shipgate-app/shipgate/agentfiles/agent"
+	"github.com/shipgate-app/shipgate/agentfiles/copilot"
 )
 
 // copilotAdapter is GitHub Copilot CLI (.github/copilot/settings*.json,
 // .github/hooks/*.json, skills, .github/mcp.json, .github/lsp.json): see
-// internal/agents/copilot.
+// agentfiles/copilot.
 type copilotAdapter struct{}
 
 func (copilotAdapter) Agent() string          { return AgentCopilotCLI }

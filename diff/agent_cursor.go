@@ -1,13 +1,13 @@
 package diff
 
 import (
-	"github.com/shipgate-app/shipgate/internal/agents/agent"
-	"github.com/shipgate-app/shipgate/internal/agents/cursor"
+	"github.com/shipgate-app/shipgate/agentfiles/agent"
+	"github.com/shipgate-app/shipgate/agentfiles/cursor"
 )
 
 // cursorAdapter is Cursor (.cursor/cli.json, .cursor/mcp.json,
 // .cursor/hooks.json and its scripts): see
-// internal/agents/cursor.
+// agentfiles/cursor.
 type cursorAdapter struct{}
 
 func (cursorAdapter) Agent() string          { return AgentCursor }

@@ -6,13 +6,13 @@ import (
 	"path"
 	"strings"
 
-	"github.com/shipgate-app/shipgate/internal/agents/agent"
-	"github.com/shipgate-app/shipgate/internal/agents/gemini"
+	"github.com/shipgate-app/shipgate/agentfiles/agent"
+	"github.com/shipgate-app/shipgate/agentfiles/gemini"
 	"github.com/shipgate-app/shipgate/lattice"
 )
 
 // The Gemini CLI adapter: .gemini/settings.json of a folder (the one
-// Gemini is started in), read by internal/agents/gemini and compared
+// Gemini is started in), read by agentfiles/gemini and compared
 // through the agent-neutral model, and .gemini/policies/*.toml, which
 // Gemini CLI 0.61.0 never loads (disableWorkspacePolicies): a change to
 // one is reported as information.

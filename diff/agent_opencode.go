@@ -1,13 +1,13 @@
 package diff
 
 import (
-	"github.com/shipgate-app/shipgate/internal/agents/agent"
-	"github.com/shipgate-app/shipgate/internal/agents/opencode"
+	"github.com/shipgate-app/shipgate/agentfiles/agent"
+	"github.com/shipgate-app/shipgate/agentfiles/opencode"
 )
 
 // opencodeAdapter is OpenCode (opencode.json, opencode.jsonc, the files
 // of .opencode folders and those {file:…} pulls in): see
-// internal/agents/opencode.
+// agentfiles/opencode.
 type opencodeAdapter struct{}
 
 func (opencodeAdapter) Agent() string          { return AgentOpenCode }

@@ -1,13 +1,13 @@
 package diff
 
 import (
-	"github.com/shipgate-app/shipgate/internal/agents/agent"
-	"github.com/shipgate-app/shipgate/internal/agents/vscode"
+	"github.com/shipgate-app/shipgate/agentfiles/agent"
+	"github.com/shipgate-app/shipgate/agentfiles/vscode"
 )
 
 // vscodeAdapter is VS Code with GitHub Copilot Chat (.vscode/settings.json,
 // .vscode/mcp.json, *.code-workspace, dev container definitions): see
-// internal/agents/vscode.
+// agentfiles/vscode.
 type vscodeAdapter struct{}
 
 func (vscodeAdapter) Agent() string          { return AgentVSCode }

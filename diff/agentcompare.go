@@ -7,14 +7,14 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/shipgate-app/shipgate/internal/agents/agent"
+	"github.com/shipgate-app/shipgate/agentfiles/agent"
 	"github.com/shipgate-app/shipgate/lattice"
 	"github.com/shipgate-app/shipgate/policy"
 	"github.com/shipgate-app/shipgate/rating"
 )
 
 // This file compares the files of agents other than Claude Code through
-// the agent-neutral model (internal/agents/agent): per scope, the
+// the agent-neutral model (agentfiles/agent): per scope, the
 // effective policy at base and head (the adapter's precedence), searched
 // with the lattice for calls the head decides more permissively than the
 // base; per file, settings, MCP servers and problems.

@@ -5,7 +5,7 @@ import (
 	"path"
 	"strings"
 
-	"github.com/shipgate-app/shipgate/diff/jsonpos"
+	"github.com/shipgate-app/shipgate/jsonpos"
 	"github.com/shipgate-app/shipgate/policy"
 	"github.com/shipgate-app/shipgate/rating"
 )

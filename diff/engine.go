@@ -8,7 +8,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/shipgate-app/shipgate/internal/agents/agent"
+	"github.com/shipgate-app/shipgate/agentfiles/agent"
 	"github.com/shipgate-app/shipgate/lattice"
 	"github.com/shipgate-app/shipgate/policy"
 	"github.com/shipgate-app/shipgate/rating"

@@ -46,7 +46,7 @@ type File struct {
 // comparison compares at most MaxComparedFiles, but 500 files of 1 MiB on
 // both sides is 1 GB to fetch, hold and parse (measured: 2.4 GB of peak
 // memory and 10 s of CPU in shipgate diff). Real changes read tens of
-// kilobytes. The gatherer (internal/gather, for the App and the CLI
+// kilobytes. The gatherer (gather, for the App and the CLI
 // alike) stops reading once the bound is spent and names the files it
 // left in Input.Unread, which block.
 const MaxInputBytes = 8 << 20

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/shipgate-app/shipgate/diff/jsonpos"
+	"github.com/shipgate-app/shipgate/jsonpos"
 	"github.com/shipgate-app/shipgate/lattice"
 )
 

@@ -111,7 +111,7 @@ const loadedIn = "\x00dir:"
 // followLoads adds to uses the files the scripts of the input that
 // commands run load (LoadsOf of either version), MaxLoadDepth levels
 // deep and over at most MaxLoadFiles scripts, as the gatherer does
-// (internal/gather/hooks.go): a loaded file is used as the script that
+// (gather/hooks.go): a loaded file is used as the script that
 // loads it is, via that script. A script with a load Shipgate cannot
 // resolve, or whose loads are past the bounds, makes its folder's files
 // used (loadedIn), with the reason.

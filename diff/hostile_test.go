@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/shipgate-app/shipgate/internal/agents/codex"
+	"github.com/shipgate-app/shipgate/agentfiles/codex"
 	"github.com/shipgate-app/shipgate/lattice"
 	"github.com/shipgate-app/shipgate/policy"
 )

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/shipgate-app/shipgate/diff/claudeschema"
-	"github.com/shipgate-app/shipgate/diff/jsonpos"
+	"github.com/shipgate-app/shipgate/jsonpos"
 )
 
 // TestSettingPlaces: each key is read where Claude Code reads it, and a

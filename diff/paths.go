@@ -11,7 +11,7 @@ import (
 
 	"mvdan.cc/sh/v3/syntax"
 
-	"github.com/shipgate-app/shipgate/diff/jsonpos"
+	"github.com/shipgate-app/shipgate/jsonpos"
 )
 
 // A settings file's hooks, status lines and helpers, a skill's or

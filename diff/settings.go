@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"github.com/shipgate-app/shipgate/diff/claudeschema"
-	"github.com/shipgate-app/shipgate/diff/jsonpos"
+	"github.com/shipgate-app/shipgate/jsonpos"
 	"github.com/shipgate-app/shipgate/lattice"
 	"github.com/shipgate-app/shipgate/policy"
 )

@@ -68,7 +68,7 @@ type DeliveryCacheOptions struct {
 // to force re-evaluation, use the check run's "Re-run" button instead. The
 // cache is per process: after a restart, or across replicas, a duplicate can
 // slip through; evaluation is idempotent, so that costs API calls, not
-// correctness. With several replicas, the Redis queue (internal/redisqueue)
+// correctness. With several replicas, the Redis queue (webhook/redisqueue)
 // de-duplicates across them, atomically with storing the jobs.
 type DeliveryCache struct {
 	mu              sync.Mutex

@@ -17,7 +17,7 @@
 //     jittered exponential backoff, survives panics, reports failures and
 //     supersessions, and drains (in process) or hands back (shared) on
 //     shutdown, over a Store: MemoryStore in process (NewMemoryQueue), or the
-//     Redis store of internal/redisqueue for several replicas; both pass one
+//     Redis store of webhook/redisqueue for several replicas; both pass one
 //     suite (internal/queuetest) and implement DeliveryQueue, DurableQueue
 //     and ReadyChecker;
 //   - operational endpoints (/healthz, /readyz, /metrics) and Prometheus

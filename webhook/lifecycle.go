@@ -33,7 +33,7 @@ const (
 )
 
 // StoreQueue is the job queue: one lifecycle over a Store (MemoryStore in
-// process; the Redis store of internal/redisqueue for several replicas).
+// process; the Redis store of webhook/redisqueue for several replicas).
 //
 //   - Enqueue and EnqueueDelivery admit a batch all-or-nothing against the
 //     capacity (ErrQueueFull: the handler answers 503, and the refusal is

@@ -40,7 +40,7 @@ const metricsNamespace = "shipgate"
 //
 // Both queue backends record these through the one lifecycle (StoreQueue);
 // with Redis, queue_depth and queue_running count every replica's jobs, and
-// internal/redisqueue adds redis_errors_total{op}.
+// webhook/redisqueue adds redis_errors_total{op}.
 type Metrics struct {
 	registry *prometheus.Registry
 

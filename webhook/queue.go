@@ -102,7 +102,7 @@ const (
 )
 
 // QueueOptions configures a StoreQueue (NewMemoryQueue, and the Redis queue
-// through internal/redisqueue). Zero values take the defaults.
+// through webhook/redisqueue). Zero values take the defaults.
 type QueueOptions struct {
 	// Capacity bounds pending jobs (distinct keys; a replaced job does not
 	// count twice). Retries of already admitted jobs may exceed it by at
@@ -173,7 +173,7 @@ func ExponentialBackoff(base, max time.Duration, random func() float64) func(att
 // a MemoryStore. Jobs live in memory only: a crash or a restart loses the
 // pending ones (the periodic sweep of open pull requests, app.Sweeper,
 // finds their heads without a check run and queues them again), which is
-// why Shutdown drains; internal/redisqueue is the durable, multi-replica
+// why Shutdown drains; webhook/redisqueue is the durable, multi-replica
 // store.
 type MemoryQueue = StoreQueue
 

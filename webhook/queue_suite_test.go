@@ -8,7 +8,7 @@ import (
 )
 
 // TestMemoryQueueSuite runs the one queue suite against the in-process
-// store; internal/redisqueue runs it against Redis.
+// store; webhook/redisqueue runs it against Redis.
 func TestMemoryQueueSuite(t *testing.T) {
 	queuetest.Run(t, queuetest.Backend{
 		Durable: false,

@@ -122,7 +122,7 @@ type RedelivererOptions struct {
 	// refused and their pull requests, the failures not yet redelivered,
 	// the redeliveries asked, the newest delivery scanned) outside the
 	// process, so a restart resumes instead of forgetting: the Redis store
-	// (internal/redisqueue) with Redis; nil keeps it in memory only (after a
+	// (webhook/redisqueue) with Redis; nil keeps it in memory only (after a
 	// restart the first scan looks back Lookback again, and the periodic
 	// sweep of open pull requests covers what that misses).
 	Memory RedeliveryMemory

@@ -18,7 +18,7 @@ import (
 // heartbeat, reclaiming, failure and supersession reports, shutdown) is
 // written once, in StoreQueue; a Store only keeps the state, and every
 // method is one atomic step on it. Two implementations exist: MemoryStore
-// (in process) and the Redis store of internal/redisqueue (shared by
+// (in process) and the Redis store of webhook/redisqueue (shared by
 // replicas), and one test suite (internal/queuetest) runs against both.
 //
 // The state, for each job key (app.Job.Key):

@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"github.com/shipgate-app/shipgate/diff"
-	"github.com/shipgate-app/shipgate/internal/gather"
+	"github.com/shipgate-app/shipgate/gather"
 	"github.com/shipgate-app/shipgate/internal/gitrepo"
 	"github.com/shipgate-app/shipgate/policy"
 )

@@ -20,8 +20,8 @@ import (
 
 	"github.com/shipgate-app/shipgate/app"
 	"github.com/shipgate-app/shipgate/diff"
+	"github.com/shipgate-app/shipgate/gather"
 	"github.com/shipgate-app/shipgate/githubtest"
-	"github.com/shipgate-app/shipgate/internal/gather"
 	"github.com/shipgate-app/shipgate/internal/redistest"
 )
 

@@ -12,8 +12,8 @@ import (
 
 	"github.com/shipgate-app/shipgate/app"
 	"github.com/shipgate-app/shipgate/githubtest"
-	"github.com/shipgate-app/shipgate/internal/redisqueue"
 	"github.com/shipgate-app/shipgate/internal/redistest"
+	"github.com/shipgate-app/shipgate/webhook/redisqueue"
 )
 
 // TestE2ERevokedTokenIsRefreshed: GitHub revokes the installation token the

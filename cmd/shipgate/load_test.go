@@ -30,9 +30,9 @@ import (
 	"time"
 
 	"github.com/shipgate-app/shipgate/githubtest"
-	"github.com/shipgate-app/shipgate/internal/redisqueue"
 	"github.com/shipgate-app/shipgate/internal/redistest"
 	"github.com/shipgate-app/shipgate/webhook"
+	"github.com/shipgate-app/shipgate/webhook/redisqueue"
 )
 
 // loadConfig is the shape of a load run; every field has an environment

@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"github.com/shipgate-app/shipgate/githubtest"
-	"github.com/shipgate-app/shipgate/internal/redisqueue"
 	"github.com/shipgate-app/shipgate/internal/redistest"
+	"github.com/shipgate-app/shipgate/webhook/redisqueue"
 )
 
 // TestE2ERedisRedeliveryIsSharedByReplicas: two replicas on one Redis; the

@@ -31,8 +31,8 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/shipgate-app/shipgate/githubtest"
-	"github.com/shipgate-app/shipgate/internal/redisqueue"
 	"github.com/shipgate-app/shipgate/internal/redistest"
+	"github.com/shipgate-app/shipgate/webhook/redisqueue"
 )
 
 // Shape of the fault test: 4 repositories × 25 pull requests, each opened

@@ -8,9 +8,9 @@ import (
 	"time"
 
 	"github.com/shipgate-app/shipgate/githubtest"
-	"github.com/shipgate-app/shipgate/internal/redisqueue"
 	"github.com/shipgate-app/shipgate/internal/redistest"
 	"github.com/shipgate-app/shipgate/webhook"
+	"github.com/shipgate-app/shipgate/webhook/redisqueue"
 )
 
 // TestE2ERestartMidBurstLosesNothing: a burst of pull requests, every

@@ -13,8 +13,8 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/shipgate-app/shipgate/app"
-	"github.com/shipgate-app/shipgate/internal/redisqueue"
 	"github.com/shipgate-app/shipgate/webhook"
+	"github.com/shipgate-app/shipgate/webhook/redisqueue"
 )
 
 // redisConfig selects the job queue of `shipgate serve`: empty URL, the

@@ -9,9 +9,9 @@ import (
 
 	"github.com/shipgate-app/shipgate/app"
 	"github.com/shipgate-app/shipgate/githubtest"
-	"github.com/shipgate-app/shipgate/internal/redisqueue"
 	"github.com/shipgate-app/shipgate/internal/redistest"
 	"github.com/shipgate-app/shipgate/webhook"
+	"github.com/shipgate-app/shipgate/webhook/redisqueue"
 )
 
 // sweptPR is one pull request of a sweep test and its head.

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/shipgate-app/shipgate/diff/jsonpos"
+	"github.com/shipgate-app/shipgate/jsonpos"
 )
 
 // loadRow is one line of the loads file: a probe document and what Claude

@@ -10,8 +10,8 @@ import (
 	"time"
 
 	"github.com/shipgate-app/shipgate/diff/claudeschema"
-	"github.com/shipgate-app/shipgate/diff/jsonpos"
 	"github.com/shipgate-app/shipgate/internal/conformance"
+	"github.com/shipgate-app/shipgate/jsonpos"
 	"github.com/shipgate-app/shipgate/lattice"
 )
 

@@ -28,7 +28,7 @@ import (
 	"strings"
 	"unicode/utf16"
 
-	"github.com/shipgate-app/shipgate/diff/jsonpos"
+	"github.com/shipgate-app/shipgate/jsonpos"
 )
 
 // Version is the Claude Code release the pinned schema was taken from.

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/shipgate-app/shipgate/diff/jsonpos"
+	"github.com/shipgate-app/shipgate/jsonpos"
 )
 
 // TestValidateMarks runs Validate on a small schema with every mark the

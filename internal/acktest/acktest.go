@@ -1,7 +1,7 @@
 // Package acktest drives the webhook acknowledgement benchmarks: signed
 // deliveries POSTed to a real server by concurrent connections, the way
 // GitHub sends them. The in-process queue's benchmark (webhook) and the
-// Redis queue's (internal/redisqueue) share it so that their figures are
+// Redis queue's (webhook/redisqueue) share it so that their figures are
 // taken alike.
 package acktest
 

@@ -13,10 +13,10 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/shipgate-app/shipgate/internal/agents/codex"
+	"github.com/shipgate-app/shipgate/agentfiles/codex"
 )
 
-// This file holds Shipgate's Codex CLI model (internal/agents/codex) to
+// This file holds Shipgate's Codex CLI model (agentfiles/codex) to
 // the pinned @openai/codex binary: `codex execpolicy check --rules F… --
 // argv…` decides each generated (rules files, argv) pair, and the same
 // pair is put to codex.ParseRules and codex.Policy.Decide.

@@ -14,7 +14,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/shipgate-app/shipgate/internal/agents/codex"
+	"github.com/shipgate-app/shipgate/agentfiles/codex"
 )
 
 // This file holds codex.EffectiveConfig (what a trusted project's

@@ -13,8 +13,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/shipgate-app/shipgate/internal/agents/agent"
-	"github.com/shipgate-app/shipgate/internal/agents/copilot"
+	"github.com/shipgate-app/shipgate/agentfiles/agent"
+	"github.com/shipgate-app/shipgate/agentfiles/copilot"
 )
 
 // The Copilot CLI oracle: for generated repositories (skills in the

@@ -14,10 +14,10 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/shipgate-app/shipgate/internal/agents/gemini"
+	"github.com/shipgate-app/shipgate/agentfiles/gemini"
 )
 
-// This file holds Shipgate's Gemini CLI model (internal/agents/gemini) to
+// This file holds Shipgate's Gemini CLI model (agentfiles/gemini) to
 // the policy engine shipped in the pinned @google/gemini-cli package: a
 // small node script (gemini_oracle.mjs) imports its PolicyEngine and
 // createPolicyEngineConfig and decides generated (settings, call) pairs;

@@ -14,8 +14,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/shipgate-app/shipgate/internal/agents/agent"
-	"github.com/shipgate-app/shipgate/internal/agents/opencode"
+	"github.com/shipgate-app/shipgate/agentfiles/agent"
+	"github.com/shipgate-app/shipgate/agentfiles/opencode"
 )
 
 // The OpenCode oracle: the pinned opencode-ai binary's own effective rule

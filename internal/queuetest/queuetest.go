@@ -1,7 +1,7 @@
 // Package queuetest is the one test suite of Shipgate's job queue: the
 // lifecycle (webhook.StoreQueue) over each storage backend must pass it —
 // the in-process webhook.MemoryStore (webhook's tests) and the Redis store
-// of internal/redisqueue (its tests, against a real redis-server). A
+// of webhook/redisqueue (its tests, against a real redis-server). A
 // behaviour one backend has and the other lacks fails here, so the two
 // cannot drift apart again.
 //

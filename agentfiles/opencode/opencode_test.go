@@ -3,7 +3,7 @@ package opencode
 import (
 	"testing"
 
-	"github.com/shipgate-app/shipgate/internal/agents/agent"
+	"github.com/shipgate-app/shipgate/agentfiles/agent"
 )
 
 // TestDecisions holds the reader to OpenCode's documented decisions, each

@@ -3,7 +3,7 @@ package copilot
 import (
 	"testing"
 
-	"github.com/shipgate-app/shipgate/internal/agents/agent"
+	"github.com/shipgate-app/shipgate/agentfiles/agent"
 )
 
 // TestRules holds the rule reader to `copilot help permissions` (1.0.102,

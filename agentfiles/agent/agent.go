@@ -4,7 +4,7 @@
 // each gives and the language it matches, compiled to lattice automata;
 // the precedence that combines them; settings whose value lets the agent
 // do more; MCP servers; and problems with positions. The adapters
-// (internal/agents/<name>) parse and give meaning; package diff compares a
+// (agentfiles/<name>) parse and give meaning; package diff compares a
 // scope's model at base and head and emits the report's rows. Like the
 // engine it is pure: no network, clock or file system, and it does not
 // import diff.

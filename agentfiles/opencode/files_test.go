@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/shipgate-app/shipgate/internal/agents/agent"
+	"github.com/shipgate-app/shipgate/agentfiles/agent"
 )
 
 // TestClassifyFiles: every file of a .opencode folder is OpenCode's, by

@@ -2,7 +2,7 @@
 // comments, trailing commas), as VS Code, OpenCode and Cursor read their
 // settings, with positions. It blanks comments and trailing commas out
 // byte for byte (so every line and column stays where the file has it)
-// and parses the rest strictly with diff/jsonpos: duplicate keys, invalid
+// and parses the rest strictly with jsonpos: duplicate keys, invalid
 // UTF-8 and lone surrogates are still reported.
 package jsonc
 
@@ -11,7 +11,7 @@ import (
 	"net/url"
 	"strings"
 
-	"github.com/shipgate-app/shipgate/diff/jsonpos"
+	"github.com/shipgate-app/shipgate/jsonpos"
 )
 
 // Options says which JSONC extensions the agent accepts.

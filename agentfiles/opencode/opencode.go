@@ -21,9 +21,9 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/shipgate-app/shipgate/diff/jsonpos"
-	"github.com/shipgate-app/shipgate/internal/agents/agent"
-	"github.com/shipgate-app/shipgate/internal/agents/jsonc"
+	"github.com/shipgate-app/shipgate/agentfiles/agent"
+	"github.com/shipgate-app/shipgate/agentfiles/jsonc"
+	"github.com/shipgate-app/shipgate/jsonpos"
 	"github.com/shipgate-app/shipgate/lattice"
 )
 

@@ -33,7 +33,7 @@ import (
 // client-side p50/p99 and the server-side p50/p99 of
 // shipgate_webhook_ack_seconds{code="202"} (bucket-interpolated).
 //
-//	go test -run '^$' -bench BenchmarkAck200Redis -benchtime 4000x ./internal/redisqueue
+//	go test -run '^$' -bench BenchmarkAck200Redis -benchtime 4000x ./webhook/redisqueue
 func BenchmarkAck200Redis(b *testing.B) {
 	const conc = 200
 	rdb := newBenchRedis(b)
@@ -233,7 +233,7 @@ func ackHistogram(b *testing.B, reg *prometheus.Registry) *dto.Histogram {
 // new pull request at a time: the server-side cost of the ack path's
 // Redis call, free of the scheduling noise of a concurrent burst.
 //
-//	go test -run '^$' -bench BenchmarkEnqueueRedisTime -benchtime 20000x ./internal/redisqueue
+//	go test -run '^$' -bench BenchmarkEnqueueRedisTime -benchtime 20000x ./webhook/redisqueue
 func BenchmarkEnqueueRedisTime(b *testing.B) {
 	rdb := newBenchRedis(b)
 	q, err := New(Options{Client: rdb, Prefix: "enq:{q}:", Capacity: 1 << 20, Logger: slog.New(slog.DiscardHandler)})

@@ -19,7 +19,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/shipgate-app/shipgate/diff/jsonpos"
+	"github.com/shipgate-app/shipgate/jsonpos"
 )
 
 // Version is the Gemini CLI release the model was checked against.

@@ -3,7 +3,7 @@ package vscode
 import (
 	"testing"
 
-	"github.com/shipgate-app/shipgate/internal/agents/agent"
+	"github.com/shipgate-app/shipgate/agentfiles/agent"
 )
 
 // src is VS Code's CommandLineAutoApprover, the semantics these rows

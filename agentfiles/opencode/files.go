@@ -12,9 +12,9 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
-	"github.com/shipgate-app/shipgate/diff/jsonpos"
-	"github.com/shipgate-app/shipgate/internal/agents/agent"
-	"github.com/shipgate-app/shipgate/internal/agents/jsonc"
+	"github.com/shipgate-app/shipgate/agentfiles/agent"
+	"github.com/shipgate-app/shipgate/agentfiles/jsonc"
+	"github.com/shipgate-app/shipgate/jsonpos"
 )
 
 // The files beyond opencode.json that OpenCode reads from a repository,
