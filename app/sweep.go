@@ -115,24 +115,43 @@ type Sweeper struct {
 	covered *lru.Cache[string, struct{}]
 
 	mu sync.Mutex
-	// resume is where a sweep that stopped early continues (when there is
-	// no Cursor store, or it cannot be read).
+	// resume is where the next sweep continues (when there is no Cursor
+	// store, or it cannot be read).
 	resume SweepCursor
 	// budget is the next sweep's budget (Budget, grown with a backlog).
 	budget int
 }
 
-// SweepCursor is where a sweep that stopped early (its budget spent, the
-// queue without room, an error) resumes: the installation, repository and
-// pull request it had reached, with the listing pages they were on, so a
-// resumed sweep spends its budget on what the last one did not reach
-// instead of listing and looking up again what it did. The zero value
-// starts at the beginning.
+// SweepCursor is where the next sweep resumes. Sweeps go round the
+// installations in cycles: each sweep gives every installation not yet
+// swept to its end in this cycle a share of the budget; the cycle ends when
+// each has been. The cursor holds, for each installation a sweep did not
+// finish (its share of the budget spent, the queue without room, an error),
+// the repository and pull request it had reached, with the listing pages
+// they were on, so a resumed sweep spends its budget on what the last one
+// did not reach instead of listing and looking up again what it did; the
+// installations done in this cycle; and the installation the next sweep
+// serves first. The zero value starts a cycle, every installation at the
+// beginning.
 type SweepCursor struct {
-	// Installation and InstallationPage: the installation being swept and
-	// the page of the installations' listing it is on.
-	Installation     int64 `json:"installation,omitempty"`
-	InstallationPage int   `json:"installation_page,omitempty"`
+	// Installations holds, by installation ID, where the sweep of each
+	// installation that was not finished resumes (absent: at its first
+	// repository).
+	Installations map[int64]InstallationCursor `json:"installations,omitempty"`
+	// Done lists the installations swept to their end in this cycle (or
+	// whose turn in it ended on an error: they resume at their cursor in
+	// the next cycle, so that one failing installation does not keep the
+	// sweeps from the others); they are not swept again until every
+	// installation has been.
+	Done []int64 `json:"done,omitempty"`
+	// Next is the installation served first (0: the first listed): the
+	// first one the last sweep's budget did not reach, so that with more
+	// installations than one budget serves, the sweeps take them in turn.
+	Next int64 `json:"next,omitempty"`
+}
+
+// InstallationCursor is where the sweep of one installation resumes.
+type InstallationCursor struct {
 	// Repo (owner/name) and RepoPage: the repository being swept and the
 	// page of the installation's repositories it is on.
 	Repo     string `json:"repo,omitempty"`
@@ -232,11 +251,20 @@ func (s *Sweeper) Run(ctx context.Context) {
 	}
 }
 
-// errBudget ends a sweep that spent its API-call budget.
+// errBudget ends an installation's part of a sweep that spent its share of
+// the budget (or the sweep, when the whole budget is spent).
 var errBudget = errors.New("sweep budget spent")
 
 // errNoRoom ends a sweep when the queue has no more room.
 var errNoRoom = errors.New("the queue has no room")
+
+// sweepMinShare is the least share of a sweep's budget an installation is
+// given: resuming one costs a listing of its repositories and one of a page
+// of pull requests before the first lookup, so a smaller share would spend
+// most of itself finding its place again. With more installations than the
+// budget gives that many calls each, the sweep serves as many as it can and
+// the next one starts with the first it did not reach (SweepCursor.Next).
+const sweepMinShare = 10
 
 // sweep is one sweep's state.
 type sweep struct {
@@ -244,12 +272,21 @@ type sweep struct {
 	res    SweepResult
 	room   int
 	resume SweepCursor
-	// reached is where the sweep is: the cursor the next one resumes at.
-	reached SweepCursor
+	// limit is the call count at which the installation being swept has
+	// spent its share (at most res.Budget); roomLimit the queued count at
+	// which it has used its share of the queue's room.
+	limit, roomLimit int
+	// reached is where the installation being swept is: where the next
+	// sweep resumes it.
+	reached InstallationCursor
+	// unfinished is set when an installation was not swept to its end
+	// (its share or the budget spent, no room, an error, not reached);
+	// budgetStopped when a share or the budget was what stopped one.
+	unfinished, budgetStopped bool
 }
 
 func (w *sweep) call() error {
-	if w.res.Calls >= w.res.Budget {
+	if w.res.Calls >= w.limit || w.res.Calls >= w.res.Budget {
 		return errBudget
 	}
 	w.res.Calls++
@@ -258,8 +295,15 @@ func (w *sweep) call() error {
 
 // Sweep walks every installation's repositories and open pull requests
 // once (or until its budget is spent) and queues an evaluation for each
-// head without a Shipgate check run by this App. It returns what it did;
-// a budget or room shortfall is not an error (the next sweep resumes).
+// head without a Shipgate check run by this App. The budget is shared out
+// among the installations — each gets an equal part of what is left when
+// its turn comes, at least sweepMinShare calls, and what the others left
+// unspent goes round again — and so is the queue's room, so that a large
+// backlog in one installation does not starve the others: each resumes
+// where its last share ended. An installation GitHub fails to list is
+// skipped for this sweep (it resumes there next time; the error is
+// returned) and the others are swept. It returns what it did; a budget or
+// room shortfall is not an error (the next sweep resumes).
 func (s *Sweeper) Sweep(ctx context.Context) (SweepResult, error) {
 	s.mu.Lock()
 	w := &sweep{s: s, room: s.o.Room(), resume: s.resume, res: SweepResult{Budget: s.budget}}
@@ -271,25 +315,25 @@ func (s *Sweeper) Sweep(ctx context.Context) (SweepResult, error) {
 			w.resume = c
 		}
 	}
-	err := w.installations(ctx)
-	next := w.reached
-	switch {
-	case err == nil:
-		w.res.Complete = true
+	next, err := w.installations(ctx)
+	if errors.Is(err, errBudget) {
+		err = nil // the listing of the installations spent it (unfinished)
+	}
+	w.res.Complete = err == nil && !w.unfinished
+	if w.res.Complete {
 		next = SweepCursor{}
-	case errors.Is(err, errBudget), errors.Is(err, errNoRoom):
-		err = nil
 	}
 	s.mu.Lock()
 	s.resume = next
 	switch {
 	case w.res.Complete && w.res.Missing == 0:
 		s.budget = s.o.Budget
-	case !w.res.Complete && w.res.Missing > 0 && err == nil:
+	case !w.res.Complete && w.res.Missing > 0 && ctx.Err() == nil && !errors.Is(err, errEnqueue):
 		// Stopped early (budget or room) with heads still to queue: a
-		// backlog. Grow the budget when the budget was what stopped it.
+		// backlog (also when one installation failed: the others have
+		// one). Grow the budget when the budget was what stopped it.
 		w.res.Backlog = true
-		if w.res.Calls >= w.res.Budget {
+		if w.budgetStopped {
 			s.budget = min(2*s.budget, s.o.MaxBudget)
 		}
 	}
@@ -302,49 +346,142 @@ func (s *Sweeper) Sweep(ctx context.Context) (SweepResult, error) {
 	return w.res, err
 }
 
-func (w *sweep) installations(ctx context.Context) error {
-	opts := &github.ListOptions{PerPage: w.s.o.PerPage, Page: w.resume.InstallationPage}
-	resuming := w.resume.Installation != 0
+// installations lists the App's installations and sweeps those not done in
+// this cycle, a share of the budget each, then what is left to those that
+// spent their share; it returns the cursor the next sweep resumes at.
+func (w *sweep) installations(ctx context.Context) (SweepCursor, error) {
+	next := SweepCursor{Installations: map[int64]InstallationCursor{}}
+	for id, c := range w.resume.Installations {
+		next.Installations[id] = c
+	}
+	// Every page of the installations: the shares need their number.
+	var active []int64
+	w.limit = w.res.Budget
+	opts := &github.ListOptions{PerPage: w.s.o.PerPage}
 	for {
 		if err := w.call(); err != nil {
-			return err
+			w.unfinished, w.budgetStopped = true, true
+			return w.resume, err // nothing swept: resume as before
 		}
 		list, resp, err := w.s.clients.App().Apps.ListInstallations(ctx, opts)
 		if err != nil {
-			return fmt.Errorf("listing the App's installations: %w", err)
+			w.unfinished = true
+			return w.resume, fmt.Errorf("listing the App's installations: %w", err)
 		}
-		start := 0
-		if resuming {
-			// From the installation it had reached (the whole page when it
-			// is gone from it: nothing is skipped).
-			start = max(slices.IndexFunc(list, func(in *github.Installation) bool { return in.GetID() == w.resume.Installation }), 0)
-		}
-		for _, in := range list[start:] {
-			id := in.GetID()
-			var at SweepCursor
-			if resuming && id == w.resume.Installation {
-				at = w.resume
-			}
-			resuming = false
+		for _, in := range list {
 			if in.GetSuspendedAt().Time.IsZero() {
-				w.res.Installations++
-				w.reached = SweepCursor{Installation: id, InstallationPage: opts.Page}
-				if err := w.repos(ctx, id, at); err != nil {
-					return err
-				}
+				active = append(active, in.GetID())
 			}
 		}
-		resuming = false
 		if resp.NextPage == 0 {
-			return nil
+			break
 		}
 		opts.Page = resp.NextPage
 	}
+	listed := map[int64]bool{}
+	for _, id := range active {
+		listed[id] = true
+	}
+	for id := range next.Installations {
+		if !listed[id] {
+			delete(next.Installations, id) // uninstalled or suspended since
+		}
+	}
+	done := map[int64]bool{}
+	for _, id := range w.resume.Done {
+		done[id] = listed[id]
+	}
+	// From the installation the last sweep did not reach, round the list;
+	// those done in this cycle wait for the next.
+	if i := slices.Index(active, w.resume.Next); i > 0 {
+		active = append(active[i:], active[:i]...)
+	}
+	active = slices.DeleteFunc(active, func(id int64) bool { return done[id] })
+	var errs []error
+	// First round: a share each; then what is left of the budget goes to
+	// those that spent their share, in the same order.
+	turn := active
+rounds:
+	for round := 0; round < 2 && len(turn) > 0; round++ {
+		var again []int64
+		for i, id := range turn {
+			left := len(turn) - i
+			budgetLeft := w.res.Budget - w.res.Calls
+			if budgetLeft <= 0 || w.res.Queued >= w.room {
+				if round == 0 {
+					next.Next = id // the first one not reached
+					w.budgetStopped = w.budgetStopped || budgetLeft <= 0
+				}
+				break
+			}
+			share := budgetLeft
+			roomShare := w.room - w.res.Queued
+			if round == 0 {
+				share = min(budgetLeft, max(budgetLeft/left, sweepMinShare))
+				roomShare = max((w.room-w.res.Queued)/left, 1)
+			}
+			w.limit, w.roomLimit = w.res.Calls+share, w.res.Queued+roomShare
+			if round == 0 {
+				w.res.Installations++
+			}
+			at := next.Installations[id]
+			w.reached = at
+			err := w.repos(ctx, id, at)
+			switch {
+			case err == nil:
+				delete(next.Installations, id)
+				done[id] = true
+			case errors.Is(err, errBudget), errors.Is(err, errNoRoom):
+				next.Installations[id] = w.reached
+				w.budgetStopped = w.budgetStopped || errors.Is(err, errBudget)
+				if w.res.Queued < w.room && w.res.Calls < w.res.Budget {
+					again = append(again, id) // its share, not the sweep's, ran out
+				}
+			case ctx.Err() != nil || errors.Is(err, errEnqueue):
+				// The sweep stops: the queue refuses, or the App stops.
+				next.Installations[id] = w.reached
+				errs = append(errs, err)
+				break rounds
+			default:
+				// GitHub failed on this installation: the others are swept;
+				// it resumes where it stopped next time.
+				next.Installations[id] = w.reached
+				done[id] = true
+				w.s.o.Logger.Warn("sweep: an installation could not be swept; going on with the others", "installation_id", id, "error", err)
+				errs = append(errs, err)
+			}
+		}
+		turn = again
+	}
+	for id := range listed {
+		if !done[id] {
+			w.unfinished = true
+		}
+	}
+	if w.unfinished {
+		for id := range done {
+			if done[id] {
+				next.Done = append(next.Done, id)
+			}
+		}
+		slices.Sort(next.Done)
+	} else {
+		// The cycle is over: the next sweep starts another (an installation
+		// that failed resumes at its cursor).
+		next.Next = 0
+	}
+	if len(next.Installations) == 0 {
+		next.Installations = nil
+	}
+	return next, errors.Join(errs...)
 }
+
+// errEnqueue wraps a queue's refusal of the sweep's jobs: it ends the sweep.
+var errEnqueue = errors.New("the queue refused the sweep's jobs")
 
 // repos sweeps an installation's repositories, from at (the cursor it
 // resumes at; zero: the first).
-func (w *sweep) repos(ctx context.Context, installation int64, at SweepCursor) error {
+func (w *sweep) repos(ctx context.Context, installation int64, at InstallationCursor) error {
 	cl, err := w.s.clients.Installation(installation)
 	if err != nil {
 		return err
@@ -393,7 +530,9 @@ func (w *sweep) repos(ctx context.Context, installation int64, at SweepCursor) e
 func (w *sweep) pulls(ctx context.Context, cl *github.Client, installation int64, owner, repo string, page, done int) error {
 	opts := &github.PullRequestListOptions{State: "open", ListOptions: github.ListOptions{PerPage: w.s.o.PerPage, Page: page}}
 	for {
-		w.reached.PRPage, w.reached.PR = opts.Page, 0
+		// Where to resume should the listing not be made (a share spent
+		// before it): this page, after the one dealt with on it.
+		w.reached.PRPage, w.reached.PR = opts.Page, done
 		if err := w.call(); err != nil {
 			return err
 		}
@@ -440,7 +579,7 @@ func (w *sweep) pulls(ctx context.Context, cl *github.Client, installation int64
 				continue // a job is on it; looked up again next time round
 			}
 			w.res.Missing++
-			if len(jobs) >= w.room-w.res.Queued {
+			if len(jobs) >= min(w.room, w.roomLimit)-w.res.Queued {
 				return w.queue(ctx, jobs, before, errNoRoom)
 			}
 			jobs = append(jobs, Job{Kind: KindEvaluatePR, DeliveryID: "sweep-" + strconv.FormatInt(w.s.o.Now().UnixMilli(), 10),
@@ -465,7 +604,7 @@ func (w *sweep) queue(ctx context.Context, jobs []Job, before map[int]int, then 
 	if len(jobs) > 0 {
 		if err := w.s.o.Enqueue(ctx, jobs); err != nil {
 			w.reached.PR = before[jobs[0].PRNumber]
-			return fmt.Errorf("queueing %d pull requests without a check run: %w", len(jobs), err)
+			return fmt.Errorf("%w: queueing %d pull requests without a check run: %w", errEnqueue, len(jobs), err)
 		}
 		w.res.Queued += len(jobs)
 		for _, j := range jobs {

@@ -3,6 +3,7 @@ package webhook
 import (
 	"context"
 	"errors"
+	"reflect"
 	"slices"
 	"strings"
 	"sync"
@@ -171,5 +172,34 @@ func TestFileStoreShutdownHandsBackToTheNextProcess(t *testing.T) {
 	}
 	if !slices.Equal(attempts, []int{1, 1, 1}) {
 		t.Errorf("attempts %v, want [1 1 1] (a hand-back is not counted)", attempts)
+	}
+}
+
+// TestFileStoreKeepsTheSweepCursor: the sweep's cursor — where each
+// installation resumes, those done in the cycle, the next to serve — is
+// what the next process reads; a complete sweep's zero cursor too.
+func TestFileStoreKeepsTheSweepCursor(t *testing.T) {
+	dir := t.TempDir()
+	ctx := context.Background()
+	want := app.SweepCursor{Next: 3, Done: []int64{1}, Installations: map[int64]app.InstallationCursor{
+		2: {Repo: "acme/web", RepoPage: 2, PRPage: 3, PR: 41}, 3: {}}}
+	for i, save := range []app.SweepCursor{want, {}} {
+		st, err := OpenFileStore(FileStoreOptions{Dir: dir, LockTimeout: time.Second})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := st.SaveSweepCursor(ctx, save); err != nil {
+			t.Fatal(err)
+		}
+		st.Close()
+		st, err = OpenFileStore(FileStoreOptions{Dir: dir, LockTimeout: time.Second})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := st.LoadSweepCursor(ctx)
+		st.Close()
+		if err != nil || !reflect.DeepEqual(got, save) {
+			t.Errorf("save %d: after a restart %+v %v, want %+v", i, got, err, save)
+		}
 	}
 }

@@ -1,9 +1,11 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -16,24 +18,46 @@ import (
 
 // sweptPR is one pull request of a sweep test and its head.
 type sweptPR struct {
-	repo string
-	num  int
-	head string
+	owner string // "" is e2eOwner
+	repo  string
+	num   int
+	head  string
+}
+
+// completedRuns counts the completed shipgate runs on p's head.
+func completedRuns(env *e2eEnv, p sweptPR) int {
+	owner := cmp.Or(p.owner, e2eOwner)
+	done := 0
+	for _, r := range env.gh.CheckRuns(owner, p.repo, githubtest.CheckRunFilter{HeadSHA: p.head, Name: "shipgate"}) {
+		if r.Status == "completed" {
+			done++
+		}
+	}
+	return done
 }
 
 // withoutRun lists the PRs whose head has no completed shipgate run.
 func withoutRun(env *e2eEnv, prs []sweptPR) []sweptPR {
 	var out []sweptPR
 	for _, p := range prs {
-		done := false
-		for _, r := range env.runs(p.repo, p.head) {
-			done = done || r.Status == "completed"
-		}
-		if !done {
+		if completedRuns(env, p) == 0 {
 			out = append(out, p)
 		}
 	}
 	return out
+}
+
+// waitQueueIdle waits until srv's queue (in process or Redis) has no job
+// pending or running.
+func (e *e2eEnv) waitQueueIdle(srv *server) {
+	e.t.Helper()
+	st := srv.queue.(interface {
+		Stats(context.Context) (webhook.QueueStats, error)
+	})
+	e.eventually("the queue idle", func() (bool, string) {
+		s, err := st.Stats(context.Background())
+		return err == nil && s.Pending == 0 && s.Running == 0, fmt.Sprintf("%+v %v", s, err)
+	})
 }
 
 // sweepUntilCovered sweeps (as the App's timer does, but now) until every
@@ -337,4 +361,117 @@ func TestE2ERedisSweepResumesAcrossReplicas(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestE2ESweepSharesItsBudgetAcrossInstallations: two installations, the
+// first with 40 open pull requests without a run, the second with 3, none
+// of which ever reached the App (no webhook URL). One sweep with a budget of
+// 30 API calls covers part of each: every head of the second installation
+// is queued by the first sweep. Before, a sweep spent its whole budget on
+// the first installation and the second waited until the first was done
+// (the next sweep here; after an issue-20 restart, 233 PRs were without a
+// run ten minutes on, each sweep covering one installation). And an installation
+// GitHub fails to list does not stop the sweep of the others.
+func TestE2ESweepSharesItsBudgetAcrossInstallations(t *testing.T) {
+	const budget = 30
+	for _, tc := range []struct {
+		name string
+		// fault is injected before the sweep (nil: none).
+		fault *githubtest.Fault
+	}{
+		{"budget shared", nil},
+		// The first installation's repositories cannot be listed (a 404
+		// is not retried in place).
+		{"an installation failing", &githubtest.Fault{Method: "GET", PathPattern: "/installation/repositories", Status: http.StatusNotFound, Times: 1}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			env := newE2E(t, func(s *e2eSetup) {
+				s.cfg.Workers, s.cfg.QueueSize = 2, 400
+				s.cfg.RedeliverInterval = -1
+				s.cfg.SweepInterval, s.cfg.SweepStart = time.Hour, -1 // swept by the test only
+				s.cfg.SweepBudget = budget
+			})
+			// GitHub cannot deliver while the App has no webhook URL.
+			if err := env.gh.SetWebhook(1, "", ""); err != nil {
+				t.Fatal(err)
+			}
+			big := sweepInstallationPRs(t, env, e2eOwner, "big", 40)
+			small := sweepInstallationPRs(t, env, "beta", "small", 3)
+			if tc.fault != nil {
+				env.gh.Inject(*tc.fault)
+			}
+			res, err := env.srv.sweeper.Sweep(context.Background())
+			if tc.fault == nil && err != nil {
+				t.Fatalf("sweep: %v", err)
+			}
+			if tc.fault != nil && (err == nil || !strings.Contains(err.Error(), "listing the repositories of installation")) {
+				t.Fatalf("sweep error %v, want the failing installation's", err)
+			}
+			if res.Calls > res.Budget || res.Complete {
+				t.Fatalf("sweep %+v: want at most its budget of calls, and not complete", res)
+			}
+			env.waitQueueIdle(env.srv)
+			bigLeft, smallLeft := len(withoutRun(env, big)), len(withoutRun(env, small))
+			t.Logf("one sweep of %d calls (%+v): %d of %d heads of the first installation and %d of %d of the second still without a run",
+				budget, res, bigLeft, len(big), smallLeft, len(small))
+			if smallLeft != 0 {
+				t.Errorf("%d of %d heads of the second installation without a run after the first sweep: the first installation took the whole budget", smallLeft, len(small))
+			}
+			if tc.fault == nil && bigLeft == len(big) {
+				t.Errorf("no head of the first installation was queued")
+			}
+			// The next sweeps resume each installation where it stopped:
+			// the rest is covered, each head looked up once.
+			checked := res.Checked
+			for range 10 {
+				if len(withoutRun(env, big)) == 0 {
+					break
+				}
+				res, err := env.srv.sweeper.Sweep(context.Background())
+				if err != nil {
+					t.Fatalf("sweep: %v", err)
+				}
+				checked += res.Checked
+				env.waitQueueIdle(env.srv)
+			}
+			if n := len(withoutRun(env, big)); n != 0 {
+				t.Fatalf("%d heads of the first installation still without a run after 10 sweeps", n)
+			}
+			if tc.fault == nil && checked != len(big)+len(small) {
+				t.Errorf("%d lookups for %d heads: a sweep looked a head up again", checked, len(big)+len(small))
+			}
+			env.noneInProgress("big")
+		})
+	}
+}
+
+// sweepInstallationPRs makes owner/repo, installs the App on it (unless
+// owner is e2eOwner, installed already) and opens n pull requests.
+func sweepInstallationPRs(t *testing.T, env *e2eEnv, owner, repo string, n int) []sweptPR {
+	t.Helper()
+	if _, err := env.gh.CreateRepo(githubtest.RepoOptions{Owner: owner, Name: repo, Private: true,
+		Files: map[string]string{".claude/settings.json": baseSettings}}); err != nil {
+		t.Fatal(err)
+	}
+	if owner != e2eOwner {
+		if _, _, err := env.gh.Install(githubtest.InstallationOptions{Account: owner, Repositories: []string{repo}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var prs []sweptPR
+	for i := range n {
+		branch := fmt.Sprintf("b%d", i)
+		if _, err := env.gh.CreateBranch(owner, repo, branch, "main"); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := env.gh.PushCommit(owner, repo, branch, map[string]string{"docs/x.md": branch + "\n"}, "docs"); err != nil {
+			t.Fatal(err)
+		}
+		pr, _, err := env.gh.OpenPR(githubtest.PROptions{Owner: owner, Repo: repo, Head: branch, Title: branch})
+		if err != nil {
+			t.Fatal(err)
+		}
+		prs = append(prs, sweptPR{owner: owner, repo: repo, num: pr.Number, head: pr.HeadSHA})
+	}
+	return prs
 }

@@ -3,6 +3,7 @@ package redisqueue
 import (
 	"context"
 	"log/slog"
+	"reflect"
 	"testing"
 	"time"
 
@@ -47,14 +48,15 @@ func TestSweepCursor(t *testing.T) {
 	e := newEnv(t)
 	a, b := NewSweepCursor(e.rdb, "cur:{q}:"), NewSweepCursor(e.rdb, "cur:{q}:")
 	ctx := context.Background()
-	if c, err := b.LoadSweepCursor(ctx); err != nil || c != (app.SweepCursor{}) {
+	if c, err := b.LoadSweepCursor(ctx); err != nil || !reflect.DeepEqual(c, app.SweepCursor{}) {
 		t.Fatalf("no cursor yet: %+v %v, want the zero cursor", c, err)
 	}
-	want := app.SweepCursor{Installation: 7, InstallationPage: 2, Repo: "acme/web", RepoPage: 3, PRPage: 4, PR: 41}
+	want := app.SweepCursor{Next: 9, Installations: map[int64]app.InstallationCursor{
+		7: {Repo: "acme/web", RepoPage: 3, PRPage: 4, PR: 41}, 8: {}}}
 	if err := a.SaveSweepCursor(ctx, want); err != nil {
 		t.Fatal(err)
 	}
-	if c, err := b.LoadSweepCursor(ctx); err != nil || c != want {
+	if c, err := b.LoadSweepCursor(ctx); err != nil || !reflect.DeepEqual(c, want) {
 		t.Fatalf("loaded %+v %v, want %+v", c, err, want)
 	}
 	if ttl := e.rdb.TTL(ctx, "cur:{q}:sweep:cursor").Val(); ttl <= 0 {
@@ -63,11 +65,11 @@ func TestSweepCursor(t *testing.T) {
 	if err := a.SaveSweepCursor(ctx, app.SweepCursor{}); err != nil {
 		t.Fatal(err)
 	}
-	if c, _ := b.LoadSweepCursor(ctx); c != (app.SweepCursor{}) {
+	if c, _ := b.LoadSweepCursor(ctx); !reflect.DeepEqual(c, app.SweepCursor{}) {
 		t.Errorf("after a complete sweep: %+v, want the zero cursor", c)
 	}
 	e.rdb.Set(ctx, "cur:{q}:sweep:cursor", "{not json", 0)
-	if c, err := b.LoadSweepCursor(ctx); err != nil || c != (app.SweepCursor{}) {
+	if c, err := b.LoadSweepCursor(ctx); err != nil || !reflect.DeepEqual(c, app.SweepCursor{}) {
 		t.Errorf("unreadable cursor: %+v %v, want the zero cursor", c, err)
 	}
 }
