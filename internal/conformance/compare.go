@@ -68,6 +68,11 @@ func ShipgateDecide(lay Layout, b Batch) []diff.CallOutcome {
 	return out
 }
 
+// Runner runs one session of Claude Code: Driver runs the real binary.
+type Runner interface {
+	Run(ctx context.Context, s Session) (SessionResult, error)
+}
+
 // Run is a whole conformance run: the corpus, both sides' answers and the
 // figures.
 type Run struct {
@@ -91,7 +96,7 @@ type SessionStat struct {
 // Execute runs every batch through Claude Code (workers sessions at a
 // time) and the engine, and marks the disagreements the known list
 // covers. progress, when set, is called after each session.
-func Execute(ctx context.Context, d Driver, batches []Batch, workers int, known []Known, progress func(done, total int)) *Run {
+func Execute(ctx context.Context, d Runner, batches []Batch, workers int, known []Known, progress func(done, total int)) *Run {
 	if workers < 1 {
 		workers = 1
 	}
@@ -141,6 +146,11 @@ func Execute(ctx context.Context, d Driver, batches []Batch, workers int, known 
 			progress(done, len(batches))
 		}
 	}
+	// A run stopped before every batch was asked (a cancelled context, an
+	// interrupt) has not agreed on the batches it never ran: it fails.
+	if missed := len(batches) - done; missed > 0 || ctx.Err() != nil {
+		run.Errors = append(run.Errors, fmt.Errorf("the run was stopped (%v): %d of %d sessions never ran, and a session cut short measured nothing", ctx.Err(), missed, len(batches)))
+	}
 	for _, out := range byBatch {
 		for i := range out {
 			if !out[i].Agrees() {
@@ -154,7 +164,7 @@ func Execute(ctx context.Context, d Driver, batches []Batch, workers int, known 
 }
 
 // runBatch asks both sides about one batch.
-func runBatch(ctx context.Context, d Driver, i int, b Batch) ([]Outcome, SessionStat, error) {
+func runBatch(ctx context.Context, d Runner, i int, b Batch) ([]Outcome, SessionStat, error) {
 	if b.Base != nil {
 		return runWitnessBatch(ctx, d, i, b)
 	}
@@ -167,7 +177,7 @@ func runBatch(ctx context.Context, d Driver, i int, b Batch) ([]Outcome, Session
 	for j, c := range b.Cases {
 		out[j] = Outcome{Case: c, Batch: i, Claude: sr.Results[j].Decision, ClaudeText: sr.Results[j].Text,
 			Shipgate: Decision(sg[j].Decision), Why: sg[j].Why}
-		if strings.Contains(sr.Results[j].Text, autoModeMarker) {
+		if sr.Results[j].Decision == Classifier {
 			out[j].Label += AutoClassifierSuffix
 		}
 	}

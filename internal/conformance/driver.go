@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -152,32 +153,96 @@ func (d Driver) Run(ctx context.Context, s Session) (SessionResult, error) {
 		return out, fmt.Errorf("conformance: Claude Code never asked the fake Messages API for the batch (%v); stderr: %s; stdout: %s",
 			runErr, clip(stderr.String(), 2000), clip(stdout.String(), 2000))
 	}
-	offered := map[string]bool{}
-	for _, t := range out.Tools {
-		offered[t] = true
-	}
-	out.Results = make([]Result, len(s.Calls))
-	missing := 0
-	for i, c := range s.Calls {
-		text, ok := results[uses[i].ID]
-		switch {
-		case ok:
-			out.Results[i] = Result{Decision: classify(c, text, errs[uses[i].ID]), Text: strings.TrimSpace(text)}
-		case !offered[c.Tool]:
-			// A deny of the whole tool takes it out of the model's tool
-			// list; Claude Code answers a call of it with an error such
-			// as "No such tool available".
-			out.Results[i] = Result{Decision: Deny, Text: "(the tool was not offered)"}
-		default:
-			missing++
-			out.Results[i] = Result{Decision: Unclassified, Text: "(no tool_result)"}
-		}
+	var missing int
+	out.Results, missing, err = readResults(s.Calls, uses, results, errs, out.Tools, func() (map[string]bool, error) { return d.unruledTools(ctx, s) })
+	if err != nil {
+		return out, err
 	}
 	if missing == len(s.Calls) && len(s.Calls) > 0 {
 		return out, fmt.Errorf("conformance: no tool_result came back for any of %d calls (%v); stderr: %s; stdout: %s", len(s.Calls), runErr, clip(stderr.String(), 2000), clip(stdout.String(), 2000))
 	}
 	return out, nil
 }
+
+// readResults reads each call's decision from the tool_result recorded for
+// its tool_use (results and errs by tool_use id), given the tools the
+// session offered; unruled, asked at most once, lists the tools offered
+// with no rule at all. It returns how many calls had no result.
+func readResults(calls []Call, uses []ToolUse, results map[string]string, errs map[string]bool, tools []string,
+	unruled func() (map[string]bool, error)) ([]Result, int, error) {
+	offered := map[string]bool{}
+	for _, t := range tools {
+		offered[t] = true
+	}
+	out := make([]Result, len(calls))
+	missing := 0
+	var bare map[string]bool
+	for i, c := range calls {
+		text, ok := results[uses[i].ID]
+		if !ok {
+			// A call without a result measured nothing: not a deny, even
+			// when its tool was not offered.
+			missing++
+			note := "(no tool_result)"
+			if !offered[c.Tool] {
+				note = "(no tool_result; the tool was not offered)"
+			}
+			out[i] = Result{Decision: Unclassified, Text: note}
+			continue
+		}
+		r := Result{Decision: classify(c, text, errs[uses[i].ID]), Text: strings.TrimSpace(text)}
+		if r.Decision == Deny && !offered[c.Tool] {
+			// A deny of the whole tool takes it out of the model's tool
+			// list ("No such tool available: X. X is disabled for this
+			// session"), but so does a session that never offers the tool
+			// (Glob, Grep, TodoWrite in print mode, in the same words).
+			// It is a deny only if the tool is offered when no rule is set.
+			if bare == nil {
+				var err error
+				if bare, err = unruled(); err != nil {
+					return nil, missing, err
+				}
+			}
+			if !bare[c.Tool] {
+				r = Result{Decision: Unclassified, Text: "(the tool is not offered even with no rule: nothing to measure) " + r.Text}
+			}
+		}
+		out[i] = r
+	}
+	return out, missing, nil
+}
+
+// unruledTools returns the tools Claude Code offers the model in a session
+// like s (the same MCP servers, the same user) with no settings file and no
+// call: a tool missing from that list is one this binary does not offer,
+// not one a rule took away. The answer is kept for the binary's life.
+func (d Driver) unruledTools(ctx context.Context, s Session) (map[string]bool, error) {
+	key := fmt.Sprintf("%s|mcp=%v|unprivileged=%v|args=%q", d.Binary, s.MCP, s.Unprivileged, s.Args)
+	unruledMu.Lock()
+	defer unruledMu.Unlock()
+	if m, ok := unruled[key]; ok {
+		return m, nil
+	}
+	bare := Session{MCP: s.MCP, Unprivileged: s.Unprivileged, Args: s.Args}
+	r, err := d.Run(ctx, bare)
+	if err != nil {
+		return nil, fmt.Errorf("conformance: the tool list with no rule: %w", err)
+	}
+	if len(r.Tools) == 0 {
+		return nil, fmt.Errorf("conformance: a session with no rule offered no tool")
+	}
+	m := map[string]bool{}
+	for _, t := range r.Tools {
+		m[t] = true
+	}
+	unruled[key] = m
+	return m, nil
+}
+
+var (
+	unruledMu sync.Mutex
+	unruled   = map[string]map[string]bool{}
+)
 
 // nobodyID is the uid and gid an Unprivileged session runs as.
 const nobodyID = 65534

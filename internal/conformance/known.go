@@ -49,17 +49,33 @@ func ParseKnown(text string) ([]Known, error) {
 		k := Known{Class: f[0], Label: f[1], Claude: f[2], Shipgate: f[3], Version: f[4], Reason: f[5], Line: i + 1}
 		for _, d := range []string{k.Claude, k.Shipgate} {
 			switch Decision(d) {
-			case Allow, Ask, Deny, Unclassified, "unknown", "*":
+			case Allow, Ask, Deny, Classifier, Unclassified, "unknown", "*":
 			default:
-				return nil, fmt.Errorf("known.txt:%d: %q is not a decision (allow, ask, deny, unknown, unclassified or *)", i+1, d)
+				return nil, fmt.Errorf("known.txt:%d: %q is not a decision (allow, ask, deny, classifier, unknown, unclassified or *)", i+1, d)
 			}
 		}
 		if k.Version == "" || k.Reason == "" {
 			return nil, fmt.Errorf("known.txt:%d: every entry names the Claude Code version and a reason", i+1)
 		}
+		if !isClass(k.Class) {
+			return nil, fmt.Errorf("known.txt:%d: %q is not a corpus class: an entry names its class (one of %s, or one with %q), not a glob over several",
+				i+1, k.Class, strings.Join(Classes, ", "), MatchesSuffix)
+		}
+
 		out = append(out, k)
 	}
 	return out, nil
+}
+
+// isClass reports whether name is a corpus class (or its Matches rows).
+func isClass(name string) bool {
+	name = strings.TrimSuffix(name, MatchesSuffix)
+	for _, c := range Classes {
+		if c == name {
+			return true
+		}
+	}
+	return false
 }
 
 // matchKnown returns the first entry covering a disagreement, or nil.

@@ -148,6 +148,10 @@ func tagAutoClassifier(o *Outcome) {
 	if !strings.HasSuffix(o.Label, AutoClassifierSuffix) && o.Claude == Deny && o.Call.Tool == "Bash" && o.Shipgate == Ask && strings.Contains(o.Why, "defaultMode plan") {
 		o.Label += AutoClassifierSuffix
 	}
+	if strings.HasSuffix(o.Label, AutoClassifierSuffix) && o.Claude == Deny {
+		// Recorded before the harness had a decision of its own for it.
+		o.Claude = Classifier
+	}
 }
 
 // Replay judges recorded rows again with the engine as it is now, without

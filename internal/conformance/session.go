@@ -15,6 +15,12 @@ const (
 	// Unclassified is a tool result the harness cannot read as any of
 	// the three; it is always reported, never counted as agreement.
 	Unclassified Decision = "unclassified"
+	// Classifier is a call Claude Code hands to the auto-mode classifier
+	// (plan mode sends Bash there): a model that decides online and cannot
+	// run offline, where the binary refuses the call ("Auto mode is
+	// unavailable"). It is not a deny: online the classifier may run the
+	// call, so for strictness it ranks with allow (Stricter).
+	Classifier Decision = "classifier"
 )
 
 // Call is one tool call of a session. For Bash, Arg is the command line;
@@ -87,9 +93,6 @@ var (
 		"denied access to domain",
 		"No such tool available",
 		"while in plan mode",
-		// plan mode sends Bash to the auto-mode classifier, which cannot
-		// run offline: the call is not run and not offered for approval.
-		"Auto mode is unavailable",
 	}
 	askMarkers = []string{
 		"requires approval",
@@ -116,6 +119,11 @@ var (
 // text, a call that ran by the absence of is_error (or, for Bash, by the
 // exit code Claude Code reports for a command that ran and failed).
 func classify(c Call, text string, isError bool) Decision {
+	if strings.Contains(text, autoModeMarker) {
+		// plan mode sends Bash to the auto-mode classifier, which cannot
+		// run offline: the call is not run and not offered for approval.
+		return Classifier
+	}
 	for _, m := range denyMarkers {
 		if strings.Contains(text, m) {
 			return Deny
@@ -133,9 +141,10 @@ func classify(c Call, text string, isError bool) Decision {
 		return Allow
 	case c.Tool == "Bash" && strings.Contains(text, stubMarker):
 		return Allow
-	case c.Tool == "Edit" && strings.Contains(text, "file already exists"):
-		// The edit was let through; the file was there (a witness path).
-		return Allow
+	// (An Edit that creates a file where one exists fails with "file
+	// already exists" in the tool's own input check, before any
+	// permission is decided: it measures nothing, so it is Unclassified
+	// and fails the run; the corpus never edits a file that exists.)
 	case c.Tool == "WebFetch" && (strings.Contains(text, "ENOTFOUND") || strings.Contains(text, "EAI_AGAIN") || strings.Contains(text, "ECONNREFUSED")):
 		// The fetch was let through and failed offline to reach the host.
 		return Allow

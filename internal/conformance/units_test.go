@@ -140,11 +140,12 @@ func TestClassify(t *testing.T) {
 		{"2.1.328", "Bash", "find with '-exec' executes commands or modifies files — cannot be auto-allowed by a Bash(find:*) prefix rule", true, Ask},
 		{"2.1.328", "Bash", "A permission rule denies a command inside this shell -c script, so Claude Code could not check it for dangerous removals. Approving runs the whole script, including that command.", true, Ask},
 		{"2.1.328", "Bash", "Permission to use Bash with command curl x has been denied.", true, Deny},
-		{"2.1.328", "Bash", "Auto mode is unavailable: its safety check does not run for this session, so Bash was not run.", true, Deny},
+		{"2.1.328", "Bash", "Auto mode is unavailable: its safety check does not run for this session, so Bash was not run.", true, Classifier},
 		{"2.1.328", "Read", "1\tSHIPGATE-FILE-CONTENT\n2", false, Allow},
 		{"2.1.328", "WebFetch", "getaddrinfo ENOTFOUND example.com", true, Allow},
 		{"2.1.328", "Bash", "Glob patterns are not allowed in write operations. Please specify an exact file path.", true, Ask},
-		{"2.1.328", "Edit", "<tool_use_error>Cannot create new file - file already exists.</tool_use_error>", true, Allow},
+		// The tool's input check refused it before any permission: not an allow.
+		{"2.1.328", "Edit", "<tool_use_error>Cannot create new file - file already exists.</tool_use_error>", true, Unclassified},
 		{"2.1.328", "WebFetch", "WebFetch denied access to domain:sub.example.com.", true, Deny},
 		{"2.1.328", "WebFetch", "Claude requested permissions to use WebFetch, but you haven't granted it yet.", true, Ask},
 		{"2.1.328", "Read", "<tool_use_error>File is in a directory that is denied by your permission settings.</tool_use_error>", true, Deny},
@@ -164,22 +165,26 @@ func TestClassify(t *testing.T) {
 }
 
 func TestParseKnown(t *testing.T) {
-	ks, err := ParseKnown("# comment\n\nbash-* | readonly | allow | ask | 2.1.328 | read-only commands\n")
+	ks, err := ParseKnown("# comment\n\nbash-readonly | readonly | allow | ask | 2.1.328 | read-only commands\n")
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []Known{{Class: "bash-*", Label: "readonly", Claude: "allow", Shipgate: "ask", Version: "2.1.328", Reason: "read-only commands", Line: 3}}
+	want := []Known{{Class: "bash-readonly", Label: "readonly", Claude: "allow", Shipgate: "ask", Version: "2.1.328", Reason: "read-only commands", Line: 3}}
 	if !reflect.DeepEqual(ks, want) {
 		t.Fatalf("got %+v, want %+v", ks, want)
 	}
-	if ks, err := ParseKnown("a | b | allow | ask | 2.1.328 | x | xargs y"); err != nil || ks[0].Reason != "x | xargs y" {
+	if ks, err := ParseKnown("modes | b | allow | ask | 2.1.328 | x | xargs y"); err != nil || ks[0].Reason != "x | xargs y" {
 		t.Fatalf("a reason with a |: %+v, %v", ks, err)
 	}
 	for _, bad := range []string{
-		"a | b | allow | ask | 2.1.328",      // five fields
-		"a | b | runs | ask | 2.1.328 | why", // not a decision
-		"a | b | allow | ask |  | why",       // no version
-		"a | b | allow | ask | 2.1.328 | ",   // no reason
+		"a | b | allow | ask | 2.1.328",                         // five fields
+		"a | b | runs | ask | 2.1.328 | why",                    // not a decision
+		"a | b | allow | ask |  | why",                          // no version
+		"a | b | allow | ask | 2.1.328 | ",                      // no reason
+		"a | b | allow | ask | 2.1.328 | why",                   // not a class
+		"* | b | allow | ask | 2.1.328 | why",                   // a glob, not a class
+		"bash-* | b | allow | ask | 2.1.328 | why",              // a glob over several classes
+		"modes | b | classifier | ask | 2.1.328 | x\nmodes | c", // the second line is broken
 	} {
 		if _, err := ParseKnown(bad); err == nil {
 			t.Errorf("ParseKnown(%q) accepted it", bad)

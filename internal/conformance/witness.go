@@ -45,12 +45,44 @@ func WitnessBatches(batches []Batch, max int) []Batch {
 		if len(calls) == 0 {
 			continue
 		}
+		calls = withoutExistingTargets(calls)
+		if len(calls) == 0 {
+			continue
+		}
 		w := Batch{Class: WitnessClass, Settings: b.Settings, Base: &base}
 		for _, c := range calls {
 			w.Cases = append(w.Cases, Case{Class: WitnessClass, Label: "witness:" + c.Tool, Call: c})
 		}
 		w.Cases = orderCases(dedupeCases(w.Cases))
 		out = append(out, w)
+	}
+	return out
+}
+
+// withoutExistingTargets drops the Edit and Write calls of a file that will
+// exist when the session runs (a file every project holds, a folder, a file
+// a Read of the batch creates): Claude Code refuses those in the tool's own
+// input check ("file already exists", "has not been read yet") before any
+// permission is decided, so they measure nothing.
+func withoutExistingTargets(calls []Call) []Call {
+	exists := map[string]bool{}
+	for name := range projectFiles {
+		exists["$PROJ/"+name] = true
+	}
+	for _, d := range projectDirs {
+		exists["$PROJ/"+d] = true
+	}
+	for _, c := range calls {
+		if c.Tool == "Read" {
+			exists[c.Arg] = true
+		}
+	}
+	var out []Call
+	for _, c := range calls {
+		if (c.Tool == "Edit" || c.Tool == "Write") && exists[strings.TrimSuffix(c.Arg, "/")] {
+			continue
+		}
+		out = append(out, c)
 	}
 	return out
 }
@@ -132,7 +164,7 @@ func harnessCall(tool, w string) (Call, bool) {
 // the base settings and under the head settings. A witness is true
 // (Claude "allow", as the report claims) when the head runs it and the
 // base does not.
-func runWitnessBatch(ctx context.Context, d Driver, i int, b Batch) ([]Outcome, SessionStat, error) {
+func runWitnessBatch(ctx context.Context, d Runner, i int, b Batch) ([]Outcome, SessionStat, error) {
 	head, err := d.Run(ctx, b.Session())
 	if err != nil {
 		return nil, SessionStat{}, err

@@ -1,0 +1,117 @@
+package conformance
+
+import (
+	"context"
+	"strings"
+	"sync/atomic"
+	"testing"
+)
+
+// TestReadResults holds the harness to what a tool result measures: a call
+// with no result is never a deny, and a "No such tool available" for a tool
+// the binary offers in no session is not a deny either.
+func TestReadResults(t *testing.T) {
+	calls := []Call{{Tool: "Bash", Arg: "npm test"}, {Tool: "Read", Arg: "/etc/hostname"}, {Tool: "Glob"}, {Tool: "WebSearch"}, {Tool: "Write", Arg: "$PROJ/x"}}
+	uses := make([]ToolUse, len(calls))
+	for i := range calls {
+		uses[i] = ToolUse{ID: "u" + string(rune('0'+i))}
+	}
+	noSuch := func(tool string) string {
+		return "<tool_use_error>Error: No such tool available: " + tool + ". " + tool + " is disabled for this session</tool_use_error>"
+	}
+	results := map[string]string{"u0": "SHIPGATE-STUB-RAN npm test", "u2": noSuch("Glob"), "u3": noSuch("WebSearch")}
+	errs := map[string]bool{"u2": true, "u3": true}
+	asked := 0
+	unruled := func() (map[string]bool, error) {
+		asked++
+		return map[string]bool{"Bash": true, "Read": true, "WebSearch": true, "Write": true}, nil
+	}
+	// Offered: Bash and Write; Read is out of the list and has no result.
+	got, missing, err := readResults(calls, uses, results, errs, []string{"Bash", "Write"}, unruled)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []Decision{Allow, Unclassified, Unclassified, Deny, Unclassified}
+	for i, w := range want {
+		if got[i].Decision != w {
+			t.Errorf("%s: %s (%s), want %s", calls[i], got[i].Decision, got[i].Text, w)
+		}
+	}
+	if missing != 2 {
+		t.Errorf("missing = %d, want 2 (Read and Write have no result)", missing)
+	}
+	if asked != 1 {
+		t.Errorf("the tool list with no rule was asked %d times, want once", asked)
+	}
+	if !strings.Contains(got[2].Text, "not offered even with no rule") {
+		t.Errorf("Glob's note: %q", got[2].Text)
+	}
+}
+
+// fakeRunner answers every call with allow and cancels the run after the
+// first session, as an interrupt would.
+type fakeRunner struct {
+	cancel   context.CancelFunc
+	sessions atomic.Int32
+}
+
+func (f *fakeRunner) Run(ctx context.Context, s Session) (SessionResult, error) {
+	if f.sessions.Add(1) == 1 {
+		defer f.cancel()
+	}
+	r := SessionResult{Tools: []string{"Bash"}}
+	for range s.Calls {
+		r.Results = append(r.Results, Result{Decision: Allow, Text: stubMarker})
+	}
+	return r, nil
+}
+
+// TestCancelledRunFails: a run stopped before every batch ran has not
+// agreed on what it never asked, even when everything it asked agreed.
+func TestCancelledRunFails(t *testing.T) {
+	var batches []Batch
+	for i := 0; i < 20; i++ {
+		batches = append(batches, Batch{Class: "bash-shapes", Settings: Settings{Allow: []string{"Bash(*)"}},
+			Cases: []Case{{Class: "bash-shapes", Label: "x", Call: Call{Tool: "Bash", Arg: "npm test"}}}})
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	f := &fakeRunner{cancel: cancel}
+	r := Execute(ctx, f, batches, 1, nil, nil)
+	if n := int(f.sessions.Load()); n >= len(batches) {
+		t.Fatalf("the fake ran all %d sessions; the test needs the run cut short", n)
+	}
+	_, total := r.Stats()
+	if total.Agree == 0 || total.Agree != total.Decisions {
+		t.Fatalf("the sessions that ran should agree: %+v", total)
+	}
+	if !r.Failed() {
+		t.Fatalf("a run cancelled after %d of %d sessions passed", f.sessions.Load(), len(batches))
+	}
+
+	// The same run not cancelled passes.
+	ctx2, cancel2 := context.WithCancel(context.Background())
+	defer cancel2()
+	full := Execute(ctx2, &fakeRunner{cancel: func() {}}, batches, 2, nil, nil)
+	if full.Failed() {
+		var b strings.Builder
+		full.Write(&b, 1)
+		t.Fatalf("an uncancelled run of agreeing sessions failed:\n%s", b.String())
+	}
+}
+
+// TestWitnessNeverEditsAnExistingFile: an Edit or Write of a file the
+// session holds is refused by the tool's input check, so no witness pair
+// asks one.
+func TestWitnessNeverEditsAnExistingFile(t *testing.T) {
+	got := withoutExistingTargets([]Call{{Tool: "Edit", Arg: "$PROJ/README.md"}, {Tool: "Write", Arg: "$PROJ/src"},
+		{Tool: "Read", Arg: "$PROJ/a.txt"}, {Tool: "Edit", Arg: "$PROJ/a.txt"}, {Tool: "Edit", Arg: "$PROJ/new.txt"}})
+	want := []Call{{Tool: "Read", Arg: "$PROJ/a.txt"}, {Tool: "Edit", Arg: "$PROJ/new.txt"}}
+	if len(got) != len(want) {
+		t.Fatalf("got %v, want %v", got, want)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Fatalf("got %v, want %v", got, want)
+		}
+	}
+}
