@@ -7,7 +7,7 @@ FUZZTIME  ?= 20s
 FUZZMINIMIZE ?= 2s
 BENCHTIME ?= 1s
 
-.PHONY: all build test lint tools bench fuzz cover clean conformance claude-code claude-code-version codex codex-version gemini gemini-version opencode opencode-version copilot copilot-version conformance-opencode conformance-copilot surfaces
+.PHONY: all build test lint tools bench fuzz cover clean conformance sandbox-tools claude-code claude-code-version codex codex-version gemini gemini-version opencode opencode-version copilot copilot-version conformance-opencode conformance-copilot surfaces
 
 all: lint test build
 
@@ -81,7 +81,13 @@ claude-code:
 	  "$$bin" --version; \
 	fi
 
-conformance: claude-code
+# Claude Code's sandbox needs bubblewrap and socat (Debian packages; .ci/run
+# installs them): without them it turns the sandbox off without a word.
+sandbox-tools:
+	@command -v bwrap >/dev/null && command -v socat >/dev/null || \
+	  { echo "the sandbox class needs bubblewrap and socat: apt-get install bubblewrap socat"; exit 1; }
+
+conformance: claude-code sandbox-tools
 	$(GO) run ./cmd/conformance -seed $(SEED) -n $(N) -workers $(WORKERS)
 
 # The Codex CLI and Gemini CLI oracles (docs/conformance.md): the pinned

@@ -81,6 +81,11 @@ func (v *Effective) Decide(c lattice.Call) CallOutcome {
 			return CallOutcome{CallDenied, why + "; defaultMode dontAsk refuses what would prompt (Claude Code " + lattice.ClaudeCodeVersion + ", measured)"}
 		}
 	}
+	if c.Tool == "Bash" && o.state == "default" {
+		if so, ok := v.sandboxed(c); ok {
+			return so
+		}
+	}
 	switch o.state {
 	case "denied":
 		return CallOutcome{CallDenied, why}
@@ -129,4 +134,33 @@ func (v *Effective) Mode() string {
 		mode = v.userMode
 	}
 	return mode
+}
+
+// sandboxed is the decision of a Bash call no rule decides under the
+// project's effective sandbox: with sandbox.enabled and
+// autoAllowBashIfSandboxed both in effect it runs without a prompt inside
+// the sandbox, unless it is one of sandbox.excludedCommands or leaves the
+// sandbox (dangerouslyDisableSandbox), which take the normal permission
+// flow, or one of the checks that still ask (sandboxAsks). Measured on
+// Claude Code 2.1.328 in the default and acceptEdits modes (diff/sandbox.go).
+func (v *Effective) sandboxed(c lattice.Call) (CallOutcome, bool) {
+	st := v.e.sandboxState("", true)
+	if !st.grants() {
+		return CallOutcome{}, false
+	}
+	switch v.Mode() {
+	case "default", "acceptEdits", "":
+	default:
+		return CallOutcome{}, false // not measured: the mode decides
+	}
+	if c.Param == "dangerouslyDisableSandbox" && c.Value == "true" && st.unsandboxed {
+		return CallOutcome{}, false
+	}
+	if sandboxExcluded(c.Arg, st.excluded) {
+		return CallOutcome{}, false
+	}
+	if why, asks := sandboxAsks(c.Arg); asks {
+		return CallOutcome{CallAsks, why + " (sandbox auto-allow, Claude Code " + lattice.ClaudeCodeVersion + ", measured)"}, true
+	}
+	return CallOutcome{CallRuns, "sandbox.enabled and sandbox.autoAllowBashIfSandboxed: Claude Code " + lattice.ClaudeCodeVersion + " runs it without a prompt inside the sandbox"}, true
 }

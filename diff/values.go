@@ -767,10 +767,13 @@ func flatten(prefix string, v *jsonpos.Value, out map[string]setting) {
 var (
 	sandboxGrowLists   = map[string]bool{"excludedCommands": true, "network.allowedDomains": true, "network.allowUnixSockets": true, "filesystem.allowWrite": true, "filesystem.allowRead": true, "network.allowMachLookup": true}
 	sandboxShrinkLists = map[string]bool{"filesystem.denyWrite": true, "filesystem.denyRead": true, "network.deniedDomains": true}
-	sandboxOnLoosens   = map[string]bool{"allowUnsandboxedCommands": true, "autoAllowBashIfSandboxed": true, "enableWeakerNestedSandbox": true, "enableWeakerNetworkIsolation": true, "network.allowAllUnixSockets": true, "network.allowLocalBinding": true, "ignoreViolations": true, "filesystem.disabled": true}
+	sandboxOnLoosens   = map[string]bool{"allowUnsandboxedCommands": true, "enableWeakerNestedSandbox": true, "enableWeakerNetworkIsolation": true, "network.allowAllUnixSockets": true, "network.allowLocalBinding": true, "ignoreViolations": true, "filesystem.disabled": true}
 	sandboxOffLoosens  = map[string]bool{"enabled": true, "failIfUnavailable": true, "network.strictAllowlist": true}
-	// Defaults Claude Code documents for switches that are on unless set.
-	sandboxDefaultOn = map[string]bool{"autoAllowBashIfSandboxed": true, "allowUnsandboxedCommands": true}
+	// Switches that are on unless set. autoAllowBashIfSandboxed is not one:
+	// its default is false (Claude Code 2.1.328, measured), and whether it
+	// grants anything depends on sandbox.enabled in the scope's effective
+	// settings, so it is judged there (compareSandboxGrant).
+	sandboxDefaultOn = map[string]bool{"allowUnsandboxedCommands": true}
 )
 
 // compareSandbox compares sandbox settings key by key and decides which
@@ -818,6 +821,11 @@ func (e *engine) compareSandbox(f *fileState) {
 		case sandboxOffLoosens[k]:
 			loosens = on(b) && !on(h)
 			what = "turns it off"
+		case k == "autoAllowBashIfSandboxed":
+			// The grant of the whole Bash tool it is half of is judged on
+			// the scope's effective settings (compareSandboxGrant).
+			loosens = false
+			what = "changes the auto-allow half of the sandbox grant"
 		default:
 			loosens = h.present()
 			what = "changes a sandbox setting whose direction Shipgate does not model"
@@ -836,6 +844,7 @@ func (e *engine) compareSandbox(f *fileState) {
 				Key:     CheckSandboxLoosened + "|" + f.Path + "|" + k})
 		}
 	}
+	e.compareSandboxGrant(f)
 }
 
 // comparePlugins compares enabledPlugins and extraKnownMarketplaces.

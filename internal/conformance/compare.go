@@ -101,6 +101,10 @@ func Execute(ctx context.Context, d Runner, batches []Batch, workers int, known 
 		workers = 1
 	}
 	run := &Run{Version: ClaudeCodeVersion, Batches: batches, Known: known}
+	if err := sandboxTools(batches); err != nil {
+		run.Errors = append(run.Errors, err)
+		return run
+	}
 	start := time.Now()
 	type res struct {
 		i   int

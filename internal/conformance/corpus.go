@@ -49,10 +49,19 @@ type Settings struct {
 	Deny                  []string `json:"deny,omitempty"`
 	DefaultMode           string   `json:"defaultMode,omitempty"`
 	AdditionalDirectories []string `json:"additionalDirectories,omitempty"`
+	// Extra holds top-level keys beside "permissions" ("sandbox", a
+	// mistyped "model", …): the settings classes of corpus_settings.go.
+	Extra map[string]any `json:"extra,omitempty"`
+	// Raw, when set, is the file's text as written (a BOM, comments,
+	// trailing commas, duplicate keys): JSON returns it unchanged.
+	Raw string `json:"raw,omitempty"`
 }
 
 // JSON renders the settings file.
 func (s Settings) JSON() string {
+	if s.Raw != "" {
+		return s.Raw
+	}
 	perm := map[string]any{}
 	if len(s.Allow) > 0 {
 		perm["allow"] = s.Allow
@@ -69,7 +78,11 @@ func (s Settings) JSON() string {
 	if len(s.AdditionalDirectories) > 0 {
 		perm["additionalDirectories"] = s.AdditionalDirectories
 	}
-	data, _ := json.MarshalIndent(map[string]any{"permissions": perm}, "", "  ")
+	top := map[string]any{"permissions": perm}
+	for k, v := range s.Extra {
+		top[k] = v
+	}
+	data, _ := json.MarshalIndent(top, "", "  ")
 	return string(data) + "\n"
 }
 
@@ -92,14 +105,14 @@ func (b Batch) Session() Session {
 var Classes = []string{
 	"bash-match", "path-match", "bash-shapes", "bash-wrappers", "bash-deny", "bash-ask", "bash-compound", "bash-readonly",
 	"path-read", "path-edit", "modes", "additional-dirs", "skipped-rules", "settings-local",
-	"two-readings", "command-checks", "webfetch", "bypass", "mcp", "params", WitnessClass,
+	"two-readings", "command-checks", "webfetch", "bypass", "mcp", "params", SandboxClass, WitnessClass,
 }
 
 // classWeight is each class's share of the corpus.
 var classWeight = map[string]int{
 	"bash-match": 3, "path-match": 2, "bash-shapes": 3, "bash-wrappers": 2, "bash-deny": 2, "bash-ask": 1, "bash-compound": 2, "bash-readonly": 1,
 	"path-read": 3, "path-edit": 2, "modes": 2, "additional-dirs": 1, "skipped-rules": 1, "settings-local": 1,
-	"two-readings": 1, "command-checks": 1, "webfetch": 1, "bypass": 1, "mcp": 1, "params": 1,
+	"two-readings": 1, "command-checks": 1, "webfetch": 1, "bypass": 1, "mcp": 1, "params": 1, SandboxClass: 1,
 }
 
 // callsPerBatch is the most calls one session makes. Claude Code answers a
@@ -528,6 +541,8 @@ func (g *gen) batch() Batch {
 		g.mcp(&b)
 	case "params":
 		g.params(&b)
+	case SandboxClass:
+		g.sandboxBatch(&b)
 	case "bypass":
 		// Claude Code ignores bypassPermissions for root, so the session
 		// runs unprivileged; the mode is set in the project (where a

@@ -110,6 +110,9 @@ var (
 		"changes directory before running",
 		"Approving runs",
 		"Approve only if",
+		// A call with dangerouslyDisableSandbox under the sandbox's
+		// auto-allow: the prompt to leave the sandbox.
+		"Run outside of the sandbox",
 		// `rm *.o` under a pattern rule: not run, not a rule's deny.
 		"Glob patterns are not allowed in write operations",
 	}

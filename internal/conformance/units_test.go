@@ -147,6 +147,7 @@ func TestClassify(t *testing.T) {
 		// The tool's input check refused it before any permission: not an allow.
 		{"2.1.328", "Edit", "<tool_use_error>Cannot create new file - file already exists.</tool_use_error>", true, Unclassified},
 		{"2.1.328", "WebFetch", "WebFetch denied access to domain:sub.example.com.", true, Deny},
+		{"2.1.328", "Bash", "Run outside of the sandbox", true, Ask},
 		{"2.1.328", "WebFetch", "Claude requested permissions to use WebFetch, but you haven't granted it yet.", true, Ask},
 		{"2.1.328", "Read", "<tool_use_error>File is in a directory that is denied by your permission settings.</tool_use_error>", true, Deny},
 		{"2.1.328", "Read", "<tool_use_error>Error: No such tool available: Read. Read is disabled for this session</tool_use_error>", true, Deny},
