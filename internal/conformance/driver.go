@@ -417,6 +417,9 @@ func toolUse(lay Layout, i int, c Call) ToolUse {
 	case "WebFetch":
 		return ToolUse{ID: id, Name: "WebFetch", Input: map[string]any{"url": "https://" + c.Arg + "/shipgate", "prompt": "conformance call"}}
 	}
+	if in, ok := toolInputs[c.Tool]; ok {
+		return ToolUse{ID: id, Name: c.Tool, Input: in(lay, c)}
+	}
 	return ToolUse{ID: id, Name: c.Tool, Input: map[string]any{}}
 }
 
