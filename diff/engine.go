@@ -112,6 +112,9 @@ func (e *engine) rate(r lattice.Rule) rating.Rating {
 		return rt
 	}
 	rt := e.rater.RuleContext(e.ctx, r)
+	if bareSkill(r) {
+		rt = e.skillGrantRating(r)
+	}
 	if e.ratings == nil {
 		e.ratings = map[ruleID]rating.Rating{}
 	}

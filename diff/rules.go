@@ -480,6 +480,9 @@ func (e *engine) whyNothingNew(f *fileState, r lattice.Rule, headStop, baseAllow
 	if r.Canonical == "Read" && lattice.CoveredByContext(e.ctx, r, lattice.ImplicitAllows()).Answer == lattice.Yes {
 		return "adds nothing: reads inside the project need no rule in Claude Code " + lattice.ClaudeCodeVersion + " (measured), so every path it matches is read without a prompt already", ""
 	}
+	if how, ok := lattice.ToolsWithoutRule()[r.Canonical]; ok && lattice.CoveredByContext(e.ctx, r, lattice.ImplicitAllows()).Answer == lattice.Yes {
+		return "adds nothing: Claude Code " + lattice.ClaudeCodeVersion + " runs " + r.Canonical + " with no rule (" + how + ")", ""
+	}
 	// Prefer a cover from the same file.
 	for _, d := range f.base.rulesIn(lattice.Allow) {
 		if lattice.CoversAnswer(e.ctx, d.rule, r) == lattice.Yes {

@@ -792,15 +792,17 @@ func RunsWithoutRule(c Call) bool {
 		z, rel := splitPath(c.Arg)
 		return z == zoneProject && inProject(rel)
 	}
-	return false
+	_, ok := toolsWithoutRule[c.Tool]
+	return ok
 }
 
 // ImplicitAllows are the grants Claude Code makes with no rule, as rules a
 // search can take among what is already allowed: every Read inside the
 // project (measured on ClaudeCodeVersion: `.env` included; outside the
-// project it asks). The read-only commands are not a rule language; use
+// project it asks), and every call of the tools that need no rule at all
+// (tools.go). The read-only commands are not a rule language; use
 // RunsWithoutRule on each witness.
-func ImplicitAllows() []Rule { return []Rule{projectReads} }
+func ImplicitAllows() []Rule { return append([]Rule{projectReads}, toolRules...) }
 
 var projectReads = func() Rule {
 	r := ParseIn(Allow, "Read(./**)")

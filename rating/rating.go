@@ -83,7 +83,9 @@ func ToolClass(tool string) Class {
 		return ClassNetwork
 	case "Edit", "Write", "NotebookEdit", "MultiEdit":
 		return ClassWrite
-	case "Read", "Glob", "Grep", "LS", "NotebookRead":
+	case "Read", "Glob", "Grep", "LS", "NotebookRead", "LSP":
+		// (LSP is governed by Read path rules, documented: code
+		// intelligence over files the agent may read.)
 		return ClassRead
 	}
 	return ClassUnknown
@@ -139,6 +141,20 @@ func (rt Rater) RuleContext(ctx context.Context, r lattice.Rule) Rating {
 	}
 	if r.Dead() {
 		return Rating{Access: AccessNone, Risk: RiskLow, Evidence: Redact(r), Basis: "matches nothing"}
+	}
+	if why, ok := lattice.ToolsWithoutRule()[r.Canonical]; ok && (!r.HasSpecifier || strings.TrimSpace(r.Specifier) == "*") {
+		// Claude Code runs the tool with no rule: a bare allow of it
+		// grants nothing new (not a wildcard of anything).
+		return Rating{Access: AccessNone, Risk: RiskLow, Evidence: Redact(r),
+			Basis: r.Canonical + " runs with no rule in Claude Code " + lattice.ClaudeCodeVersion + " (" + why + "): allowing it grants nothing new"}
+	}
+	if r.Canonical == "WebSearch" {
+		// WebSearch takes no specifier. It asks with no rule and, allowed,
+		// runs the model provider's web search (measured on 2.1.328): the
+		// agent's query text leaves the machine and results come back, but
+		// no page or host of its choosing is fetched (WebFetch does that).
+		return Rating{Access: AccessExternal, Risk: RiskMedium, Evidence: Redact(r),
+			Basis: "web searches run without a prompt: the agent's queries go to the model provider's search (no page of its choosing is fetched)"}
 	}
 	class := ToolClass(r.Canonical)
 	if !strings.HasPrefix(strings.TrimSpace(r.Specifier), "*") || !r.HasSpecifier {

@@ -125,7 +125,16 @@ func TestRuleRatings(t *testing.T) {
 		{"Bash(pytest *)", AccessExecute, RiskMedium, false},
 		{"Bash(git status:*)", AccessExecute, RiskMedium, false},
 		{"Agent(Explore)", AccessExecute, RiskMedium, false},
-		{"WebSearch", AccessExecute, RiskHigh, true},
+		// The provider's search, not a fetch of the agent's choosing (measured: asks with no rule, runs allowed).
+		{"WebSearch", AccessExternal, RiskMedium, false},
+		// Claude Code runs these with no rule (measured): a bare allow grants nothing.
+		{"TodoWrite", AccessNone, RiskLow, false},
+		{"TaskList", AccessNone, RiskLow, false},
+		{"TaskCreate", AccessNone, RiskLow, false},
+		{"AskUserQuestion", AccessNone, RiskLow, false},
+		{"Agent", AccessNone, RiskLow, false},
+		{"LSP", AccessRead, RiskLow, true},
+		{"Monitor", AccessAdmin, RiskCritical, true},
 		{"*", AccessAdmin, RiskCritical, true},
 		{"Skill", AccessExecute, RiskHigh, true},
 		{"Write(src/**)", AccessNone, RiskLow, false},
