@@ -81,6 +81,13 @@ func (v *Effective) Decide(c lattice.Call) CallOutcome {
 			return CallOutcome{CallDenied, why + "; defaultMode dontAsk refuses what would prompt (Claude Code " + lattice.ClaudeCodeVersion + ", measured)"}
 		}
 	}
+	if (c.Tool == "Edit" || c.Tool == "Write" || c.Tool == "NotebookEdit") && o.state != "denied" && v.Mode() == "plan" {
+		// Measured on 2.1.328 (the conformance class scope-overrides):
+		// plan mode refuses every edit and write, an allow rule's included
+		// ("Cannot write to … while in plan mode" under allow
+		// Edit(./docs/**)).
+		return CallOutcome{CallDenied, "defaultMode plan, in which Claude Code " + lattice.ClaudeCodeVersion + " refuses edits and writes, allowed or not (measured)"}
+	}
 	if c.Tool == "Bash" && o.state == "default" {
 		if so, ok := v.sandboxed(c); ok {
 			return so

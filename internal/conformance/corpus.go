@@ -40,6 +40,9 @@ type Batch struct {
 	// Base, for a witness pair (WitnessBatches), is the base side's
 	// settings: the cases are asked under both.
 	Base *Settings `json:",omitempty"`
+	// Env is added to the session's environment (the tools class offers
+	// the task tools with CLAUDE_CODE_ENABLE_TODO_TOOLS=1).
+	Env []string `json:",omitempty"`
 }
 
 // Settings is the part of a settings file the corpus varies.
@@ -88,7 +91,7 @@ func (s Settings) JSON() string {
 
 // Session is the batch as the driver runs it.
 func (b Batch) Session() Session {
-	s := Session{Settings: b.Settings.JSON(), Unprivileged: b.Unprivileged, MCP: b.Class == "mcp"}
+	s := Session{Settings: b.Settings.JSON(), Unprivileged: b.Unprivileged, MCP: b.Class == "mcp", Env: b.Env}
 	if b.Local != nil {
 		s.Local = b.Local.JSON()
 	}
@@ -105,14 +108,14 @@ func (b Batch) Session() Session {
 var Classes = []string{
 	"bash-match", "path-match", "bash-shapes", "bash-wrappers", "bash-deny", "bash-ask", "bash-compound", "bash-readonly",
 	"path-read", "path-edit", "modes", "additional-dirs", "skipped-rules", "settings-local",
-	"two-readings", "command-checks", "webfetch", "bypass", "mcp", "params", SandboxClass, WitnessClass,
+	"two-readings", "command-checks", "webfetch", "bypass", "mcp", "params", SandboxClass, ToolsClass, SyntaxClass, ScopeClass, WitnessClass,
 }
 
 // classWeight is each class's share of the corpus.
 var classWeight = map[string]int{
 	"bash-match": 3, "path-match": 2, "bash-shapes": 3, "bash-wrappers": 2, "bash-deny": 2, "bash-ask": 1, "bash-compound": 2, "bash-readonly": 1,
 	"path-read": 3, "path-edit": 2, "modes": 2, "additional-dirs": 1, "skipped-rules": 1, "settings-local": 1,
-	"two-readings": 1, "command-checks": 1, "webfetch": 1, "bypass": 1, "mcp": 1, "params": 1, SandboxClass: 1,
+	"two-readings": 1, "command-checks": 1, "webfetch": 1, "bypass": 1, "mcp": 1, "params": 1, SandboxClass: 1, ToolsClass: 1, SyntaxClass: 1, ScopeClass: 1,
 }
 
 // callsPerBatch is the most calls one session makes. Claude Code answers a
@@ -132,7 +135,7 @@ func Generate(seed uint64, n int) []Batch {
 			continue
 		}
 		r := rand.New(rand.NewPCG(seed, uint64(ci)+1))
-		want := n * classWeight[class] / total
+		want := n * classWeight[class] / total / classDivisor(class)
 		if want < 20 {
 			want = 20
 		}
@@ -543,6 +546,12 @@ func (g *gen) batch() Batch {
 		g.params(&b)
 	case SandboxClass:
 		g.sandboxBatch(&b)
+	case ToolsClass:
+		g.toolsBatch(&b)
+	case SyntaxClass:
+		g.syntaxBatch(&b)
+	case ScopeClass:
+		g.scopeBatch(&b)
 	case "bypass":
 		// Claude Code ignores bypassPermissions for root, so the session
 		// runs unprivileged; the mode is set in the project (where a

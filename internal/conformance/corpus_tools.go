@@ -37,4 +37,76 @@ var toolInputs = map[string]func(lay Layout, c Call) map[string]any{
 	"EnterWorktree":  func(Layout, Call) map[string]any { return map[string]any{"name": "shipgate"} },
 	"ExitWorktree":   func(Layout, Call) map[string]any { return map[string]any{"action": "keep"} },
 	"Workflow":       func(Layout, Call) map[string]any { return map[string]any{"name": "shipgate-none"} },
+	"TaskCreate": func(Layout, Call) map[string]any {
+		return map[string]any{"subject": "conformance", "description": "conformance call"}
+	},
+	"TaskList":   func(Layout, Call) map[string]any { return map[string]any{} },
+	"TaskGet":    func(Layout, Call) map[string]any { return map[string]any{"taskId": "1"} },
+	"TaskUpdate": func(Layout, Call) map[string]any { return map[string]any{"taskId": "1", "status": "completed"} },
+	"TodoWrite": func(Layout, Call) map[string]any {
+		return map[string]any{"todos": []any{map[string]any{"content": "conformance", "status": "pending", "activeForm": "conforming"}}}
+	},
+}
+
+// ToolsClass measures what the tools the rest of the corpus never calls do
+// with no rule, with a bare allow, ask or deny of one of them: Agent, the
+// cron, messaging and wake-up tools, WebSearch and, offered in print mode
+// only with CLAUDE_CODE_ENABLE_TODO_TOOLS=1, the task tools (TaskCreate,
+// TaskGet, TaskList, TaskUpdate) or, with CLAUDE_CODE_ENABLE_TASKS=0 too,
+// TodoWrite. (Glob, Grep, LSP and AskUserQuestion are not offered in print
+// mode at all: the harness reads a call of one as measuring nothing.)
+const ToolsClass = "tools"
+
+// toolsOffered are the tools the class calls, by the environment that
+// offers them.
+var toolsOffered = []struct {
+	env   []string
+	tools []string
+}{
+	{nil, []string{"Agent", "CronCreate", "CronList", "ListAgents", "SendMessage", "ReportFindings", "ScheduleWakeup", "WebSearch"}},
+	{[]string{"CLAUDE_CODE_ENABLE_TODO_TOOLS=1"}, []string{"TaskCreate", "TaskList", "TaskGet", "TaskUpdate", "CronList", "WebSearch"}},
+	{[]string{"CLAUDE_CODE_ENABLE_TODO_TOOLS=1", "CLAUDE_CODE_ENABLE_TASKS=0"}, []string{"TodoWrite", "ListAgents", "WebSearch"}},
+}
+
+// toolsBatch draws one batch of the tools class.
+func (g *gen) toolsBatch(b *Batch) {
+	set := toolsOffered[g.r.IntN(len(toolsOffered))]
+	b.Env = set.env
+	one := g.pick(set.tools...)
+	switch g.r.IntN(4) {
+	case 0: // no rule at all
+	case 1:
+		b.Settings.Allow = []string{one}
+	case 2:
+		b.Settings.Ask = []string{one}
+	default:
+		b.Settings.Deny = []string{one}
+	}
+	for _, t := range set.tools {
+		g.add(b, "tool:"+t, Call{Tool: t})
+	}
+	// The task tools act on one task: create it first.
+	sortTaskCalls(b.Cases)
+}
+
+// sortTaskCalls puts TaskCreate before the calls that read or update the
+// task it makes (task #1).
+func sortTaskCalls(cs []Case) {
+	for i, c := range cs {
+		if c.Call.Tool == "TaskCreate" && i > 0 {
+			cs[0], cs[i] = cs[i], cs[0]
+			return
+		}
+	}
+}
+
+// classDivisor shrinks the share of a class whose sessions are small (one
+// tool a rule: a few calls each), so it does not outnumber the others'
+// sessions: the tools and syntax classes draw a third of a weight-1 class's
+// decisions.
+func classDivisor(class string) int {
+	if class == ToolsClass || class == SyntaxClass {
+		return 3
+	}
+	return 1
 }

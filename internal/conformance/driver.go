@@ -217,13 +217,13 @@ func readResults(calls []Call, uses []ToolUse, results map[string]string, errs m
 // call: a tool missing from that list is one this binary does not offer,
 // not one a rule took away. The answer is kept for the binary's life.
 func (d Driver) unruledTools(ctx context.Context, s Session) (map[string]bool, error) {
-	key := fmt.Sprintf("%s|mcp=%v|unprivileged=%v|args=%q", d.Binary, s.MCP, s.Unprivileged, s.Args)
+	key := fmt.Sprintf("%s|mcp=%v|unprivileged=%v|args=%q|env=%q", d.Binary, s.MCP, s.Unprivileged, s.Args, s.Env)
 	unruledMu.Lock()
 	defer unruledMu.Unlock()
 	if m, ok := unruled[key]; ok {
 		return m, nil
 	}
-	bare := Session{MCP: s.MCP, Unprivileged: s.Unprivileged, Args: s.Args}
+	bare := Session{MCP: s.MCP, Unprivileged: s.Unprivileged, Args: s.Args, Env: s.Env}
 	r, err := d.Run(ctx, bare)
 	if err != nil {
 		return nil, fmt.Errorf("conformance: the tool list with no rule: %w", err)

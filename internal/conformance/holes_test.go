@@ -4,6 +4,8 @@ import (
 	"context"
 	"strings"
 	"sync/atomic"
+
+	"github.com/shipgate-app/shipgate/lattice"
 	"testing"
 )
 
@@ -112,6 +114,30 @@ func TestWitnessNeverEditsAnExistingFile(t *testing.T) {
 	for i := range want {
 		if got[i] != want[i] {
 			t.Fatalf("got %v, want %v", got, want)
+		}
+	}
+}
+
+// TestToolTableIsMeasured: every tool the engine says Claude Code runs with
+// no rule (lattice.ToolsWithoutRule) is called by the tools class, so the
+// pinned binary checks the table in every conformance run; only a tool
+// print mode never offers may rest on its documentation.
+func TestToolTableIsMeasured(t *testing.T) {
+	called := map[string]bool{}
+	for _, set := range toolsOffered {
+		for _, tool := range set.tools {
+			called[tool] = true
+		}
+	}
+	for tool, how := range lattice.ToolsWithoutRule() {
+		switch {
+		case strings.HasPrefix(how, "measured") && !called[tool]:
+			t.Errorf("%s is in the table as measured, but the tools class never calls it", tool)
+		case !strings.HasPrefix(how, "measured") && !strings.HasPrefix(how, "documented"):
+			t.Errorf("%s: %q says neither measured nor documented", tool, how)
+		}
+		if _, ok := toolInputs[tool]; !ok && called[tool] {
+			t.Errorf("%s has no input (toolInputs)", tool)
 		}
 	}
 }
