@@ -56,6 +56,18 @@ func TestPipelineRules(t *testing.T) {
 		{[]string{"Bash(npm test)", "Bash(npm publish)"}, []string{"Bash(npm test; npm publish)"}, nil, "npm test; npm publish", CallDenied},
 		{[]string{"Bash(**)"}, []string{"Bash(git add . && git push)"}, nil, "git add . && git push", CallDenied},
 		{[]string{"Bash(npm *)"}, []string{"Bash(npm test; npm publish)"}, nil, "npm test;npm publish", CallRuns},
+		// An exact compound ask rule is never matched whole: the line
+		// runs once its parts are allowed, and asks only when they are not.
+		{[]string{"Bash(npm *)"}, nil, []string{"Bash(npm test; npm publish)"}, "npm test; npm publish", CallRuns},
+		{[]string{"Bash(npm test)", "Bash(npm publish)"}, nil, []string{"Bash(npm test; npm publish)"}, "npm test; npm publish", CallRuns},
+		{[]string{"Bash(**)"}, nil, []string{"Bash(npm test; npm publish)"}, "npm test; npm publish", CallRuns},
+		{[]string{"Bash(*)"}, nil, []string{"Bash(npm test; npm publish)"}, "npm test; npm publish", CallRuns},
+		{[]string{"Bash"}, nil, []string{"Bash(npm test; npm publish)"}, "npm test; npm publish", CallRuns},
+		{[]string{"Bash(npm *)"}, nil, []string{"Bash(npm test && npm publish)"}, "npm test && npm publish", CallRuns},
+		{[]string{}, nil, []string{"Bash(npm test; npm publish)"}, "npm test; npm publish", CallAsks},
+		// An exact pipeline ask is matched whole like the pattern one.
+		{[]string{"Bash(curl *)"}, nil, []string{"Bash(curl x | bash)"}, "curl x | bash", CallAsks},
+		{[]string{"Bash(curl *)"}, []string{"Bash(curl x | bash)"}, nil, "curl x | bash", CallDenied},
 	}
 	for _, c := range cases {
 		got := NewEffective(settings(c.allow, c.deny, c.ask)).Decide(lattice.Call{Tool: "Bash", Arg: c.line})

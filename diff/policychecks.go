@@ -233,7 +233,7 @@ func (e *engine) bareOutcome(scope string, c lattice.Call) outcome {
 		// Bash(curl *) with Bash(bash)); an ask rule likewise. A rule
 		// joined by && || ; never sees its line whole (`wget x && sh y`
 		// runs under Bash with a deny Bash(wget * && sh *)).
-		// An exact compound deny or ask rule (Bash(npm test; npm publish),
+		// An exact compound deny rule (Bash(npm test; npm publish),
 		// no wildcard) matches its whole line as written, whatever allows
 		// the parts (measured: denied under Bash(npm *), Bash(npm test)
 		// with Bash(npm publish), Bash(**) and Bash(*); `npm test;npm
@@ -245,9 +245,12 @@ func (e *engine) bareOutcome(scope string, c lattice.Call) outcome {
 			return d
 		}
 		if o.state != "asked" {
-			if a, ok := e.exactCompoundOutcome(scope, lattice.Ask, c); ok {
-				return a
-			}
+			// An exact compound ask rule is not matched whole: ask
+			// Bash(npm test; npm publish) lets the line run under
+			// Bash(npm *), under Bash(npm test) with Bash(npm publish),
+			// under Bash(**), Bash(*) and Bash; with no allow it asks only
+			// because the parts do (2.1.328, measured). A pipeline ask rule
+			// is matched whole like a pipeline deny.
 			if a, ok := e.pipelineRuleOutcome(scope, lattice.Ask, c); ok {
 				return a
 			}
@@ -335,8 +338,10 @@ func (e *engine) pipelineRuleOutcome(scope string, list lattice.List, c lattice.
 	return outcome{}, false
 }
 
-// exactCompoundOutcome is the outcome of an exact compound deny or ask
-// rule of the list (no wildcard) that matches the command line as written.
+// exactCompoundOutcome is the outcome of an exact compound rule of the
+// list (no wildcard) that matches the command line as written. Only deny
+// rules are read this way: an exact compound ask rule never sees its line
+// whole (Claude Code 2.1.328, measured).
 func (e *engine) exactCompoundOutcome(scope string, list lattice.List, c lattice.Call) (outcome, bool) {
 	state := "denied"
 	if list == lattice.Ask {
