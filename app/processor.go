@@ -419,49 +419,24 @@ func (p *Worker) gather(ctx context.Context, cl *github.Client, ev *evaluation) 
 	return res, nil
 }
 
-// loadOrgPolicy reads and parses the organisation default policy (cached
-// for a while: it lives on a branch, not at a SHA).
+// loadOrgPolicy reads and parses the organisation default policy (through
+// the gatherer: gather.ReadOrgPolicy), cached for a while: it lives on a
+// branch, not at a SHA.
 func (p *Worker) loadOrgPolicy(ctx context.Context, cl *github.Client, owner string) (*policy.Policy, []*policy.Error, bool, error) {
-	ov, err := p.orgPolicy(ctx, cl, owner)
-	if err != nil || !ov.Exists {
-		return nil, nil, false, err
-	}
-	name := owner + "/" + p.cfg.OrgPolicyRepo + ":" + p.cfg.OrgPolicyPath
-	if ov.Unreadable != "" {
-		return nil, []*policy.Error{{Path: name, Msg: ov.Unreadable}}, true, nil
-	}
-	pol, perr := policy.Parse(name, ov.Data, diff.PolicyOptions())
-	if perr != nil {
-		var es policy.Errors
-		if errors.As(perr, &es) {
-			return nil, es, true, nil
-		}
-		return nil, []*policy.Error{{Path: name, Msg: perr.Error()}}, true, nil
-	}
-	return pol, nil, true, nil
-}
-
-// orgPolicy reads the organisation default policy, cached for a while: it
-// lives on a branch, not at a SHA.
-func (p *Worker) orgPolicy(ctx context.Context, cl *github.Client, owner string) (diff.Version, error) {
-	key := owner
 	p.orgMu.Lock()
-	e, ok := p.org[key]
+	e, ok := p.org[owner]
 	p.orgMu.Unlock()
 	if ok && p.cfg.Now().Sub(e.at) < p.cfg.OrgPolicyTTL {
-		return e.v, e.err
+		return e.v.Policy, e.v.Errs, e.v.Exists, nil
 	}
-	v, err := p.fetch(ctx, cl, owner, p.cfg.OrgPolicyRepo, "", p.cfg.OrgPolicyPath)
-	if err != nil && isNotFound(errors.Unwrap(err)) {
-		v, err = diff.Version{}, nil
-	}
+	v, err := gather.ReadOrgPolicy(ctx, cl, owner, p.cfg.OrgPolicyRepo, p.cfg.OrgPolicyPath)
 	if err != nil {
-		return v, err
+		return nil, nil, false, err
 	}
 	p.orgMu.Lock()
-	p.org[key] = ttlEntry{v: v, at: p.cfg.Now()}
+	p.org[owner] = ttlEntry{v: v, at: p.cfg.Now()}
 	p.orgMu.Unlock()
-	return v, nil
+	return v.Policy, v.Errs, v.Exists, nil
 }
 
 func isNotFound(err error) bool {

@@ -5,7 +5,6 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"net/url"
 	"path"
@@ -297,17 +296,7 @@ func (g *GitHub) raw(ctx context.Context, ref, p string, e Entry) (Entry, error)
 	if err := g.call(what); err != nil {
 		return Entry{}, err
 	}
-	req, err := g.Client.NewRequest(http.MethodGet, g.contentsURL(ref, p), nil)
-	if err != nil {
-		return Entry{}, &ReadError{What: what, Err: err}
-	}
-	req.Header.Set("Accept", "application/vnd.github.raw")
-	resp, err := g.Client.BareDo(ctx, req)
-	if err != nil {
-		return Entry{}, &ReadError{What: what, Err: err}
-	}
-	defer resp.Body.Close()
-	data, err := io.ReadAll(io.LimitReader(resp.Body, diff.MaxFileSize+1))
+	data, _, err := readRaw(ctx, g.Client, g.contentsURL(ref, p))
 	if err != nil {
 		return Entry{}, &ReadError{What: what, Err: err}
 	}
@@ -426,12 +415,16 @@ func (g *GitHub) decodeObject(ctx context.Context, p, listedSHA string, raw any)
 	return Entry{Path: p, Kind: File, Data: data, Size: int64(len(data)), ID: str("sha")}, nil
 }
 
-func (g *GitHub) contentsURL(ref, p string) string {
+func (g *GitHub) contentsURL(ref, p string) string { return contentsURL(g.Owner, g.Repo, ref, p) }
+
+// contentsURL is the contents API's URL of path p at ref ("" for the
+// default branch) in owner/repo, each segment escaped.
+func contentsURL(owner, repo, ref, p string) string {
 	segs := strings.Split(p, "/")
 	for i, s := range segs {
 		segs[i] = url.PathEscape(s)
 	}
-	u := fmt.Sprintf("repos/%s/%s/contents/%s", url.PathEscape(g.Owner), url.PathEscape(g.Repo), strings.Join(segs, "/"))
+	u := fmt.Sprintf("repos/%s/%s/contents/%s", url.PathEscape(owner), url.PathEscape(repo), strings.Join(segs, "/"))
 	if ref != "" {
 		u += "?ref=" + url.QueryEscape(ref)
 	}
