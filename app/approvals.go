@@ -5,7 +5,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
-	"regexp"
 	"sort"
 	"strings"
 	"time"
@@ -14,6 +13,7 @@ import (
 
 	"github.com/shipgate-app/shipgate/diff"
 	"github.com/shipgate-app/shipgate/policy"
+	"github.com/shipgate-app/shipgate/report"
 )
 
 // deltaDigest names what a reviewer approves: the findings that hold the
@@ -31,13 +31,6 @@ func deltaDigest(r diff.Report) string {
 	sum := sha256.Sum256([]byte(strings.Join(keys, "\n")))
 	return hex.EncodeToString(sum[:])
 }
-
-// deltaMarker is how a completed run records the digest it judged, so a
-// later evaluation can tell whether an approval given at that commit
-// still covers the same delta.
-func deltaMarker(digest string) string { return "<!-- shipgate:delta=" + digest + " -->" }
-
-var deltaMarkerRe = regexp.MustCompile(`<!-- shipgate:delta=([0-9a-f]{64}) -->`)
 
 // approval is one reviewer's standing approval.
 type approval struct {
@@ -246,8 +239,8 @@ func (p *Worker) digestAt(ctx context.Context, cl *github.Client, ev *evaluation
 		return "", fmt.Errorf("reading the check runs of %s: %w", shortSHA(sha), err)
 	}
 	for _, run := range runs.CheckRuns {
-		if m := deltaMarkerRe.FindStringSubmatch(run.GetOutput().GetSummary()); m != nil {
-			return m[1], nil
+		if d := report.ParseMarkers(run.GetOutput().GetSummary()).Delta; d != nil {
+			return d.Digest, nil
 		}
 	}
 	return "", nil

@@ -2,10 +2,10 @@ package app
 
 import (
 	"context"
-	"regexp"
-	"strings"
 
 	"github.com/google/go-github/v62/github"
+
+	"github.com/shipgate-app/shipgate/report"
 )
 
 // A job runs at least once: a replica that dies (or stalls past its lease)
@@ -13,7 +13,7 @@ import (
 // as done leaves the job to run again elsewhere. Evaluating again would
 // publish a second completed run on the head — the same verdict, but two
 // runs where there should be one. So each run carries the delivery that
-// produced it (deliveryMarker, an HTML comment in its summary), and an
+// produced it (report.Delivery, an HTML comment in its summary), and an
 // attempt after the first (WithAttempt) looks for a completed run of its
 // own delivery on the head before evaluating: one found means an earlier
 // attempt finished the job. The first attempt pays nothing for this,
@@ -36,26 +36,13 @@ func attemptOf(ctx context.Context) int {
 	return 1
 }
 
-// deliveryIDRe is what a delivery ID in a marker may be: GitHub's GUIDs,
-// the sweep's "sweep-<ms>", nothing that could end the comment.
-var deliveryIDRe = regexp.MustCompile(`^[A-Za-z0-9-]{1,64}$`)
-
-// deliveryMarker is the summary marker naming the delivery whose job
-// published the run ("" when the ID is empty or unusual).
-func deliveryMarker(id string) string {
-	if !deliveryIDRe.MatchString(id) {
-		return ""
-	}
-	return "<!-- shipgate:delivery=" + id + " -->"
-}
-
 // publishedBefore reports whether an earlier attempt of job completed a
 // run of this App on head (its summary names the job's delivery). Only
 // attempts after the first ask; an error reads as "no": evaluating again
 // costs a second run, not a wrong verdict.
 func (p *Worker) publishedBefore(ctx context.Context, cl *github.Client, job Job, ev *evaluation) bool {
-	m := deliveryMarker(job.DeliveryID)
-	if (attemptOf(ctx) <= 1 && !job.Resumed) || m == "" {
+	m := report.Delivery{ID: job.DeliveryID}
+	if (attemptOf(ctx) <= 1 && !job.Resumed) || m.String() == "" {
 		return false
 	}
 	runs, _, err := cl.Checks.ListCheckRunsForRef(ctx, ev.owner, ev.repo, ev.head, &github.ListCheckRunsOptions{
@@ -65,7 +52,7 @@ func (p *Worker) publishedBefore(ctx context.Context, cl *github.Client, job Job
 		return false
 	}
 	for _, r := range runs.CheckRuns {
-		if r.GetExternalID() == externalID(ev.pr.GetNumber()) && strings.Contains(r.GetOutput().GetSummary(), m) {
+		if d := report.ParseMarkers(r.GetOutput().GetSummary()).Delivery; isRunOf(r, ev.pr.GetNumber()) && d != nil && *d == m {
 			return true
 		}
 	}

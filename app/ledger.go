@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -15,34 +14,26 @@ import (
 	"github.com/google/go-github/v62/github"
 
 	"github.com/shipgate-app/shipgate/diff"
+	"github.com/shipgate-app/shipgate/report"
 )
 
-// recordMarker is how a completed run records its decision and its
-// findings by check ID in the summary, beside the delta marker, so the
+// recordOf is the record marker of a completed run: its decision and
+// its findings by check ID, written beside the delta marker, so the
 // ledger reads every decision back from GitHub's own check runs — no
 // second store to lose or to trust.
-func recordMarker(r diff.Report) string {
-	counts := map[string]int{}
-	cleared := 0
+func recordOf(r diff.Report) report.Record {
+	rec := report.Record{Decision: string(r.Decision)}
 	for _, f := range r.Findings {
-		counts[f.CheckID]++
+		if rec.Findings == nil {
+			rec.Findings = map[string]int{}
+		}
+		rec.Findings[f.CheckID]++
 		if f.Cleared != "" {
-			cleared++
+			rec.Cleared++
 		}
 	}
-	ids := make([]string, 0, len(counts))
-	for id := range counts {
-		ids = append(ids, id)
-	}
-	sort.Strings(ids)
-	parts := make([]string, len(ids))
-	for i, id := range ids {
-		parts[i] = id + ":" + strconv.Itoa(counts[id])
-	}
-	return fmt.Sprintf("<!-- shipgate:record decision=%s findings=%s cleared=%d -->", r.Decision, strings.Join(parts, ","), cleared)
+	return rec
 }
-
-var recordMarkerRe = regexp.MustCompile(`<!-- shipgate:record decision=([a-z_]+) findings=([A-Z0-9:,-]*) cleared=(\d+) -->`)
 
 // LedgerEntry is one row of the decision ledger: a decision (a completed
 // Shipgate check run on a pull request's commit) or an approval (a review
@@ -190,7 +181,7 @@ func ledgerPR(ctx context.Context, cl *github.Client, o LedgerOptions, appID int
 				return nil, fmt.Errorf("listing the check runs of %s@%s: %w", full, shortSHA(sha), err)
 			}
 			for _, run := range runs.CheckRuns {
-				if id, ok := parseExternalID(run.GetExternalID()); !ok || id != n {
+				if !isRunOf(run, n) {
 					continue // another pull request's run on a shared commit
 				}
 				row := decisionRow(full, n, run)
@@ -248,19 +239,12 @@ func decisionRow(repo string, n int, run *github.CheckRun) LedgerEntry {
 	row := LedgerEntry{Kind: "decision", Repository: repo, PR: n, Head: run.GetHeadSHA(), At: run.GetCompletedAt().Time.UTC(),
 		Conclusion: run.GetConclusion(), CheckRunID: run.GetID()}
 	summary := run.GetOutput().GetSummary()
-	if m := deltaMarkerRe.FindStringSubmatch(summary); m != nil {
-		row.Delta = "sha256:" + m[1]
+	m := report.ParseMarkers(summary)
+	if m.Delta != nil {
+		row.Delta = "sha256:" + m.Delta.Digest
 	}
-	if m := recordMarkerRe.FindStringSubmatch(summary); m != nil {
-		row.Decision = m[1]
-		row.Cleared, _ = strconv.Atoi(m[3])
-		if m[2] != "" {
-			row.Findings = map[string]int{}
-			for _, p := range strings.Split(m[2], ",") {
-				id, count, _ := strings.Cut(p, ":")
-				row.Findings[id], _ = strconv.Atoi(count)
-			}
-		}
+	if m.Record != nil {
+		row.Decision, row.Findings, row.Cleared = m.Record.Decision, m.Record.Findings, m.Record.Cleared
 		return row
 	}
 	switch row.Conclusion {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/shipgate-app/shipgate/diff"
 	"github.com/shipgate-app/shipgate/policy"
+	"github.com/shipgate-app/shipgate/report"
 )
 
 // TestDecisionRow: a run's summary markers read back as the decision,
@@ -29,9 +30,9 @@ func TestDecisionRow(t *testing.T) {
 		conclusion string
 		want       LedgerEntry
 	}{
-		{"markers", "### ✅\n\n" + deltaMarker(digest) + "\n" + recordMarker(rep), "success",
+		{"markers", "### ✅\n\n" + report.Delta{Digest: digest}.String() + "\n" + recordOf(rep).String(), "success",
 			LedgerEntry{Decision: "allow", Findings: map[string]int{diff.CheckAllowExpanded: 2, diff.CheckUnknownKey: 1}, Cleared: 2, Delta: "sha256:" + digest}},
-		{"no findings", recordMarker(diff.Report{Decision: diff.DecisionAllow}), "success", LedgerEntry{Decision: "allow"}},
+		{"no findings", recordOf(diff.Report{Decision: diff.DecisionAllow}).String(), "success", LedgerEntry{Decision: "allow"}},
 		{"older run: failure", "### ⛔ Blocked", "failure", LedgerEntry{Decision: "block"}},
 		{"older run: action_required", "", "action_required", LedgerEntry{Decision: "require_review"}},
 		{"forged marker text is parsed strictly", "<!-- shipgate:record decision=allow findings=<script> cleared=0 -->", "failure", LedgerEntry{Decision: "block"}},
@@ -94,9 +95,9 @@ func TestLedgerWriter(t *testing.T) {
 // FuzzDecisionRow: any summary reads without a panic, and a record it
 // yields names only catalogue-shaped check IDs with counts.
 func FuzzDecisionRow(f *testing.F) {
-	f.Add(recordMarker(diff.Report{Decision: diff.DecisionBlock, Findings: []diff.Finding{{CheckID: diff.CheckWildcardAllow}}}))
+	f.Add(recordOf(diff.Report{Decision: diff.DecisionBlock, Findings: []diff.Finding{{CheckID: diff.CheckWildcardAllow}}}).String())
 	f.Add("<!-- shipgate:record decision=allow findings=A:1,B cleared=x -->")
-	f.Add(deltaMarker(strings.Repeat("0", 64)))
+	f.Add(report.Delta{Digest: strings.Repeat("0", 64)}.String())
 	f.Fuzz(func(t *testing.T, s string) {
 		run := &github.CheckRun{Output: &github.CheckRunOutput{Summary: github.String(s)}, Conclusion: github.String("success")}
 		row := decisionRow("o/r", 1, run)

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -16,6 +15,7 @@ import (
 	"github.com/shipgate-app/shipgate/diff"
 	"github.com/shipgate-app/shipgate/gather"
 	"github.com/shipgate-app/shipgate/policy"
+	"github.com/shipgate-app/shipgate/report"
 )
 
 // Config tunes the App's worker. Zero values take the defaults.
@@ -189,8 +189,8 @@ func (p *Worker) evaluateSHA(ctx context.Context, cl *github.Client, job Job) ([
 		if err != nil {
 			return nil, fmt.Errorf("reading check run %d: %w", job.CheckRunID, err)
 		}
-		if n, ok := parseExternalID(run.GetExternalID()); ok {
-			return nil, p.evaluatePR(ctx, cl, job, n)
+		if c, ok := report.ParseExternalID(run.GetExternalID()); ok {
+			return nil, p.evaluatePR(ctx, cl, job, c.PR)
 		}
 	}
 	return p.openPRJobs(ctx, cl, job, job.Owner, job.Repo, job.HeadSHA)
@@ -246,12 +246,11 @@ func (p *Worker) orgJobs(ctx context.Context, cl *github.Client, job Job) ([]Job
 	}
 }
 
-// externalID carries what a re-run needs: the pull request number.
-func externalID(n int) string { return "pr:" + strconv.Itoa(n) }
-
-func parseExternalID(s string) (int, bool) {
-	n, err := strconv.Atoi(strings.TrimPrefix(s, "pr:"))
-	return n, err == nil && strings.HasPrefix(s, "pr:") && n > 0
+// isRunOf reports whether a check run's external ID names pull request
+// n (report.CheckRun).
+func isRunOf(run *github.CheckRun, n int) bool {
+	c, ok := report.ParseExternalID(run.GetExternalID())
+	return ok && c.PR == n
 }
 
 // evaluation is one pull request being evaluated.
@@ -503,7 +502,7 @@ func (p *Worker) JobFailed(ctx context.Context, job Job, cause error) {
 	opts := github.CreateCheckRunOptions{Name: p.cfg.CheckName, HeadSHA: head, Status: github.String("completed"),
 		Conclusion: github.String("failure"), StartedAt: now, CompletedAt: now, Output: p.failureOutput(cause)}
 	if job.Kind == KindEvaluatePR {
-		opts.ExternalID = github.String(externalID(job.PRNumber))
+		opts.ExternalID = github.String(report.CheckRun{PR: job.PRNumber}.ExternalID())
 	}
 	if _, _, err := cl.Checks.CreateCheckRun(ctx, job.Owner, job.Repo, opts); err != nil {
 		p.log(ctx).Error("could not create a check run to report a failed job", "repo", job.Owner+"/"+job.Repo, "error", err)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/shipgate-app/shipgate/diff"
 	"github.com/shipgate-app/shipgate/policy"
+	"github.com/shipgate-app/shipgate/report"
 )
 
 // GitHub's check-run limits.
@@ -66,7 +67,7 @@ func (p *Worker) startRun(ctx context.Context, cl *github.Client, ev *evaluation
 	}
 	run, _, err := cl.Checks.CreateCheckRun(ctx, ev.owner, ev.repo, github.CreateCheckRunOptions{
 		Name: p.cfg.CheckName, HeadSHA: ev.head, Status: github.String("in_progress"),
-		ExternalID: github.String(externalID(ev.pr.GetNumber())), DetailsURL: detailsURL(ev, nil),
+		ExternalID: github.String(report.CheckRun{PR: ev.pr.GetNumber()}.ExternalID()), DetailsURL: detailsURL(ev, nil),
 		StartedAt: &github.Timestamp{Time: p.cfg.Now()},
 		Output: &github.CheckRunOutput{Title: github.String("Reviewing agent permission changes"),
 			Summary: github.String("Shipgate is reading the agent-config files this pull request changes.")},
@@ -239,12 +240,12 @@ func (p *Worker) markPosted(ev *evaluation, n int, unsure bool) {
 func (p *Worker) publishNothing(ctx context.Context, cl *github.Client, ev *evaluation) error {
 	summary := fmt.Sprintf("This pull request changes no agent-config file (Claude Code's settings, `.mcp.json`, skills, commands, subagents and the files their hooks run, in any directory, in any case spelling, or through a symlink), nor the Shipgate policy. Nothing that changes what an AI coding agent may do was found.\n\nPolicy: %s. Head `%s`, base `%s`. Shipgate %s.",
 		ev.policySrc, shortSHA(ev.head), shortSHA(ev.base), p.cfg.Version)
-	if m := deliveryMarker(ev.delivery); m != "" {
+	if m := (report.Delivery{ID: ev.delivery}).String(); m != "" {
 		summary += "\n" + m
 	}
 	_, _, err := cl.Checks.CreateCheckRun(ctx, ev.owner, ev.repo, github.CreateCheckRunOptions{
 		Name: p.cfg.CheckName, HeadSHA: ev.head, Status: github.String("completed"), Conclusion: github.String("success"),
-		ExternalID: github.String(externalID(ev.pr.GetNumber())), DetailsURL: detailsURL(ev, nil),
+		ExternalID: github.String(report.CheckRun{PR: ev.pr.GetNumber()}.ExternalID()), DetailsURL: detailsURL(ev, nil),
 		StartedAt: &github.Timestamp{Time: p.cfg.Now()}, CompletedAt: &github.Timestamp{Time: p.cfg.Now()},
 		Output: &github.CheckRunOutput{Title: github.String("No agent-config file changed"), Summary: github.String(summary)},
 	})
@@ -373,8 +374,8 @@ func (p *Worker) publish(ctx context.Context, cl *github.Client, ev *evaluation,
 	}
 	// The markers are what later runs and the ledger read back: the delta
 	// approvals bind to, and the decision with its findings by check ID.
-	marker := "\n" + deltaMarker(approvals.digest) + "\n" + recordMarker(r)
-	if m := deliveryMarker(ev.delivery); m != "" {
+	marker := "\n" + report.Delta{Digest: approvals.digest}.String() + "\n" + recordOf(r).String()
+	if m := (report.Delivery{ID: ev.delivery}).String(); m != "" {
 		marker += "\n" + m
 	}
 	// The verdict, then who clears it and how, then the run's context
@@ -480,7 +481,7 @@ func (p *Worker) createRun(ctx context.Context, cl *github.Client, ev *evaluatio
 	now := &github.Timestamp{Time: p.cfg.Now()}
 	_, _, err = cl.Checks.CreateCheckRun(ctx, ev.owner, ev.repo, github.CreateCheckRunOptions{
 		Name: p.cfg.CheckName, HeadSHA: ev.head, Status: github.String("completed"), Conclusion: github.String(concl),
-		ExternalID: github.String(externalID(ev.pr.GetNumber())), DetailsURL: details,
+		ExternalID: github.String(report.CheckRun{PR: ev.pr.GetNumber()}.ExternalID()), DetailsURL: details,
 		StartedAt: now, CompletedAt: now, Output: output,
 	})
 	if err != nil {
@@ -642,7 +643,7 @@ func (p *Worker) findRunOnGitHub(ctx context.Context, cl *github.Client, owner, 
 		return 0, false, fmt.Errorf("listing the check runs of %s: %w", shortSHA(sha), err)
 	}
 	for _, r := range runs.CheckRuns {
-		if r.GetExternalID() == externalID(n) {
+		if isRunOf(r, n) {
 			return r.GetID(), true, nil
 		}
 	}

@@ -2,15 +2,13 @@ package app
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
-	"regexp"
 	"strings"
 
 	"github.com/google/go-github/v62/github"
 
 	"github.com/shipgate-app/shipgate/diff"
+	"github.com/shipgate-app/shipgate/report"
 )
 
 // maxSuggestionComments bounds the review comments one run posts: each is
@@ -19,14 +17,12 @@ import (
 const maxSuggestionComments = 10
 
 // suggestionMarker identifies a posted suggestion independently of the
-// head: the file, the line and the edit. A re-run of the same head (or a
-// push that leaves the line alone) finds it and posts nothing new.
-func suggestionMarker(sg diff.Suggestion) string {
-	sum := sha256.Sum256([]byte(fmt.Sprintf("%s\x00%d\x00%s\x00%s", sg.Path, sg.Line, sg.Before, sg.After)))
-	return "<!-- shipgate:suggestion=" + hex.EncodeToString(sum[:12]) + " -->"
+// head (report.Suggestion: the file, the line and the edit). A re-run of
+// the same head (or a push that leaves the line alone) finds it and posts
+// nothing new.
+func suggestionMarker(sg diff.Suggestion) report.Suggestion {
+	return report.SuggestionOf(sg.Path, sg.Line, sg.Before, sg.After)
 }
-
-var suggestionMarkerRe = regexp.MustCompile(`<!-- shipgate:suggestion=[0-9a-f]{24} -->`)
 
 // suggestionBody is the review comment of a suggestion: what it replaces,
 // GitHub's suggested-change block (one click applies it on the PR), the
@@ -84,8 +80,8 @@ func (p *Worker) postSuggestions(ctx context.Context, cl *github.Client, ev *eva
 
 // postedSuggestions returns the markers of the suggestions already on the
 // pull request.
-func (p *Worker) postedSuggestions(ctx context.Context, cl *github.Client, ev *evaluation) (map[string]bool, error) {
-	out := map[string]bool{}
+func (p *Worker) postedSuggestions(ctx context.Context, cl *github.Client, ev *evaluation) (map[report.Suggestion]bool, error) {
+	out := map[report.Suggestion]bool{}
 	opts := &github.PullRequestListCommentsOptions{ListOptions: github.ListOptions{PerPage: 100}}
 	for {
 		cs, resp, err := cl.PullRequests.ListComments(ctx, ev.owner, ev.repo, ev.pr.GetNumber(), opts)
@@ -93,7 +89,7 @@ func (p *Worker) postedSuggestions(ctx context.Context, cl *github.Client, ev *e
 			return nil, fmt.Errorf("listing the review comments of pull request #%d: %w", ev.pr.GetNumber(), err)
 		}
 		for _, c := range cs {
-			for _, m := range suggestionMarkerRe.FindAllString(c.GetBody(), -1) {
+			for _, m := range report.ParseMarkers(c.GetBody()).Suggestions {
 				out[m] = true
 			}
 		}

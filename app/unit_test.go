@@ -323,20 +323,6 @@ func TestTruncateBytes(t *testing.T) {
 	}
 }
 
-func TestExternalID(t *testing.T) {
-	for _, n := range []int{1, 42, 99999} {
-		got, ok := parseExternalID(externalID(n))
-		if !ok || got != n {
-			t.Errorf("round trip of %d gave %d, %v", n, got, ok)
-		}
-	}
-	for _, s := range []string{"", "pr:", "pr:0", "pr:-3", "pr:x", "42", "issue:4", "pr:4 "} {
-		if n, ok := parseExternalID(s); ok {
-			t.Errorf("parseExternalID(%q) = %d, true; want false", s, n)
-		}
-	}
-}
-
 func TestSanitizeError(t *testing.T) {
 	err := fmt.Errorf("GET https://api.github.com/repos/o/r/contents/x?ref=abc&token=s3cret: 502 Bad Gateway")
 	got := sanitizeError(err)

@@ -1,0 +1,153 @@
+// Package report is the contract between Shipgate's layers: what a
+// judgement reads and writes. This file is the marker codec: the typed
+// values a check run's summary (or a review comment) carries in HTML
+// comments so that a later evaluation, the ledger or a re-run reads them
+// back from GitHub itself — no second store to lose or to trust. Each
+// marker is written by its String method and read back by ParseMarkers;
+// nothing else spells or matches the comment text.
+package report
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// Delta records the digest (sha256, lowercase hex) of the permission
+// changes a completed run judged, so a later evaluation can tell whether
+// an approval given at that commit still covers the same changes.
+type Delta struct{ Digest string }
+
+// String is the marker's comment.
+func (d Delta) String() string { return "<!-- shipgate:delta=" + d.Digest + " -->" }
+
+// Record is a completed run's decision and its findings counted by check
+// ID, read back by the decision ledger.
+type Record struct {
+	Decision string         // allow, require_review or block
+	Findings map[string]int // check ID → findings
+	Cleared  int            // findings an approval cleared
+}
+
+// String is the marker's comment (check IDs sorted).
+func (r Record) String() string {
+	ids := make([]string, 0, len(r.Findings))
+	for id := range r.Findings {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	parts := make([]string, len(ids))
+	for i, id := range ids {
+		parts[i] = id + ":" + strconv.Itoa(r.Findings[id])
+	}
+	return fmt.Sprintf("<!-- shipgate:record decision=%s findings=%s cleared=%d -->", r.Decision, strings.Join(parts, ","), r.Cleared)
+}
+
+// Delivery names the webhook delivery whose job published a run, so a
+// retried job finds what an earlier attempt already published.
+type Delivery struct{ ID string }
+
+// deliveryID is the shape of a delivery ID a marker may carry: GitHub's
+// GUIDs and the sweep's "sweep-<ms>", nothing that could end the comment.
+var deliveryID = regexp.MustCompile(`^[A-Za-z0-9-]{1,64}$`)
+
+// String is the marker's comment, "" when the ID is empty or unusual
+// (such a delivery is never marked, so never found again).
+func (d Delivery) String() string {
+	if !deliveryID.MatchString(d.ID) {
+		return ""
+	}
+	return "<!-- shipgate:delivery=" + d.ID + " -->"
+}
+
+// Suggestion identifies a posted suggestion independently of the head:
+// the first 12 bytes (hex) of the digest of its file, line and edit. A
+// re-run of the same head, or a push that leaves the line alone, finds it
+// and posts nothing new.
+type Suggestion struct{ ID string }
+
+// SuggestionOf is the marker of the edit of path at line from before to
+// after.
+func SuggestionOf(path string, line int, before, after string) Suggestion {
+	sum := sha256.Sum256([]byte(fmt.Sprintf("%s\x00%d\x00%s\x00%s", path, line, before, after)))
+	return Suggestion{ID: hex.EncodeToString(sum[:12])}
+}
+
+// String is the marker's comment.
+func (s Suggestion) String() string { return "<!-- shipgate:suggestion=" + s.ID + " -->" }
+
+// Markers is every marker one text carries. A marker that is absent, or
+// malformed (a summary cut mid-comment, a value of the wrong shape), is
+// the zero value: nothing is read from it.
+type Markers struct {
+	Delta       *Delta
+	Record      *Record
+	Delivery    *Delivery
+	Suggestions []Suggestion // in the order they appear
+}
+
+// marker matches one Shipgate comment; each kind's value is checked by
+// its own pattern below.
+var marker = regexp.MustCompile(`<!-- shipgate:([a-z]+)[= ]([^<>]*?) -->`)
+
+var (
+	deltaValue      = regexp.MustCompile(`^[0-9a-f]{64}$`)
+	recordValue     = regexp.MustCompile(`^decision=([a-z_]+) findings=([A-Z0-9:,-]*) cleared=(\d+)$`)
+	suggestionValue = regexp.MustCompile(`^[0-9a-f]{24}$`)
+)
+
+// ParseMarkers reads the markers of a summary or comment body. Of the
+// delta, record and delivery markers the first well-formed one counts.
+func ParseMarkers(text string) Markers {
+	var m Markers
+	for _, s := range marker.FindAllStringSubmatch(text, -1) {
+		kind, v := s[1], s[2]
+		switch {
+		case kind == "delta" && m.Delta == nil && deltaValue.MatchString(v):
+			m.Delta = &Delta{Digest: v}
+		case kind == "record" && m.Record == nil:
+			if r := recordValue.FindStringSubmatch(v); r != nil {
+				rec := &Record{Decision: r[1]}
+				rec.Cleared, _ = strconv.Atoi(r[3])
+				if r[2] != "" {
+					rec.Findings = map[string]int{}
+					for _, p := range strings.Split(r[2], ",") {
+						id, count, _ := strings.Cut(p, ":")
+						rec.Findings[id], _ = strconv.Atoi(count)
+					}
+				}
+				m.Record = rec
+			}
+		case kind == "delivery" && m.Delivery == nil && deliveryID.MatchString(v):
+			m.Delivery = &Delivery{ID: v}
+		case kind == "suggestion" && suggestionValue.MatchString(v):
+			m.Suggestions = append(m.Suggestions, Suggestion{ID: v})
+		}
+	}
+	return m
+}
+
+// CheckRun is what a check run's external ID carries: what a re-run
+// needs, the pull request number.
+type CheckRun struct{ PR int }
+
+// ExternalID is the check run's external ID, "pr:<number>".
+func (c CheckRun) ExternalID() string { return "pr:" + strconv.Itoa(c.PR) }
+
+// ParseExternalID reads an external ID ExternalID wrote; false for any
+// other (another App's, a number not above zero).
+func ParseExternalID(s string) (CheckRun, bool) {
+	rest, ok := strings.CutPrefix(s, "pr:")
+	if !ok {
+		return CheckRun{}, false
+	}
+	n, err := strconv.Atoi(rest)
+	if err != nil || n <= 0 {
+		return CheckRun{}, false
+	}
+	return CheckRun{PR: n}, true
+}
