@@ -23,6 +23,10 @@ type Version struct {
 	Unreadable string
 	// TooLarge marks an unreadable file that is over MaxFileSize.
 	TooLarge bool
+	// NotRead marks an unreadable file the gatherer left unread because
+	// the change's agent-config input passed the bound it reads in one
+	// evaluation (Unreadable says so in words).
+	NotRead bool
 }
 
 // File is one agent-config file at base and head. Unchanged files may be

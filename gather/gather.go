@@ -120,7 +120,7 @@ const notRead Kind = -1
 const notReadMsg = "not read: this change's agent-config input passed the bound Shipgate reads in one evaluation"
 
 // isNotRead reports whether a version was left unread for the bound.
-func isNotRead(v diff.Version) bool { return v.Unreadable == notReadMsg }
+func isNotRead(v diff.Version) bool { return v.NotRead }
 
 // spent reports whether the input has reached its bound: nothing more is
 // read for the engine.
@@ -470,6 +470,7 @@ func (g *gatherer) peek(ctx context.Context, p string) (Entry, error) {
 type resolved struct {
 	real       string   // the path read, after symlinks
 	unreadable string   // why it cannot be read ("" when it can)
+	notRead    bool     // unreadable because the input passed the bound
 	touched    bool     // the change touches a path on the way
 	force      bool     // reached through a link the change touches
 	links      []string // symlinks followed
@@ -500,7 +501,7 @@ restart:
 		}
 		switch e.Kind {
 		case notRead:
-			r.unreadable = notReadMsg
+			r.unreadable, r.notRead = notReadMsg, true
 			return r, nil
 		case Symlink:
 			hops++
@@ -556,7 +557,7 @@ func short(sha string) string {
 // version reads the file a resolved path leads to on one side.
 func (g *gatherer) version(ctx context.Context, s side, r resolved) (diff.Version, error) {
 	if r.unreadable != "" {
-		return diff.Version{Exists: true, Unreadable: r.unreadable}, nil
+		return diff.Version{Exists: true, Unreadable: r.unreadable, NotRead: r.notRead}, nil
 	}
 	if r.real == "" {
 		return diff.Version{}, nil
@@ -569,7 +570,7 @@ func (g *gatherer) version(ctx context.Context, s side, r resolved) (diff.Versio
 	case Missing:
 		return diff.Version{}, nil
 	case notRead:
-		return diff.Version{Exists: true, Unreadable: notReadMsg}, nil
+		return diff.Version{Exists: true, Unreadable: notReadMsg, NotRead: true}, nil
 	case Dir:
 		return diff.Version{Exists: true, Unreadable: r.real + " is a directory, not a file"}, nil
 	case Other:
@@ -595,7 +596,7 @@ func (g *gatherer) version(ctx context.Context, s side, r resolved) (diff.Versio
 			e = got
 		} else {
 			if g.spent() {
-				return diff.Version{Exists: true, Unreadable: notReadMsg}, nil
+				return diff.Version{Exists: true, Unreadable: notReadMsg, NotRead: true}, nil
 			}
 			got, err := g.rev(rs).Read(ctx, r.real)
 			if err != nil {
@@ -617,7 +618,7 @@ func (g *gatherer) version(ctx context.Context, s side, r resolved) (diff.Versio
 	if g.spent() && e.Data != nil && !g.counted[src][r.real] {
 		// Content kept from before (a peek, the base's hooks), past the
 		// bound: not for the engine either.
-		return diff.Version{Exists: true, Unreadable: notReadMsg}, nil
+		return diff.Version{Exists: true, Unreadable: notReadMsg, NotRead: true}, nil
 	}
 	g.use(src, r.real, e)
 	data := e.Data
