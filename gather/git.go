@@ -10,7 +10,7 @@ import (
 	"strings"
 
 	"github.com/shipgate-app/shipgate/diff"
-	"github.com/shipgate-app/shipgate/internal/gitrepo"
+	"github.com/shipgate-app/shipgate/gather/gitrepo"
 )
 
 // Git is a local repository: the base is a commit (shipgate diff: the

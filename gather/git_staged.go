@@ -4,7 +4,7 @@ import (
 	"context"
 
 	"github.com/shipgate-app/shipgate/diff"
-	"github.com/shipgate-app/shipgate/internal/gitrepo"
+	"github.com/shipgate-app/shipgate/gather/gitrepo"
 )
 
 // GitStaged is a local repository's next commit: the base is HEAD (nothing

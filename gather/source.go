@@ -11,7 +11,7 @@
 //
 // Reading is behind a small interface (Source, Revision) with two
 // implementations: GitHub (trees, contents and pull-request files, within a
-// call budget) and Git (a local work tree, internal/gitrepo). An error
+// call budget) and Git (a local work tree, gather/gitrepo). An error
 // while reading is returned, never turned into "nothing changed".
 package gather
 

@@ -9,7 +9,7 @@ import (
 
 	"github.com/shipgate-app/shipgate/diff"
 	"github.com/shipgate-app/shipgate/gather"
-	"github.com/shipgate-app/shipgate/internal/gitrepo"
+	"github.com/shipgate-app/shipgate/gather/gitrepo"
 	"github.com/shipgate-app/shipgate/policy"
 )
 
