@@ -42,18 +42,22 @@ func (p *Worker) startRun(ctx context.Context, cl *github.Client, ev *evaluation
 	key := p.runKey(ev)
 	p.runsMu.Lock()
 	r, ok := p.runs[key]
-	unsure := p.unsure[key]
 	p.runsMu.Unlock()
 	if ok {
 		ev.runID = r.id
 		return nil
 	}
-	if p.cfg.SharedQueue || unsure || ev.swept || ev.resumed {
-		// Another replica may have started this run and died, our own
-		// create failed after GitHub made the run, a write outage left it
-		// in progress, or the job crossed a restart or a shutdown
-		// (Job.Resumed): adopt it rather than leave it in progress next to
-		// a new one.
+	{
+		// Not a run this process knows: another replica may have started it
+		// and died, our own create failed after GitHub made the run, a write
+		// outage left it in progress, the job crossed a restart or a
+		// shutdown (Job.Resumed) — or another job about this head did, in a
+		// process before this one: a redelivery after a restart of the
+		// in-memory queue, a review. Adopt it rather than leave it in
+		// progress next to a new one. One lookup, paid only by the runs
+		// created in progress (more than 50 annotations: the run costs
+		// several writes anyway), and their same head's evaluation has as
+		// many annotations, so an orphan in progress is always found here.
 		if id, found, err := p.openRunOnGitHub(ctx, cl, ev.owner, ev.repo, ev.head, ev.pr.GetNumber()); err != nil {
 			return err
 		} else if found {
@@ -634,7 +638,12 @@ func (p *Worker) openRunOnGitHub(ctx context.Context, cl *github.Client, owner, 
 // findRunOnGitHub finds a run of ours for a pull request on a commit, in
 // a status ("" for any).
 func (p *Worker) findRunOnGitHub(ctx context.Context, cl *github.Client, owner, repo, sha string, n int, status string) (int64, bool, error) {
-	opts := &github.ListCheckRunsOptions{CheckName: github.String(p.cfg.CheckName)}
+	// Only this App's runs: a run of the same name and external ID made by
+	// another App is not ours to adopt (and GitHub would refuse our update).
+	opts := &github.ListCheckRunsOptions{CheckName: github.String(p.cfg.CheckName), Filter: github.String("all")}
+	if p.clients != nil {
+		opts.AppID = github.Int64(p.clients.appID)
+	}
 	if status != "" {
 		opts.Status = github.String(status)
 	}

@@ -96,6 +96,10 @@ func (s *stubGitHub) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		js(map[string]any{"id": 5})
 	case key == "PATCH /repos/o/r/check-runs/5":
 		js(map[string]any{"id": 5})
+	case key == "GET /repos/o/r/commits/"+stubHead+"/check-runs":
+		// No run of ours on the head yet (a run about to be created in
+		// progress is looked for first: an orphan is adopted).
+		js(map[string]any{"total_count": 0, "check_runs": []any{}})
 	default:
 		w.WriteHeader(http.StatusNotFound)
 		js(map[string]any{"message": "Not Found"})

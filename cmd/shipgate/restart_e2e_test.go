@@ -9,41 +9,99 @@ import (
 
 	"github.com/shipgate-app/shipgate/githubtest"
 	"github.com/shipgate-app/shipgate/internal/redistest"
-	"github.com/shipgate-app/shipgate/webhook"
 	"github.com/shipgate-app/shipgate/webhook/redisqueue"
 )
 
-// TestE2ERestartMidBurstLosesNothing: a burst of pull requests, every
-// delivery answered 202, then SIGTERM with a grace far too short for the
-// backlog — jobs pending and running — and a restart. With the default
-// single-process setup (the queue kept on disk) and with Redis, every pull
-// request gets exactly one completed run and none is left in progress. The
-// redelivery scan and the sweep are off: nothing but the queue's
-// durability can save an accepted delivery here (with the in-memory queue
-// the pull requests whose jobs had not run stay without a run).
-func TestE2ERestartMidBurstLosesNothing(t *testing.T) {
-	const prCount = 40
-	for _, tc := range []struct {
-		name  string
-		queue func(t *testing.T, s *e2eSetup)
-	}{
-		{"in-process queue on disk", func(t *testing.T, s *e2eSetup) { s.cfg.QueueDir = t.TempDir() }},
+// restartQueue is a queue a restart test runs on.
+type restartQueue struct {
+	name  string
+	setup func(t *testing.T, s *e2eSetup)
+	// durable: what it accepted survives a restart (the disk, Redis).
+	durable bool
+}
+
+// restartQueues are the single-process default (the queue on disk) and
+// Redis, and, withMemory, --queue-dir memory (the figure before).
+func restartQueues(withMemory bool) []restartQueue {
+	qs := []restartQueue{
+		{"in-process queue on disk", func(t *testing.T, s *e2eSetup) { s.cfg.QueueDir = t.TempDir() }, true},
 		{"Redis", func(t *testing.T, s *e2eSetup) {
 			rs := redistest.Start(t)
 			s.cfg.Redis = redisConfig{URL: rs.URL(), Prefix: redisqueue.DefaultPrefix, LeaseTTL: redisqueue.DefaultLeaseTTL,
 				DedupTTL: redisqueue.DefaultDedupTTL}
-		}},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
+		}, true},
+	}
+	if withMemory {
+		qs = append([]restartQueue{{"in-process queue in memory", func(*testing.T, *e2eSetup) {}, false}}, qs...)
+	}
+	return qs
+}
+
+// holdEvaluations makes every evaluation wait in its first read of the
+// pull request until the App gives up on it (a shutdown cancels it): the
+// jobs are still pending or running when the App stops, however fast the
+// machine. stopAndRestart lets GitHub answer normally again.
+func holdEvaluations(env *e2eEnv) {
+	env.gh.Inject(githubtest.Fault{Method: "GET", PathPattern: routePull, Latency: time.Hour, Times: 1 << 20})
+}
+
+// stopAndRestart stops env's App with its grace already over (running
+// jobs handed back, or in memory abandoned with the pending ones), lets
+// GitHub answer normally again, and starts a new process with the same
+// configuration, GitHub's webhook pointing at it.
+func stopAndRestart(t *testing.T, env *e2eEnv) *server {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_ = env.srv.shutdown(ctx)
+	env.gh.ClearFaults()
+	srv, err := startServer(context.Background(), env.srv.cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	env.srv = srv // the test's cleanup stops this one
+	if err := env.gh.SetWebhook(1, srv.URL()+"/webhook", srv.cfg.WebhookSecrets[0]); err != nil {
+		t.Fatal(err)
+	}
+	return srv
+}
+
+// notOneRun reports (as errors) and counts the pull requests whose head
+// has other than exactly one completed run; none without a run is allowed
+// only when lostOK.
+func notOneRun(t *testing.T, env *e2eEnv, prs []sweptPR) (none, twice int) {
+	t.Helper()
+	for _, p := range prs {
+		switch n := completedRuns(env, p); {
+		case n == 0:
+			none++
+		case n > 1:
+			twice++
+			t.Errorf("PR #%d (%.8s) has %d completed runs, want 1", p.num, p.head, n)
+		}
+	}
+	return none, twice
+}
+
+// TestE2ERestartMidBurstLosesNothing: a burst of pull requests, every
+// delivery answered 202, every evaluation held, then SIGTERM with the
+// grace over — jobs pending and running — and a restart. With the default
+// single-process setup (the queue kept on disk) and with Redis, every pull
+// request gets exactly one completed run and none is left in progress.
+// The redelivery scan and the sweep are off: nothing but the queue's
+// durability can save an accepted delivery here; with the queue in memory
+// (the figure before) every pull request stays without a run.
+func TestE2ERestartMidBurstLosesNothing(t *testing.T) {
+	const prCount = 40
+	for _, q := range restartQueues(true) {
+		t.Run(q.name, func(t *testing.T) {
 			env := newE2E(t, func(s *e2eSetup) {
 				s.cfg.Workers, s.cfg.QueueSize = 2, 200
 				s.cfg.RedeliverInterval = -1 // neither the redelivery scan nor the sweep may hide a loss
-				tc.queue(t, s)
+				q.setup(t, s)
 			})
 			env.repo("svc", map[string]string{".claude/settings.json": baseSettings})
-			// Every evaluation waits in its first read, so the burst
-			// outlasts the App's grace.
-			env.gh.Inject(githubtest.Fault{Method: "GET", PathPattern: routePull, Latency: 150 * time.Millisecond, Times: 1 << 20})
+			holdEvaluations(env)
 			var prs []sweptPR
 			for i := range prCount {
 				p := env.openPR("svc", fmt.Sprintf("b%d", i), map[string]string{".claude/settings.json": settingsJSON([]string{"Bash(npm test:*)", fmt.Sprintf("Bash(make t%d)", i)}, nil)})
@@ -54,45 +112,20 @@ func TestE2ERestartMidBurstLosesNothing(t *testing.T) {
 					t.Fatalf("delivery %s answered %d, want every one accepted", d.GUID, d.StatusCode)
 				}
 			}
-			// SIGTERM: a grace far shorter than the backlog.
-			ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
-			_ = env.srv.shutdown(ctx)
-			cancel()
-			lost := len(withoutRun(env, prs))
-			if lost == 0 {
-				t.Fatal("every PR had its run before the App stopped: the test tests nothing")
-			}
-			srv, err := startServer(context.Background(), env.srv.cfg)
-			if err != nil {
-				t.Fatal(err)
-			}
-			env.srv = srv // the test's cleanup stops this one
-			env.eventually("every PR with a completed run", func() (bool, string) {
-				n := len(withoutRun(env, prs))
-				return n == 0, fmt.Sprintf("%d of %d PRs without a completed run", n, len(prs))
-			})
-			st := srv.queue.(interface {
-				Stats(context.Context) (webhook.QueueStats, error)
-			})
-			env.eventually("the queue idle", func() (bool, string) {
-				s, err := st.Stats(context.Background())
-				return err == nil && s.Pending == 0 && s.Running == 0, fmt.Sprintf("%+v %v", s, err)
-			})
-			twice := 0
-			for _, p := range prs {
-				done := 0
-				for _, r := range env.runs(p.repo, p.head) {
-					if r.Status == "completed" {
-						done++
-					}
+			srv := stopAndRestart(t, env)
+			env.waitQueueIdle(srv)
+			lost, twice := notOneRun(t, env, prs)
+			t.Logf("%s: %d PRs accepted, none with a run when the App stopped; after the restart %d without a run, %d with two", q.name, len(prs), lost, twice)
+			if !q.durable {
+				if lost == 0 {
+					t.Error("the memory queue lost nothing: the test does not stop the App mid-burst")
 				}
-				if done > 1 {
-					twice++
-					t.Errorf("PR #%d (%.8s) has %d completed runs, want 1", p.num, p.head, done)
-				}
+				return
+			}
+			if lost != 0 {
+				t.Errorf("%d of %d accepted PRs without a run after the restart", lost, len(prs))
 			}
 			env.noneInProgress("svc")
-			t.Logf("%d PRs accepted; %d without a run when the App stopped; after the restart 0 without a run, %d with two", len(prs), lost, twice)
 		})
 	}
 }
@@ -105,28 +138,17 @@ func TestE2ERestartMidBurstLosesNothing(t *testing.T) {
 // sweep already queued (or ran) is not run a second time.
 func TestE2ERestartSweepAndRedeliveryRunEachHeadOnce(t *testing.T) {
 	const prCount = 12
-	for _, tc := range []struct {
-		name  string
-		queue func(t *testing.T, s *e2eSetup)
-	}{
-		{"in-process queue on disk", func(t *testing.T, s *e2eSetup) { s.cfg.QueueDir = t.TempDir() }},
-		{"Redis", func(t *testing.T, s *e2eSetup) {
-			rs := redistest.Start(t)
-			s.cfg.Redis = redisConfig{URL: rs.URL(), Prefix: redisqueue.DefaultPrefix, LeaseTTL: redisqueue.DefaultLeaseTTL,
-				DedupTTL: redisqueue.DefaultDedupTTL}
-		}},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
+	for _, q := range restartQueues(false) {
+		t.Run(q.name, func(t *testing.T) {
 			env := newE2E(t, func(s *e2eSetup) {
 				s.cfg.Workers, s.cfg.QueueSize = 1, 3
 				s.cfg.RedeliverInterval, s.cfg.RedeliverByTest = time.Hour, true // scanned by the test
 				s.cfg.SweepInterval, s.cfg.SweepStart = time.Hour, -1            // swept by the test
 				s.cfg.SweepBudget = 100
-				tc.queue(t, s)
+				q.setup(t, s)
 			})
 			env.repo("svc", map[string]string{".claude/settings.json": baseSettings})
-			// Evaluations slower than the burst: the queue fills.
-			env.gh.Inject(githubtest.Fault{Method: "GET", PathPattern: routePull, Latency: 150 * time.Millisecond, Times: 1 << 20})
+			holdEvaluations(env) // the queue fills
 			var prs []sweptPR
 			for i := range prCount {
 				p := env.openPR("svc", fmt.Sprintf("b%d", i), map[string]string{"docs/x.md": fmt.Sprintf("%d\n", i)})
@@ -141,30 +163,10 @@ func TestE2ERestartSweepAndRedeliveryRunEachHeadOnce(t *testing.T) {
 			if refused == 0 {
 				t.Fatal("no delivery was refused: the test tests nothing")
 			}
-			ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
-			_ = env.srv.shutdown(ctx)
-			cancel()
-			srv, err := startServer(context.Background(), env.srv.cfg)
-			if err != nil {
-				t.Fatal(err)
-			}
-			env.srv = srv
-			// GitHub's webhook points at the App's (new) address.
-			if err := env.gh.SetWebhook(1, srv.URL()+"/webhook", srv.cfg.WebhookSecrets[0]); err != nil {
-				t.Fatal(err)
-			}
-			st := srv.queue.(interface {
-				Stats(context.Context) (webhook.QueueStats, error)
-			})
-			idle := func() {
-				env.eventually("the queue idle", func() (bool, string) {
-					s, err := st.Stats(context.Background())
-					return err == nil && s.Pending == 0 && s.Running == 0, fmt.Sprintf("%+v %v", s, err)
-				})
-			}
+			srv := stopAndRestart(t, env)
 			// The startup sweep, until every head has a run.
 			for range 10 {
-				idle()
+				env.waitQueueIdle(srv)
 				if len(withoutRun(env, prs)) == 0 {
 					break
 				}
@@ -172,7 +174,7 @@ func TestE2ERestartSweepAndRedeliveryRunEachHeadOnce(t *testing.T) {
 					t.Fatalf("sweep: %v", err)
 				}
 			}
-			idle()
+			env.waitQueueIdle(srv)
 			if n := len(withoutRun(env, prs)); n != 0 {
 				t.Fatalf("%d PRs without a run after the sweeps", n)
 			}
@@ -197,28 +199,77 @@ func TestE2ERestartSweepAndRedeliveryRunEachHeadOnce(t *testing.T) {
 					}
 					return n >= asked, fmt.Sprintf("%d of %d redeliveries answered 202", n, asked)
 				})
-				idle()
+				env.waitQueueIdle(srv)
 			}
 			if asked == 0 {
 				t.Fatal("the redelivery scan asked for nothing: the test tests nothing")
 			}
-			idle()
-			twice := 0
-			for _, p := range prs {
-				done := 0
-				for _, r := range env.runs(p.repo, p.head) {
-					if r.Status == "completed" {
-						done++
-					}
-				}
-				if done != 1 {
-					twice++
-					t.Errorf("PR #%d (%.8s) has %d completed runs, want 1", p.num, p.head, done)
-				}
+			env.waitQueueIdle(srv)
+			none, twice := notOneRun(t, env, prs)
+			if none != 0 {
+				t.Errorf("%d PRs without a run", none)
 			}
 			env.noneInProgress("svc")
-			t.Logf("%d PRs, %d deliveries refused, %d redeliveries asked after the restart: %d heads with other than one completed run",
+			t.Logf("%d PRs, %d deliveries refused, %d redeliveries asked after the restart: %d heads with two completed runs",
 				len(prs), refused, asked, twice)
+		})
+	}
+}
+
+// TestE2ERedeliveryAfterRestartReusesTheRun: a pull request of 60 findings
+// (its run is created in progress, then appended to); the App stops while
+// the run is in progress (GitHub holding the append) and starts again;
+// then GitHub redelivers the pull request's delivery (a manual redelivery,
+// or one the scan asks for). The head ends with one run, completed: the
+// one in progress is adopted, never a second one made beside it. With the
+// queue on disk or in Redis the interrupted job itself comes back
+// (resumed) and the redelivery is a duplicate; with the queue in memory
+// the job died with the process and the redelivery is a new job: before,
+// it created a second run and left the first in progress for good (the
+// sweep, finding a completed run on the head, looks no further).
+func TestE2ERedeliveryAfterRestartReusesTheRun(t *testing.T) {
+	many := append([]string(nil), baseAllow...)
+	for i := range 60 {
+		many = append(many, fmt.Sprintf("Bash(tool%02d *)", i)) // 60 annotations: created in progress, then appended
+	}
+	for _, q := range restartQueues(true) {
+		t.Run(q.name, func(t *testing.T) {
+			env := newE2E(t, func(s *e2eSetup) {
+				s.cfg.Workers = 1
+				s.cfg.RedeliverInterval = -1
+				q.setup(t, s)
+			})
+			env.repo("svc", map[string]string{".claude/settings.json": baseSettings})
+			// The first append to the run is held until the App gives up.
+			env.gh.Inject(githubtest.Fault{Method: "PATCH", PathPattern: routeCheckRun, Latency: time.Hour, Times: 1})
+			pr := env.openPR("svc", "change", map[string]string{".claude/settings.json": settingsJSON(many, baseDeny)})
+			env.eventually("the run in progress, its append held", func() (bool, string) {
+				runs := env.runs("svc", pr.HeadSHA)
+				held := len(env.gh.PendingFaults()) == 0
+				return len(runs) == 1 && runs[0].Status == "in_progress" && held, fmt.Sprintf("%d runs, append held %v", len(runs), held)
+			})
+			srv := stopAndRestart(t, env)
+			var guid string
+			for _, d := range env.gh.Deliveries() {
+				if d.Event == "pull_request" {
+					guid = d.GUID
+				}
+			}
+			d, err := env.gh.Redeliver(guid)
+			if err != nil || d.StatusCode != http.StatusAccepted {
+				t.Fatalf("redelivery answered %d (%q), %v; want 202", d.StatusCode, d.ResponseBody, err)
+			}
+			env.waitQueueIdle(srv)
+			r := env.waitCompleted("svc", pr.HeadSHA, 1)
+			runs := env.runs("svc", pr.HeadSHA)
+			t.Logf("%s: the redelivery answered %q; %d runs on the head", q.name, d.ResponseBody, len(runs))
+			if len(runs) != 1 {
+				t.Errorf("%d runs on the head, want the one that was in progress, completed: %+v", len(runs), runs)
+			}
+			if r.Conclusion != "action_required" {
+				t.Errorf("conclusion %s, want action_required", r.Conclusion)
+			}
+			env.noneInProgress("svc")
 		})
 	}
 }
