@@ -11,6 +11,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/rand"
+	"crypto/rsa"
 	"encoding/hex"
 	"fmt"
 	"io"
@@ -268,6 +269,35 @@ func settingsAt(repo, pr, n int) string {
 `, repo, pr, n)
 }
 
+// appCredentials are an App's credentials as `shipgate register` writes
+// them, for the process tests.
+type appCredentials struct {
+	publicKey           *rsa.PublicKey
+	keyFile, secretFile string
+	secret              string
+}
+
+// writeAppCredentials makes a fresh App key and webhook secret and writes
+// them to files in dir (mode 0600).
+func writeAppCredentials(t *testing.T, dir string) appCredentials {
+	t.Helper()
+	key, pemKey, err := githubtest.GenerateAppKey()
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw := make([]byte, 20)
+	_, _ = rand.Read(raw)
+	c := appCredentials{publicKey: &key.PublicKey, keyFile: filepath.Join(dir, "private-key.pem"),
+		secretFile: filepath.Join(dir, "webhook-secret"), secret: hex.EncodeToString(raw)}
+	if err := os.WriteFile(c.keyFile, pemKey, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(c.secretFile, []byte(c.secret+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
 func TestRedisReplicasSurviveSIGKILL(t *testing.T) {
 	if testing.Short() {
 		t.Skip("fault test: 1,000 deliveries through three processes")
@@ -276,27 +306,14 @@ func TestRedisReplicasSurviveSIGKILL(t *testing.T) {
 	dir := t.TempDir()
 	bin := buildShipgate(t, dir)
 
-	// The App's credentials, as `shipgate register` would have written them.
-	key, pemKey, err := githubtest.GenerateAppKey()
-	if err != nil {
-		t.Fatal(err)
-	}
-	secretBytes := make([]byte, 20)
-	_, _ = rand.Read(secretBytes)
-	secret := hex.EncodeToString(secretBytes)
-	keyFile, secretFile := filepath.Join(dir, "private-key.pem"), filepath.Join(dir, "webhook-secret")
-	if err := os.WriteFile(keyFile, pemKey, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(secretFile, []byte(secret+"\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	creds := writeAppCredentials(t, dir)
+	keyFile, secretFile, secret := creds.keyFile, creds.secretFile, creds.secret
 
 	// Three replicas on fixed loopback ports (a restart reuses its port).
 	lb := &balancer{client: &http.Client{Timeout: 10 * time.Second}}
 	front := httptest.NewServer(lb)
 	defer front.Close()
-	gh := githubtest.New(githubtest.Options{AppID: 1, AppSlug: "shipgate", AppPublicKey: &key.PublicKey,
+	gh := githubtest.New(githubtest.Options{AppID: 1, AppSlug: "shipgate", AppPublicKey: creds.publicKey,
 		WebhookURL: front.URL + "/webhook", WebhookSecret: secret})
 	if gh.Err() != nil {
 		t.Fatal(gh.Err())
