@@ -245,53 +245,11 @@ func TestE2ERedisSweepResumesAcrossReplicas(t *testing.T) {
 	if err := env.gh.SetWebhook(1, "", ""); err != nil {
 		t.Fatal(err)
 	}
-	type head struct{ owner, repo, sha string }
-	var heads []head
+	var heads []sweptPR
 	for _, owner := range []string{e2eOwner, "beta", "gamma"} {
-		var repos []string
-		for r := range 2 {
-			name := fmt.Sprintf("svc-%d", r)
-			repos = append(repos, name)
-			if _, err := env.gh.CreateRepo(githubtest.RepoOptions{Owner: owner, Name: name, Private: true,
-				Files: map[string]string{".claude/settings.json": baseSettings}}); err != nil {
-				t.Fatal(err)
-			}
-		}
-		if owner != e2eOwner {
-			if _, _, err := env.gh.Install(githubtest.InstallationOptions{Account: owner, Repositories: repos}); err != nil {
-				t.Fatal(err)
-			}
-		}
-		for _, repo := range repos {
-			for i := range 4 {
-				branch := fmt.Sprintf("b%d", i)
-				if _, err := env.gh.CreateBranch(owner, repo, branch, "main"); err != nil {
-					t.Fatal(err)
-				}
-				if _, err := env.gh.PushCommit(owner, repo, branch, map[string]string{"docs/x.md": branch + "\n"}, "docs"); err != nil {
-					t.Fatal(err)
-				}
-				pr, _, err := env.gh.OpenPR(githubtest.PROptions{Owner: owner, Repo: repo, Head: branch, Title: branch})
-				if err != nil {
-					t.Fatal(err)
-				}
-				heads = append(heads, head{owner, repo, pr.HeadSHA})
-			}
-		}
+		heads = append(heads, sweepInstallationPRs(t, env, owner, []string{"svc-0", "svc-1"}, 4)...)
 	}
-	missing := func() int {
-		n := 0
-		for _, h := range heads {
-			done := false
-			for _, r := range env.gh.CheckRuns(h.owner, h.repo, githubtest.CheckRunFilter{HeadSHA: h.sha, Name: "shipgate"}) {
-				done = done || r.Status == "completed"
-			}
-			if !done {
-				n++
-			}
-		}
-		return n
-	}
+	missing := func() int { return len(withoutRun(env, heads)) }
 	if n := missing(); n != len(heads) {
 		t.Fatalf("%d of %d heads without a run before the sweeps, want all", n, len(heads))
 	}
@@ -395,8 +353,8 @@ func TestE2ESweepSharesItsBudgetAcrossInstallations(t *testing.T) {
 			if err := env.gh.SetWebhook(1, "", ""); err != nil {
 				t.Fatal(err)
 			}
-			big := sweepInstallationPRs(t, env, e2eOwner, "big", 40)
-			small := sweepInstallationPRs(t, env, "beta", "small", 3)
+			big := sweepInstallationPRs(t, env, e2eOwner, []string{"big"}, 40)
+			small := sweepInstallationPRs(t, env, "beta", []string{"small"}, 3)
 			if tc.fault != nil {
 				env.gh.Inject(*tc.fault)
 			}
@@ -445,22 +403,26 @@ func TestE2ESweepSharesItsBudgetAcrossInstallations(t *testing.T) {
 	}
 }
 
-// sweepInstallationPRs makes owner/repo, installs the App on it (unless
-// owner is e2eOwner, installed already) and opens n pull requests.
-func sweepInstallationPRs(t *testing.T, env *e2eEnv, owner, repo string, n int) []sweptPR {
+// sweepInstallationPRs makes the repositories of owner, installs the App
+// on them (unless owner is e2eOwner, installed already) and opens n pull
+// requests in each.
+func sweepInstallationPRs(t *testing.T, env *e2eEnv, owner string, repos []string, n int) []sweptPR {
 	t.Helper()
-	if _, err := env.gh.CreateRepo(githubtest.RepoOptions{Owner: owner, Name: repo, Private: true,
-		Files: map[string]string{".claude/settings.json": baseSettings}}); err != nil {
-		t.Fatal(err)
+	for _, repo := range repos {
+		if _, err := env.gh.CreateRepo(githubtest.RepoOptions{Owner: owner, Name: repo, Private: true,
+			Files: map[string]string{".claude/settings.json": baseSettings}}); err != nil {
+			t.Fatal(err)
+		}
 	}
 	if owner != e2eOwner {
-		if _, _, err := env.gh.Install(githubtest.InstallationOptions{Account: owner, Repositories: []string{repo}}); err != nil {
+		if _, _, err := env.gh.Install(githubtest.InstallationOptions{Account: owner, Repositories: repos}); err != nil {
 			t.Fatal(err)
 		}
 	}
 	var prs []sweptPR
-	for i := range n {
-		branch := fmt.Sprintf("b%d", i)
+	for i := range n * len(repos) {
+		repo := repos[i%len(repos)]
+		branch := fmt.Sprintf("b%d", i/len(repos))
 		if _, err := env.gh.CreateBranch(owner, repo, branch, "main"); err != nil {
 			t.Fatal(err)
 		}
