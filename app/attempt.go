@@ -13,7 +13,7 @@ import (
 // as done leaves the job to run again elsewhere. Evaluating again would
 // publish a second completed run on the head — the same verdict, but two
 // runs where there should be one. So each run carries the delivery that
-// produced it (report.Delivery, an HTML comment in its summary), and an
+// produced it (report.DeliveryMarker, an HTML comment in its summary), and an
 // attempt after the first (WithAttempt) looks for a completed run of its
 // own delivery on the head before evaluating: one found means an earlier
 // attempt finished the job. The first attempt pays nothing for this,
@@ -41,7 +41,7 @@ func attemptOf(ctx context.Context) int {
 // attempts after the first ask; an error reads as "no": evaluating again
 // costs a second run, not a wrong verdict.
 func (p *Worker) publishedBefore(ctx context.Context, cl *github.Client, job Job, ev *evaluation) bool {
-	m := report.Delivery{ID: job.DeliveryID}
+	m := report.DeliveryMarker{ID: job.DeliveryID}
 	if (attemptOf(ctx) <= 1 && !job.Resumed) || m.String() == "" {
 		return false
 	}

@@ -21,8 +21,8 @@ import (
 // its findings by check ID, written beside the delta marker, so the
 // ledger reads every decision back from GitHub's own check runs — no
 // second store to lose or to trust.
-func recordOf(r diff.Report) report.Record {
-	rec := report.Record{Decision: string(r.Decision)}
+func recordOf(r diff.Report) report.RecordMarker {
+	rec := report.RecordMarker{Decision: string(r.Decision)}
 	for _, f := range r.Findings {
 		if rec.Findings == nil {
 			rec.Findings = map[string]int{}

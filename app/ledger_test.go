@@ -30,7 +30,7 @@ func TestDecisionRow(t *testing.T) {
 		conclusion string
 		want       LedgerEntry
 	}{
-		{"markers", "### ✅\n\n" + report.Delta{Digest: digest}.String() + "\n" + recordOf(rep).String(), "success",
+		{"markers", "### ✅\n\n" + report.DeltaMarker{Digest: digest}.String() + "\n" + recordOf(rep).String(), "success",
 			LedgerEntry{Decision: "allow", Findings: map[string]int{diff.CheckAllowExpanded: 2, diff.CheckUnknownKey: 1}, Cleared: 2, Delta: "sha256:" + digest}},
 		{"no findings", recordOf(diff.Report{Decision: diff.DecisionAllow}).String(), "success", LedgerEntry{Decision: "allow"}},
 		{"older run: failure", "### ⛔ Blocked", "failure", LedgerEntry{Decision: "block"}},
@@ -97,7 +97,7 @@ func TestLedgerWriter(t *testing.T) {
 func FuzzDecisionRow(f *testing.F) {
 	f.Add(recordOf(diff.Report{Decision: diff.DecisionBlock, Findings: []diff.Finding{{CheckID: diff.CheckWildcardAllow}}}).String())
 	f.Add("<!-- shipgate:record decision=allow findings=A:1,B cleared=x -->")
-	f.Add(report.Delta{Digest: strings.Repeat("0", 64)}.String())
+	f.Add(report.DeltaMarker{Digest: strings.Repeat("0", 64)}.String())
 	f.Fuzz(func(t *testing.T, s string) {
 		run := &github.CheckRun{Output: &github.CheckRunOutput{Summary: github.String(s)}, Conclusion: github.String("success")}
 		row := decisionRow("o/r", 1, run)

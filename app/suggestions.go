@@ -17,11 +17,11 @@ import (
 const maxSuggestionComments = 10
 
 // suggestionMarker identifies a posted suggestion independently of the
-// head (report.Suggestion: the file, the line and the edit). A re-run of
+// head (report.SuggestionMarker: the file, the line and the edit). A re-run of
 // the same head (or a push that leaves the line alone) finds it and posts
 // nothing new.
-func suggestionMarker(sg diff.Suggestion) report.Suggestion {
-	return report.SuggestionOf(sg.Path, sg.Line, sg.Before, sg.After)
+func suggestionMarker(sg diff.Suggestion) report.SuggestionMarker {
+	return report.SuggestionMarkerOf(sg.Path, sg.Line, sg.Before, sg.After)
 }
 
 // suggestionBody is the review comment of a suggestion: what it replaces,
@@ -80,8 +80,8 @@ func (p *Worker) postSuggestions(ctx context.Context, cl *github.Client, ev *eva
 
 // postedSuggestions returns the markers of the suggestions already on the
 // pull request.
-func (p *Worker) postedSuggestions(ctx context.Context, cl *github.Client, ev *evaluation) (map[report.Suggestion]bool, error) {
-	out := map[report.Suggestion]bool{}
+func (p *Worker) postedSuggestions(ctx context.Context, cl *github.Client, ev *evaluation) (map[report.SuggestionMarker]bool, error) {
+	out := map[report.SuggestionMarker]bool{}
 	opts := &github.PullRequestListCommentsOptions{ListOptions: github.ListOptions{PerPage: 100}}
 	for {
 		cs, resp, err := cl.PullRequests.ListComments(ctx, ev.owner, ev.repo, ev.pr.GetNumber(), opts)

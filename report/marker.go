@@ -17,24 +17,24 @@ import (
 	"strings"
 )
 
-// Delta records the digest (sha256, lowercase hex) of the permission
+// DeltaMarker records the digest (sha256, lowercase hex) of the permission
 // changes a completed run judged, so a later evaluation can tell whether
 // an approval given at that commit still covers the same changes.
-type Delta struct{ Digest string }
+type DeltaMarker struct{ Digest string }
 
 // String is the marker's comment.
-func (d Delta) String() string { return "<!-- shipgate:delta=" + d.Digest + " -->" }
+func (d DeltaMarker) String() string { return "<!-- shipgate:delta=" + d.Digest + " -->" }
 
-// Record is a completed run's decision and its findings counted by check
+// RecordMarker is a completed run's decision and its findings counted by check
 // ID, read back by the decision ledger.
-type Record struct {
+type RecordMarker struct {
 	Decision string         // allow, require_review or block
 	Findings map[string]int // check ID → findings
 	Cleared  int            // findings an approval cleared
 }
 
 // String is the marker's comment (check IDs sorted).
-func (r Record) String() string {
+func (r RecordMarker) String() string {
 	ids := make([]string, 0, len(r.Findings))
 	for id := range r.Findings {
 		ids = append(ids, id)
@@ -47,9 +47,9 @@ func (r Record) String() string {
 	return fmt.Sprintf("<!-- shipgate:record decision=%s findings=%s cleared=%d -->", r.Decision, strings.Join(parts, ","), r.Cleared)
 }
 
-// Delivery names the webhook delivery whose job published a run, so a
+// DeliveryMarker names the webhook delivery whose job published a run, so a
 // retried job finds what an earlier attempt already published.
-type Delivery struct{ ID string }
+type DeliveryMarker struct{ ID string }
 
 // deliveryID is the shape of a delivery ID a marker may carry: GitHub's
 // GUIDs and the sweep's "sweep-<ms>", nothing that could end the comment.
@@ -57,37 +57,37 @@ var deliveryID = regexp.MustCompile(`^[A-Za-z0-9-]{1,64}$`)
 
 // String is the marker's comment, "" when the ID is empty or unusual
 // (such a delivery is never marked, so never found again).
-func (d Delivery) String() string {
+func (d DeliveryMarker) String() string {
 	if !deliveryID.MatchString(d.ID) {
 		return ""
 	}
 	return "<!-- shipgate:delivery=" + d.ID + " -->"
 }
 
-// Suggestion identifies a posted suggestion independently of the head:
+// SuggestionMarker identifies a posted suggestion independently of the head:
 // the first 12 bytes (hex) of the digest of its file, line and edit. A
 // re-run of the same head, or a push that leaves the line alone, finds it
 // and posts nothing new.
-type Suggestion struct{ ID string }
+type SuggestionMarker struct{ ID string }
 
-// SuggestionOf is the marker of the edit of path at line from before to
+// SuggestionMarkerOf is the marker of the edit of path at line from before to
 // after.
-func SuggestionOf(path string, line int, before, after string) Suggestion {
+func SuggestionMarkerOf(path string, line int, before, after string) SuggestionMarker {
 	sum := sha256.Sum256([]byte(fmt.Sprintf("%s\x00%d\x00%s\x00%s", path, line, before, after)))
-	return Suggestion{ID: hex.EncodeToString(sum[:12])}
+	return SuggestionMarker{ID: hex.EncodeToString(sum[:12])}
 }
 
 // String is the marker's comment.
-func (s Suggestion) String() string { return "<!-- shipgate:suggestion=" + s.ID + " -->" }
+func (s SuggestionMarker) String() string { return "<!-- shipgate:suggestion=" + s.ID + " -->" }
 
 // Markers is every marker one text carries. A marker that is absent, or
 // malformed (a summary cut mid-comment, a value of the wrong shape), is
 // the zero value: nothing is read from it.
 type Markers struct {
-	Delta       *Delta
-	Record      *Record
-	Delivery    *Delivery
-	Suggestions []Suggestion // in the order they appear
+	Delta       *DeltaMarker
+	Record      *RecordMarker
+	Delivery    *DeliveryMarker
+	Suggestions []SuggestionMarker // in the order they appear
 }
 
 // marker matches one Shipgate comment; each kind's value is checked by
@@ -108,10 +108,10 @@ func ParseMarkers(text string) Markers {
 		kind, v := s[1], s[2]
 		switch {
 		case kind == "delta" && m.Delta == nil && deltaValue.MatchString(v):
-			m.Delta = &Delta{Digest: v}
+			m.Delta = &DeltaMarker{Digest: v}
 		case kind == "record" && m.Record == nil:
 			if r := recordValue.FindStringSubmatch(v); r != nil {
-				rec := &Record{Decision: r[1]}
+				rec := &RecordMarker{Decision: r[1]}
 				rec.Cleared, _ = strconv.Atoi(r[3])
 				if r[2] != "" {
 					rec.Findings = map[string]int{}
@@ -123,9 +123,9 @@ func ParseMarkers(text string) Markers {
 				m.Record = rec
 			}
 		case kind == "delivery" && m.Delivery == nil && deliveryID.MatchString(v):
-			m.Delivery = &Delivery{ID: v}
+			m.Delivery = &DeliveryMarker{ID: v}
 		case kind == "suggestion" && suggestionValue.MatchString(v):
-			m.Suggestions = append(m.Suggestions, Suggestion{ID: v})
+			m.Suggestions = append(m.Suggestions, SuggestionMarker{ID: v})
 		}
 	}
 	return m

@@ -9,23 +9,23 @@ import (
 // TestMarkersRoundTrip: every marker written reads back as the value that
 // wrote it, among other text and the other markers.
 func TestMarkersRoundTrip(t *testing.T) {
-	d := Delta{Digest: strings.Repeat("ab", 32)}
-	r := Record{Decision: "require_review", Findings: map[string]int{"ALLOW-EXPANDED": 2, "UNKNOWN-KEY": 1}, Cleared: 2}
-	dv := Delivery{ID: "72d3162e-cc78-11e3-81ab-4c9367dc0958"}
-	s1, s2 := SuggestionOf(".claude/settings.json", 3, `"Bash(*)"`, `"Bash(npm test)"`), SuggestionOf("a", 1, "x", "y")
+	d := DeltaMarker{Digest: strings.Repeat("ab", 32)}
+	r := RecordMarker{Decision: "require_review", Findings: map[string]int{"ALLOW-EXPANDED": 2, "UNKNOWN-KEY": 1}, Cleared: 2}
+	dv := DeliveryMarker{ID: "72d3162e-cc78-11e3-81ab-4c9367dc0958"}
+	s1, s2 := SuggestionMarkerOf(".claude/settings.json", 3, `"Bash(*)"`, `"Bash(npm test)"`), SuggestionMarkerOf("a", 1, "x", "y")
 	text := "### Review\n\nsome <b>text</b> -->\n" + d.String() + "\n" + r.String() + "\n" + dv.String() + "\n" + s1.String() + " and " + s2.String()
 	got := ParseMarkers(text)
-	want := Markers{Delta: &d, Record: &r, Delivery: &dv, Suggestions: []Suggestion{s1, s2}}
+	want := Markers{Delta: &d, Record: &r, Delivery: &dv, Suggestions: []SuggestionMarker{s1, s2}}
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("ParseMarkers:\n got %+v\nwant %+v", got, want)
 	}
 	if r.String() != "<!-- shipgate:record decision=require_review findings=ALLOW-EXPANDED:2,UNKNOWN-KEY:1 cleared=2 -->" {
 		t.Errorf("record marker %q: check IDs not sorted, or the format changed (the ledger reads runs written by older versions)", r.String())
 	}
-	if s1 == s2 || len(s1.ID) != 24 || SuggestionOf(".claude/settings.json", 3, `"Bash(*)"`, `"Bash(npm test)"`) != s1 {
+	if s1 == s2 || len(s1.ID) != 24 || SuggestionMarkerOf(".claude/settings.json", 3, `"Bash(*)"`, `"Bash(npm test)"`) != s1 {
 		t.Errorf("suggestion IDs %q, %q: not stable per edit, or not distinct", s1.ID, s2.ID)
 	}
-	if got := ParseMarkers(Record{Decision: "allow"}.String()).Record; got == nil || got.Decision != "allow" || got.Findings != nil || got.Cleared != 0 {
+	if got := ParseMarkers(RecordMarker{Decision: "allow"}.String()).Record; got == nil || got.Decision != "allow" || got.Findings != nil || got.Cleared != 0 {
 		t.Errorf("a record without findings read back as %+v", got)
 	}
 }
@@ -50,8 +50,8 @@ func TestMarkersStrict(t *testing.T) {
 		}
 	}
 	for _, id := range []string{"", "a b", "x-->", strings.Repeat("a", 65)} {
-		if m := (Delivery{ID: id}).String(); m != "" {
-			t.Errorf("Delivery{%q} = %q, want no marker", id, m)
+		if m := (DeliveryMarker{ID: id}).String(); m != "" {
+			t.Errorf("DeliveryMarker{%q} = %q, want no marker", id, m)
 		}
 	}
 }
@@ -73,7 +73,7 @@ func TestExternalID(t *testing.T) {
 // FuzzParseMarkers: any text reads without a panic, and what it yields
 // writes back to a marker the text holds.
 func FuzzParseMarkers(f *testing.F) {
-	f.Add(Delta{Digest: strings.Repeat("0", 64)}.String() + Record{Decision: "block", Findings: map[string]int{"A": 1}}.String())
+	f.Add(DeltaMarker{Digest: strings.Repeat("0", 64)}.String() + RecordMarker{Decision: "block", Findings: map[string]int{"A": 1}}.String())
 	f.Add("<!-- shipgate:record decision=allow findings=A:1,B cleared=x -->")
 	f.Add("<!-- shipgate:delivery=sweep-1 --><!-- shipgate:suggestion=000000000000000000000000 -->")
 	f.Fuzz(func(t *testing.T, s string) {
