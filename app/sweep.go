@@ -574,9 +574,9 @@ func (w *sweep) pulls(ctx context.Context, cl *github.Client, installation int64
 				w.s.covered.Add(key, struct{}{})
 				w.reached.PR = n
 				continue
-			case runInProgress:
+			case runInProgress, runOrphaned:
 				w.reached.PR = n
-				continue // a job is on it; looked up again next time round
+				continue // a job is on it, or an orphan is left to close: looked up again next time round
 			}
 			w.res.Missing++
 			if len(jobs) >= min(w.room, w.roomLimit)-w.res.Queued {
@@ -622,11 +622,18 @@ const (
 	runNone       runState = iota // no run, or only runs in progress for longer than StaleAfter
 	runInProgress                 // a run in progress (a job is on it)
 	runCompleted                  // a completed run: Shipgate gave its verdict
+	// runOrphaned: a completed run, beside a run left in progress that the
+	// sweep could not close this time (its budget, an error): looked up
+	// again next time round.
+	runOrphaned
 )
 
 // runState looks up head's check runs named CheckName created by this App
 // (a run of the same name from another App or a workflow does not count:
-// it is not Shipgate's verdict).
+// it is not Shipgate's verdict). A run left in progress for longer than
+// StaleAfter beside a completed one is an orphan — an evaluation
+// interrupted by a restart or a write outage, which a later one did not
+// adopt — and is closed with the completed run's conclusion (closeOrphans).
 func (w *sweep) runState(ctx context.Context, cl *github.Client, owner, repo, head string) (runState, error) {
 	runs, _, err := cl.Checks.ListCheckRunsForRef(ctx, owner, repo, head, &github.ListCheckRunsOptions{
 		CheckName: github.String(w.s.o.CheckName), AppID: github.Int64(w.s.clients.appID), Filter: github.String("all"),
@@ -635,16 +642,59 @@ func (w *sweep) runState(ctx context.Context, cl *github.Client, owner, repo, he
 		return runNone, fmt.Errorf("listing the check runs of %s/%s@%s: %w", owner, repo, shortSHA(head), err)
 	}
 	st := runNone
+	var done *github.CheckRun // the newest completed run
+	var stale []*github.CheckRun
 	for _, r := range runs.CheckRuns {
 		if r.GetApp() != nil && r.GetApp().GetID() != 0 && r.GetApp().GetID() != w.s.clients.appID {
 			continue
 		}
 		if r.GetStatus() == "completed" {
-			return runCompleted, nil
+			if done == nil || r.GetCompletedAt().After(done.GetCompletedAt().Time) {
+				done = r
+			}
+			continue
 		}
 		if started := r.GetStartedAt().Time; started.IsZero() || w.s.o.Now().Sub(started) < w.s.o.StaleAfter {
 			st = runInProgress
+		} else {
+			stale = append(stale, r)
 		}
 	}
-	return st, nil
+	if done == nil {
+		return st, nil
+	}
+	if len(stale) > 0 && !w.closeOrphans(ctx, cl, owner, repo, done, stale) {
+		return runOrphaned, nil
+	}
+	return runCompleted, nil
+}
+
+// closeOrphans completes runs left in progress on a head that has the
+// completed run done, with done's conclusion: whichever of them GitHub shows
+// (the newest run of a name is the one branch protection reads, and an
+// orphan may be newer than done), the verdict is done's. Each write is one
+// call of the sweep's budget; it reports whether every orphan was closed.
+func (w *sweep) closeOrphans(ctx context.Context, cl *github.Client, owner, repo string, done *github.CheckRun, stale []*github.CheckRun) bool {
+	for _, r := range stale {
+		if w.call() != nil {
+			return false
+		}
+		summary := fmt.Sprintf("An evaluation of this commit was interrupted (a restart, or GitHub failing its writes) and left this run in progress. "+
+			"Check run %d completed the check of this commit with the conclusion `%s`; this run carries the same conclusion, so that either one says the same.",
+			done.GetID(), done.GetConclusion())
+		opts := github.UpdateCheckRunOptions{Name: w.s.o.CheckName, Status: github.String("completed"), Conclusion: github.String(done.GetConclusion()),
+			CompletedAt: &github.Timestamp{Time: w.s.o.Now()},
+			Output:      &github.CheckRunOutput{Title: github.String("Superseded: " + done.GetOutput().GetTitle()), Summary: github.String(summary)}}
+		if u := done.GetDetailsURL(); u != "" {
+			opts.DetailsURL = github.String(u)
+		}
+		if _, _, err := cl.Checks.UpdateCheckRun(ctx, owner, repo, r.GetID(), opts); err != nil {
+			w.s.o.Logger.Warn("sweep: could not close a run left in progress beside a completed one; trying again next time",
+				"repo", owner+"/"+repo, "check_run_id", r.GetID(), "error", err)
+			return false
+		}
+		w.s.o.Logger.Info("sweep: closed a run left in progress beside a completed one, with its conclusion",
+			"repo", owner+"/"+repo, "check_run_id", r.GetID(), "completed_run_id", done.GetID(), "conclusion", done.GetConclusion())
+	}
+	return true
 }

@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-github/v62/github"
+
 	"github.com/shipgate-app/shipgate/app"
 	"github.com/shipgate-app/shipgate/githubtest"
 	"github.com/shipgate-app/shipgate/internal/redistest"
@@ -436,4 +438,46 @@ func sweepInstallationPRs(t *testing.T, env *e2eEnv, owner string, repos []strin
 		prs = append(prs, sweptPR{owner: owner, repo: repo, num: pr.Number, head: pr.HeadSHA})
 	}
 	return prs
+}
+
+// TestE2ESweepClosesAnOrphanBesideACompletedRun: a head with a completed
+// run and, newer, one of the App's runs left in progress (an evaluation
+// interrupted before the adoption of orphans: made here through the App's
+// own client). The newest run is the one branch protection reads, so the
+// pull request shows "in progress" for good. Before, the sweep saw the
+// completed run and looked no further; now it completes the orphan with the
+// completed run's conclusion, and queues nothing.
+func TestE2ESweepClosesAnOrphanBesideACompletedRun(t *testing.T) {
+	env := newE2E(t, func(s *e2eSetup) {
+		s.cfg.RedeliverInterval = -1
+		s.cfg.SweepInterval, s.cfg.SweepStart = time.Hour, -1 // swept by the test only
+		s.cfg.SweepStaleAfter = time.Nanosecond               // the orphan is stale at once
+	})
+	env.repo("svc", map[string]string{".claude/settings.json": baseSettings})
+	pr := env.openPR("svc", "change", map[string]string{".claude/settings.json": settingsJSON(append(append([]string(nil), baseAllow...), "Bash(make *)"), baseDeny)})
+	done := env.waitCompleted("svc", pr.HeadSHA, 1)
+	env.waitQueueIdle(env.srv)
+	cl, err := env.srv.ready.clients.Installation(done.InstallationID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	orphan, _, err := cl.Checks.CreateCheckRun(context.Background(), e2eOwner, "svc", github.CreateCheckRunOptions{
+		Name: "shipgate", HeadSHA: pr.HeadSHA, Status: github.String("in_progress"), ExternalID: github.String(fmt.Sprintf("pr:%d", pr.Number)),
+		StartedAt: &github.Timestamp{Time: time.Now().Add(-time.Hour)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := env.srv.sweeper.Sweep(context.Background())
+	if err != nil {
+		t.Fatalf("sweep: %v", err)
+	}
+	got, _ := env.gh.CheckRunByID(orphan.GetID())
+	t.Logf("sweep %+v; the orphan is %s/%s", res, got.Status, got.Conclusion)
+	if got.Status != "completed" || got.Conclusion != done.Conclusion {
+		t.Errorf("the orphan is %s/%s, want completed with the completed run's %s", got.Status, got.Conclusion, done.Conclusion)
+	}
+	if res.Queued != 0 {
+		t.Errorf("the sweep queued %d jobs for a head with a completed run", res.Queued)
+	}
+	env.noneInProgress("svc")
 }
