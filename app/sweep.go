@@ -96,8 +96,9 @@ type SweepResult struct {
 	// had no Shipgate run; Queued how many of those were queued.
 	Checked, Missing, Queued int
 	// Calls is the API calls the sweep made, of Budget it could; Complete
-	// is false when it stopped early (budget, room, an error) and the next
-	// resumes.
+	// is set when the sweep ended a cycle — every installation swept to
+	// its end in it, none failing — and false when the next resumes
+	// (budget, room, an error).
 	Calls, Budget int
 	Complete      bool
 	// Backlog is set when the sweep stopped early and had found heads
