@@ -61,11 +61,7 @@ func (p *Worker) startRun(ctx context.Context, cl *github.Client, ev *evaluation
 		if id, found, err := p.openRunOnGitHub(ctx, cl, ev.owner, ev.repo, ev.head, ev.pr.GetNumber()); err != nil {
 			return err
 		} else if found {
-			ev.runID = id
-			p.runsMu.Lock()
-			p.runs[key] = &openRun{id: id, recount: true}
-			delete(p.unsure, key)
-			p.runsMu.Unlock()
+			p.adopt(ev, key, id)
 			return nil
 		}
 	}
@@ -90,6 +86,16 @@ func (p *Worker) startRun(ctx context.Context, cl *github.Client, ev *evaluation
 	delete(p.unsure, key)
 	p.runsMu.Unlock()
 	return nil
+}
+
+// adopt makes the run id, found on GitHub, the evaluation's: publish
+// appends to it (counting first what it already holds) and completes it.
+func (p *Worker) adopt(ev *evaluation, key string, id int64) {
+	ev.runID = id
+	p.runsMu.Lock()
+	p.runs[key] = &openRun{id: id, recount: true}
+	delete(p.unsure, key)
+	p.runsMu.Unlock()
 }
 
 // mayHaveApplied reports whether a failed write may still have landed on
@@ -455,11 +461,7 @@ func (p *Worker) createRun(ctx context.Context, cl *github.Client, ev *evaluatio
 			return false, err
 		}
 		if found {
-			ev.runID = id
-			p.runsMu.Lock()
-			p.runs[key] = &openRun{id: id, recount: true}
-			delete(p.unsure, key)
-			p.runsMu.Unlock()
+			p.adopt(ev, key, id)
 			return false, nil
 		}
 	}
@@ -475,10 +477,7 @@ func (p *Worker) createRun(ctx context.Context, cl *github.Client, ev *evaluatio
 			return false, err
 		}
 		if found {
-			ev.runID = id
-			p.runsMu.Lock()
-			p.runs[key] = &openRun{id: id, recount: true}
-			p.runsMu.Unlock()
+			p.adopt(ev, key, id)
 			return false, nil
 		}
 	}

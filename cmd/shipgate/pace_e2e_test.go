@@ -42,15 +42,7 @@ func TestE2ERedisReplicasShareTheWritePace(t *testing.T) {
 			})
 			// The second replica: same configuration, same Redis; GitHub
 			// delivers to the first, both run the shared queue's jobs.
-			second, err := startServer(context.Background(), env.srv.cfg)
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() {
-				ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-				defer cancel()
-				_ = second.shutdown(ctx)
-			})
+			second := startReplica(t, env)
 			env.repo("svc", map[string]string{".claude/settings.json": baseSettings})
 			var heads []string
 			for i := range 10 {

@@ -66,9 +66,24 @@ func stopAndRestart(t *testing.T, env *e2eEnv) *server {
 	return srv
 }
 
-// notOneRun reports (as errors) and counts the pull requests whose head
-// has other than exactly one completed run; none without a run is allowed
-// only when lostOK.
+// startReplica starts another App process with env's configuration (the
+// same Redis: a second replica), stopped when the test ends.
+func startReplica(t *testing.T, env *e2eEnv) *server {
+	t.Helper()
+	srv, err := startServer(context.Background(), env.srv.cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		defer cancel()
+		_ = srv.shutdown(ctx)
+	})
+	return srv
+}
+
+// notOneRun counts the pull requests whose head has no completed run, and
+// those with more than one (each reported as an error).
 func notOneRun(t *testing.T, env *e2eEnv, prs []sweptPR) (none, twice int) {
 	t.Helper()
 	for _, p := range prs {

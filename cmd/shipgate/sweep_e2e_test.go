@@ -234,15 +234,7 @@ func TestE2ERedisSweepResumesAcrossReplicas(t *testing.T) {
 		s.cfg.Redis = redisConfig{URL: rs.URL(), Prefix: redisqueue.DefaultPrefix, LeaseTTL: redisqueue.DefaultLeaseTTL,
 			DedupTTL: redisqueue.DefaultDedupTTL}
 	})
-	second, err := startServer(context.Background(), env.srv.cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-		defer cancel()
-		_ = second.shutdown(ctx)
-	})
+	second := startReplica(t, env)
 	// GitHub cannot deliver while the App has no webhook URL.
 	if err := env.gh.SetWebhook(1, "", ""); err != nil {
 		t.Fatal(err)
