@@ -36,6 +36,21 @@ func loaderCases() []surfaceCase {
 			base:     map[string]string{".claude/settings.json": settingsJSON([]string{"Bash(npm *)"}, nil, ",\n  \"cleanupPeriodDays\": \"30\"\n")},
 			head:     map[string]string{".claude/settings.json": settingsJSON([]string{"Bash(npm *)"}, nil, ",\n  \"cleanupPeriodDays\": 30\n")},
 			decision: "require_review", check: "PERMISSION-ALLOW-EXPANDED"},
+		// Checks zod runs that JSON Schema cannot state (refinements):
+		// each drops the file on Claude Code 2.1.328 (its loader's verdict
+		// in diff/claudeschema's loads file); Shipgate kept such files.
+		{name: "a head whose inline marketplace plugin has no source drops the file's denials",
+			base:     map[string]string{".claude/settings.json": denials},
+			head:     map[string]string{".claude/settings.json": settingsJSON(nil, []string{"Read(./.env)", "Bash(curl *)"}, ",\n  \"strictKnownMarketplaces\": [{\"source\": \"settings\", \"name\": \"x\", \"plugins\": [{\"name\": \"x\"}]}]\n")},
+			decision: "require_review", check: "PERMISSION-DENY-REMOVED"},
+		{name: "a head whose AWS credential pair names one variable twice drops the file's denials",
+			base:     map[string]string{".claude/settings.json": denials},
+			head:     map[string]string{".claude/settings.json": settingsJSON(nil, []string{"Read(./.env)", "Bash(curl *)"}, ",\n  \"sandbox\": {\"credentials\": {\"awsPairs\": [{\"accessKeyIdVar\": \"K\", \"secretAccessKeyVar\": \"K\"}]}}\n")},
+			decision: "require_review", check: "PERMISSION-DENY-REMOVED"},
+		{name: "a local file whose Mach lookup has an inner wildcard drops its denials",
+			base:     map[string]string{".claude/settings.json": "{}\n", ".claude/settings.local.json": denials},
+			head:     map[string]string{".claude/settings.local.json": settingsJSON(nil, []string{"Read(./.env)", "Bash(curl *)"}, ",\n  \"sandbox\": {\"network\": {\"allowMachLookup\": [\"com.*.x\"]}}\n")},
+			decision: "require_review", check: "PERMISSION-DENY-REMOVED"},
 		// settings.local.json overrides settings.json's scalars.
 		{name: "a local defaultMode default over a project acceptEdits is removed",
 			base:     map[string]string{".claude/settings.json": mode("acceptEdits"), ".claude/settings.local.json": mode("default")},

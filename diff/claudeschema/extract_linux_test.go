@@ -297,7 +297,7 @@ func driftRows(t *testing.T, old, cur []byte) []string {
 		var walk func(p string, n map[string]any)
 		walk = func(p string, n map[string]any) {
 			sig := []string{}
-			for _, k := range []string{"type", "enum", "const", "x-catch", "x-repaired", "x-refined", "minimum", "maximum", "exclusiveMinimum", "minLength", "maxLength", "pattern", "format", "required", "additionalProperties"} {
+			for _, k := range []string{"type", "enum", "const", "x-catch", "x-repaired", "x-refined", "x-refine-kept", "x-required", "minimum", "maximum", "exclusiveMinimum", "minLength", "maxLength", "pattern", "format", "required", "additionalProperties"} {
 				if v, ok := n[k]; ok {
 					if _, obj := v.(map[string]any); obj {
 						v = "schema"

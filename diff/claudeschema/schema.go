@@ -70,6 +70,15 @@ type node struct {
 	never      bool // a type no JSON value has (z.undefined() in a union)
 	repaired   map[string]bool
 	desc       string
+	// refined: zod checks the node with a refinement JSON Schema cannot
+	// state (x-refined); refineKept: every breaking value the extractor
+	// tried was kept by the loader (x-refine-kept, strings only).
+	refined, refineKept bool
+	// where names the node as the loads file does
+	// ("strictKnownMarketplaces[]|.plugins[]"); refine is Shipgate's
+	// reading of its refinement (refinements.go), set from where.
+	where  string
+	refine *refinement
 }
 
 // Schema is a parsed settings schema.
@@ -104,6 +113,9 @@ func Parse(data []byte) (*Schema, error) {
 	root, err := build(raw)
 	if err != nil {
 		return nil, err
+	}
+	for k, c := range root.props {
+		place(c, k)
 	}
 	s := &Schema{root: root}
 	if g, ok := raw["x-gates"].([]any); ok {
@@ -216,6 +228,17 @@ func build(m map[string]any) (*node, error) {
 	n.catch, _ = m["x-catch"].(bool)
 	n.opaque, _ = m["x-opaque"].(bool)
 	n.never, _ = m["x-never"].(bool)
+	n.refined, _ = m["x-refined"].(bool)
+	n.refineKept, _ = m["x-refine-kept"].(bool)
+	// A key zod's input side calls optional that the parse still refuses
+	// to miss (x-required): the loader requires it.
+	if r, ok := m["x-required"].([]any); ok {
+		for _, x := range r {
+			if s, ok := x.(string); ok {
+				n.required = append(n.required, s)
+			}
+		}
+	}
 	if r, ok := m["x-repaired"].([]any); ok {
 		n.repaired = map[string]bool{}
 		for _, x := range r {
@@ -329,8 +352,17 @@ func childPath(p, key string) string {
 // validate appends the violations of v under n; all reports whether to
 // collect every one (false: stop at the first, for anyOf branches).
 func validate(n *node, v *jsonpos.Value, path string, out *[]*Violation, all bool) {
-	if n == nil || n.catch {
+	if n == nil || n.catch || n.refine != nil && n.refine.unread {
 		return
+	}
+	if n.refined {
+		// The refinement runs on a value that passes the rest of the node.
+		before := len(*out)
+		defer func() {
+			if len(*out) == before && !n.repaired[kindOf(v)] {
+				checkRefinement(n, v, path, out)
+			}
+		}()
 	}
 	if n.never {
 		st := v.Start()
@@ -345,6 +377,7 @@ func validate(n *node, v *jsonpos.Value, path string, out *[]*Violation, all boo
 		*out = append(*out, &Violation{Path: path, Line: st.Line, Column: st.Column, Expected: expected, Got: describe(v)})
 	}
 	if len(n.anyOf) > 0 {
+		var maybe []*Violation
 		for _, alt := range n.anyOf {
 			if alt.opaque && len(alt.types) == 0 {
 				// Its check cannot be run here: it makes a failure
@@ -356,6 +389,15 @@ func validate(n *node, v *jsonpos.Value, path string, out *[]*Violation, all boo
 			if len(sub) == 0 {
 				goto own
 			}
+			if maybe == nil && allUncertain(sub) {
+				maybe = sub
+			}
+		}
+		if maybe != nil {
+			// A branch fails only on a refinement Shipgate cannot run:
+			// the loader may take the value there.
+			*out = append(*out, maybe...)
+			return
 		}
 		// The branch of the value's type with the fewest violations (the
 		// one its discriminator selects) explains best what is wrong.
@@ -463,13 +505,21 @@ own:
 			p := childPath(path, m.Key)
 			if c, ok := n.props[m.Key]; ok {
 				validate(c, m.Value, p, out, all)
+			} else if n.refine != nil && n.refine.entries {
+				// An invalid entry is ignored, the file read; only an
+				// unknown kind of source drops it.
+				var sub []*Violation
+				validate(n.additional, m.Value, p, &sub, all)
+				if len(sub) > 0 && unknownSource(n.additional, m.Value) {
+					*out = append(*out, sub...)
+				}
 			} else {
 				if n.propNames != nil {
 					var sub []*Violation
 					validate(n.propNames, keyValue(m), p, &sub, false)
 					if len(sub) > 0 {
 						st := m.KeyStart
-						*out = append(*out, &Violation{Path: p, Line: st.Line, Column: st.Column, Expected: "under a key that is " + n.propNames.expected(), Got: "under the key " + strconv.Quote(m.Key)})
+						*out = append(*out, &Violation{Path: p, Line: st.Line, Column: st.Column, Expected: "under a key that is " + n.propNames.expected(), Got: "under the key " + strconv.Quote(m.Key), Uncertain: allUncertain(sub)})
 					}
 				}
 				validate(n.additional, m.Value, p, out, all)
@@ -479,6 +529,15 @@ own:
 			}
 		}
 	}
+}
+
+func allUncertain(vs []*Violation) bool {
+	for _, v := range vs {
+		if !v.Uncertain {
+			return false
+		}
+	}
+	return len(vs) > 0
 }
 
 // keyValue is a member's key as a string value, for propertyNames.

@@ -21,7 +21,22 @@ func TestValidateMarks(t *testing.T) {
 		"url": {"type": "string", "format": "uri"},
 		"n": {"type": "integer", "minimum": 1},
 		"obj": {"type": "object", "required": ["k"], "properties": {"k": {"type": "boolean"}}},
-		"rec": {"type": "object", "propertyNames": {"enum": ["A", "B"]}, "additionalProperties": {"type": "string"}}
+		"rec": {"type": "object", "propertyNames": {"enum": ["A", "B"]}, "additionalProperties": {"type": "string"}},
+		"req": {"type": "object", "properties": {"s": {"anyOf": [{"type": "string"}, {"type": "object"}]}}, "x-required": ["s"]},
+		"refined": {"type": "string", "x-refined": true},
+		"refinedKept": {"type": "string", "x-refined": true, "x-refine-kept": true},
+		"sandbox": {"type": "object", "properties": {
+			"network": {"type": "object", "properties": {"allowMachLookup": {"type": "array", "items": {"type": "string", "x-refined": true}}}},
+			"credentials": {"type": "object", "x-refined": true, "properties": {"awsPairs": {"type": "array", "items": {"type": "object", "x-refined": true,
+				"properties": {"accessKeyIdVar": {"type": "string"}, "secretAccessKeyVar": {"type": "string"}, "sessionTokenVar": {"type": "string"}}}}}}
+		}},
+		"managedMcpServers": {"type": "object", "additionalProperties": {"type": "object", "x-refined": true}},
+		"extraKnownMarketplaces": {"type": "object", "x-refined": true, "additionalProperties": {"type": "object", "required": ["source"], "properties": {
+			"source": {"anyOf": [
+				{"type": "object", "required": ["source", "url"], "properties": {"source": {"type": "string", "const": "url"}, "url": {"type": "string", "format": "uri"}}},
+				{"type": "object", "required": ["source", "repo"], "properties": {"source": {"type": "string", "const": "github"}, "repo": {"type": "string"}}}
+			]}
+		}}}
 	}}`))
 	if err != nil {
 		t.Fatal(err)
@@ -56,6 +71,27 @@ func TestValidateMarks(t *testing.T) {
 		{`{"rec": {"C": "x"}}`, "rec.C", false},
 		{`{"rec": {"A": 5}}`, "rec.A", false},
 		{`{"unknown": 5, "n": "x"}`, "n", false},
+		// x-required: zod's input side calls it optional, the parse does not.
+		{`{"req": {"s": "x"}}`, "", false},
+		{`{"req": {}}`, "req", false},
+		// A refinement Shipgate does not model fails closed; one the
+		// extractor measured as never dropping is read.
+		{`{"refined": "x"}`, "refined", true},
+		{`{"refinedKept": "x y"}`, "", false},
+		// Modelled refinements (refinements.go).
+		{`{"sandbox": {"network": {"allowMachLookup": ["com.example.*", "*"]}}}`, "", false},
+		{`{"sandbox": {"network": {"allowMachLookup": ["com.*.x"]}}}`, "sandbox.network.allowMachLookup[0]", false},
+		{`{"sandbox": {"network": {"allowMachLookup": ["**"]}}}`, "sandbox.network.allowMachLookup[0]", false},
+		{`{"sandbox": {"credentials": {"awsPairs": [{"accessKeyIdVar": "A", "secretAccessKeyVar": "B"}, {"accessKeyIdVar": "C", "secretAccessKeyVar": "D", "sessionTokenVar": "E"}]}}}`, "", false},
+		{`{"sandbox": {"credentials": {"awsPairs": [{"accessKeyIdVar": "A", "secretAccessKeyVar": "A"}]}}}`, "sandbox.credentials", false},
+		{`{"sandbox": {"credentials": {"awsPairs": [{"accessKeyIdVar": "A", "secretAccessKeyVar": "B"}, {"accessKeyIdVar": "C", "secretAccessKeyVar": "B"}]}}}`, "sandbox.credentials", false},
+		// Not read from a project file at all.
+		{`{"managedMcpServers": {"x": 5}}`, "", false},
+		// An invalid marketplace entry is ignored; a source of no known
+		// kind drops the file.
+		{`{"extraKnownMarketplaces": {"k": {"source": {"source": "url", "url": "nope"}}}}`, "", false},
+		{`{"extraKnownMarketplaces": {"k": {"source": {"source": "github"}}}}`, "", false},
+		{`{"extraKnownMarketplaces": {"k": {"source": {"source": "svn", "url": "https://x"}}}}`, "extraKnownMarketplaces.k.source.source", false},
 	}
 	for _, c := range cases {
 		doc, _, err := jsonpos.Parse([]byte(c.doc))

@@ -37,6 +37,14 @@ const schema = zschema.toJSONSchema({
   override: (ctx) => {
     const def = ctx.zodSchema._zod.def;
     if (def.type === "catch") ctx.jsonSchema["x-catch"] = true;
+    // A key zod's input side calls optional (its union holds a transform)
+    // whose schema still refuses a missing value: the object parse fails
+    // without it, so the loader requires it ("x-required").
+    if (def.type === "object" && def.shape && ctx.jsonSchema.properties) {
+      const req = new Set(ctx.jsonSchema.required ?? []);
+      const more = Object.keys(def.shape).filter((k) => !req.has(k) && k in ctx.jsonSchema.properties && def.shape[k]._zod.optout !== "optional" && !def.shape[k].safeParse(undefined).success);
+      if (more.length) ctx.jsonSchema["x-required"] = more.sort();
+    }
     if ((def.checks ?? []).some((c) => c._zod?.def?.check === "custom")) ctx.jsonSchema["x-refined"] = true;
     if (def.type === "pipe" || def.type === "transform") ctx.jsonSchema["x-transformed"] = true;
     // A check JSON Schema cannot state (z.custom, a bare transform): it
@@ -136,6 +144,27 @@ function wrongs(s, siblings) {
   // In a union, a value another branch takes is no wrong value.
   return siblings ? out.filter((v) => !siblings.has(kind(v))) : out;
 }
+// Values of a refined node's own type that break common refinements:
+// blanks, separators, path traversal, NUL, non-ASCII, inner wildcards,
+// URLs; for an object, its sample with every key set (distinct strings)
+// and with every string key the same.
+const breakStrings = ["", " ", "x y", " x", "x ", "..", "a/b", "a\\b", ".", "x\u0000", "\u00e9", "*", "x*", "*x", "x*y", "http://localhost/x", "https://example.com/x", "/abs/x", "./x", "x..y", "a//b", "constructor", "-x", "X_1", "k"];
+function breakers(s) {
+  if (s.type === "string") return breakStrings;
+  if (s.type !== "object" || !s.properties) return [];
+  const full = { ...sample(s) }, same = { ...sample(s) };
+  let i = 0;
+  for (const [k, c] of Object.entries(s.properties)) {
+    const v = sample(c);
+    if (v === undefined) continue;
+    full[k] = c.type === "string" && !c.enum && !("const" in c) && !c.format ? "V" + String.fromCharCode(65 + i++) : v;
+    if (typeof same[k] === "string" && c.type === "string" && !c.enum && !("const" in c)) same[k] = "V";
+  }
+  const one = {};
+  const [k0, c0] = Object.entries(s.properties)[0] ?? [];
+  if (k0 !== undefined && sample(c0) !== undefined) one[k0] = sample(c0);
+  return [full, same, one];
+}
 const probes = [];
 function put(skel, value) {
   return skel(value);
@@ -145,6 +174,10 @@ function walk(s, skel, where, depth, siblings) {
   const ok = sample(s);
   if (ok !== undefined) probes.push({ where, node: s, doc: put(skel, ok) });
   for (const w of wrongs(s, siblings)) probes.push({ where, node: s, wrong: w, doc: put(skel, w) });
+  // A refinement (a check JSON Schema cannot state) is probed with values
+  // that break the usual ones: the loader's verdict says whether its
+  // failure drops the file or only removes the entry (a pre-filter).
+  if (s["x-refined"]) for (const b of breakers(s)) probes.push({ where, node: s, refine: true, doc: put(skel, b) });
   if (s.type === "object" && s.properties) {
     for (const [k, c] of Object.entries(s.properties)) {
       walk(c, (v) => skel({ ...sample(s), [k]: v }), where + "." + k, depth + 1);
@@ -191,6 +224,7 @@ function probe(text, where, p) {
   }
   loads.push(row);
   if (p && "wrong" in p) row.probe = p;
+  if (p && p.refine) row.refine = true;
 }
 for (const t of fixed) probe(t, "fixed");
 for (const p of probes) probe(JSON.stringify(p.doc), p.where, p);
@@ -209,4 +243,17 @@ for (const row of loads) {
   ks.add(kind(p.wrong));
   p.node["x-repaired"] = [...ks].sort();
 }
+// A refined string node whose every breaking value the loader kept
+// (the entry is removed with a warning, or the key is not read from a
+// project file) is marked "x-refine-kept": its refinement never drops the
+// file, as far as these values show. An object's refinement relates its
+// members and two breakers do not show it; Validate's own table says
+// which of those it models.
+const refineDrops = new Map();
+for (const p of probes) {
+  if (!p.refine || p.node.type !== "string") continue;
+  const row = loads.find((r) => r.doc === JSON.stringify(p.doc));
+  refineDrops.set(p.node, (refineDrops.get(p.node) ?? false) || !row || row.loaded === false);
+}
+for (const [n, dropped] of refineDrops) if (!dropped) n["x-refine-kept"] = true;
 process.stdout.write(JSON.stringify({ gates, schema, loads }));
