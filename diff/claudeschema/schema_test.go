@@ -111,3 +111,36 @@ func TestValidateMarks(t *testing.T) {
 		}
 	}
 }
+
+// TestRefinementTable: every reading in refinements.go names a node of
+// the pinned schema and says why; a stale row (a node a new version
+// renamed) fails here instead of leaving its node Uncertain unnoticed.
+func TestRefinementTable(t *testing.T) {
+	seen := map[string]bool{}
+	var walk func(n *node)
+	walk = func(n *node) {
+		if n == nil {
+			return
+		}
+		if n.refine != nil {
+			seen[n.where] = true
+		}
+		for _, c := range n.props {
+			walk(c)
+		}
+		walk(n.items)
+		walk(n.additional)
+		for _, a := range n.anyOf {
+			walk(a)
+		}
+	}
+	walk(Pinned().root)
+	for where, r := range refinements {
+		if !seen[where] {
+			t.Errorf("refinements[%q]: no node of the pinned schema is there", where)
+		}
+		if r.why == "" || r.kept == (r.check != nil) && !r.unread {
+			t.Errorf("refinements[%q]: want a reason and exactly one of kept, check, unread", where)
+		}
+	}
+}
