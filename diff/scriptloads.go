@@ -41,6 +41,47 @@ type ScriptLoads struct {
 	Dynamic []string
 }
 
+// WalkLoads is the one walk over what hook scripts load, shared by the
+// gatherer (which reads the loaded files) and the engine (which reports a
+// change to one as a change to the hooks that run it): breadth first from
+// the scripts in start, each path visited once, in sorted order level by
+// level. visit is told the path, its level (the scripts in start are
+// level 1) and whether it is past the bounds (deeper than MaxLoadDepth,
+// or MaxLoadFiles scripts already read); it returns the paths p loads
+// (followed at the next level) and whether it read p, which counts
+// towards MaxLoadFiles. A path visit cannot use returns nothing and does
+// not count. An error from visit stops the walk.
+func WalkLoads(start []string, visit func(p string, depth int, past bool) (loads []string, read bool, err error)) error {
+	level := append([]string(nil), start...)
+	sort.Strings(level)
+	done := map[string]bool{}
+	read := 0
+	for depth := 1; len(level) > 0; depth++ {
+		var next []string
+		for _, p := range level {
+			if done[p] {
+				continue
+			}
+			done[p] = true
+			loads, counted, err := visit(p, depth, depth > MaxLoadDepth || read >= MaxLoadFiles)
+			if err != nil {
+				return err
+			}
+			if counted {
+				read++
+			}
+			for _, x := range loads {
+				if !done[x] {
+					next = append(next, x)
+				}
+			}
+		}
+		sort.Strings(next)
+		level = next
+	}
+	return nil
+}
+
 // scriptLang is the language a script is read as.
 type scriptLang int
 

@@ -178,92 +178,76 @@ func loadsKey(id, as string) string { return "loads\x00" + id + "\x00" + as }
 // cannot resolve, or that is past the bounds, makes every file in its
 // folder run by them (fail closed).
 func (g *gatherer) learnLoads(ctx context.Context, cache *Cache, h *baseHooks) error {
-	var level []string
+	var start []string
 	for p := range h.byPath {
-		level = append(level, p)
+		start = append(start, p)
 	}
-	sort.Strings(level)
-	done := map[string]bool{}
-	read := 0
-	for depth := 1; len(level) > 0; depth++ {
-		var next []string
-		for _, p := range level {
-			if done[p] {
-				continue
+	return diff.WalkLoads(start, func(p string, depth int, past bool) ([]string, bool, error) {
+		owners := h.byPath[p]
+		r, err := g.resolve(ctx, baseSide, p)
+		if err != nil {
+			return nil, false, err
+		}
+		if r.unreadable != "" || r.real == "" {
+			return nil, false, nil
+		}
+		e, listed, err := g.baseEntry(ctx, r.real)
+		if err != nil {
+			return nil, false, err
+		}
+		if !listed || e.Kind != File {
+			return nil, false, nil
+		}
+		dir := path.Dir(p)
+		if past || e.TooLarge {
+			if depth <= diff.MaxLoadDepth {
+				h.unread[p] = fmt.Sprintf("Shipgate reads what at most %d hook scripts load, and this one is past that or too large", diff.MaxLoadFiles)
 			}
-			done[p] = true
-			owners := h.byPath[p]
-			r, err := g.resolve(ctx, baseSide, p)
+			h.dirs[dir] = appendOnce(h.dirs[dir], p)
+			for _, o := range owners {
+				h.byPath[loadedDir+dir] = appendOnce(h.byPath[loadedDir+dir], o)
+			}
+			return nil, false, nil
+		}
+		var l diff.ScriptLoads
+		key := ""
+		if e.ID != "" {
+			key = loadsKey(e.ID, p)
+		}
+		if v, ok := cache.Get(key); ok && key != "" {
+			l = v.(diff.ScriptLoads)
+		} else {
+			v, err := g.version(ctx, baseSide, r)
 			if err != nil {
-				return err
+				return nil, true, err
 			}
-			if r.unreadable != "" || r.real == "" {
-				continue
+			g.forget(r.real)
+			if !v.Exists || v.Unreadable != "" {
+				return nil, true, nil
 			}
-			e, listed, err := g.baseEntry(ctx, r.real)
-			if err != nil {
-				return err
-			}
-			if !listed || e.Kind != File {
-				continue
-			}
-			dir := path.Dir(p)
-			if depth > diff.MaxLoadDepth || read >= diff.MaxLoadFiles || e.TooLarge {
-				if depth <= diff.MaxLoadDepth {
-					h.unread[p] = fmt.Sprintf("Shipgate reads what at most %d hook scripts load, and this one is past that or too large", diff.MaxLoadFiles)
+			l = diff.LoadsOf(p, v.Data)
+			if key != "" {
+				size := len(key)
+				for _, x := range append(append([]string(nil), l.Paths...), l.Dynamic...) {
+					size += len(x) + 16
 				}
-				h.dirs[dir] = appendOnce(h.dirs[dir], p)
-				for _, o := range owners {
-					h.byPath[loadedDir+dir] = appendOnce(h.byPath[loadedDir+dir], o)
-				}
-				continue
-			}
-			read++
-			var l diff.ScriptLoads
-			key := ""
-			if e.ID != "" {
-				key = loadsKey(e.ID, p)
-			}
-			if v, ok := cache.Get(key); ok && key != "" {
-				l = v.(diff.ScriptLoads)
-			} else {
-				v, err := g.version(ctx, baseSide, r)
-				if err != nil {
-					return err
-				}
-				g.forget(r.real)
-				if !v.Exists || v.Unreadable != "" {
-					continue
-				}
-				l = diff.LoadsOf(p, v.Data)
-				if key != "" {
-					size := len(key)
-					for _, x := range append(append([]string(nil), l.Paths...), l.Dynamic...) {
-						size += len(x) + 16
-					}
-					cache.Add(key, l, size)
-				}
-			}
-			for _, x := range l.Paths {
-				h.loaders[x] = appendOnce(h.loaders[x], p)
-				for _, o := range owners {
-					h.byPath[x] = appendOnce(h.byPath[x], o)
-				}
-				if !done[x] {
-					next = append(next, x)
-				}
-			}
-			if len(l.Dynamic) > 0 {
-				h.dirs[dir] = appendOnce(h.dirs[dir], p)
-				for _, o := range owners {
-					h.byPath[loadedDir+dir] = appendOnce(h.byPath[loadedDir+dir], o)
-				}
+				cache.Add(key, l, size)
 			}
 		}
-		sort.Strings(next)
-		level = next
-	}
-	return nil
+		for _, x := range l.Paths {
+			h.loaders[x] = appendOnce(h.loaders[x], p)
+			for _, o := range owners {
+				h.byPath[x] = appendOnce(h.byPath[x], o)
+			}
+		}
+		if len(l.Dynamic) > 0 {
+			h.dirs[dir] = appendOnce(h.dirs[dir], p)
+			for _, o := range owners {
+				h.byPath[loadedDir+dir] = appendOnce(h.byPath[loadedDir+dir], o)
+			}
+		}
+		return l.Paths, true, nil
+	})
 }
 
 // loadedDir prefixes, in byPath, a folder any file of which a script may
