@@ -120,72 +120,59 @@ func followLoads(others []File, uses map[string][]scriptUse) {
 	for _, f := range others {
 		byPath[cleanRepoPath(f.Path)] = f
 	}
-	var level []string
+	var start []string
 	for p := range uses {
 		if _, ok := byPath[p]; ok {
-			level = append(level, p)
+			start = append(start, p)
 		}
 	}
-	sort.Strings(level)
-	done := map[string]bool{}
-	read := 0
-	for depth := 1; len(level) > 0; depth++ {
+	_ = WalkLoads(start, func(p string, _ int, past bool) ([]string, bool, error) {
+		f := byPath[p]
+		var parents []scriptUse
+		for _, u := range uses[p] {
+			if u.dynamic == "" || len(u.via) > 0 {
+				parents = append(parents, u)
+			}
+		}
+		if len(parents) == 0 {
+			return nil, false, nil
+		}
+		derive := func(reason string) []scriptUse {
+			out := make([]scriptUse, 0, len(parents))
+			for _, u := range parents {
+				u.via = append(append([]string(nil), u.via...), p)
+				u.dynamic = reason
+				out = append(out, u)
+			}
+			return out
+		}
+		d := loadedIn + path.Dir(p)
+		if past {
+			uses[d] = append(uses[d], derive(fmt.Sprintf("Shipgate follows what hook scripts load %d levels deep and over %d scripts, and %s is past that", MaxLoadDepth, MaxLoadFiles, p))...)
+			return nil, false, nil
+		}
+		if why := unreadScript(f); why != "" {
+			uses[d] = append(uses[d], derive(fmt.Sprintf("what %s loads was not read (%s)", p, strings.TrimSuffix(why, ".")))...)
+			return nil, true, nil
+		}
 		var next []string
-		for _, p := range level {
-			if done[p] {
+		for _, v := range []Version{f.Base, f.Head} {
+			if !v.Exists || v.Unreadable != "" {
 				continue
 			}
-			done[p] = true
-			f := byPath[p]
-			var parents []scriptUse
-			for _, u := range uses[p] {
-				if u.dynamic == "" || len(u.via) > 0 {
-					parents = append(parents, u)
+			l := LoadsOf(p, v.Data)
+			for _, x := range l.Paths {
+				uses[x] = append(uses[x], derive("")...)
+				if _, ok := byPath[x]; ok {
+					next = append(next, x)
 				}
 			}
-			if len(parents) == 0 {
-				continue
-			}
-			derive := func(reason string) []scriptUse {
-				out := make([]scriptUse, 0, len(parents))
-				for _, u := range parents {
-					u.via = append(append([]string(nil), u.via...), p)
-					u.dynamic = reason
-					out = append(out, u)
-				}
-				return out
-			}
-			if depth > MaxLoadDepth || read >= MaxLoadFiles {
-				d := loadedIn + path.Dir(p)
-				uses[d] = append(uses[d], derive(fmt.Sprintf("Shipgate follows what hook scripts load %d levels deep and over %d scripts, and %s is past that", MaxLoadDepth, MaxLoadFiles, p))...)
-				continue
-			}
-			read++
-			if why := unreadScript(f); why != "" {
-				d := loadedIn + path.Dir(p)
-				uses[d] = append(uses[d], derive(fmt.Sprintf("what %s loads was not read (%s)", p, strings.TrimSuffix(why, ".")))...)
-				continue
-			}
-			for _, v := range []Version{f.Base, f.Head} {
-				if !v.Exists || v.Unreadable != "" {
-					continue
-				}
-				l := LoadsOf(p, v.Data)
-				for _, x := range l.Paths {
-					uses[x] = append(uses[x], derive("")...)
-					if _, ok := byPath[x]; ok && !done[x] {
-						next = append(next, x)
-					}
-				}
-				if len(l.Dynamic) > 0 {
-					d := loadedIn + path.Dir(p)
-					uses[d] = append(uses[d], derive(fmt.Sprintf("%s loads a file Shipgate cannot resolve (%s)", p, strings.Join(l.Dynamic, "; ")))...)
-				}
+			if len(l.Dynamic) > 0 {
+				uses[d] = append(uses[d], derive(fmt.Sprintf("%s loads a file Shipgate cannot resolve (%s)", p, strings.Join(l.Dynamic, "; ")))...)
 			}
 		}
-		sort.Strings(next)
-		level = next
-	}
+		return next, true, nil
+	})
 }
 
 // unreadScript says why no version of a script a command runs could be
