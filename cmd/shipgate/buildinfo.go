@@ -19,3 +19,18 @@ func newBuildInfo() prometheus.Collector {
 	g.Set(1)
 	return g
 }
+
+// newQueueInfo is the shipgate_queue_info gauge: always 1, labelled with
+// where the job queue keeps what it accepted — "disk" (--queue-dir),
+// "redis", or "memory" (lost when the process stops) — so an alert can
+// say so: a replica on memory has chosen to lose accepted deliveries at
+// its next restart.
+func newQueueInfo(store string) prometheus.Collector {
+	g := prometheus.NewGauge(prometheus.GaugeOpts{
+		Name:        "shipgate_queue_info",
+		Help:        "Where the job queue keeps accepted deliveries: disk, redis, or memory (lost on a restart); always 1.",
+		ConstLabels: prometheus.Labels{"store": store},
+	})
+	g.Set(1)
+	return g
+}

@@ -18,21 +18,23 @@ type restartQueue struct {
 	setup func(t *testing.T, s *e2eSetup)
 	// durable: what it accepted survives a restart (the disk, Redis).
 	durable bool
+	// store is the queue's shipgate_queue_info{store} label.
+	store string
 }
 
 // restartQueues are the single-process default (the queue on disk) and
 // Redis, and, withMemory, --queue-dir memory (the figure before).
 func restartQueues(withMemory bool) []restartQueue {
 	qs := []restartQueue{
-		{"in-process queue on disk", func(t *testing.T, s *e2eSetup) { s.cfg.QueueDir = t.TempDir() }, true},
+		{"in-process queue on disk", func(t *testing.T, s *e2eSetup) { s.cfg.QueueDir = t.TempDir() }, true, "disk"},
 		{"Redis", func(t *testing.T, s *e2eSetup) {
 			rs := redistest.Start(t)
 			s.cfg.Redis = redisConfig{URL: rs.URL(), Prefix: redisqueue.DefaultPrefix, LeaseTTL: redisqueue.DefaultLeaseTTL,
 				DedupTTL: redisqueue.DefaultDedupTTL}
-		}, true},
+		}, true, "redis"},
 	}
 	if withMemory {
-		qs = append([]restartQueue{{"in-process queue in memory", func(*testing.T, *e2eSetup) {}, false}}, qs...)
+		qs = append([]restartQueue{{"in-process queue in memory", func(*testing.T, *e2eSetup) {}, false, "memory"}}, qs...)
 	}
 	return qs
 }
@@ -115,6 +117,9 @@ func TestE2ERestartMidBurstLosesNothing(t *testing.T) {
 				s.cfg.RedeliverInterval = -1 // neither the redelivery scan nor the sweep may hide a loss
 				q.setup(t, s)
 			})
+			if n := env.metric("shipgate_queue_info", `store="`+q.store+`"`); n != 1 {
+				t.Errorf("shipgate_queue_info{store=%q} = %v, want 1", q.store, n)
+			}
 			env.repo("svc", map[string]string{".claude/settings.json": baseSettings})
 			holdEvaluations(env)
 			var prs []sweptPR

@@ -227,6 +227,14 @@ func startServer(ctx context.Context, cfg serveConfig) (*server, error) {
 	if err != nil {
 		return nil, err
 	}
+	store := "memory"
+	switch {
+	case cfg.Redis.URL != "":
+		store = "redis"
+	case cfg.QueueDir != "":
+		store = "disk"
+	}
+	reg.MustRegister(newQueueInfo(store))
 	if extras.pace != nil && !cfg.UnsharedPace {
 		clients.ShareWritePace(extras.pace)
 	}
