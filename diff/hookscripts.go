@@ -4,11 +4,14 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"path"
+	"reflect"
 	"sort"
 	"strings"
 
+	"github.com/shipgate-app/shipgate/policy"
 	"github.com/shipgate-app/shipgate/rating"
 )
 
@@ -350,12 +353,88 @@ func (e *engine) compareScript(f *fileState) {
 		msg = fmt.Sprintf("%s %s. Shipgate cannot tell which files %s runs (%s), and the command's text names %s, so it may run this file: %s; held for review (%s). Name the script by a path (\"$CLAUDE_PROJECT_DIR\"/scripts/x.sh) so Shipgate can follow it.",
 			f.Path, change, strings.Join(owners, ", "), strings.TrimSuffix(u.dynamic, "."), path.Base(f.Path), rt.Basis, digest(f.Base)+" → "+digest(f.Head))
 	}
-	e.changes = append(e.changes, Change{Path: f.Path, Kind: KindHook, Direction: dir, Before: before, After: after, Expands: true,
+	// Judged by effect: a script only hooks of events that cannot decide
+	// a permission run (a formatter, a notifier) is the team's own code,
+	// reviewed as code: advisory. A package.json a runner reads (`npm run
+	// lint`) whose scripts are unchanged runs the same commands: a
+	// dependency bump is quiet. Anything a deciding hook, a helper or a
+	// server runs stays held for review (fail closed: what the edit does
+	// cannot be known).
+	var action policy.Action
+	expands := true
+	switch {
+	case check == CheckHookChanged && sameRunnerScripts(f, us):
+		e.changes = append(e.changes, Change{Path: f.Path, Kind: KindHook, Direction: DirChanged, Before: before, After: after, Expands: false,
+			Access: rt.Access, Risk: rating.RiskLow, Line: 1, HeadLine: max(headLine, 1), Witnesses: []string{},
+			Why: "a file " + what + " reads through a script runner; its scripts are unchanged (a dependency or metadata change), so the hook runs the same commands"})
+		return
+	case check == CheckHookChanged && !anyDeciding(us):
+		action, expands = policy.Advisory, false
+		rt = rating.Rating{Access: rt.Access, Risk: rating.RiskLow, Basis: "hooks on " + hookEvents(us) + " cannot decide a permission, so the edit is reviewed as the code it is"}
+		why = "a file " + what + " runs: " + rt.Basis
+		msg = fmt.Sprintf("%s %s. It is run by %s: %s (%s).", f.Path, change, strings.Join(owners, ", "), rt.Basis, digest(f.Base)+" → "+digest(f.Head))
+	case check == CheckHookChanged && !f.Head.Exists:
+		why = "a file the " + u.event + " hook runs is deleted: the command fails, so the hook no longer stops what it stopped"
+		msg = fmt.Sprintf("%s is deleted. It is run by %s, a hook that can deny calls: the command now fails, so it no longer stops what it stopped; those calls follow the permission rules alone (%s).",
+			f.Path, strings.Join(owners, ", "), digest(f.Base)+" → "+digest(f.Head))
+	}
+	e.changes = append(e.changes, Change{Path: f.Path, Kind: KindHook, Direction: dir, Before: before, After: after, Expands: expands,
 		Access: rt.Access, Risk: rt.Risk, Line: 1, HeadLine: max(headLine, 1), Witnesses: []string{}, Why: why})
-	e.finding(Finding{CheckID: check, Risk: rt.Risk, Path: f.Path, Line: 1, HeadLine: 1, Base: !f.Head.Exists,
+	e.finding(Finding{CheckID: check, Action: action, Risk: rt.Risk, Path: f.Path, Line: 1, HeadLine: 1, Base: !f.Head.Exists,
 		Evidence: "script=" + sanitize(f.Path), Title: f.Path + " (run by " + what + ") changed",
 		Message: msg,
 		Key:     check + "|" + f.Path + "|script"})
+}
+
+// anyDeciding reports whether a hook of a permission-deciding event runs
+// (or may run, or loads) the script; a use that is not a hook counts too.
+func anyDeciding(us []scriptUse) bool {
+	for _, u := range us {
+		if !strings.HasPrefix(u.key, "hooks.") || decidingEvent(u.event) {
+			return true
+		}
+	}
+	return false
+}
+
+// hookEvents lists the events of the hooks that run a script.
+func hookEvents(us []scriptUse) string {
+	seen := map[string]bool{}
+	var out []string
+	for _, u := range us {
+		if !seen[u.event] {
+			seen[u.event] = true
+			out = append(out, u.event)
+		}
+	}
+	sort.Strings(out)
+	return strings.Join(out, ", ")
+}
+
+// sameRunnerScripts reports whether f is a package.json that hooks read
+// only through a script runner (`npm run x`, `pnpm x`, `yarn x`: no
+// script loads it) and whose "scripts" object is the same at base and
+// head: a dependency bump changes no command the hook runs. Both
+// versions must parse; anything else is a change (fail closed).
+func sameRunnerScripts(f *fileState, us []scriptUse) bool {
+	if path.Base(cleanRepoPath(f.Path)) != "package.json" || !f.Base.Exists || !f.Head.Exists || f.Base.Unreadable != "" || f.Head.Unreadable != "" {
+		return false
+	}
+	for _, u := range us {
+		if len(u.via) > 0 || u.dynamic != "" || !strings.HasPrefix(u.key, "hooks.") {
+			return false
+		}
+	}
+	scripts := func(data []byte) (any, bool) {
+		var m map[string]any
+		if err := json.Unmarshal(data, &m); err != nil {
+			return nil, false
+		}
+		return m["scripts"], true
+	}
+	b, ok1 := scripts(f.Base.Data)
+	h, ok2 := scripts(f.Head.Data)
+	return ok1 && ok2 && reflect.DeepEqual(b, h)
 }
 
 // useRank orders script uses by how much they can grant.
@@ -382,12 +461,20 @@ func (e *engine) unresolvedCommands(f *fileState) {
 		return
 	}
 	_, bb := commandRefs(f.base, f.kind, f.Path, ownerScope(f))
+	// A hook's key holds its position (hooks.PreToolUse[0].hooks[1]):
+	// the same command on the same event, reordered, is not new.
+	id := func(u unresolvedCommand) string {
+		if u.event != "" && strings.HasPrefix(u.key, "hooks.") {
+			return "hooks." + u.event + "\x00" + u.command
+		}
+		return u.key + "\x00" + u.command
+	}
 	had := map[string]bool{}
 	for _, u := range bb {
-		had[u.key+"\x00"+u.command] = true
+		had[id(u)] = true
 	}
 	for _, u := range hb {
-		if had[u.key+"\x00"+u.command] {
+		if had[id(u)] {
 			continue
 		}
 		rt := rating.Hook(u.event)

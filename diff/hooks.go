@@ -1,0 +1,341 @@
+package diff
+
+import (
+	"fmt"
+	"path"
+	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
+
+	"github.com/shipgate-app/shipgate/policy"
+	"github.com/shipgate-app/shipgate/rating"
+)
+
+// decidingEvent reports whether a hook on the event can answer a
+// permission: a PreToolUse hook may allow, ask or deny a call, a
+// PermissionRequest hook may answer the prompt (allow or deny). Hooks on
+// every other event run commands around the agent's actions but cannot
+// make a call run without a prompt, nor stop one that the rules allow.
+func decidingEvent(ev string) bool { return ev == "PreToolUse" || ev == "PermissionRequest" }
+
+// hookWhen words when a handler runs: "before Bash tool calls".
+func hookWhen(ev, matcher string) string {
+	m := "tool"
+	if matcher != "" && matcher != "*" {
+		m = "`" + sanitize(matcher) + "`"
+	}
+	switch ev {
+	case "PreToolUse":
+		return "before " + m + " calls"
+	case "PermissionRequest":
+		return "when a " + m + " call asks for permission"
+	}
+	return "on " + ev + hookMatcher(matcher)
+}
+
+// hookEffect is what a handler does, as far as Shipgate can tell from its
+// text: its type and the command it runs (the same command however it is
+// spelled: `"$CLAUDE_PROJECT_DIR"/.claude/hooks/x.sh`,
+// `$CLAUDE_PROJECT_DIR/.claude/hooks/x.sh` and `.claude/hooks/x.sh` are
+// one effect), or its URL, prompt or agent. scope is the project folder
+// the command runs in. Two handlers with the same effect run the same
+// thing; handlers whose effect differs are treated as different (a
+// command Shipgate cannot normalise keeps its exact text).
+func hookEffect(h handler, scope string) string {
+	if h.v == nil {
+		return "\x00raw\x00" + h.canon
+	}
+	typ := h.v.Get("type").Text()
+	if typ == "" {
+		typ = "command"
+	}
+	if c := h.v.Get("command"); c.Text() != "" {
+		return typ + "\x00" + normaliseCommand(c.Text(), scope)
+	}
+	return typ + "\x00" + canon(h.v.Get("url")) + "\x00" + canon(h.v.Get("prompt")) + "\x00" + canon(h.v.Get("agent"))
+}
+
+// normaliseCommand spells a single simple command (no operators,
+// redirections, assignments or substitutions) as the words it expands to,
+// with $CLAUDE_PROJECT_DIR expanded and every word that is a relative or
+// project path written as its repository path: Claude Code runs a
+// project's hooks in the project folder, so `./x.sh`, `x/../x.sh` and
+// `"$CLAUDE_PROJECT_DIR"/x.sh` name one file. Anything else is its
+// trimmed text, so only identical text is the same command.
+func normaliseCommand(cmd, scope string) string {
+	raw := "\x00text\x00" + strings.TrimSpace(cmd)
+	if strings.Contains(cmd, repoMark) {
+		return raw
+	}
+	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(cmd), "")
+	if err != nil || len(f.Stmts) != 1 {
+		return raw
+	}
+	st := f.Stmts[0]
+	call, ok := st.Cmd.(*syntax.CallExpr)
+	if !ok || st.Negated || st.Background || st.Coprocess || len(st.Redirs) > 0 || len(call.Assigns) > 0 || len(call.Args) == 0 {
+		return raw
+	}
+	env := ProjectEnv(scope)
+	words := make([]string, 0, len(call.Args))
+	for _, w := range call.Args {
+		s, ok := wordText(w, env)
+		if !ok {
+			return raw
+		}
+		switch {
+		case strings.HasPrefix(s, repoMark):
+			s = "\x02" + path.Clean("/"+strings.TrimLeft(s[len(repoMark):], "/"))
+		case strings.HasPrefix(s, "./") || strings.HasPrefix(s, "../") || (strings.Contains(s, "/") && !strings.HasPrefix(s, "/") && !strings.HasPrefix(s, "-") && !strings.Contains(s, "://") && !strings.ContainsAny(s, "=*?[")):
+			s = "\x02" + path.Clean("/"+path.Join(scope, s))
+		}
+		words = append(words, s)
+	}
+	return strings.Join(words, "\x00")
+}
+
+// quietHook rates a hook row that changes nothing a permission depends on.
+var quietHook = rating.Rating{Access: rating.AccessNone, Risk: rating.RiskLow}
+
+// hookPair is a base handler and a head handler that run the same thing.
+type hookPair struct{ base, head handler }
+
+// compareHooks judges hooks by their effect: which command runs, on which
+// event and matcher, and whether that event can decide a permission.
+//
+//   - A new command (one no handler of the base ran on that event and
+//     matcher) is HOOK-CHANGED, require_review.
+//   - The same command respelled, reordered or moved between groups is a
+//     quiet row; moved to another event or matcher it is quiet unless a
+//     permission-deciding event is involved (it may now answer other
+//     calls, or no longer stop the ones it did).
+//   - A removed handler of a deciding event (a guard) is require_review,
+//     worded as a removal; any other removed handler (a formatter, a
+//     notifier) is advisory.
+//   - The same command with other settings (timeout, async) is review on a
+//     deciding event (a shorter timeout or async stops a guard), quiet
+//     otherwise.
+func (e *engine) compareHooks(f *fileState) {
+	scope := ownerScope(f)
+	bh, hh := hookHandlers(f.base), hookHandlers(f.head)
+	// Pair handlers that run the same thing on the same event and matcher.
+	type slot struct {
+		h      handler
+		effect string
+		used   bool
+	}
+	var bs, hs []*slot
+	for _, ev := range sortedKeys(bh) {
+		for _, h := range bh[ev] {
+			bs = append(bs, &slot{h: h, effect: hookEffect(h, scope)})
+		}
+	}
+	for _, ev := range sortedKeys(hh) {
+		for _, h := range hh[ev] {
+			hs = append(hs, &slot{h: h, effect: hookEffect(h, scope)})
+		}
+	}
+	var same, moved []hookPair
+	pair := func(match func(b, h *slot) bool, into *[]hookPair) {
+		for _, h := range hs {
+			if h.used {
+				continue
+			}
+			for _, b := range bs {
+				if !b.used && b.effect == h.effect && match(b, h) {
+					b.used, h.used = true, true
+					*into = append(*into, hookPair{b.h, h.h})
+					break
+				}
+			}
+		}
+	}
+	// Exact text first, so a respelling pairs only what is left.
+	pair(func(b, h *slot) bool {
+		return b.h.event == h.h.event && b.h.matcher == h.h.matcher && b.h.canon == h.h.canon
+	}, &same)
+	pair(func(b, h *slot) bool { return b.h.event == h.h.event && b.h.matcher == h.h.matcher }, &same)
+	pair(func(b, h *slot) bool { return true }, &moved)
+
+	type group struct {
+		review, advisory []string
+		line, headLine   int
+		base             bool
+		rt               rating.Rating
+	}
+	groups := map[string]*group{}
+	var order []string
+	at := func(ev string) *group {
+		g, ok := groups[ev]
+		if !ok {
+			g = &group{rt: rating.Hook(ev), headLine: 1}
+			groups[ev] = g
+			order = append(order, ev)
+		}
+		return g
+	}
+	note := func(g *group, review bool, part string, line int, base bool) {
+		if review {
+			g.review = append(g.review, part)
+		} else {
+			g.advisory = append(g.advisory, part)
+		}
+		if g.line == 0 {
+			g.line, g.base = line, base
+			if !base {
+				g.headLine = line
+			}
+		}
+	}
+
+	for _, p := range same {
+		b, h := p.base, p.head
+		if b.canon == h.canon {
+			continue // the same handler, perhaps reordered
+		}
+		label := h.event + hookMatcher(h.matcher) + ": " + h.summary
+		fields := changedFields(b, h)
+		if len(fields) == 0 {
+			// Only the spelling differs: the same command runs.
+			e.row(f, KindHook, DirRespelled, b.event+hookMatcher(b.matcher)+": "+b.summary, label, false, quietHook, h.line, h.line,
+				"the same command, spelled otherwise: it runs the same thing at the same moments")
+			continue
+		}
+		if !decidingEvent(h.event) || onlyCosmetic(fields) {
+			e.row(f, KindHook, DirChanged, label, label+": "+strings.Join(fields, ", "), false, quietHook, h.line, h.line,
+				"the same command with other settings, "+hookWhen(h.event, h.matcher)+": it cannot decide a permission either way")
+			continue
+		}
+		rt := rating.Hook(h.event)
+		e.row(f, KindHook, DirChanged, label, label+": "+strings.Join(fields, ", "), true, rt, h.line, h.line,
+			"the same command with other settings, "+hookWhen(h.event, h.matcher)+": a guard's timeout and async decide whether it can stop a call in time")
+		note(at(h.event), true, "changes "+h.summary+hookMatcher(h.matcher)+" ("+strings.Join(fields, ", ")+")", h.line, false)
+	}
+	for _, p := range moved {
+		b, h := p.base, p.head
+		before := b.event + hookMatcher(b.matcher) + ": " + b.summary
+		after := h.event + hookMatcher(h.matcher) + ": " + h.summary
+		if !decidingEvent(b.event) && !decidingEvent(h.event) {
+			e.row(f, KindHook, DirMoved, before, after, false, quietHook, h.line, h.line,
+				"the same command now runs "+hookWhen(h.event, h.matcher)+" (was "+hookWhen(b.event, b.matcher)+"): neither event can decide a permission")
+			continue
+		}
+		rt := rating.Hook(h.event)
+		if !decidingEvent(h.event) {
+			rt = rating.Hook(b.event)
+		}
+		why := "the same command now runs " + hookWhen(h.event, h.matcher) + " (was " + hookWhen(b.event, b.matcher) + ")"
+		switch {
+		case !decidingEvent(h.event):
+			why += ": it no longer stops the calls it could deny " + hookWhen(b.event, b.matcher)
+		case !decidingEvent(b.event):
+			why += ": it may now allow or deny those calls"
+		default:
+			why += ": it may now answer other calls, and no longer stops the ones it no longer sees"
+		}
+		e.row(f, KindHook, DirMoved, before, after, true, rt, h.line, h.line, why)
+		note(at(h.event), true, "moves "+h.summary+" to "+hookWhen(h.event, h.matcher)+" (was "+hookWhen(b.event, b.matcher)+")", h.line, false)
+	}
+	for _, s := range hs {
+		if s.used {
+			continue
+		}
+		h := s.h
+		rt := rating.Hook(h.event)
+		label := h.event + hookMatcher(h.matcher)
+		why := "a new command runs " + hookWhen(h.event, h.matcher) + ", by itself and without a prompt"
+		if decidingEvent(h.event) {
+			why = "a new command runs " + hookWhen(h.event, h.matcher) + ": it may allow or deny them without a prompt"
+		}
+		e.row(f, KindHook, DirAdded, "", label+": "+h.summary, true, rt, h.line, h.line, why)
+		note(at(h.event), true, "adds "+h.summary+hookMatcher(h.matcher), h.line, false)
+	}
+	for _, s := range bs {
+		if s.used {
+			continue
+		}
+		b := s.h
+		label := b.event + hookMatcher(b.matcher) + ": " + b.summary
+		if decidingEvent(b.event) {
+			rt := rating.Hook(b.event)
+			e.row(f, KindHook, DirRemoved, label, "", true, rt, b.line, 1,
+				"a hook that could deny calls is removed: it no longer stops what it stopped "+hookWhen(b.event, b.matcher))
+			note(at(b.event), true, "removes "+b.summary+hookMatcher(b.matcher)+", so it no longer stops what it stopped "+hookWhen(b.event, b.matcher), b.line, true)
+			continue
+		}
+		e.row(f, KindHook, DirRemoved, label, "", false, quietHook, b.line, 1,
+			"no longer runs "+hookWhen(b.event, b.matcher)+"; a hook on this event cannot decide a permission, so no call it could have stopped now runs")
+		note(at(b.event), false, "removes "+b.summary+hookMatcher(b.matcher), b.line, true)
+	}
+
+	for _, ev := range order {
+		g := groups[ev]
+		if len(g.review) > 0 {
+			e.finding(Finding{CheckID: CheckHookChanged, Risk: g.rt.Risk, Path: f.Path, Line: g.line, HeadLine: g.headLine, Base: g.base,
+				Evidence: "events=" + ev, Title: ev + " hooks changed",
+				Message: fmt.Sprintf("%s: the %s hooks change (%s): %s.", f.Path, ev, strings.Join(g.review, "; "), hookEffectBasis(ev, g.review)),
+				Key:     CheckHookChanged + "|" + f.Path + "|" + ev + "|" + strings.Join(g.review, ";")})
+		}
+		if len(g.advisory) > 0 {
+			e.finding(Finding{CheckID: CheckHookChanged, Action: policy.Advisory, Risk: rating.RiskLow, Path: f.Path, Line: g.line, HeadLine: g.headLine, Base: g.base,
+				Evidence: "events=" + ev + " removed", Title: ev + " hooks removed",
+				Message: fmt.Sprintf("%s: the %s hooks change (%s): a %s hook cannot decide a permission, so no call runs now that did not before.",
+					f.Path, ev, strings.Join(g.advisory, "; "), ev),
+				Key: CheckHookChanged + "|" + f.Path + "|" + ev + "|removed|" + strings.Join(g.advisory, ";")})
+		}
+	}
+}
+
+// hookEffectBasis says what a group of review-level hook changes means:
+// only removals of a guard are worded as removals.
+func hookEffectBasis(ev string, parts []string) string {
+	removal := true
+	for _, p := range parts {
+		if !strings.HasPrefix(p, "removes ") {
+			removal = false
+		}
+	}
+	switch {
+	case removal:
+		return "a " + ev + " hook can deny or ask about calls; without it, those calls follow the permission rules alone"
+	case decidingEvent(ev):
+		return "a " + ev + " hook decides calls: it can let them run without a prompt, or deny them"
+	}
+	return "a command Claude Code runs by itself " + hookWhen(ev, "") + ", without a prompt"
+}
+
+// changedFields names the fields, other than the command's spelling, in
+// which two handlers that run the same thing differ.
+func changedFields(b, h handler) []string {
+	if b.v == nil || h.v == nil {
+		return []string{"(the entry)"}
+	}
+	keys := map[string]bool{}
+	for _, m := range b.v.Members() {
+		keys[m.Key] = true
+	}
+	for _, m := range h.v.Members() {
+		keys[m.Key] = true
+	}
+	var fields []string
+	for _, k := range sortedKeys(keys) {
+		if k == "command" {
+			continue // same effect: the spelling is all that differs
+		}
+		if canon(b.v.Get(k)) != canon(h.v.Get(k)) {
+			fields = append(fields, fmt.Sprintf("%s %s → %s", k, fieldValue(b.v.Get(k)), fieldValue(h.v.Get(k))))
+		}
+	}
+	return fields
+}
+
+// onlyCosmetic reports whether the changed fields cannot change what a
+// handler decides (its status message only).
+func onlyCosmetic(fields []string) bool {
+	for _, f := range fields {
+		if !strings.HasPrefix(f, "statusMessage ") {
+			return false
+		}
+	}
+	return true
+}

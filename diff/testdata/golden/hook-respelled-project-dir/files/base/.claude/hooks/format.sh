@@ -1,0 +1,2 @@
+#!/bin/sh
+prettier --write "$1"
