@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/shipgate-app/shipgate/jsonpos"
 	"github.com/shipgate-app/shipgate/lattice"
 	"github.com/shipgate-app/shipgate/rating"
 )
@@ -177,6 +178,11 @@ func (e *engine) judgeAllowAdditions(rs *ruleSet, moved map[*event]*event) {
 	none := append(append([]lattice.Rule(nil), headStop...), baseAllow...)
 	none = append(none, lattice.ImplicitAllows()...)
 	none = append(none, e.extraDirReads(f.scope, false)...) // (policychecks.go; measured)
+	if e.baseMode(f.scope) == "acceptEdits" {
+		// The base already edits inside the project without a prompt: a
+		// path there is no witness of an Edit rule (measured, 2.1.328).
+		none = append(none, projectEdits)
+	}
 	judging := e.attribution()
 	defer judging(nil)
 	for _, a := range rs.added[lattice.Allow] {
@@ -202,6 +208,11 @@ func (e *engine) judgeAllowAdditions(rs *ruleSet, moved map[*event]*event) {
 			continue
 		case r.Dead():
 			a.why = r.Note
+			e.invalidRuleFinding(f, a)
+			continue
+		}
+		if why, ok := asksWhateverItMatches(r); ok {
+			a.why = why
 			e.invalidRuleFinding(f, a)
 			continue
 		}
@@ -413,8 +424,7 @@ func notNewlyRun(c lattice.Call, r lattice.Rule) (string, bool) {
 		return "", false
 	}
 	exact := !strings.Contains(r.Specifier, "*") && r.HasSpecifier
-	if why, ok := lattice.AlwaysAsks(c.Arg, r.Whole()); ok && !(exact && strings.HasPrefix(why, "find ")) {
-		// An exact rule approves the find -exec it names (2.1.113+).
+	if why, ok := lattice.AlwaysAsks(c.Arg, r.Whole()); ok && !(exact && exactRuns(why)) {
 		return why, true
 	}
 	if r.Whole() {
@@ -482,6 +492,9 @@ func (e *engine) whyNothingNew(f *fileState, r lattice.Rule, headStop, baseAllow
 	}
 	if how, ok := lattice.ToolsWithoutRule()[r.Canonical]; ok && lattice.CoveredByContext(e.ctx, r, lattice.ImplicitAllows()).Answer == lattice.Yes {
 		return "adds nothing: Claude Code " + lattice.ClaudeCodeVersion + " runs " + r.Canonical + " with no rule (" + how + ")", ""
+	}
+	if (r.Canonical == "Edit" || r.Canonical == "Write") && e.baseMode(f.scope) == "acceptEdits" && lattice.CoveredByContext(e.ctx, r, []lattice.Rule{projectEdits}).Answer == lattice.Yes {
+		return "adds nothing: the base's defaultMode acceptEdits already edits and writes every path it matches (inside the project) without a prompt (Claude Code " + lattice.ClaudeCodeVersion + ", measured)", ""
 	}
 	// Prefer a cover from the same file.
 	for _, d := range f.base.rulesIn(lattice.Allow) {
@@ -1097,4 +1110,85 @@ func stoppedBy(c lattice.Call, stops []lattice.Rule) bool {
 		}
 	}
 	return false
+}
+
+// projectEdits is what defaultMode acceptEdits lets run with no rule:
+// edits and writes inside the project (claude-code-observed.md,
+// acceptEdits; measured on lattice.ClaudeCodeVersion).
+var projectEdits = func() lattice.Rule {
+	r := lattice.ParseIn(lattice.Allow, "Edit(./**)")
+	r.Note = "defaultMode acceptEdits edits inside the project without a prompt"
+	return r
+}()
+
+// baseMode is the defaultMode of the project folder scope at the base:
+// the last settings file that sets it, in the order headMode reads them
+// (settings.local.json after settings.json).
+func (e *engine) baseMode(scope string) string {
+	mode := "default"
+	files := append([]*fileState(nil), e.scopes[scope]...)
+	sort.Slice(files, func(i, j int) bool { return files[i].Path < files[j].Path })
+	for _, f := range files {
+		if f.kind == SettingsFile && f.base != nil {
+			if s := lookup(f.base, "defaultMode", true); s.present() && s.v.Kind() == jsonpos.String {
+				mode = s.v.Text()
+			}
+		}
+	}
+	return mode
+}
+
+// asksWhateverItMatches reports whether every command a Bash pattern rule
+// can match holds, at the same unquoted place, a command substitution
+// (`$(…)`, backticks, `<(…)`) or a variable (`$HOME`): Claude Code asks
+// about such a line under every rule but the whole tool ("can't be
+// checked"; measured on 2.1.328 for $(…), backticks, <(…), $FOO and
+// ${BAR} under `:*` and ` *` rules), so the rule grants nothing. Only the
+// text before the rule's first star is read, and
+// only when no quote or escape precedes the expansion there: a star's
+// text could open a quote that turns what follows into a literal.
+func asksWhateverItMatches(r lattice.Rule) (string, bool) {
+	if r.Canonical != "Bash" || !r.HasSpecifier || r.Whole() || r.Ambiguous() {
+		return "", false
+	}
+	// An exact rule (no star) runs the line it names, substitutions and
+	// all: `Bash(printf $(whoami))` ran `printf $(whoami)` (2.1.328,
+	// measured through internal/conformance).
+	spec := strings.TrimSuffix(r.Specifier, ":*")
+	if i := strings.IndexByte(spec, '*'); i >= 0 {
+		spec = spec[:i]
+	} else if spec == r.Specifier {
+		return "", false
+	}
+	for i := 0; i < len(spec); i++ {
+		switch c := spec[i]; c {
+		case '\'', '"', '\\', '#':
+			return "", false
+		case '`':
+			return "every command it matches holds a command substitution (`…`), which Claude Code " + lattice.ClaudeCodeVersion + " asks about under every pattern rule", true
+		case '$', '<':
+			if i+1 >= len(spec) {
+				return "", false
+			}
+			n := spec[i+1]
+			switch {
+			case n == '(' && (c == '$' || c == '<'):
+				return "every command it matches holds a command substitution (" + string(c) + "(…)), which Claude Code " + lattice.ClaudeCodeVersion + " asks about under every pattern rule", true
+			case c == '$' && (n == '{' || n == '_' || n >= 'A' && n <= 'Z' || n >= 'a' && n <= 'z'):
+				return "every command it matches holds a variable ($…), which Claude Code " + lattice.ClaudeCodeVersion + " asks about under every pattern rule", true
+			}
+		}
+	}
+	return "", false
+}
+
+// exactRuns reports whether an exact rule (no star) still runs a line
+// that lattice.AlwaysAsks says pattern rules ask about, for the reason
+// why: the find -exec it names (2.1.113+), and — measured on 2.1.328
+// through internal/conformance — command substitutions ($(…), backticks,
+// <(…)), variables ($FOO, ${BAR}) and eval: `Bash(printf $(whoami))`
+// runs `printf $(whoami)`. A redirection to a file still asks.
+func exactRuns(why string) bool {
+	return strings.HasPrefix(why, "find ") || strings.Contains(why, "command substitution") ||
+		strings.HasPrefix(why, "a variable") || strings.HasPrefix(why, "`eval`")
 }
