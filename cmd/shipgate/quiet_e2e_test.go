@@ -84,13 +84,55 @@ func quietHookCases() []quietCase {
 	}
 }
 
+// quietWitnessCases are rules whose witnesses must be real (issue 22):
+// measured on Claude Code 2.1.328, a pattern rule whose every command
+// holds a substitution or a variable grants nothing, an exact one runs
+// its line, and acceptEdits at the base already edits in the project.
+func quietWitnessCases() []quietCase {
+	allow := func(mode string, rules ...string) string {
+		b, _ := json.Marshal(rules)
+		m := ""
+		if mode != "" {
+			m = "\"defaultMode\": \"" + mode + "\", "
+		}
+		return "{\n  \"permissions\": {" + m + "\"allow\": " + string(b) + "}\n}\n"
+	}
+	return []quietCase{
+		{name: "Bash(echo $(whoami):*) grants nothing",
+			base:     map[string]string{".claude/settings.json": allow("", "Bash(npm test:*)")},
+			head:     map[string]string{".claude/settings.json": allow("", "Bash(npm test:*)", "Bash(echo $(whoami):*)", "Bash(echo $FOO *)")},
+			decision: "allow", check: "PERMISSION-RULE-INVALID", lacks: "can now run"},
+		{name: "the exact Bash(printf $(whoami)) runs its line",
+			base:     map[string]string{".claude/settings.json": allow("", "Bash(npm test:*)")},
+			head:     map[string]string{".claude/settings.json": allow("", "Bash(npm test:*)", "Bash(printf $(whoami))")},
+			decision: "require_review", check: "PERMISSION-ALLOW-EXPANDED", contains: "printf $(whoami)"},
+		{name: "Edit(src/**) under acceptEdits at the base adds nothing",
+			base:     map[string]string{".claude/settings.json": allow("acceptEdits")},
+			head:     map[string]string{".claude/settings.json": allow("acceptEdits", "Edit(src/**)")},
+			decision: "allow"},
+	}
+}
+
+// TestE2EQuietWitnessesAppAndCLI runs the witness cases through the App
+// and the CLI.
+func TestE2EQuietWitnessesAppAndCLI(t *testing.T) {
+	t.Parallel()
+	runQuietCases(t, "w", quietWitnessCases())
+}
+
 // TestE2EQuietHooksAppAndCLI runs every hook-effect case through the App
 // and the CLI: both give the expected decision and agree.
 func TestE2EQuietHooksAppAndCLI(t *testing.T) {
 	t.Parallel()
+	runQuietCases(t, "q", quietHookCases())
+}
+
+// runQuietCases runs cases through the App and the CLI: both give the
+// expected decision and agree.
+func runQuietCases(t *testing.T, prefix string, cases []quietCase) {
 	env := newE2E(t)
-	for i, c := range quietHookCases() {
-		name := fmt.Sprintf("q%d", i)
+	for i, c := range cases {
+		name := fmt.Sprintf("%s%d", prefix, i)
 		t.Run(c.name, func(t *testing.T) {
 			env.repo(name, c.base)
 			pr := env.openPR(name, "change", c.head)
