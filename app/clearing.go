@@ -12,7 +12,8 @@ import (
 // the section of the check that decided it (each check ID is an anchor).
 const DocsURL = "https://github.com/shipgate-app/shipgate/blob/main/docs/checks.md"
 
-// clearing says, right under the verdict, who can clear the run and how:
+// clearing says, under the table of what changed, exactly what clears the
+// run:
 // the reviewer teams the policy names for the findings that hold the merge
 // (reviewers.block for blocking ones, reviewers.review or block for the
 // rest), the exact delta an approval is bound to, or — when no team is
@@ -50,37 +51,34 @@ func clearing(ev *evaluation, r diff.Report, approvals approvalResult, policyPat
 		return strings.Join(q, " or ")
 	}
 	var b strings.Builder
-	b.WriteString("**Who can clear it:** ")
+	b.WriteString("**To clear this run:** ")
 	switch {
 	case blocks > 0 && len(block) > 0:
-		fmt.Fprintf(&b, "a member of %s (the policy's `reviewers.block` teams: they clear blocking findings too)", teams(block))
+		fmt.Fprintf(&b, "an approving review at this commit from a member of %s (the policy's `reviewers.block` teams", teams(block))
 		if len(review) > 0 {
-			fmt.Fprintf(&b, "; %s clear only the findings that require review", teams(review))
+			fmt.Fprintf(&b, "; %s can clear only the findings that require review", teams(review))
 		}
-		b.WriteString(".")
+		b.WriteString(").")
 	case blocks > 0:
 		if len(review) > 0 {
-			fmt.Fprintf(&b, "no team may clear a blocking finding (the policy names no `reviewers.block` team; %s clear only the findings that require review): a maintainer must merge past it, or the rules must change.", teams(review))
+			fmt.Fprintf(&b, "change the files so that nothing in the table blocks, or a maintainer merges past the check: no review clears a blocking finding (the policy names no `reviewers.block` team; %s can clear only the findings that require review).", teams(review))
 		} else {
-			fmt.Fprintf(&b, "no team is configured (`reviewers` in `%s`): a maintainer must merge past it, or the rules must change.", policyPath)
+			fmt.Fprintf(&b, "change the files so that nothing in the table is flagged, or a maintainer merges past the check: no review clears it, because no reviewer team is configured (`reviewers` in `%s`).", policyPath)
 		}
 	case len(review)+len(block) > 0:
-		fmt.Fprintf(&b, "a member of %s (the policy's reviewer teams).", teams(append(append([]string(nil), review...), block...)))
+		fmt.Fprintf(&b, "an approving review at this commit from a member of %s (the policy's reviewer teams).", teams(append(append([]string(nil), review...), block...)))
 	default:
-		fmt.Fprintf(&b, "no team is configured (`reviewers` in `%s`): a maintainer must merge past it, or the rules must change.", policyPath)
+		fmt.Fprintf(&b, "change the files so that nothing in the table is flagged, or a maintainer merges past the check: no review clears it, because no reviewer team is configured (`reviewers` in `%s`).", policyPath)
 	}
-	b.WriteString("\n")
-	if len(review)+len(block) > 0 {
-		fmt.Fprintf(&b, "**How:** approve this pull request at this commit: the approval is bound to this exact delta, %s (a push that changes the permission changes voids it; one that leaves them alone keeps it). The pull request's author cannot approve their own change.", digest)
-	} else {
-		fmt.Fprintf(&b, "**Delta:** %s.", digest)
-	}
-	if len(r.Suggestions) > 0 {
+	if r.SuggestionsClear() {
 		if len(r.Suggestions) == 1 {
-			b.WriteString(" Or apply the suggested rule below (a review comment on its line): the lattice proved it narrower than the rule it replaces.")
+			b.WriteString(" Or apply the suggested rule below (a review comment on its line): it restores what the base allowed, which clears every finding that holds the merge.")
 		} else {
-			b.WriteString(" Or apply the suggested rules below (review comments on their lines): the lattice proved each narrower than the rule it replaces.")
+			b.WriteString(" Or apply the suggested rules below (review comments on their lines): they restore what the base allowed, which clears every finding that holds the merge.")
 		}
+	}
+	if len(review)+len(block) > 0 {
+		fmt.Fprintf(&b, "\n<sub>An approval is bound to this exact delta, %s: a digest of the permission changes above. A push that changes them voids it; one that leaves them alone keeps it. The pull request's author cannot approve their own change.</sub>", digest)
 	}
 	b.WriteString("\n\n")
 	return b.String()

@@ -38,13 +38,30 @@ func (r Report) Markdown(o RenderOptions) string {
 	}
 
 	head := mdHeader(r, o)
+	// One table leads: each finding with the change it is about (before →
+	// after) and what it lets the agent do, so a witness is printed once.
+	// The changes no finding is about (narrowings, respellings, quiet
+	// rows) follow, folded.
+	attached := findingChanges(r)
 	findingRows := make([]string, len(r.Findings))
 	for i, f := range r.Findings {
-		findingRows[i] = mdFindingRow(f)
+		var c *Change
+		if attached[i] >= 0 {
+			c = &r.Changes[attached[i]]
+		}
+		findingRows[i] = mdFindingRow(f, c)
 	}
-	changeRows := make([]string, len(r.Changes))
+	used := map[int]bool{}
+	for _, ci := range attached {
+		if ci >= 0 {
+			used[ci] = true
+		}
+	}
+	var changeRows []string
 	for i, c := range r.Changes {
-		changeRows[i] = mdChangeRow(c)
+		if !used[i] {
+			changeRows = append(changeRows, mdChangeRow(c))
+		}
 	}
 	files := coverageOrder(r.Files)
 	coverRows := make([]string, len(files))
@@ -52,7 +69,13 @@ func (r Report) Markdown(o RenderOptions) string {
 		coverRows[i] = "- " + mdCode(fs.Path) + ": " + mdEscape(clip(coverageWords(r, fs), mdMaxText)) + "\n"
 	}
 	foot := mdFooter(r, o)
-	suggestions := mdSuggestions(r.Suggestions)
+	suggestions := mdSuggestions(r)
+	rest := r.widenings()
+	for i := range used {
+		if r.Changes[i].Expands {
+			rest--
+		}
+	}
 
 	// Try everything first; then give the findings the first claim on the
 	// space (they decide the merge), the changes the rest, and keep the
@@ -61,13 +84,17 @@ func (r Report) Markdown(o RenderOptions) string {
 	build := func(nf, nc, nv int) string {
 		var b strings.Builder
 		b.WriteString(head)
-		mdTable(&b, "Findings", "| Action | Check | Risk | Where | Message |\n|---|---|---|---|---|\n",
+		mdTable(&b, "What changed", "| Action | Where | Change | What it lets the agent do | Check |\n|---|---|---|---|---|\n",
 			findingRows[:nf], len(findingRows), "finding")
+		b.WriteString(o.Clearing)
 		b.WriteString(suggestions)
-		// The detail behind the findings, folded: each fact is stated once
-		// above; a reviewer opens the rows when they want them.
+		b.WriteString(o.Preamble)
 		if len(changeRows) > 0 {
-			fmt.Fprintf(&b, "<details><summary>%s, %d widening what the agent may do</summary>\n\n", plural(len(changeRows), "change"), r.widenings())
+			title := plural(len(changeRows), "other change")
+			if len(findingRows) == 0 {
+				title = plural(len(changeRows), "change")
+			}
+			fmt.Fprintf(&b, "<details><summary>%s, %d widening what the agent may do</summary>\n\n", title, rest)
 			mdTable(&b, "Changes", "| | Risk | Direction | Where | List | Before → After | Why | Witnesses |\n|---|---|---|---|---|---|---|---|\n",
 				changeRows[:nc], len(changeRows), "change")
 			b.WriteString("</details>\n\n")
@@ -173,13 +200,11 @@ func mdHeader(r Report, o RenderOptions) string {
 	default:
 		b.WriteString("### ✅ No change widens what the agent may do\n\n")
 	}
-	b.WriteString(o.Clearing)
 	if o.Subject != "" {
 		b.WriteString(mdEscape(clip(o.Subject, mdMaxText)) + "\n\n")
 	}
 	fmt.Fprintf(&b, "**Decision: %s** · %s, %d widening what the agent may do (⚠️) · %s.\n\n",
 		r.decision(), plural(len(r.Changes), "change"), r.widenings(), findings)
-	b.WriteString(o.Preamble)
 	if len(limited) > 0 {
 		names := make([]string, 0, len(limited))
 		for _, p := range limited {
@@ -220,17 +245,60 @@ func pluralNoun(n int, noun string) string {
 	return noun + "s"
 }
 
-// mdFindingRow is one row of the findings table.
-func mdFindingRow(f Finding) string {
+// mdFindingRow is one row of the leading table: the finding's action and
+// place, the change it is about (before → after; c is nil when no row of
+// the report is), its message (which names the calls the
+// change lets through) and its check.
+func mdFindingRow(f Finding, c *Change) string {
 	action := mdAction(f.Action)
 	if f.Cleared != "" {
 		action = "✅ approved (" + mdEscape(string(f.Action)) + ", by " + mdEscape(f.Cleared) + ")"
 	}
+	change := "—"
+	if c != nil {
+		b, a := transition(*c)
+		change = mdCell(clip(b, mdMaxRule)) + " → " + mdCell(clip(a, mdMaxRule))
+		if strings.TrimSpace(c.Before) == "" {
+			change = "added " + mdCell(clip(a, mdMaxRule))
+		} else if strings.TrimSpace(c.After) == "" {
+			change = "removed " + mdCell(clip(b, mdMaxRule))
+		}
+	}
 	return "| " + action +
-		" | " + mdCell(strings.TrimPrefix(f.CheckID, mdCheckShort)) +
-		" | " + mdEscape(string(f.Risk)) +
 		" | " + agentLabel(f.Agent) + mdCell(findingWhere(f)) +
-		" | " + mdProse(clip(f.Message, mdMaxText)) + " |\n"
+		" | " + change +
+		" | " + mdProse(clip(f.Message, mdMaxText)) +
+		" | " + mdCell(strings.TrimPrefix(f.CheckID, mdCheckShort)) + " " + mdEscape(string(f.Risk)) + " |\n"
+}
+
+// findingChanges maps each finding of the report to the index of the
+// change row it is about (-1 for none): a row of the same file and line,
+// an expanding one first. Several findings about one rule (a wildcard
+// grant that also passes a ceiling) share it.
+func findingChanges(r Report) []int {
+	out := make([]int, len(r.Findings))
+	for i, f := range r.Findings {
+		best := -1
+		for j, c := range r.Changes {
+			if c.Path != f.Path {
+				continue
+			}
+			if f.Line <= 0 || c.Line != f.Line || f.Base != (c.Direction == DirRemoved) {
+				continue
+			}
+			// Several rows on one line (a one-line allow list): the one
+			// whose rule the message names.
+			named := func(k int) bool {
+				x := r.Changes[k]
+				return (x.After != "" && strings.Contains(f.Message, x.After)) || (x.After == "" && x.Before != "" && strings.Contains(f.Message, x.Before))
+			}
+			if best < 0 || (named(j) && !named(best)) || (named(j) == named(best) && c.Expands && !r.Changes[best].Expands) {
+				best = j
+			}
+		}
+		out[i] = best
+	}
+	return out
 }
 
 // mdChangeRow is one row of the changes table.
@@ -272,13 +340,18 @@ func mdChangeRow(c Change) string {
 const mdMaxSuggestions = 20
 
 // mdSuggestions lists the proven narrower rules: where, the rule, what to
-// write instead, and the proof in a sentence.
-func mdSuggestions(ss []Suggestion) string {
+// write instead, and the proof in a sentence — and, when applying them
+// would not clear the run, how many findings would still hold it.
+func mdSuggestions(r Report) string {
+	ss := r.Suggestions
 	if len(ss) == 0 {
 		return ""
 	}
 	var b strings.Builder
 	b.WriteString("#### Suggested narrower rules\n\n")
+	if n := r.holdingBeyondSuggestions(); n > 0 && r.decision() != DecisionAllow {
+		fmt.Fprintf(&b, "Applying them narrows the rules they replace but does not by itself clear this run: %s would still hold the merge (a kept policy intent is still a new grant; other findings are not about these rules).\n\n", plural(n, "finding"))
+	}
 	for i, sg := range ss {
 		if i == mdMaxSuggestions {
 			fmt.Fprintf(&b, "- … %s not listed here; `shipgate check --format json` lists them all.\n", plural(len(ss)-i, "more suggestion"))

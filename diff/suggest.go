@@ -28,6 +28,11 @@ type Suggestion struct {
 	// contract).
 	Rule  string   `json:"rule"`
 	Rules []string `json:"rules"`
+	// Restores says the suggested rules are exactly the base rules the
+	// new rule replaced (no policy intent needed more): applying it
+	// leaves the file's allow rules as the base had them, so the finding
+	// on its line goes.
+	Restores bool `json:"-"`
 }
 
 // suggest computes the suggestion for an expanding allow rule of f (the
@@ -127,7 +132,7 @@ func (e *engine) suggest(f *fileState, a *event, replaced []*event) (Suggestion,
 	}
 	why := fmt.Sprintf("Matches %s; does not match `%s`, which `%s` runs without a prompt. Proved by the lattice: `%s` covers each suggested rule, and `%s` is matched by it and by none of them.",
 		joinAnd(kept), w.String(), r.Text, r.Text, w.String())
-	return Suggestion{Path: f.Path, Line: a.decl.line, Before: before, After: after, Why: why, Rule: r.Text, Rules: texts}, true
+	return Suggestion{Path: f.Path, Line: a.decl.line, Before: before, After: after, Why: why, Rule: r.Text, Rules: texts, Restores: len(extra) == 0}, true
 }
 
 // matchesAny reports whether some rule surely matches c.
@@ -308,4 +313,45 @@ func joinAnd(xs []string) string {
 		return xs[0]
 	}
 	return strings.Join(xs[:len(xs)-1], ", ") + " and " + xs[len(xs)-1]
+}
+
+// SuggestionsClear reports whether applying every suggestion of the report
+// clears the run: each finding that holds the merge (and no approval
+// cleared) is an allow-rule finding on a line a suggestion rewrites, and
+// that suggestion only restores the base's rules (Restores). A suggestion
+// that narrows one rule while another finding holds the merge, or that
+// keeps a policy intent's new grant, is no way out, and the check run does
+// not offer it as one.
+func (r Report) SuggestionsClear() bool {
+	if len(r.Suggestions) == 0 {
+		return false
+	}
+	return r.holdingBeyondSuggestions() == 0
+}
+
+// restoredBy reports whether a restoring suggestion of the report
+// rewrites the allow rule a finding is about (its message names the rule:
+// "allow: RULE in PATH").
+func (r Report) restoredBy(f Finding) bool {
+	if f.CheckID != CheckAllowExpanded && f.CheckID != CheckWildcardAllow {
+		return false
+	}
+	for _, s := range r.Suggestions {
+		if s.Restores && s.Path == f.Path && s.Line == f.Line && strings.HasPrefix(f.Message, "allow: "+s.Rule+" in ") {
+			return true
+		}
+	}
+	return false
+}
+
+// holdingBeyondSuggestions counts the findings that hold the merge and
+// that no suggestion of the report clears.
+func (r Report) holdingBeyondSuggestions() int {
+	n := 0
+	for _, f := range r.Findings {
+		if f.Cleared == "" && f.Blocking() && !r.restoredBy(f) {
+			n++
+		}
+	}
+	return n
 }

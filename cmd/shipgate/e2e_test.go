@@ -443,7 +443,7 @@ func TestE2EVerdicts(t *testing.T) {
 		anns       []wantAnnotation
 	}{
 		{"widening", widen, "action_required", "Review required: 1 change widens",
-			[]string{"Decision: require_review", "`Bash(npm test:*)` → `Bash(npm *)`", "npm publish"},
+			[]string{"Decision: require_review", "`allow: Bash(npm test:*)` → `allow: Bash(npm *)`", "npm publish"},
 			[]wantAnnotation{{path, lineOf(t, widen, "Bash(npm *)"), "warning", "PERMISSION-ALLOW-EXPANDED"}}},
 		{"narrowing", narrow, "success", "No expansion",
 			[]string{"Decision: allow", "`Bash(npm test:*)` → `Bash(npm test)`", "narrowed", "`Read(.env.*)`"}, nil},

@@ -167,3 +167,48 @@ func runQuietCases(t *testing.T, prefix string, cases []quietCase) {
 		})
 	}
 }
+
+// TestE2EQuietCheckRunLayout: the check run leads with what changed (one
+// table, each witness once), then says exactly what clears it; a
+// suggestion is offered as the way out only when applying it clears the
+// run (issue 22).
+func TestE2EQuietCheckRunLayout(t *testing.T) {
+	t.Parallel()
+	env := newE2E(t)
+	allow := func(rules ...string) string {
+		b, _ := json.Marshal(rules)
+		return "{\n  \"permissions\": {\"allow\": " + string(b) + "}\n}\n"
+	}
+	base := map[string]string{".claude/settings.json": allow("Bash(npm test:*)"), "README.md": "# r\n"}
+	for _, c := range []struct {
+		name, head string
+		offers     bool
+	}{
+		{"the suggestion restores the base", allow("Bash(npm *)"), true},
+		{"the suggestion narrows one rule while another blocks", allow("Bash(npm *)", "Bash(npx:*)"), false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			name := strings.ReplaceAll(c.name, " ", "-")
+			env.repo(name, base)
+			pr := env.openPR(name, "change", map[string]string{".claude/settings.json": c.head})
+			run := env.waitCompleted(name, pr.HeadSHA, 1)
+			table, after, ok := strings.Cut(run.Summary, "**To clear this run:**")
+			if !ok || !strings.Contains(table, "#### What changed") {
+				t.Fatalf("no table before the clearing line:\n%s", run.Summary)
+			}
+			if n := strings.Count(table, "`npm publish`"); n != 1 {
+				t.Errorf("npm publish printed %d times in the table, want once:\n%s", n, run.Summary)
+			}
+			if _, changes, ok := strings.Cut(after, "#### Changes"); ok && strings.Contains(changes, "npm publish") {
+				t.Errorf("the folded changes repeat the table's witness:\n%s", run.Summary)
+			}
+			clear, _, _ := strings.Cut(after, "\n")
+			if got := strings.Contains(clear, "Or apply the suggested rule"); got != c.offers {
+				t.Errorf("the clearing line offers the suggestion: %v, want %v:\n%s", got, c.offers, run.Summary)
+			}
+			if !c.offers && !strings.Contains(run.Summary, "does not by itself clear this run") {
+				t.Errorf("the suggestions do not say they leave the run held:\n%s", run.Summary)
+			}
+		})
+	}
+}

@@ -112,10 +112,14 @@ func TestE2EClearing(t *testing.T) {
 	if !strings.HasPrefix(lines[0], "### ⚠️ Review required") {
 		t.Errorf("first line %q is not the decision", lines[0])
 	}
-	head := strings.Join(lines[:4], "\n")
-	for _, want := range []string{"**Who can clear it:** a member of `@acme/security` or `@acme/security-leads`", "approve this pull request at this commit", "exact delta, `sha256:"} {
-		if !strings.Contains(head, want) {
-			t.Errorf("the summary's first lines lack %q:\n%s", want, head)
+	// What changed leads (issue 22); the clearing line follows the table.
+	table, after, ok := strings.Cut(run.Summary, "**To clear this run:**")
+	if !ok || !strings.Contains(table, "#### What changed") || !strings.Contains(table, "`npm publish`") {
+		t.Errorf("the table of what changed does not come before the clearing line:\n%s", run.Summary)
+	}
+	for _, want := range []string{"an approving review at this commit from a member of `@acme/security` or `@acme/security-leads`", "bound to this exact delta, `sha256:"} {
+		if !strings.Contains(after, want) {
+			t.Errorf("the clearing line lacks %q:\n%s", want, run.Summary)
 		}
 	}
 	if want := "docs/checks.md#ship-host-boundary-permission-allow-expanded"; !strings.HasSuffix(run.DetailsURL, want) {
@@ -128,9 +132,8 @@ func TestE2EClearing(t *testing.T) {
 	block := settingsJSON(append(append([]string(nil), baseAllow...), "Bash(npx:*)"), baseDeny)
 	pr2 := env2.openPR("noteam", "npx", map[string]string{".claude/settings.json": block})
 	run = env2.waitCompleted("noteam", pr2.HeadSHA, 1)
-	head = strings.Join(strings.SplitN(run.Summary, "\n", 5)[:4], "\n")
-	if !strings.HasPrefix(head, "### ⛔ Blocked") || !strings.Contains(head, "no team is configured (`reviewers` in `.github/shipgate.yml`): a maintainer must merge past it") {
-		t.Errorf("the summary's first lines do not say no team is configured:\n%s", head)
+	if !strings.HasPrefix(run.Summary, "### ⛔ Blocked") || !strings.Contains(run.Summary, "**To clear this run:** change the files so that nothing in the table is flagged, or a maintainer merges past the check: no review clears it, because no reviewer team is configured (`reviewers` in `.github/shipgate.yml`)") {
+		t.Errorf("the clearing line does not say no team is configured:\n%s", run.Summary)
 	}
 	if want := "#ship-host-boundary-permission-wildcard-allow"; !strings.HasSuffix(run.DetailsURL, want) {
 		t.Errorf("details_url %q, want …%s", run.DetailsURL, want)
