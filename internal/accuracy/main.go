@@ -41,7 +41,21 @@ func main() {
 	summary := flag.Bool("summary", false, "summarise the reports under -out instead of running")
 	sample := flag.Int("sample", 30, "with -summary: print this many flagged and this many passed pairs, drawn with -seed")
 	seed := flag.Uint64("seed", 1, "with -summary: the sample's seed")
+	only := flag.String("only", "", "replay only the commits this file lists, one `REPO COMMIT` a line (REPO as the folder under -mirrors), e.g. the pairs an earlier run flagged")
 	flag.Parse()
+	if *only != "" {
+		b, err := os.ReadFile(*only)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "accuracy:", err)
+			os.Exit(1)
+		}
+		onlySet = map[string]bool{}
+		for _, l := range strings.Split(string(b), "\n") {
+			if f := strings.Fields(l); len(f) == 2 {
+				onlySet[f[0]+" "+f[1]] = true
+			}
+		}
+	}
 	var err error
 	if *summary {
 		err = summarise(*out, *sample, *seed)
@@ -53,6 +67,9 @@ func main() {
 		os.Exit(1)
 	}
 }
+
+// onlySet, when set (-only), is the commits to replay, as "REPO COMMIT".
+var onlySet map[string]bool
 
 // result is what one replayed commit recorded.
 type result struct {
@@ -166,6 +183,9 @@ func runRepo(ctx context.Context, repo, name, out, bin string, specs []string, p
 	all := append(append([]string(nil), cs...), extra...)
 	for i, c := range all {
 		f := strings.Fields(c)
+		if onlySet != nil && !onlySet[name+" "+f[0]] {
+			continue
+		}
 		dest := filepath.Join(dir, f[0]+".json")
 		if _, err := os.Stat(dest); err == nil {
 			continue
