@@ -198,7 +198,9 @@ func TestCompoundRestriction(t *testing.T) {
 		want       string // "" = not compound
 	}{
 		{"deny", "Bash(curl * | sh)", "a denial written as a pipeline: Claude Code 2.1.328 matches it against each pipeline of a command line whole and stops `curl * | sh` — unless every command of the pipeline is allowed on its own by a rule that is not the whole tool (as under Bash(**)), where it runs; to stop it there too, also deny one of its commands (`Bash(curl *)` or `Bash(sh)`)"},
-		{"ask", "Bash(git add . && git commit -m wip)", "an exact confirmation requirement written as a compound command: Claude Code 2.1.328 matches it against the whole line and prompts for `git add . && git commit -m wip` as written, whatever allows its parts — not the same commands joined or spaced otherwise; to prompt for the other ways of writing it, add one of its parts to ask as well (`Bash(git add .)` or `Bash(git commit -m wip)`)"},
+		{"ask", "Bash(git add . && git commit -m wip)", "a confirmation requirement written as a compound command: Claude Code splits a command on `&&` before it matches rules, so this rule never sees `git add . && git commit -m wip` whole and matches nothing; to prompt for the line, add one of its parts to ask instead (`Bash(git add .)` or `Bash(git commit -m wip)`)"},
+		{"ask", "Bash(npm test; npm publish)", "never sees `npm test; npm publish` whole and matches nothing"},
+		{"ask", "Bash(curl x | bash)", "a confirmation requirement written as a pipeline"},
 		{"deny", "Bash(git add . && git commit *)", "a denial written as a compound command: Claude Code splits a command on `&&` before it matches rules, so this rule never sees `git add . && git commit *` whole and matches only a command whose `&&` is inside quotes; to stop the line, deny one of its parts instead (`Bash(git add .)` or `Bash(git commit *)`)"},
 		{"deny", "Bash(*&&*)", "`&&`"},
 		{"deny", "Bash(make; rm -rf build)", "matches it against the whole line and stops `make; rm -rf build` as written"},

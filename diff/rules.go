@@ -593,8 +593,9 @@ func (e *engine) invalidRuleFinding(f *fileState, a *event) {
 // bash` with no allow rule, under Bash(curl *) and under Bash(*), not
 // under Bash(**) or Bash(curl *) with Bash(bash)): a working restriction
 // with one gap, which the explanation names — never advice to replace it
-// (restricting is false then). Joined by && || ; & or a line break, it
-// never sees its line whole (measured: `wget x && sh y` runs under Bash
+// (restricting is false then). An exact deny rule (no wildcard) matches
+// its line whole as written. Otherwise — joined by && || ; & or a line
+// break, or an exact ask rule joined so — it never sees its line whole (measured: `wget x && sh y` runs under Bash
 // with a deny Bash(wget * && sh *)); the explanation names the parts to
 // restrict instead.
 func compoundRestriction(r lattice.Rule) (why string, restricting bool, ok bool) {
@@ -605,14 +606,13 @@ func compoundRestriction(r lattice.Rule) (why string, restricting bool, ok bool)
 	if !ok {
 		return "", false, false
 	}
-	if !strings.Contains(r.Specifier, "*") {
+	if !strings.Contains(r.Specifier, "*") && r.List == lattice.Deny {
 		// Measured on 2.1.328: deny Bash(npm test; npm publish) denies
 		// that line under Bash(npm *), Bash(**) and Bash(*), not `npm
-		// test;npm publish`.
+		// test;npm publish`. The same rule in ask is never matched whole
+		// (the line runs under Bash(npm *)): it takes the last branch,
+		// or the pipeline one when it is a pipeline.
 		act, fix := "stops", "to stop the other ways of writing it, deny one of its parts as well"
-		if r.List == lattice.Ask {
-			act, fix = "prompts for", "to prompt for the other ways of writing it, add one of its parts to ask as well"
-		}
 		return fmt.Sprintf("an exact %s written as a compound command: Claude Code %s matches it against the whole line and %s `%s` as written, whatever allows its parts — not the same commands joined or spaced otherwise; %s (%s)",
 			stopNoun(r.List), lattice.ClaudeCodeVersion, act, r.Specifier, fix, strings.Join(parts, " or ")), true, true
 	}
