@@ -260,6 +260,10 @@ func (e *engine) judgeAllowAdditions(rs *ruleSet, moved map[*event]*event) {
 				}
 			}
 		default:
+			if why, ok := readerAddsNothing(r); ok {
+				a.why = why
+				break
+			}
 			a.expands = true
 			a.why = "could not be compared exactly with the rules already in force; treated as a grant"
 			if len(skipped) > 0 {
@@ -270,6 +274,15 @@ func (e *engine) judgeAllowAdditions(rs *ruleSet, moved map[*event]*event) {
 					if _, skip := e.notNewlyRun(c, r); !skip {
 						a.witnesses = append(a.witnesses, c.String())
 					}
+				}
+			}
+			if len(a.witnesses) == 0 {
+				// The search found only plain forms that run anyway; the
+				// measured forms of the command that ask with no rule
+				// (`rg --pre cat x`) are what such a rule newly lets run.
+				a.witnesses = e.askingForms(r, headStop, baseAllow)
+				if len(a.witnesses) > 0 {
+					a.why = "its plain forms run with no rule, but Claude Code " + lattice.ClaudeCodeVersion + " asks about these with no rule (measured), and this rule lets them run; treated as a grant"
 				}
 			}
 		}
@@ -445,6 +458,78 @@ func notNewlyRun(c lattice.Call, r lattice.Rule) (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// pathCheckedReaders are the allow rules over a command that only reads,
+// whose every call Claude Code either runs with no rule or still asks about
+// under the rule: grep and find check every path operand (and the files
+// -f, --file and --exclude-from name) against the working directories
+// under any pattern rule, and find's -exec, -execdir, -ok, -okdir,
+// -delete, -fprint, -fprint0, -fprintf and -fls ask under any pattern
+// rule (measured on Claude Code 2.1.328 under Bash(grep:*), Bash(grep *),
+// Bash(find:*), Bash(find *), Bash(**) and Bash(* *): "grep in
+// '/etc/hostname' was blocked", "find with '-fprint0' … cannot be
+// auto-allowed by a Bash(find:*) prefix rule"). GNU grep has no option
+// that runs a program or writes a file. Such a rule lets run only reads of
+// the project, which need no rule. rg is not here: `rg --pre cmd` runs a
+// program, and `rg --files`, `--pre-glob` and `--ignore-file` ask with no
+// rule but run under Bash(rg:*) (measured).
+var pathCheckedReaders = map[string]string{
+	"grep:*": "grep", "grep *": "grep", "find:*": "find", "find *": "find",
+}
+
+// readerAddsNothing reports an allow rule of pathCheckedReaders:
+// everything it lets run reads the project, which Claude Code does with
+// no rule. The search for the calls
+// it newly runs cannot end on its own (grep takes any argument), so this
+// is the bounded argument instead; it holds only for the exact rule texts
+// measured.
+func readerAddsNothing(r lattice.Rule) (string, bool) {
+	if r.Canonical != "Bash" || !r.HasSpecifier || r.List != lattice.Allow {
+		return "", false
+	}
+	word, ok := pathCheckedReaders[r.Specifier]
+	if !ok {
+		return "", false
+	}
+	return "adds nothing that newly runs without a prompt: `" + word + "` only reads, and Claude Code " + lattice.ClaudeCodeVersion +
+		" checks its paths under any rule (a path outside the working directories still asks: measured)" + findActions(word) +
+		", so what it lets run reads the project, which needs no rule", true
+}
+
+// findActions words find's actions that ask under any pattern rule.
+func findActions(word string) string {
+	if word != "find" {
+		return ""
+	}
+	return ", and find's -exec, -delete and the actions that write (-fprint, -fls) still ask"
+}
+
+// askingForms are the measured lines of a read-only command that ask with
+// no rule (lattice.ReadOnlyAsking), matched by the allow rule r, stopped
+// by no rule of stop, not already allowed by base, and not asked about
+// anyway under r.
+func (e *engine) askingForms(r lattice.Rule, stop, base []lattice.Rule) []string {
+	if r.Canonical != "Bash" || !r.HasSpecifier {
+		return nil
+	}
+	word, _, _ := strings.Cut(strings.TrimLeft(r.Specifier, " "), " ")
+	word, _, _ = strings.Cut(word, ":")
+	var out []string
+	for _, line := range lattice.ReadOnlyAsking(word) {
+		c := lattice.Call{Tool: "Bash", Arg: line}
+		if lattice.MatchContext(e.ctx, r, c) != lattice.Yes || stoppedBy(c, stop) || approvedExactly(c, base) {
+			continue
+		}
+		if _, skip := e.notNewlyRun(c, r); skip {
+			continue
+		}
+		out = append(out, c.String())
+		if len(out) == maxWitnesses {
+			break
+		}
+	}
+	return out
 }
 
 // skipReasons words why the calls an added allow rule matches do not

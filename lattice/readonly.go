@@ -330,11 +330,15 @@ var readOnlyCommands = map[string]func(args []string, in where) bool{
 	"head": pathsOnly(),
 	"tail": pathsOnly(),
 	"wc":   pathsOnly("--files0-from"),
-	"grep": pathsOnly("-f", "--file", "--exclude-from"),
-	// rg runs a preprocessor program with --pre.
-	// `rg --files` asks (measured on 2.1.328: "This command requires
-	// approval"; Claude Code reads rg's first operand as its pattern).
-	"rg": pathsOnly("--pre", "--pre-glob", "-f", "--file", "--ignore-file", "--files"),
+	// grep reads the files its -f, --file and --exclude-from name like its
+	// other operands: inside the project they run with no rule, outside
+	// they ask (measured on 2.1.328).
+	"grep": pathsOnly(),
+	// rg runs a preprocessor program with --pre. `rg --files`,
+	// `--pre-glob` and `--ignore-file` ask, `rg -f FILE` inside the project
+	// runs (measured on 2.1.328: "This command requires approval"; Claude
+	// Code reads rg's first operand as its pattern).
+	"rg": pathsOnly("--pre", "--pre-glob", "--file", "--ignore-file", "--files"),
 	// fd runs a program with -x / -X.
 	"fd":        pathsOnly("-x", "--exec", "-X", "--exec-batch", "--ignore-file"),
 	"sort":      pathsOnly("-o", "--output", "--compress-program", "-T", "--temporary-directory", "--files0-from"),
@@ -604,7 +608,10 @@ func AlwaysAsksWhere(line string, whole bool, readable func(string) bool) (strin
 			case "find":
 				for _, a := range fields[1:] {
 					switch a {
-					case "-exec", "-execdir", "-ok", "-okdir", "-delete":
+					case "-exec", "-execdir", "-ok", "-okdir", "-delete", "-fprint", "-fprint0", "-fprintf", "-fls":
+						// (The writing actions -fprint… and -fls too:
+						// measured under Bash(find:*), Bash(find *),
+						// Bash(**), Bash(* *) and Bash(grep *).)
 						why = "find " + a + " asks under every pattern rule"
 					}
 				}

@@ -1,5 +1,7 @@
 package lattice
 
+import "strings"
+
 // ReadOnlyProbe is one command line with what Claude Code does with it
 // when no rule decides it: Runs says it ran without a prompt (a read-only
 // command), else it asked.
@@ -23,7 +25,11 @@ var readOnlyProbes = []ReadOnlyProbe{
 	{"cat README.md", true}, {"cat *.md", true}, {"ls *.md", true}, {"cat ~/.ssh/id_rsa", false}, {"cat /etc/passwd", false},
 	{"head -n 1 README.md", true}, {"tail -n 1 README.md", true}, {"tail /etc/hostname", false},
 	{"wc -l README.md", true}, {"grep x README.md", true}, {"grep -r x .", true}, {"grep x /etc/hostname", false},
-	{"rg x", true}, {"rg -n x src", true}, {"rg --files", false},
+	{"grep -f README.md x .", true}, {"grep --exclude-from=README.md -r x .", true}, {"grep --file=README.md x", true},
+	{"grep -f /etc/hostname x .", false}, {"grep --exclude-from=/etc/hostname -r x .", false},
+	{"rg x", true}, {"rg -n x src", true}, {"rg --pre cat x", false}, {"rg --files", false}, {"rg -f README.md x", true},
+	{"rg --ignore-file README.md x", false}, {"rg --pre-glob '*.md' x", false},
+	{"find . -fprint0 out", false},
 	{"fd x", true}, {"sort README.md", true}, {"diff README.md package.json", true},
 	{"stat README.md", true}, {"du -sh .", true}, {"tree", true}, {"file README.md", true},
 	{"od README.md", true}, {"md5sum README.md", true}, {"sha256sum README.md", true},
@@ -44,4 +50,21 @@ var readOnlyProbes = []ReadOnlyProbe{
 	{"python3 --version", true}, {"python3 -V", false},
 	{"xargs", true}, {"xargs echo", true}, {"timeout 5 ls", true}, {"command ls", true},
 	{"printenv", false}, {"env", false}, {"npm --version", false}, {"touch x", false}, {"mkdir d", false},
+}
+
+// ReadOnlyAsking returns the measured lines of ReadOnlyProbes whose
+// command word is word and that ask with no rule (`rg --files`, `rg --pre
+// cat x`): the forms of a read-only command a rule over it may newly let
+// run. The engine offers them as witnesses when its search finds none.
+func ReadOnlyAsking(word string) []string {
+	var out []string
+	for _, p := range readOnlyProbes {
+		if p.Runs {
+			continue
+		}
+		if w, _, _ := strings.Cut(p.Line, " "); w == word {
+			out = append(out, p.Line)
+		}
+	}
+	return out
 }
