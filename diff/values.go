@@ -10,6 +10,7 @@ import (
 
 	"github.com/shipgate-app/shipgate/jsonpos"
 	"github.com/shipgate-app/shipgate/lattice"
+	"github.com/shipgate-app/shipgate/policy"
 	"github.com/shipgate-app/shipgate/rating"
 )
 
@@ -562,11 +563,17 @@ func (e *engine) compareEnv(f *fileState) {
 		if ok {
 			why = "changes an environment variable for the session and every subprocess (values are not shown)"
 		}
-		if rt.Risk == rating.RiskHigh {
+		if rt.Risk == rating.RiskHigh || rt.Access == rating.AccessNone {
 			why += ": " + rt.Basis
 		}
-		e.row(f, KindEnv, dir, envLabel(k, ok), envLabel(k, true), true, rt, h.line, h.line, why)
-		e.finding(Finding{CheckID: CheckEnvChanged, Risk: rt.Risk, Path: f.Path, Line: h.line, HeadLine: h.line,
+		e.row(f, KindEnv, dir, envLabel(k, ok), envLabel(k, true), rt.Access != rating.AccessNone, rt, h.line, h.line, why)
+		var action policy.Action
+		if rt.Access == rating.AccessNone {
+			// Claude Code's own tuning (rating.ClaudeTuningEnv): said,
+			// not put up for review.
+			action = policy.Advisory
+		}
+		e.finding(Finding{CheckID: CheckEnvChanged, Action: action, Risk: rt.Risk, Path: f.Path, Line: h.line, HeadLine: h.line,
 			Evidence: "env=" + k, Title: "env " + k,
 			Message: fmt.Sprintf("%s %s the environment variable %s: %s.", f.Path, map[string]string{DirAdded: "sets", DirChanged: "changes"}[dir], k, rt.Basis),
 			Key:     CheckEnvChanged + "|" + f.Path + "|" + k})

@@ -124,12 +124,43 @@ var sensitiveEnv = map[string]string{
 	"CLAUDE_CODE_USE_VERTEX": "changes the API provider", "DISABLE_AUTOUPDATER": "pins the client version",
 }
 
+// ClaudeTuningEnv lists Claude Code's own tuning variables: each bounds a
+// limit, a timeout or the telemetry of Claude Code itself, and changes no
+// command, file, endpoint or credential an agent reaches (documented in
+// Claude Code's settings reference; internal/conformance checks that the
+// pinned binary reads every name, so a name it dropped fails as a row).
+// Setting one is advisory, not a review: on real histories
+// MAX_THINKING_TOKENS was the one ENV-CHANGED finding judged noise
+// (docs/accuracy.md).
+var ClaudeTuningEnv = map[string]string{
+	"MAX_THINKING_TOKENS":                      "the model's thinking budget",
+	"CLAUDE_CODE_MAX_OUTPUT_TOKENS":            "the model's output limit",
+	"MAX_MCP_OUTPUT_TOKENS":                    "the size of an MCP tool's answer",
+	"BASH_DEFAULT_TIMEOUT_MS":                  "the default timeout of a Bash call",
+	"BASH_MAX_TIMEOUT_MS":                      "the longest timeout a Bash call may ask for",
+	"BASH_MAX_OUTPUT_LENGTH":                   "how much of a command's output the model sees",
+	"MCP_TIMEOUT":                              "how long an MCP server may take to start",
+	"MCP_TOOL_TIMEOUT":                         "how long an MCP tool call may take",
+	"DISABLE_TELEMETRY":                        "turns Claude Code's telemetry off",
+	"DISABLE_ERROR_REPORTING":                  "turns Claude Code's error reports off",
+	"DISABLE_BUG_COMMAND":                      "turns the /bug command off",
+	"DISABLE_COST_WARNINGS":                    "turns cost warnings off",
+	"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "turns Claude Code's non-essential traffic off",
+	"CLAUDE_CODE_DISABLE_TERMINAL_TITLE":       "stops Claude Code setting the terminal title",
+	"CLAUDE_BASH_MAINTAIN_PROJECT_WORKING_DIR": "returns Bash to the project folder after each command",
+	"DISABLE_PROMPT_CACHING":                   "turns prompt caching off",
+}
+
 // Env rates an environment variable set by a settings file; the value is
-// never read. The reason is empty for ordinary variables.
+// never read. The reason is empty for ordinary variables. One of
+// ClaudeTuningEnv rates AccessNone, RiskLow.
 func Env(name string) (Rating, string) {
 	upper := strings.ToUpper(name)
 	if why, ok := sensitiveEnv[upper]; ok {
 		return Rating{Access: AccessAdmin, Risk: RiskHigh, Basis: why}, why
+	}
+	if what, ok := ClaudeTuningEnv[name]; ok {
+		return Rating{Access: AccessNone, Risk: RiskLow, Basis: "Claude Code's own tuning (" + what + "): it changes no command, file or endpoint the agent reaches"}, ""
 	}
 	switch {
 	case strings.HasPrefix(upper, "DYLD_"):

@@ -90,6 +90,9 @@ func quietHookCases() []quietCase {
 // its line, and acceptEdits at the base already edits in the project.
 func quietWitnessCases() []quietCase {
 	allow := func(mode string, rules ...string) string {
+		if rules == nil {
+			rules = []string{} // (null would fail the binary's schema: the file would be dropped)
+		}
 		b, _ := json.Marshal(rules)
 		m := ""
 		if mode != "" {
@@ -110,7 +113,43 @@ func quietWitnessCases() []quietCase {
 			base:     map[string]string{".claude/settings.json": allow("acceptEdits")},
 			head:     map[string]string{".claude/settings.json": allow("acceptEdits", "Edit(src/**)")},
 			decision: "allow"},
+		// grep and find only read, and Claude Code checks their paths under
+		// any rule (measured on 2.1.328): the rules add nothing.
+		{name: "Bash(grep:*) and Bash(find:*) add nothing",
+			base:     map[string]string{".claude/settings.json": allow("", "Bash(npm test:*)")},
+			head:     map[string]string{".claude/settings.json": allow("", "Bash(npm test:*)", "Bash(grep:*)", "Bash(find:*)", "Bash(grep *)", "Bash(find *)")},
+			decision: "allow"},
+		// rg is no such reader: rg --pre runs a program (measured), and the
+		// review names it.
+		{name: "Bash(rg:*) is reviewed with rg --pre as its witness",
+			base:     map[string]string{".claude/settings.json": allow("", "Bash(npm test:*)")},
+			head:     map[string]string{".claude/settings.json": allow("", "Bash(npm test:*)", "Bash(rg:*)")},
+			decision: "require_review", check: "PERMISSION-ALLOW-EXPANDED", contains: "rg --pre cat x"},
 	}
+}
+
+// quietEnvCases: Claude Code's own tuning variables are said, not put up
+// for review; any other variable still is.
+func quietEnvCases() []quietCase {
+	env := func(vars string) string {
+		return "{\n  \"permissions\": {\"allow\": [\"Bash(npm test:*)\"]},\n  \"env\": {\n" + vars + "\n  }\n}\n"
+	}
+	base := map[string]string{".claude/settings.json": env(`    "DISABLE_TELEMETRY": "1"`)}
+	return []quietCase{
+		{name: "MAX_THINKING_TOKENS is advisory", base: base,
+			head:     map[string]string{".claude/settings.json": env(`    "DISABLE_TELEMETRY": "1",` + "\n" + `    "MAX_THINKING_TOKENS": "32000",` + "\n" + `    "BASH_DEFAULT_TIMEOUT_MS": "600000"`)},
+			decision: "allow", check: "ENV-CHANGED"},
+		{name: "another variable is still a review", base: base,
+			head:     map[string]string{".claude/settings.json": env(`    "DISABLE_TELEMETRY": "1",` + "\n" + `    "MAX_THINKING_TOKENS": "32000",` + "\n" + `    "PAGER": "less"`)},
+			decision: "require_review", check: "ENV-CHANGED"},
+	}
+}
+
+// TestE2EQuietEnvAppAndCLI runs the tuning-variable cases through the App
+// and the CLI.
+func TestE2EQuietEnvAppAndCLI(t *testing.T) {
+	t.Parallel()
+	runQuietCases(t, "e", quietEnvCases())
 }
 
 // TestE2EQuietWitnessesAppAndCLI runs the witness cases through the App

@@ -1,0 +1,40 @@
+package conformance
+
+import (
+	"bytes"
+	"os"
+	"sort"
+	"testing"
+
+	"github.com/shipgate-app/shipgate/rating"
+)
+
+// TestTuningEnvInBinary holds rating.ClaudeTuningEnv to the pinned
+// binary: every variable Shipgate calls Claude Code's own tuning (an
+// advisory ENV-CHANGED, not a review) must be a name the binary reads. A
+// name a new version no longer reads fails as a row, so the advisory
+// rating never outlives the knob it describes.
+func TestTuningEnvInBinary(t *testing.T) {
+	bin := FindBinary()
+	if bin == "" {
+		msg := "no Claude Code binary: `make claude-code` installs it"
+		if os.Getenv(RequireEnv) == "1" {
+			t.Fatal(msg + "; $" + RequireEnv + "=1 makes this a failure")
+		}
+		t.Skip(msg)
+	}
+	data, err := os.ReadFile(bin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := make([]string, 0, len(rating.ClaudeTuningEnv))
+	for name := range rating.ClaudeTuningEnv {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		if !bytes.Contains(data, []byte(name)) {
+			t.Errorf("rating.ClaudeTuningEnv names %s, which Claude Code %s does not read (not in %s): remove it, or find what replaced it", name, ClaudeCodeVersion, bin)
+		}
+	}
+}
