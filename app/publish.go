@@ -12,6 +12,7 @@ import (
 
 	"github.com/shipgate-app/shipgate/diff"
 	"github.com/shipgate-app/shipgate/policy"
+	"github.com/shipgate-app/shipgate/render"
 	"github.com/shipgate-app/shipgate/report"
 )
 
@@ -390,7 +391,7 @@ func (p *Worker) publish(ctx context.Context, cl *github.Client, ev *evaluation,
 	}
 	// The verdict, then who clears it and how, then the run's context
 	// (policy, approvals, notes), then the findings.
-	summary := r.Markdown(diff.RenderOptions{Version: p.cfg.Version, MaxBytes: max(p.cfg.SummaryBytes-len(marker), 4096),
+	summary := render.Markdown(r, render.Options{Version: p.cfg.Version, MaxBytes: max(p.cfg.SummaryBytes-len(marker), 4096),
 		Clearing: clear, Preamble: head.String()}) + marker
 	concl := conclusion(r.Decision, broken || proposed || ev.truncated)
 	t := title(r, note)

@@ -250,7 +250,7 @@ func (e *engine) agentUnreadable(f *fileState) {
 	}
 	risk := rating.RiskHigh
 	var action policy.Action
-	text := fmt.Sprintf("%s cannot be read as %s reads it", f.Path, agentDisplay(f.agent))
+	text := fmt.Sprintf("%s cannot be read as %s reads it", f.Path, AgentDisplay(f.agent))
 	if line > 0 && pe.Col > 0 {
 		text += fmt.Sprintf(" (line %d, column %d)", line, pe.Col)
 	} else if line > 0 {
@@ -306,7 +306,7 @@ func (e *engine) agentProblems(f *fileState) {
 		case agent.ProblemDuplicateKey:
 			fd.CheckID, fd.Title = CheckDuplicateKey, "read differently from how it looks"
 		case agent.ProblemInvalidRule:
-			fd.CheckID, fd.Title, fd.Risk = CheckRuleInvalid, "entry "+agentDisplay(f.agent)+" skips", rating.RiskLow
+			fd.CheckID, fd.Title, fd.Risk = CheckRuleInvalid, "entry "+AgentDisplay(f.agent)+" skips", rating.RiskLow
 			if p.Restricts {
 				fd.Risk = rating.RiskMedium
 			}
@@ -447,10 +447,10 @@ func (e *engine) agentServers(f *fileState) {
 		case !ok:
 			e.changes = append(e.changes, Change{Path: f.Path, Agent: f.agent, Kind: KindMCPServer, Direction: DirAdded, After: n + ": " + h.Summary,
 				Expands: true, Access: rt.Access, Risk: rt.Risk, Line: line, HeadLine: max(line, 1), Witnesses: []string{},
-				Why: "an MCP tool surface " + agentDisplay(f.agent) + " may call"})
+				Why: "an MCP tool surface " + AgentDisplay(f.agent) + " may call"})
 			e.finding(Finding{CheckID: CheckMCPServerAdded, Agent: f.agent, Risk: rt.Risk, Path: f.Path, Line: line, HeadLine: max(line, 1),
 				Evidence: "server=" + sanitize(n) + " " + h.Summary, Title: "MCP server " + n + " added",
-				Message: fmt.Sprintf("%s adds the MCP server %s (%s): a tool surface %s may call.", f.Path, n, h.Summary, agentDisplay(f.agent)),
+				Message: fmt.Sprintf("%s adds the MCP server %s (%s): a tool surface %s may call.", f.Path, n, h.Summary, AgentDisplay(f.agent)),
 				Key:     CheckMCPServerAdded + "|" + f.Path + "|" + n})
 		case b.Canon != h.Canon:
 			e.changes = append(e.changes, Change{Path: f.Path, Agent: f.agent, Kind: KindMCPServer, Direction: DirChanged, Before: n + ": " + b.Summary, After: n + ": " + h.Summary,
@@ -868,7 +868,7 @@ func (e *engine) agentWidening(fs []*fileState, agentName string, w *widening, b
 		after = text
 	}
 	var why strings.Builder
-	fmt.Fprintf(&why, "%s the base %s now %s in %s", surfaceNoun(w.surface), wordsFor(b.Decision).before, wordsFor(h.Decision).now, agentDisplay(agentName))
+	fmt.Fprintf(&why, "%s the base %s now %s in %s", surfaceNoun(w.surface), wordsFor(b.Decision).before, wordsFor(h.Decision).now, AgentDisplay(agentName))
 	if w.unknown {
 		why.WriteString(" (some comparisons could not be decided and count as grants)")
 	}
@@ -879,7 +879,7 @@ func (e *engine) agentWidening(fs []*fileState, agentName string, w *widening, b
 		why.WriteString("; " + b.Rule.Text + " is read as matching no call: " + b.Rule.Unknown)
 	}
 	if h.Builtin != nil {
-		fmt.Fprintf(&why, "; with no rule of the repository left for these calls %s's built-in rule %s decides them", agentDisplay(agentName), h.Builtin.Text)
+		fmt.Fprintf(&why, "; with no rule of the repository left for these calls %s's built-in rule %s decides them", AgentDisplay(agentName), h.Builtin.Text)
 	}
 	switch {
 	case blocks && w.wildcard:
@@ -976,7 +976,7 @@ func clipText(s string, n int) string {
 }
 
 // agentDisplay is an agent's display name.
-func agentDisplay(agentName string) string {
+func AgentDisplay(agentName string) string {
 	switch agentName {
 	case AgentClaudeCode:
 		return "Claude Code"
@@ -1055,7 +1055,7 @@ func (e *engine) agentIntents(fs []*fileState, hp *agent.Policy) {
 			}
 			e.finding(Finding{CheckID: CheckIntent, Agent: agentName, Action: action, Path: it.Source, Line: it.Line, HeadLine: it.Line,
 				Evidence: "intent=" + wants + " call=" + it.Value + " agent=" + agentName, Title: "intent: " + it.Value + " must " + wants,
-				Message:   fmt.Sprintf("intent: `%s` must %s for %s, but at the head %s decides %s %s.", it.Value, wants, agentDisplay(agentName), agentDisplay(agentName), got, by),
+				Message:   fmt.Sprintf("intent: `%s` must %s for %s, but at the head %s decides %s %s.", it.Value, wants, AgentDisplay(agentName), AgentDisplay(agentName), got, by),
 				Witnesses: []string{call}, Key: CheckIntent + "|" + agentName + "|" + wants + "|" + it.Value})
 		}
 	}

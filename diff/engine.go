@@ -502,10 +502,10 @@ func (e *engine) headUnreadable(f *fileState) {
 		}
 	}
 	if nDeny > 0 {
-		lost = append(lost, plural(nDeny, "deny rule"))
+		lost = append(lost, Plural(nDeny, "deny rule"))
 	}
 	if nAsk > 0 {
-		lost = append(lost, plural(nAsk, "ask rule"))
+		lost = append(lost, Plural(nAsk, "ask rule"))
 	}
 	kind := "json_parse_failed"
 	switch {
@@ -960,7 +960,7 @@ func (e *engine) oneRiskPerChange() {
 	}
 }
 
-func plural(n int, what string) string {
+func Plural(n int, what string) string {
 	if n == 1 {
 		return "1 " + what
 	}

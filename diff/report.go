@@ -217,7 +217,7 @@ func checkedAgainst(fs []FileStatus) map[string]string {
 // against, for the footers: "Claude Code 2.1.328, Codex CLI 0.169.0".
 // Claude Code is always named: its semantics decide the engine's own
 // rules and the policy's intents.
-func checkedAgainstText(r Report) string {
+func CheckedAgainstText(r Report) string {
 	ca := r.CheckedAgainst
 	if len(ca) == 0 {
 		ca = CheckedAgainst()
@@ -234,7 +234,7 @@ func checkedAgainstText(r Report) string {
 	})
 	parts := make([]string, len(names))
 	for i, n := range names {
-		parts[i] = agentDisplay(n) + " " + ca[n]
+		parts[i] = AgentDisplay(n) + " " + ca[n]
 	}
 	return strings.Join(parts, ", ")
 }

@@ -326,7 +326,7 @@ func (r Report) SuggestionsClear() bool {
 	if len(r.Suggestions) == 0 {
 		return false
 	}
-	return r.holdingBeyondSuggestions() == 0
+	return r.HoldingBeyondSuggestions() == 0
 }
 
 // restoredBy reports whether a restoring suggestion of the report
@@ -346,7 +346,7 @@ func (r Report) restoredBy(f Finding) bool {
 
 // holdingBeyondSuggestions counts the findings that hold the merge and
 // that no suggestion of the report clears.
-func (r Report) holdingBeyondSuggestions() int {
+func (r Report) HoldingBeyondSuggestions() int {
 	n := 0
 	for _, f := range r.Findings {
 		if f.Cleared == "" && f.Blocking() && !r.restoredBy(f) {

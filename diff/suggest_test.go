@@ -108,7 +108,7 @@ func checkSuggestion(t *testing.T, in Input, sg Suggestion) {
 // what it claims (checkSuggestion), and a case that says a suggestion is
 // (or is not) offered to that.
 func TestSuggestionsProved(t *testing.T) {
-	entries, err := os.ReadDir(goldenDir)
+	entries, err := os.ReadDir(GoldenDir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -117,13 +117,13 @@ func TestSuggestionsProved(t *testing.T) {
 		if !ent.IsDir() {
 			continue
 		}
-		dir := filepath.Join(goldenDir, ent.Name())
+		dir := filepath.Join(GoldenDir, ent.Name())
 		t.Run(ent.Name(), func(t *testing.T) {
-			exp := parseExpect(t, filepath.Join(dir, "expect.txt"))
+			exp := ParseExpect(t, filepath.Join(dir, "expect.txt"))
 			if exp.generate != "" {
 				t.Skip("generated head")
 			}
-			in := loadCase(t, dir, exp)
+			in := LoadCase(t, dir, exp)
 			rep := Compare(in)
 			for _, sg := range rep.Suggestions {
 				offered++

@@ -12,6 +12,7 @@ import (
 
 	"github.com/shipgate-app/shipgate/diff"
 	"github.com/shipgate-app/shipgate/policy"
+	"github.com/shipgate-app/shipgate/render"
 )
 
 // reportFlags are the output flags check and diff share.
@@ -101,7 +102,7 @@ func readInput(path string, stdin io.Reader, limit int64) (data []byte, name str
 }
 
 // render writes a report in the chosen format and returns the exit code.
-func render(stdout, stderr io.Writer, cmd string, r diff.Report, f reportFlags, o diff.RenderOptions) int {
+func writeReport(stdout, stderr io.Writer, cmd string, r diff.Report, f reportFlags, o render.Options) int {
 	out, err := renderAs(r, *f.format, o)
 	if err != nil {
 		fmt.Fprintf(stderr, "shipgate %s: rendering the report: %v\n", cmd, err)
@@ -128,22 +129,22 @@ func render(stdout, stderr io.Writer, cmd string, r diff.Report, f reportFlags, 
 }
 
 // renderAs renders r in one of the report formats.
-func renderAs(r diff.Report, format string, o diff.RenderOptions) ([]byte, error) {
+func renderAs(r diff.Report, format string, o render.Options) ([]byte, error) {
 	switch format {
 	case "json":
-		return r.JSON()
+		return render.JSON(r)
 	case "sarif":
-		return r.SARIF(o)
+		return render.SARIF(r, o)
 	case "markdown":
-		return []byte(r.Markdown(o)), nil
+		return []byte(render.Markdown(r, o)), nil
 	}
-	return []byte(r.Text(o)), nil
+	return []byte(render.Text(r, o)), nil
 }
 
 // writeReportFiles writes the reports the --*-file flags ask for and
 // appends the decision to --github-output: every output a CI job needs
 // from the one comparison this run made.
-func writeReportFiles(r diff.Report, f reportFlags, o diff.RenderOptions) error {
+func writeReportFiles(r diff.Report, f reportFlags, o render.Options) error {
 	for _, w := range []struct{ format, path string }{
 		{"sarif", *f.sarifFile}, {"markdown", *f.markdownFile}, {"json", *f.jsonFile}, {"text", *f.textFile},
 	} {
@@ -272,12 +273,12 @@ func runCheck(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return usageError(stderr, "check", "--head: %v", err)
 	}
 	r := diff.Compare(diff.Input{Files: []diff.File{{Path: repoPath, Base: bv, Head: hv}}, Policy: pol})
-	o := diff.RenderOptions{
+	o := render.Options{
 		Subject:   fmt.Sprintf("Agent permission review  %s -> %s", side(*base), side(*head)),
 		Version:   version,
 		Reproduce: shellJoin(append([]string{"shipgate", "check"}, args...)...),
 	}
-	return render(stdout, stderr, "check", r, rf, o)
+	return writeReport(stdout, stderr, "check", r, rf, o)
 }
 
 // countStdin counts the arguments that read standard input ("-").

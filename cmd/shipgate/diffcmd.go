@@ -12,6 +12,7 @@ import (
 	"github.com/shipgate-app/shipgate/gather"
 	"github.com/shipgate-app/shipgate/gather/gitrepo"
 	"github.com/shipgate-app/shipgate/policy"
+	"github.com/shipgate-app/shipgate/render"
 )
 
 // policyPath is where a repository keeps its Shipgate policy.
@@ -85,12 +86,12 @@ func runDiff(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	if *rf.policyPath != "" {
 		words = append(words, "--policy", *rf.policyPath)
 	}
-	o := diff.RenderOptions{
+	o := render.Options{
 		Subject:   subject,
 		Version:   version,
 		Reproduce: shellJoin(words...),
 	}
-	return render(stdout, stderr, "diff", r, rf, o)
+	return writeReport(stdout, stderr, "diff", r, rf, o)
 }
 
 // repoFolder turns a folder named on the command line (relative to the

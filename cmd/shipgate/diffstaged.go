@@ -11,6 +11,7 @@ import (
 	"github.com/shipgate-app/shipgate/gather"
 	"github.com/shipgate-app/shipgate/gather/gitrepo"
 	"github.com/shipgate-app/shipgate/policy"
+	"github.com/shipgate-app/shipgate/render"
 )
 
 // errStagedWithBase: --staged compares with HEAD; a --base makes no sense.
@@ -60,10 +61,10 @@ func runDiffStaged(ctx context.Context, dir string, rf reportFlags, stdout, stde
 	if born {
 		from = "HEAD (" + head[:8] + ")"
 	}
-	ro := diff.RenderOptions{
+	ro := render.Options{
 		Subject:   "Agent permission review  " + from + " -> staged changes",
 		Version:   version,
 		Reproduce: "shipgate diff --staged",
 	}
-	return render(stdout, stderr, "diff", r, rf, ro)
+	return writeReport(stdout, stderr, "diff", r, rf, ro)
 }

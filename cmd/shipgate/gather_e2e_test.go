@@ -23,6 +23,7 @@ import (
 	"github.com/shipgate-app/shipgate/gather"
 	"github.com/shipgate-app/shipgate/githubtest"
 	"github.com/shipgate-app/shipgate/internal/redistest"
+	"github.com/shipgate-app/shipgate/render"
 )
 
 // gatherCase is one repository: the files of main and the changes of the
@@ -460,7 +461,7 @@ func TestE2EGatherCorpus(t *testing.T) {
 				t.Fatal(err)
 			}
 			rep := diff.Compare(res.Input)
-			appJSON, err := rep.JSON()
+			appJSON, err := render.JSON(rep)
 			if err != nil {
 				t.Fatal(err)
 			}

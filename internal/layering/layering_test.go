@@ -30,6 +30,7 @@ var rank = map[string]int{
 	"agentfiles": 4,
 	"diff":       5,
 	"gather":     6,
+	"render":     6,
 	"app":        7,
 	"webhook":    8,
 	"githubtest": 9,

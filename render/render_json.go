@@ -1,8 +1,10 @@
-package diff
+package render
 
 import (
 	"bytes"
 	"encoding/json"
+
+	"github.com/shipgate-app/shipgate/diff"
 )
 
 // JSON renders the Report as the machine-readable contract of DESIGN.md
@@ -12,12 +14,12 @@ import (
 // present ([] rather than null) and a trailing newline. The output is
 // byte-stable for a given Report, so it can be diffed, hashed and kept as
 // a golden file; the engine has already sorted the Report.
-func (r Report) JSON() ([]byte, error) {
+func JSON(r diff.Report) ([]byte, error) {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
 	enc.SetIndent("", "  ")
-	if err := enc.Encode(r.normalized()); err != nil {
+	if err := enc.Encode(normalized(r)); err != nil {
 		return nil, err
 	}
 	return buf.Bytes(), nil
@@ -26,27 +28,27 @@ func (r Report) JSON() ([]byte, error) {
 // normalized returns a copy of the Report whose lists are never nil, so the
 // JSON form always carries [] where a consumer expects a list. The Report's
 // own slices are not modified.
-func (r Report) normalized() Report {
+func normalized(r diff.Report) diff.Report {
 	out := r
 	if out.Schema == "" {
-		out.Schema = Schema
+		out.Schema = diff.Schema
 	}
 	if out.Decision == "" {
-		out.Decision = DecisionAllow
+		out.Decision = diff.DecisionAllow
 	}
 	if out.CheckedAgainst == nil {
-		out.CheckedAgainst = CheckedAgainst()
+		out.CheckedAgainst = diff.CheckedAgainst()
 	}
 	if out.Files == nil {
-		out.Files = []FileStatus{}
+		out.Files = []diff.FileStatus{}
 	}
 	if out.Findings == nil {
-		out.Findings = []Finding{}
+		out.Findings = []diff.Finding{}
 	}
 	if out.Suggestions == nil {
-		out.Suggestions = []Suggestion{}
+		out.Suggestions = []diff.Suggestion{}
 	}
-	out.Changes = make([]Change, len(r.Changes))
+	out.Changes = make([]diff.Change, len(r.Changes))
 	copy(out.Changes, r.Changes)
 	for i := range out.Changes {
 		if out.Changes[i].Witnesses == nil {

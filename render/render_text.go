@@ -1,4 +1,4 @@
-package diff
+package render
 
 import (
 	"fmt"
@@ -6,12 +6,14 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/shipgate-app/shipgate/diff"
 )
 
 // RenderOptions are what a rendering needs beyond the Report itself: the
 // words that place the comparison (which refs, which tool version) and the
 // size budget of the surface it goes to. The zero value renders sensibly.
-type RenderOptions struct {
+type Options struct {
 	// Subject names what was compared, e.g. "Agent permission review
 	// origin/main (1a2b3c4d) -> working tree". Empty means a generic header.
 	Subject string
@@ -41,7 +43,7 @@ const DefaultMaxBytes = 65000
 // including files it could not compare, which are never a silent pass.
 // Text taken from files is shown with control characters escaped, so a
 // crafted rule cannot move the cursor or hide a line.
-func (r Report) Text(o RenderOptions) string {
+func Text(r diff.Report, o Options) string {
 	var b strings.Builder
 	subject := o.Subject
 	if subject == "" {
@@ -49,19 +51,19 @@ func (r Report) Text(o RenderOptions) string {
 	}
 	b.WriteString(plainText(subject) + "\n\n")
 
-	multi := r.multiAgent()
+	multi := multiAgent(r)
 	group := ""
 	for _, c := range r.Changes {
 		if multi && c.Agent != group {
 			group = c.Agent
-			fmt.Fprintf(&b, "[%s]\n", agentDisplay(group))
+			fmt.Fprintf(&b, "[%s]\n", diff.AgentDisplay(group))
 		}
 		marker := " "
 		if c.Expands {
 			marker = "⚠"
 		}
 		fmt.Fprintf(&b, "%s %s  %s  %s", marker, orDash(string(c.Risk)), c.Direction, plainText(changeWhere(c)))
-		if c.Kind != KindRule && c.Kind != "" {
+		if c.Kind != diff.KindRule && c.Kind != "" {
 			fmt.Fprintf(&b, "  (%s)", c.Kind)
 		}
 		b.WriteString("\n")
@@ -86,7 +88,7 @@ func (r Report) Text(o RenderOptions) string {
 		for _, f := range r.Findings {
 			if multi && f.Agent != group {
 				group = f.Agent
-				fmt.Fprintf(&b, "  [%s]\n", agentDisplay(group))
+				fmt.Fprintf(&b, "  [%s]\n", diff.AgentDisplay(group))
 			}
 			action := string(f.Action)
 			if f.Cleared != "" {
@@ -110,11 +112,11 @@ func (r Report) Text(o RenderOptions) string {
 	limited := limitedFiles(r)
 	switch {
 	case len(r.Files) == 0 && len(r.Changes) == 0 && len(r.Findings) == 0:
-		b.WriteString("No agent-config files were given, so nothing was compared. Decision: " + string(r.decision()) + ".\n")
+		b.WriteString("No agent-config files were given, so nothing was compared. Decision: " + string(decision(r)) + ".\n")
 	case len(r.Changes) == 0 && len(r.Findings) == 0 && len(limited) == 0:
-		b.WriteString("No permission changes detected. Decision: " + string(r.decision()) + ".\n")
+		b.WriteString("No permission changes detected. Decision: " + string(decision(r)) + ".\n")
 	default:
-		fmt.Fprintf(&b, "%s, %d widening what the agent may do (⚠). Decision: %s.\n", plural(len(r.Changes), "change"), r.widenings(), r.decision())
+		fmt.Fprintf(&b, "%s, %d widening what the agent may do (⚠). Decision: %s.\n", diff.Plural(len(r.Changes), "change"), widenings(r), decision(r))
 	}
 	if len(limited) > 0 {
 		fmt.Fprintf(&b, "Not compared: %s. Nothing in this report is a claim that the change to %s is safe.\n",
@@ -127,7 +129,7 @@ func (r Report) Text(o RenderOptions) string {
 	if len(r.Files) == 0 {
 		b.WriteString("  no agent-config file was read\n")
 	}
-	b.WriteString("Checked against " + plainText(checkedAgainstText(r)) + ". Static configuration only: this is what the files permit, not what the agent did.\n")
+	b.WriteString("Checked against " + plainText(diff.CheckedAgainstText(r)) + ". Static configuration only: this is what the files permit, not what the agent did.\n")
 	if o.Version != "" {
 		fmt.Fprintf(&b, "\nCompared by shipgate %s.\n", plainText(o.Version))
 	}
@@ -143,10 +145,10 @@ func (r Report) Text(o RenderOptions) string {
 // multiAgent reports whether the rows concern more than one agent (the
 // text output then heads each agent's group; Shipgate's policy file does
 // not count).
-func (r Report) multiAgent() bool {
+func multiAgent(r diff.Report) bool {
 	seen := ""
 	other := func(a string) bool {
-		if a == AgentShipgate || a == "" {
+		if a == diff.AgentShipgate || a == "" {
 			return false
 		}
 		if seen != "" && a != seen {
@@ -169,15 +171,15 @@ func (r Report) multiAgent() bool {
 }
 
 // decision is the Report's decision, "allow" when unset.
-func (r Report) decision() Decision {
+func decision(r diff.Report) diff.Decision {
 	if r.Decision == "" {
-		return DecisionAllow
+		return diff.DecisionAllow
 	}
 	return r.Decision
 }
 
 // widenings counts the changes the engine called an expansion.
-func (r Report) widenings() int {
+func widenings(r diff.Report) int {
 	n := 0
 	for _, c := range r.Changes {
 		if c.Expands {
@@ -190,12 +192,12 @@ func (r Report) widenings() int {
 // transition returns the two sides of a change as a reviewer reads them:
 // permission rules prefixed with their list ("allow: Bash(npm *)"), an
 // absent side as "—". Moved rows already carry their lists.
-func transition(c Change) (before, after string) {
+func transition(c diff.Change) (before, after string) {
 	side := func(s string) string {
 		if strings.TrimSpace(s) == "" {
 			return "—"
 		}
-		if c.Kind == KindRule && c.List != "" && c.Direction != DirMoved {
+		if c.Kind == diff.KindRule && c.List != "" && c.Direction != diff.DirMoved {
 			return c.List + ": " + s
 		}
 		return s
@@ -206,12 +208,12 @@ func transition(c Change) (before, after string) {
 // witnessLabel says what a change's witnesses are: calls a new allow rule
 // lets through without a prompt, worded for the tool (runs, reads, edits,
 // fetches, calls), or calls a removed deny or ask rule no longer stops.
-func witnessLabel(c Change) string {
-	if c.Kind != KindRule {
+func witnessLabel(c diff.Change) string {
+	if c.Kind != diff.KindRule {
 		return "now possible:"
 	}
 	list := c.List
-	if c.Direction == DirMoved {
+	if c.Direction == diff.DirMoved {
 		// A move from deny frees what the deny stopped, whatever the target.
 		if from, _, ok := strings.Cut(c.Before, ": "); ok && from == "deny" && list != "allow" {
 			list = "deny"
@@ -224,7 +226,7 @@ func witnessLabel(c Change) string {
 		return "no longer asked about:"
 	}
 	rule := c.After
-	if c.Direction == DirMoved {
+	if c.Direction == diff.DirMoved {
 		_, rule, _ = strings.Cut(rule, ": ")
 	}
 	tool, _, _ := strings.Cut(rule, "(")
@@ -255,7 +257,7 @@ func witnessText(w string) string {
 }
 
 // limitedFiles lists the files this run could not compare.
-func limitedFiles(r Report) []string {
+func limitedFiles(r diff.Report) []string {
 	var out []string
 	for _, fs := range r.Files {
 		if isLimited(fs.Status) {
@@ -267,7 +269,7 @@ func limitedFiles(r Report) []string {
 
 func isLimited(status string) bool {
 	switch status {
-	case StatusCompared, StatusAdded, StatusDeleted, StatusUnchanged:
+	case diff.StatusCompared, diff.StatusAdded, diff.StatusDeleted, diff.StatusUnchanged:
 		return false
 	}
 	return true
@@ -277,17 +279,17 @@ func isLimited(status string) bool {
 // original tool orders blocking limits first), then the compared files,
 // then the unchanged ones read only for the effective view; by path within
 // each group.
-func coverageOrder(fs []FileStatus) []FileStatus {
+func coverageOrder(fs []diff.FileStatus) []diff.FileStatus {
 	rank := func(s string) int {
 		switch {
 		case isLimited(s):
 			return 0
-		case s == StatusUnchanged:
+		case s == diff.StatusUnchanged:
 			return 2
 		}
 		return 1
 	}
-	out := make([]FileStatus, 0, len(fs))
+	out := make([]diff.FileStatus, 0, len(fs))
 	for g := 0; g <= 2; g++ {
 		for _, f := range fs {
 			if rank(f.Status) == g {
@@ -301,8 +303,8 @@ func coverageOrder(fs []FileStatus) []FileStatus {
 // coverageWords says in words what the run did with one file. A file it
 // could not compare says so, with the reason, and whether that is an input
 // limit of this run or something Claude Code itself trips on.
-func coverageWords(r Report, fs FileStatus) string {
-	rows := plural(fs.Rows, "row")
+func coverageWords(r diff.Report, fs diff.FileStatus) string {
+	rows := diff.Plural(fs.Rows, "row")
 	withDetail := func(s string) string {
 		if fs.Detail != "" {
 			return s + " (" + strings.TrimSuffix(fs.Detail, ".") + ")"
@@ -310,18 +312,18 @@ func coverageWords(r Report, fs FileStatus) string {
 		return s
 	}
 	switch fs.Status {
-	case StatusCompared:
+	case diff.StatusCompared:
 		return withDetail("compared; " + rows)
-	case StatusAdded:
+	case diff.StatusAdded:
 		return withDetail("added (new file); " + rows)
-	case StatusDeleted:
+	case diff.StatusDeleted:
 		return withDetail("deleted; " + rows)
-	case StatusUnchanged:
+	case diff.StatusUnchanged:
 		return "unchanged (read for the effective view only)"
-	case StatusTooLarge:
+	case diff.StatusTooLarge:
 		return "cannot compare: " + detailOr(fs, "the file is larger than the 1 MiB Shipgate reads") +
 			". This is an input limit, not a finding about the change"
-	case StatusParseFailed:
+	case diff.StatusParseFailed:
 		if f, ok := parseFinding(r, fs.Path); ok && f.Evidence == "json_parse_failed" {
 			where := ""
 			if f.Line > 0 {
@@ -336,7 +338,7 @@ func coverageWords(r Report, fs FileStatus) string {
 	return "cannot compare: " + fs.Status + withDetail("")
 }
 
-func detailOr(fs FileStatus, def string) string {
+func detailOr(fs diff.FileStatus, def string) string {
 	if fs.Detail == "" {
 		return def
 	}
@@ -346,24 +348,24 @@ func detailOr(fs FileStatus, def string) string {
 // parseFinding returns the CONFIG-PARSE-FAILED finding on a path, whose
 // evidence says why the file could not be read: json_parse_failed,
 // too_large or unreadable.
-func parseFinding(r Report, path string) (Finding, bool) {
+func parseFinding(r diff.Report, path string) (diff.Finding, bool) {
 	for _, f := range r.Findings {
-		if f.CheckID == CheckParseFailed && f.Path == path {
+		if f.CheckID == diff.CheckParseFailed && f.Path == path {
 			return f, true
 		}
 	}
-	return Finding{}, false
+	return diff.Finding{}, false
 }
 
 // changeWhere is a change's "path:line"; a removed row's line is in the
 // base version, and says so.
-func changeWhere(c Change) string {
-	return where(c.Path, c.Line, c.HeadLine, c.Direction == DirRemoved)
+func changeWhere(c diff.Change) string {
+	return where(c.Path, c.Line, c.HeadLine, c.Direction == diff.DirRemoved)
 }
 
 // findingWhere is a finding's "path:line"; a line of the base version
 // (what the finding is about was removed) says so.
-func findingWhere(f Finding) string { return where(f.Path, f.Line, f.HeadLine, f.Base) }
+func findingWhere(f diff.Finding) string { return where(f.Path, f.Line, f.HeadLine, f.Base) }
 
 // where is "path:line". For something removed, line is the base's: the
 // place is the head line where its annotation sits (the list it left), with

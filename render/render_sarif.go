@@ -1,4 +1,4 @@
-package diff
+package render
 
 import (
 	"bytes"
@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"strings"
 
+	"github.com/shipgate-app/shipgate/diff"
 	"github.com/shipgate-app/shipgate/policy"
 	"github.com/shipgate-app/shipgate/rating"
 )
@@ -32,17 +33,17 @@ const (
 // finding's Key, which holds no line number, so an alert keeps its identity
 // (and a dismissal sticks) when lines move. Output is indented, HTML
 // escaping off, with a trailing newline, and byte-stable.
-func (r Report) SARIF(o RenderOptions) ([]byte, error) {
-	rules := make([]sarifRule, len(Catalogue))
+func SARIF(r diff.Report, o Options) ([]byte, error) {
+	rules := make([]sarifRule, len(diff.Catalogue))
 	index := map[string]int{}
-	for i, c := range Catalogue {
+	for i, c := range diff.Catalogue {
 		index[c.ID] = i
 		rules[i] = sarifRule{
 			ID:                   c.ID,
 			Name:                 sarifRuleName(c.ID),
 			ShortDescription:     sarifText{Text: c.Title},
-			FullDescription:      sarifText{Text: firstNonEmpty(c.Summary, c.Title)},
-			Help:                 &sarifText{Text: firstNonEmpty(c.Summary, c.Title)},
+			FullDescription:      sarifText{Text: diff.FirstNonEmpty(c.Summary, c.Title)},
+			Help:                 &sarifText{Text: diff.FirstNonEmpty(c.Summary, c.Title)},
 			HelpURI:              sarifHelpURI + strings.ToLower(c.ID),
 			DefaultConfiguration: sarifConfig{Level: sarifLevel(c.Action)},
 			Properties: sarifRuleProps{
@@ -58,7 +59,7 @@ func (r Report) SARIF(o RenderOptions) ([]byte, error) {
 		res := sarifResult{
 			RuleID:  f.CheckID,
 			Level:   sarifLevel(f.Action),
-			Message: sarifText{Text: firstNonEmpty(f.Message, f.Title, f.CheckID)},
+			Message: sarifText{Text: diff.FirstNonEmpty(f.Message, f.Title, f.CheckID)},
 			PartialFingerprints: map[string]string{
 				sarifFingerprintID: fingerprint(f),
 			},
@@ -112,7 +113,7 @@ func (r Report) SARIF(o RenderOptions) ([]byte, error) {
 
 // findingLine is the head line a result points at: the annotation line
 // when the engine set one, else the finding's own line.
-func findingLine(f Finding) int {
+func findingLine(f diff.Finding) int {
 	if f.HeadLine > 0 {
 		return f.HeadLine
 	}
@@ -122,7 +123,7 @@ func findingLine(f Finding) int {
 // fingerprint hashes what identifies a finding independently of line
 // numbers: its Key (check, path, list, rule or setting), or, for a finding
 // without one, its check, path and evidence.
-func fingerprint(f Finding) string {
+func fingerprint(f diff.Finding) string {
 	key := f.Key
 	if key == "" {
 		key = f.CheckID + "|" + f.Path + "|" + f.Evidence

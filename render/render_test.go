@@ -1,56 +1,18 @@
-package diff
+package render
 
 import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"os"
 	"strings"
-	"sync"
 	"testing"
 	"unicode/utf8"
 
-	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/shipgate-app/shipgate/diff"
+	"github.com/shipgate-app/shipgate/internal/sariftest"
 	"github.com/shipgate-app/shipgate/policy"
 	"github.com/shipgate-app/shipgate/rating"
 )
-
-// sarifSchema is the official SARIF 2.1.0 schema, compiled once
-// (testdata/README.md says where the vendored copy comes from).
-var sarifSchema = sync.OnceValues(func() (*jsonschema.Schema, error) {
-	f, err := os.Open("testdata/sarif-schema-2.1.0.json")
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	doc, err := jsonschema.UnmarshalJSON(f)
-	if err != nil {
-		return nil, err
-	}
-	c := jsonschema.NewCompiler()
-	c.AssertFormat()
-	const url = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/sarif-schema-2.1.0.json"
-	if err := c.AddResource(url, doc); err != nil {
-		return nil, err
-	}
-	return c.Compile(url)
-})
-
-// validateSARIF fails the test unless out is a valid SARIF 2.1.0 log.
-func validateSARIF(t *testing.T, out []byte) {
-	t.Helper()
-	sch, err := sarifSchema()
-	if err != nil {
-		t.Fatalf("compiling the SARIF schema: %v", err)
-	}
-	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(out))
-	if err != nil {
-		t.Fatalf("SARIF output is not JSON: %v", err)
-	}
-	if err := sch.Validate(inst); err != nil {
-		t.Errorf("SARIF output is not valid SARIF 2.1.0: %v", err)
-	}
-}
 
 // settings builds a settings file from allow, ask and deny lists.
 func settings(allow, ask, deny []string) []byte {
@@ -68,29 +30,29 @@ func settings(allow, ask, deny []string) []byte {
 	return append(b, '\n')
 }
 
-func pair(path string, base, head []byte) File {
-	f := File{Path: path}
+func pair(path string, base, head []byte) diff.File {
+	f := diff.File{Path: path}
 	if base != nil {
-		f.Base = Version{Exists: true, Data: base}
+		f.Base = diff.Version{Exists: true, Data: base}
 	}
 	if head != nil {
-		f.Head = Version{Exists: true, Data: head}
+		f.Head = diff.Version{Exists: true, Data: head}
 	}
 	return f
 }
 
 // sampleReports are reports of several shapes the renderer tests share.
-func sampleReports() map[string]Report {
-	return map[string]Report{
-		"empty": Compare(Input{}),
-		"widened": Compare(Input{Files: []File{pair(".claude/settings.json",
+func sampleReports() map[string]diff.Report {
+	return map[string]diff.Report{
+		"empty": diff.Compare(diff.Input{}),
+		"widened": diff.Compare(diff.Input{Files: []diff.File{pair(".claude/settings.json",
 			settings([]string{"Bash(npm test:*)"}, nil, []string{"Read(.env)"}),
 			settings([]string{"Bash(npm *)", "Bash(python3 -c *)"}, nil, nil))}}),
-		"unchanged": Compare(Input{Files: []File{pair(".claude/settings.json",
+		"unchanged": diff.Compare(diff.Input{Files: []diff.File{pair(".claude/settings.json",
 			settings([]string{"Read"}, nil, nil), settings([]string{"Read"}, nil, nil))}}),
-		"hostile": Compare(Input{Files: []File{pair(".claude/settings.json", settings(nil, nil, nil),
+		"hostile": diff.Compare(diff.Input{Files: []diff.File{pair(".claude/settings.json", settings(nil, nil, nil),
 			settings([]string{"Bash(echo `id` | tee <script>x</script> *)", "Bash(printf '\x1b[2J\nfake line')"}, nil, nil))}}),
-		"parse_failed": Compare(Input{Files: []File{pair(".claude/settings.json",
+		"parse_failed": diff.Compare(diff.Input{Files: []diff.File{pair(".claude/settings.json",
 			settings(nil, nil, []string{"Bash(rm *)"}), []byte("{\n  // no comments in JSON\n  \"permissions\": {}\n}\n"))}}),
 	}
 }
@@ -98,15 +60,15 @@ func sampleReports() map[string]Report {
 func TestRenderDeterministic(t *testing.T) {
 	for name, r := range sampleReports() {
 		t.Run(name, func(t *testing.T) {
-			o := RenderOptions{Subject: "s", Reproduce: "shipgate check", Version: "v1"}
-			j1, err1 := r.JSON()
-			j2, err2 := r.JSON()
-			s1, err3 := r.SARIF(o)
-			s2, err4 := r.SARIF(o)
+			o := Options{Subject: "s", Reproduce: "shipgate check", Version: "v1"}
+			j1, err1 := JSON(r)
+			j2, err2 := JSON(r)
+			s1, err3 := SARIF(r, o)
+			s2, err4 := SARIF(r, o)
 			if err1 != nil || err2 != nil || err3 != nil || err4 != nil {
 				t.Fatal(err1, err2, err3, err4)
 			}
-			t1, t2, m1, m2 := r.Text(o), r.Text(o), r.Markdown(o), r.Markdown(o)
+			t1, t2, m1, m2 := Text(r, o), Text(r, o), Markdown(r, o), Markdown(r, o)
 			if !bytes.Equal(j1, j2) || !bytes.Equal(s1, s2) || t1 != t2 || m1 != m2 {
 				t.Error("rendering the same report twice gave different bytes")
 			}
@@ -139,7 +101,7 @@ func objectKeys(t *testing.T, raw json.RawMessage) []string {
 
 func TestJSONContract(t *testing.T) {
 	r := sampleReports()["widened"]
-	out, err := r.JSON()
+	out, err := JSON(r)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -174,8 +136,8 @@ func TestJSONContract(t *testing.T) {
 	}
 
 	// HTML escaping off, nil lists as [].
-	r = Report{Changes: []Change{{Before: "Bash(a < b && c > d)"}}}
-	out, _ = r.JSON()
+	r = diff.Report{Changes: []diff.Change{{Before: "Bash(a < b && c > d)"}}}
+	out, _ = JSON(r)
 	if !bytes.Contains(out, []byte(`"Bash(a < b && c > d)"`)) {
 		t.Errorf("HTML was escaped: %s", out)
 	}
@@ -194,26 +156,26 @@ func TestJSONContract(t *testing.T) {
 
 // bigReport is a report of n expanding allow rules, each with a finding,
 // as the engine would sort it (risk descending).
-func bigReport(n int) Report {
-	r := Report{Schema: Schema, Decision: DecisionBlock, Files: []FileStatus{{Path: ".claude/settings.json", Status: StatusCompared, Rows: n}}}
+func bigReport(n int) diff.Report {
+	r := diff.Report{Schema: diff.Schema, Decision: diff.DecisionBlock, Files: []diff.FileStatus{{Path: ".claude/settings.json", Status: diff.StatusCompared, Rows: n}}}
 	risks := []rating.Risk{"critical", "high", "medium", "low"}
 	for i := 0; i < n; i++ {
 		risk := risks[i*len(risks)/n]
 		rule := fmt.Sprintf("Bash(tool-%04d --flag | grep `x` *)", i)
-		r.Changes = append(r.Changes, Change{Path: ".claude/settings.json", Kind: KindRule, List: "allow", Direction: DirAdded,
+		r.Changes = append(r.Changes, diff.Change{Path: ".claude/settings.json", Kind: diff.KindRule, List: "allow", Direction: diff.DirAdded,
 			After: rule, Expands: true, Access: "exec", Risk: risk, Line: i + 3, Witnesses: []string{fmt.Sprintf("tool-%04d --flag | grep `x` rm", i)},
 			Why: "runs without a prompt"})
 		action := policy.RequireReview
 		if risk == "critical" {
 			action = policy.Block
 		}
-		r.Findings = append(r.Findings, Finding{CheckID: CheckAllowExpanded, Action: action, Risk: risk, Path: ".claude/settings.json",
+		r.Findings = append(r.Findings, diff.Finding{CheckID: diff.CheckAllowExpanded, Action: action, Risk: risk, Path: ".claude/settings.json",
 			Line: i + 3, Evidence: rule, Message: "allow: " + rule + " runs without a prompt.", Key: "k" + rule})
 	}
 	// As many quiet rows no finding is about (the folded changes table).
 	for i := 0; i < n; i++ {
 		rule := fmt.Sprintf("Bash(tool-%04d --flag | grep `x` *)", i)
-		r.Changes = append(r.Changes, Change{Path: ".claude/settings.json", Kind: KindRule, List: "deny", Direction: DirAdded,
+		r.Changes = append(r.Changes, diff.Change{Path: ".claude/settings.json", Kind: diff.KindRule, List: "deny", Direction: diff.DirAdded,
 			After: rule, Risk: "low", Line: n + i + 3, Witnesses: []string{}, Why: "narrows"})
 	}
 	return r
@@ -332,7 +294,7 @@ func TestMarkdownBudget(t *testing.T) {
 	r := bigReport(5000)
 	for _, budget := range []int{0, 65000, 20000, 3000} {
 		t.Run(fmt.Sprint(budget), func(t *testing.T) {
-			md := r.Markdown(RenderOptions{MaxBytes: budget, Version: "v1"})
+			md := Markdown(r, Options{MaxBytes: budget, Version: "v1"})
 			limit := budget
 			if limit == 0 {
 				limit = DefaultMaxBytes
@@ -384,11 +346,11 @@ func TestMarkdownBudget(t *testing.T) {
 	for i := 0; i < 5000; i++ {
 		rules = append(rules, fmt.Sprintf("Bash(tool%04d run *)", i))
 	}
-	eng := Compare(Input{Files: []File{pair(".claude/settings.json", settings([]string{"Read"}, nil, nil), settings(append([]string{"Read"}, rules...), nil, nil))}})
+	eng := diff.Compare(diff.Input{Files: []diff.File{pair(".claude/settings.json", settings([]string{"Read"}, nil, nil), settings(append([]string{"Read"}, rules...), nil, nil))}})
 	if len(eng.Changes) != 5000 {
 		t.Fatalf("%d changes, want 5000", len(eng.Changes))
 	}
-	md := eng.Markdown(RenderOptions{})
+	md := Markdown(eng, Options{})
 	fr := tableRows(md, "What changed")
 	want := fmt.Sprintf("… %d more findings not shown; run `shipgate check` locally or see the annotations.", 5000-len(fr))
 	if len(md) > DefaultMaxBytes || len(fr) == 0 || !strings.Contains(md, want) {
@@ -397,7 +359,7 @@ func TestMarkdownBudget(t *testing.T) {
 
 	// A report that fits is not cut.
 	small := bigReport(10)
-	md = small.Markdown(RenderOptions{})
+	md = Markdown(small, Options{})
 	if strings.Contains(md, "not shown") || len(tableRows(md, "Changes")) != 10 || len(tableRows(md, "What changed")) != 10 {
 		t.Errorf("a small report was cut:\n%s", md)
 	}
@@ -405,7 +367,7 @@ func TestMarkdownBudget(t *testing.T) {
 
 func TestMarkdownEscaping(t *testing.T) {
 	r := sampleReports()["hostile"]
-	md := r.Markdown(RenderOptions{})
+	md := Markdown(r, Options{})
 	// Outside code spans (where GitHub shows < as text) no HTML survives.
 	var prose strings.Builder
 	for _, line := range strings.Split(md, "\n") {
@@ -446,7 +408,7 @@ func TestMarkdownEscaping(t *testing.T) {
 	if got := mdEscape("<b>*x*</b> | [l](u)"); got != `&lt;b&gt;\*x\*&lt;/b&gt; \| \[l\](u)` {
 		t.Errorf("mdEscape = %q", got)
 	}
-	txt := r.Text(RenderOptions{})
+	txt := Text(r, Options{})
 	if strings.Contains(txt, "\x1b") || strings.Contains(txt, "\nfake line") {
 		t.Errorf("control characters reached the terminal rendering:\n%s", txt)
 	}
@@ -455,11 +417,11 @@ func TestMarkdownEscaping(t *testing.T) {
 func TestSARIF(t *testing.T) {
 	for name, r := range sampleReports() {
 		t.Run(name, func(t *testing.T) {
-			out, err := r.SARIF(RenderOptions{Version: "1.2.3"})
+			out, err := SARIF(r, Options{Version: "1.2.3"})
 			if err != nil {
 				t.Fatal(err)
 			}
-			validateSARIF(t, out)
+			sariftest.Validate(t, out)
 			var log struct {
 				Runs []struct {
 					Tool struct {
@@ -478,7 +440,7 @@ func TestSARIF(t *testing.T) {
 				t.Fatalf("want one run: %v", err)
 			}
 			run := log.Runs[0]
-			if run.Tool.Driver.Name != "shipgate" || run.Tool.Driver.Version != "1.2.3" || len(run.Tool.Driver.Rules) != len(Catalogue) {
+			if run.Tool.Driver.Name != "shipgate" || run.Tool.Driver.Version != "1.2.3" || len(run.Tool.Driver.Rules) != len(diff.Catalogue) {
 				t.Errorf("driver %+v", run.Tool.Driver)
 			}
 			if len(run.Results) != len(r.Findings) {
@@ -494,17 +456,17 @@ func TestSARIF(t *testing.T) {
 	}
 
 	// Identity survives moved lines; a line of 0 has no region.
-	f := Finding{CheckID: CheckAllowExpanded, Action: "require_review", Risk: "high", Path: "a b/.claude/settings.json", Line: 3, HeadLine: 3, Message: "m", Key: "k"}
+	f := diff.Finding{CheckID: diff.CheckAllowExpanded, Action: "require_review", Risk: "high", Path: "a b/.claude/settings.json", Line: 3, HeadLine: 3, Message: "m", Key: "k"}
 	moved := f
 	moved.Line, moved.HeadLine = 40, 40
 	noLine := f
 	noLine.Line, noLine.HeadLine = 0, 0
 	noLine.Key = "other"
-	out, err := Report{Findings: []Finding{f, moved, noLine}}.SARIF(RenderOptions{})
+	out, err := SARIF(diff.Report{Findings: []diff.Finding{f, moved, noLine}}, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	validateSARIF(t, out)
+	sariftest.Validate(t, out)
 	var log struct {
 		Runs []struct {
 			Results []struct {
@@ -541,32 +503,32 @@ func TestTextCoverage(t *testing.T) {
 	deny := settings(nil, nil, []string{"Bash(rm *)"})
 	for _, tc := range []struct {
 		name     string
-		files    []File
+		files    []diff.File
 		want     []string
 		wantNot  []string
 		noChange bool
 	}{
-		{name: "parse_failed", files: []File{pair(".claude/settings.json", deny, []byte("{\"permissions\": {\"deny\": [\"Bash(rm *)\",]}}"))},
+		{name: "parse_failed", files: []diff.File{pair(".claude/settings.json", deny, []byte("{\"permissions\": {\"deny\": [\"Bash(rm *)\",]}}"))},
 			want: []string{".claude/settings.json: cannot compare: the head version does not parse as a settings file (line 1)",
 				"Claude Code cannot read it either and drops the whole file (SHIP-HOST-BOUNDARY-CONFIG-PARSE-FAILED)", "Not compared: .claude/settings.json."},
 			wantNot: []string{"No permission changes detected", limitNote}},
-		{name: "too_large", files: []File{{Path: ".claude/settings.json", Base: Version{Exists: true, Data: deny}, Head: Version{Exists: true, Data: largeSettings()}}},
+		{name: "too_large", files: []diff.File{{Path: ".claude/settings.json", Base: diff.Version{Exists: true, Data: deny}, Head: diff.Version{Exists: true, Data: oversizedSettings()}}},
 			want:    []string{".claude/settings.json: cannot compare: ", limitNote, "Not compared: .claude/settings.json."},
 			wantNot: []string{"No permission changes detected"}},
-		{name: "unreadable", files: []File{{Path: ".mcp.json", Base: Version{Exists: true, Data: []byte("{}")}, Head: Version{Exists: true, Unreadable: "a symbolic link, which Shipgate does not follow"}}},
+		{name: "unreadable", files: []diff.File{{Path: ".mcp.json", Base: diff.Version{Exists: true, Data: []byte("{}")}, Head: diff.Version{Exists: true, Unreadable: "a symbolic link, which Shipgate does not follow"}}},
 			want: []string{".mcp.json: cannot compare: a symbolic link, which Shipgate does not follow. " + limitNote}},
-		{name: "unchanged", files: []File{pair(".claude/settings.local.json", deny, deny)},
+		{name: "unchanged", files: []diff.File{pair(".claude/settings.local.json", deny, deny)},
 			want: []string{".claude/settings.local.json: unchanged (read for the effective view only)", "No permission changes detected. Decision: allow."}},
-		{name: "compared", files: []File{pair(".claude/settings.json", settings([]string{"Read"}, nil, nil), settings([]string{"Read", "Edit(src/**)"}, nil, nil)),
+		{name: "compared", files: []diff.File{pair(".claude/settings.json", settings([]string{"Read"}, nil, nil), settings([]string{"Read", "Edit(src/**)"}, nil, nil)),
 			pair(".claude/settings.local.json", deny, deny)},
 			want: []string{".claude/settings.json: compared; 1 row", "1 change, 1 widening what the agent may do (⚠). Decision: require_review.",
 				"  .claude/settings.local.json: unchanged"},
 			wantNot: []string{"No permission changes detected", "cannot compare"}},
-		{name: "new", files: []File{pair(".mcp.json", nil, []byte(`{"mcpServers": {}}`))},
+		{name: "new", files: []diff.File{pair(".mcp.json", nil, []byte(`{"mcpServers": {}}`))},
 			want: []string{".mcp.json: added (new file); 0 rows", "No permission changes detected."}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			txt := Compare(Input{Files: tc.files}).Text(RenderOptions{Reproduce: "shipgate check x"})
+			txt := Text(diff.Compare(diff.Input{Files: tc.files}), Options{Reproduce: "shipgate check x"})
 			for _, w := range append(tc.want, "What this run established:",
 				"Static configuration only: this is what the files permit, not what the agent did.") {
 				if !strings.Contains(txt, w) {
@@ -581,7 +543,7 @@ func TestTextCoverage(t *testing.T) {
 			if !strings.HasSuffix(txt, "Reproduce: shipgate check x\n") {
 				t.Errorf("the reproduce line must come last:\n%s", txt)
 			}
-			md := Compare(Input{Files: tc.files}).Markdown(RenderOptions{})
+			md := Markdown(diff.Compare(diff.Input{Files: tc.files}), Options{})
 			if !strings.Contains(md, "What this run established") {
 				t.Errorf("markdown lacks the coverage section")
 			}
@@ -590,7 +552,7 @@ func TestTextCoverage(t *testing.T) {
 }
 
 func TestTextChangeShape(t *testing.T) {
-	txt := sampleReports()["widened"].Text(RenderOptions{Subject: "Agent permission review  origin/main (1a2b3c4d) -> working tree"})
+	txt := Text(sampleReports()["widened"], Options{Subject: "Agent permission review  origin/main (1a2b3c4d) -> working tree"})
 	for _, w := range []string{
 		"Agent permission review  origin/main (1a2b3c4d) -> working tree\n\n",
 		"⚠ medium  widened  .claude/settings.json:",
@@ -611,16 +573,27 @@ func TestTextChangeShape(t *testing.T) {
 // version of every agent whose files the report read, not only Claude
 // Code's.
 func TestFootersNameEveryAgentChecked(t *testing.T) {
-	files := []File{pair(".codex/config.toml", []byte("model = \"o3\"\n"), []byte("model = \"o3\"\napproval_policy = \"never\"\n"))}
-	r := Compare(Input{Files: files})
+	files := []diff.File{pair(".codex/config.toml", []byte("model = \"o3\"\n"), []byte("model = \"o3\"\napproval_policy = \"never\"\n"))}
+	r := diff.Compare(diff.Input{Files: files})
 	if r.CheckedAgainst["codex"] == "" {
 		t.Fatalf("checked_against lacks codex: %v", r.CheckedAgainst)
 	}
 	want := "Claude Code " + r.CheckedAgainst["claude-code"] + ", Codex CLI " + r.CheckedAgainst["codex"]
-	if txt := r.Text(RenderOptions{}); !strings.Contains(txt, "Checked against "+want+".") {
+	if txt := Text(r, Options{}); !strings.Contains(txt, "Checked against "+want+".") {
 		t.Errorf("text footer lacks %q:\n%s", want, txt)
 	}
-	if md := r.Markdown(RenderOptions{}); !strings.Contains(md, "checked against "+want+" ·") {
+	if md := Markdown(r, Options{}); !strings.Contains(md, "checked against "+want+" ·") {
 		t.Errorf("markdown footer lacks %q:\n%s", want, md)
 	}
+}
+
+// oversizedSettings is a valid settings file just over MaxFileSize.
+func oversizedSettings() []byte {
+	var b bytes.Buffer
+	b.WriteString("{\n  \"permissions\": {\n    \"allow\": [\n")
+	for i := 0; b.Len() < diff.MaxFileSize+1024; i++ {
+		fmt.Fprintf(&b, "      \"Bash(echo %06d)\",\n", i)
+	}
+	b.WriteString("      \"Bash(true)\"\n    ]\n  }\n}\n")
+	return b.Bytes()
 }

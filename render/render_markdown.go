@@ -1,10 +1,11 @@
-package diff
+package render
 
 import (
 	"fmt"
 	"strings"
 	"unicode/utf8"
 
+	"github.com/shipgate-app/shipgate/diff"
 	"github.com/shipgate-app/shipgate/policy"
 )
 
@@ -28,7 +29,7 @@ const (
 // Report is sorted expanding-first and risk-descending — and a line says
 // exactly how many were left out. Rows and code spans are never cut. A
 // negative MaxBytes leaves no room at all: the result is empty.
-func (r Report) Markdown(o RenderOptions) string {
+func Markdown(r diff.Report, o Options) string {
 	limit := o.MaxBytes
 	switch {
 	case limit == 0:
@@ -45,7 +46,7 @@ func (r Report) Markdown(o RenderOptions) string {
 	attached := findingChanges(r)
 	findingRows := make([]string, len(r.Findings))
 	for i, f := range r.Findings {
-		var c *Change
+		var c *diff.Change
 		if attached[i] >= 0 {
 			c = &r.Changes[attached[i]]
 		}
@@ -70,7 +71,7 @@ func (r Report) Markdown(o RenderOptions) string {
 	}
 	foot := mdFooter(r, o)
 	suggestions := mdSuggestions(r)
-	rest := r.widenings()
+	rest := widenings(r)
 	for i := range used {
 		if r.Changes[i].Expands {
 			rest--
@@ -90,9 +91,9 @@ func (r Report) Markdown(o RenderOptions) string {
 		b.WriteString(suggestions)
 		b.WriteString(o.Preamble)
 		if len(changeRows) > 0 {
-			title := plural(len(changeRows), "other change")
+			title := diff.Plural(len(changeRows), "other change")
 			if len(findingRows) == 0 {
-				title = plural(len(changeRows), "change")
+				title = diff.Plural(len(changeRows), "change")
 			}
 			fmt.Fprintf(&b, "<details><summary>%s, %d widening what the agent may do</summary>\n\n", title, rest)
 			mdTable(&b, "Changes", "| | Risk | Direction | Where | List | Before → After | Why | Witnesses |\n|---|---|---|---|---|---|---|---|\n",
@@ -104,7 +105,7 @@ func (r Report) Markdown(o RenderOptions) string {
 			b.WriteString(row)
 		}
 		if nv < len(coverRows) {
-			fmt.Fprintf(&b, "- … %s not listed\n", plural(len(coverRows)-nv, "more file"))
+			fmt.Fprintf(&b, "- … %s not listed\n", diff.Plural(len(coverRows)-nv, "more file"))
 		}
 		if len(coverRows) == 0 {
 			b.WriteString("- no agent-config file was read\n")
@@ -166,7 +167,7 @@ func (r Report) Markdown(o RenderOptions) string {
 }
 
 // mdHeader is the one-line verdict and the counts behind it.
-func mdHeader(r Report, o RenderOptions) string {
+func mdHeader(r diff.Report, o Options) string {
 	var b strings.Builder
 	counts := map[string]int{}
 	for _, f := range r.Findings {
@@ -184,15 +185,15 @@ func mdHeader(r Report, o RenderOptions) string {
 	}
 	findings := "no findings"
 	if len(r.Findings) > 0 {
-		findings = plural(len(r.Findings), "finding") + " (" + strings.Join(parts, ", ") + ")"
+		findings = diff.Plural(len(r.Findings), "finding") + " (" + strings.Join(parts, ", ") + ")"
 	}
 	limited := limitedFiles(r)
 	blocking := counts["block"] + counts["require_review"]
-	switch d := r.decision(); {
-	case d == DecisionBlock:
-		fmt.Fprintf(&b, "### ⛔ Blocked: %s %s the merge\n\n", plural(counts["block"], "finding"), map[bool]string{true: "holds", false: "hold"}[counts["block"] == 1])
-	case d == DecisionRequireReview:
-		fmt.Fprintf(&b, "### ⚠️ Review required: %s %s a reviewer\n\n", plural(blocking, "finding"), map[bool]string{true: "needs", false: "need"}[blocking == 1])
+	switch d := decision(r); {
+	case d == diff.DecisionBlock:
+		fmt.Fprintf(&b, "### ⛔ Blocked: %s %s the merge\n\n", diff.Plural(counts["block"], "finding"), map[bool]string{true: "holds", false: "hold"}[counts["block"] == 1])
+	case d == diff.DecisionRequireReview:
+		fmt.Fprintf(&b, "### ⚠️ Review required: %s %s a reviewer\n\n", diff.Plural(blocking, "finding"), map[bool]string{true: "needs", false: "need"}[blocking == 1])
 	case len(limited) > 0:
 		b.WriteString("### ❔ Not every file could be compared\n\n")
 	case len(r.Changes) == 0 && len(r.Findings) == 0:
@@ -204,7 +205,7 @@ func mdHeader(r Report, o RenderOptions) string {
 		b.WriteString(mdEscape(clip(o.Subject, mdMaxText)) + "\n\n")
 	}
 	fmt.Fprintf(&b, "**Decision: %s** · %s, %d widening what the agent may do (⚠️) · %s.\n\n",
-		r.decision(), plural(len(r.Changes), "change"), r.widenings(), findings)
+		decision(r), diff.Plural(len(r.Changes), "change"), widenings(r), findings)
 	if len(limited) > 0 {
 		names := make([]string, 0, len(limited))
 		for _, p := range limited {
@@ -249,7 +250,7 @@ func pluralNoun(n int, noun string) string {
 // place, the change it is about (before → after; c is nil when no row of
 // the report is), its message (which names the calls the
 // change lets through) and its check.
-func mdFindingRow(f Finding, c *Change) string {
+func mdFindingRow(f diff.Finding, c *diff.Change) string {
 	action := mdAction(f.Action)
 	if f.Cleared != "" {
 		action = "✅ approved (" + mdEscape(string(f.Action)) + ", by " + mdEscape(f.Cleared) + ")"
@@ -275,7 +276,7 @@ func mdFindingRow(f Finding, c *Change) string {
 // change row it is about (-1 for none): a row of the same file and line,
 // an expanding one first. Several findings about one rule (a wildcard
 // grant that also passes a ceiling) share it.
-func findingChanges(r Report) []int {
+func findingChanges(r diff.Report) []int {
 	out := make([]int, len(r.Findings))
 	for i, f := range r.Findings {
 		best := -1
@@ -283,7 +284,7 @@ func findingChanges(r Report) []int {
 			if c.Path != f.Path {
 				continue
 			}
-			if f.Line <= 0 || c.Line != f.Line || f.Base != (c.Direction == DirRemoved) {
+			if f.Line <= 0 || c.Line != f.Line || f.Base != (c.Direction == diff.DirRemoved) {
 				continue
 			}
 			// Several rows on one line (a one-line allow list): the one
@@ -302,7 +303,7 @@ func findingChanges(r Report) []int {
 }
 
 // mdChangeRow is one row of the changes table.
-func mdChangeRow(c Change) string {
+func mdChangeRow(c diff.Change) string {
 	marker := ""
 	if c.Expands {
 		marker = "⚠️"
@@ -314,7 +315,7 @@ func mdChangeRow(c Change) string {
 		return mdCell(clip(s, mdMaxRule))
 	}
 	list := c.List
-	if c.Kind != KindRule {
+	if c.Kind != diff.KindRule {
 		list = c.Kind
 	}
 	var ws []string
@@ -342,19 +343,19 @@ const mdMaxSuggestions = 20
 // mdSuggestions lists the proven narrower rules: where, the rule, what to
 // write instead, and the proof in a sentence — and, when applying them
 // would not clear the run, how many findings would still hold it.
-func mdSuggestions(r Report) string {
+func mdSuggestions(r diff.Report) string {
 	ss := r.Suggestions
 	if len(ss) == 0 {
 		return ""
 	}
 	var b strings.Builder
 	b.WriteString("#### Suggested narrower rules\n\n")
-	if n := r.holdingBeyondSuggestions(); n > 0 && r.decision() != DecisionAllow {
-		fmt.Fprintf(&b, "Applying them narrows the rules they replace but does not by itself clear this run: %s would still hold the merge (a kept policy intent is still a new grant; other findings are not about these rules).\n\n", plural(n, "finding"))
+	if n := r.HoldingBeyondSuggestions(); n > 0 && decision(r) != diff.DecisionAllow {
+		fmt.Fprintf(&b, "Applying them narrows the rules they replace but does not by itself clear this run: %s would still hold the merge (a kept policy intent is still a new grant; other findings are not about these rules).\n\n", diff.Plural(n, "finding"))
 	}
 	for i, sg := range ss {
 		if i == mdMaxSuggestions {
-			fmt.Fprintf(&b, "- … %s not listed here; `shipgate check --format json` lists them all.\n", plural(len(ss)-i, "more suggestion"))
+			fmt.Fprintf(&b, "- … %s not listed here; `shipgate check --format json` lists them all.\n", diff.Plural(len(ss)-i, "more suggestion"))
 			break
 		}
 		rules := make([]string, len(sg.Rules))
@@ -382,12 +383,12 @@ func mdAction(a policy.Action) string {
 }
 
 // mdFooter names the tool version and the limit of what it claims.
-func mdFooter(r Report, o RenderOptions) string {
+func mdFooter(r diff.Report, o Options) string {
 	v := "shipgate"
 	if o.Version != "" {
 		v += " " + mdEscape(clip(o.Version, 80))
 	}
-	s := "<sub>" + v + " · checked against " + mdEscape(checkedAgainstText(r)) + " · Static configuration only: this is what the files permit, not what the agent did.</sub>\n"
+	s := "<sub>" + v + " · checked against " + mdEscape(diff.CheckedAgainstText(r)) + " · Static configuration only: this is what the files permit, not what the agent did.</sub>\n"
 	if o.Reproduce != "" {
 		s += "\nReproduce: " + mdCode(clip(o.Reproduce, mdMaxText)) + "\n"
 	}
@@ -500,8 +501,8 @@ func mdCode(s string) string {
 // agentLabel names a row's agent before its place, for every agent but
 // Claude Code (rows are grouped by agent, Claude Code first).
 func agentLabel(agentName string) string {
-	if agentName == "" || agentName == AgentClaudeCode || agentName == AgentShipgate {
+	if agentName == "" || agentName == diff.AgentClaudeCode || agentName == diff.AgentShipgate {
 		return ""
 	}
-	return "**" + mdEscape(agentDisplay(agentName)) + "** "
+	return "**" + mdEscape(diff.AgentDisplay(agentName)) + "** "
 }
