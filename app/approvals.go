@@ -11,7 +11,6 @@ import (
 
 	"github.com/google/go-github/v62/github"
 
-	"github.com/shipgate-app/shipgate/diff"
 	"github.com/shipgate-app/shipgate/policy"
 	"github.com/shipgate-app/shipgate/report"
 )
@@ -20,7 +19,7 @@ import (
 // merge, by check, action and line-independent key. A push that changes
 // them changes the digest (and voids approvals); a push that leaves them
 // alone — a README edit, moved lines — keeps it.
-func deltaDigest(r diff.Report) string {
+func deltaDigest(r report.Report) string {
 	var keys []string
 	for _, f := range r.Findings {
 		if f.Blocking() {
@@ -55,7 +54,7 @@ type approvalResult struct {
 // ignores the author's own, checks team membership through GitHub, and
 // binds each approval to the delta digest of the commit it was given on.
 // Cleared findings stay in the report, marked; the decision is recomputed.
-func (p *Worker) applyApprovals(ctx context.Context, cl *github.Client, ev *evaluation, r *diff.Report) (approvalResult, error) {
+func (p *Worker) applyApprovals(ctx context.Context, cl *github.Client, ev *evaluation, r *report.Report) (approvalResult, error) {
 	res := approvalResult{digest: deltaDigest(*r)}
 	pol := ev.policy
 	if pol == nil || (len(pol.Reviewers.Review) == 0 && len(pol.Reviewers.Block) == 0) {
@@ -133,7 +132,7 @@ func (p *Worker) applyApprovals(ctx context.Context, cl *github.Client, ev *eval
 			res.cleared++
 		}
 	}
-	r.Decision = diff.Decide(r.Findings)
+	r.Decision = report.Decide(r.Findings)
 	return res, nil
 }
 

@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/shipgate-app/shipgate/diff"
 	"github.com/shipgate-app/shipgate/policy"
+	"github.com/shipgate-app/shipgate/report"
 )
 
 // DocsURL is where the check catalogue lives: a run's details link opens
@@ -19,7 +19,7 @@ const DocsURL = "https://github.com/shipgate-app/shipgate/blob/main/docs/checks.
 // rest), the exact delta an approval is bound to, or — when no team is
 // configured — that nothing Shipgate reads clears it and a maintainer must
 // merge past it. Empty when the run passes without approvals.
-func clearing(ev *evaluation, r diff.Report, approvals approvalResult, policyPath string) string {
+func clearing(ev *evaluation, r report.Report, approvals approvalResult, policyPath string) string {
 	var blocks, reviews int
 	for _, f := range r.Findings {
 		if f.Cleared != "" {
@@ -87,7 +87,7 @@ func clearing(ev *evaluation, r diff.Report, approvals approvalResult, policyPat
 // detailsURL is the link "Details" opens on the check: the catalogue's
 // section of the strongest finding that holds the merge (the first in the
 // report's order), else of the strongest finding, else the pull request.
-func detailsURL(ev *evaluation, r *diff.Report) *string {
+func detailsURL(ev *evaluation, r *report.Report) *string {
 	if r != nil {
 		for _, f := range r.Findings {
 			if f.Cleared == "" && f.Blocking() {

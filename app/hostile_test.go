@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/shipgate-app/shipgate/diff"
+	"github.com/shipgate-app/shipgate/report"
 )
 
 // TestEvaluateInputBound: a pull request whose agent-config files add up
@@ -25,7 +25,7 @@ func TestEvaluateInputBound(t *testing.T) {
 	const n = 40
 	file := func(i int, allow string) string {
 		s := fmt.Sprintf(`{"permissions":{"allow":[%q],"deny":["Read(.env)"]},"pad":"`, allow)
-		return s + strings.Repeat("a", diff.MaxFileSize-100-len(s)) + `"}`
+		return s + strings.Repeat("a", report.MaxFileSize-100-len(s)) + `"}`
 	}
 	s := &stubGitHub{base: map[string]string{}, head: map[string]string{}}
 	for i := 0; i < n; i++ {

@@ -13,7 +13,6 @@ import (
 
 	"github.com/google/go-github/v62/github"
 
-	"github.com/shipgate-app/shipgate/diff"
 	"github.com/shipgate-app/shipgate/report"
 )
 
@@ -21,8 +20,8 @@ import (
 // its findings by check ID, written beside the delta marker, so the
 // ledger reads every decision back from GitHub's own check runs — no
 // second store to lose or to trust.
-func recordOf(r diff.Report) report.RecordMarker {
-	rec := report.RecordMarker{Decision: string(r.Decision)}
+func recordOf(r report.Report) report.RecordMarker {
+	rec := report.RecordMarker{Decision: r.Decision}
 	for _, f := range r.Findings {
 		if rec.Findings == nil {
 			rec.Findings = map[string]int{}
@@ -244,16 +243,16 @@ func decisionRow(repo string, n int, run *github.CheckRun) LedgerEntry {
 		row.Delta = "sha256:" + m.Delta.Digest
 	}
 	if m.Record != nil {
-		row.Decision, row.Findings, row.Cleared = m.Record.Decision, m.Record.Findings, m.Record.Cleared
+		row.Decision, row.Findings, row.Cleared = string(m.Record.Decision), m.Record.Findings, m.Record.Cleared
 		return row
 	}
 	switch row.Conclusion {
 	case "failure":
-		row.Decision = string(diff.DecisionBlock)
+		row.Decision = string(report.DecisionBlock)
 	case "action_required":
-		row.Decision = string(diff.DecisionRequireReview)
+		row.Decision = string(report.DecisionRequireReview)
 	case "success":
-		row.Decision = string(diff.DecisionAllow)
+		row.Decision = string(report.DecisionAllow)
 	}
 	return row
 }

@@ -8,7 +8,6 @@ import (
 
 	"github.com/google/go-github/v62/github"
 
-	"github.com/shipgate-app/shipgate/diff"
 	"github.com/shipgate-app/shipgate/policy"
 	"github.com/shipgate-app/shipgate/report"
 )
@@ -18,10 +17,10 @@ import (
 // without them (an older Shipgate's) reads its decision from the
 // conclusion.
 func TestDecisionRow(t *testing.T) {
-	rep := diff.Report{Decision: diff.DecisionAllow, Findings: []diff.Finding{
-		{CheckID: diff.CheckAllowExpanded, Action: policy.RequireReview, Cleared: "@alice"},
-		{CheckID: diff.CheckAllowExpanded, Action: policy.RequireReview, Cleared: "@alice"},
-		{CheckID: diff.CheckUnknownKey, Action: policy.Advisory},
+	rep := report.Report{Decision: report.DecisionAllow, Findings: []report.Finding{
+		{CheckID: report.CheckAllowExpanded, Action: policy.RequireReview, Cleared: "@alice"},
+		{CheckID: report.CheckAllowExpanded, Action: policy.RequireReview, Cleared: "@alice"},
+		{CheckID: report.CheckUnknownKey, Action: policy.Advisory},
 	}}
 	digest := strings.Repeat("ab", 32)
 	cases := []struct {
@@ -31,8 +30,8 @@ func TestDecisionRow(t *testing.T) {
 		want       LedgerEntry
 	}{
 		{"markers", "### ✅\n\n" + report.DeltaMarker{Digest: digest}.String() + "\n" + recordOf(rep).String(), "success",
-			LedgerEntry{Decision: "allow", Findings: map[string]int{diff.CheckAllowExpanded: 2, diff.CheckUnknownKey: 1}, Cleared: 2, Delta: "sha256:" + digest}},
-		{"no findings", recordOf(diff.Report{Decision: diff.DecisionAllow}).String(), "success", LedgerEntry{Decision: "allow"}},
+			LedgerEntry{Decision: "allow", Findings: map[string]int{report.CheckAllowExpanded: 2, report.CheckUnknownKey: 1}, Cleared: 2, Delta: "sha256:" + digest}},
+		{"no findings", recordOf(report.Report{Decision: report.DecisionAllow}).String(), "success", LedgerEntry{Decision: "allow"}},
 		{"older run: failure", "### ⛔ Blocked", "failure", LedgerEntry{Decision: "block"}},
 		{"older run: action_required", "", "action_required", LedgerEntry{Decision: "require_review"}},
 		{"forged marker text is parsed strictly", "<!-- shipgate:record decision=allow findings=<script> cleared=0 -->", "failure", LedgerEntry{Decision: "block"}},
@@ -95,7 +94,7 @@ func TestLedgerWriter(t *testing.T) {
 // FuzzDecisionRow: any summary reads without a panic, and a record it
 // yields names only catalogue-shaped check IDs with counts.
 func FuzzDecisionRow(f *testing.F) {
-	f.Add(recordOf(diff.Report{Decision: diff.DecisionBlock, Findings: []diff.Finding{{CheckID: diff.CheckWildcardAllow}}}).String())
+	f.Add(recordOf(report.Report{Decision: report.DecisionBlock, Findings: []report.Finding{{CheckID: report.CheckWildcardAllow}}}).String())
 	f.Add("<!-- shipgate:record decision=allow findings=A:1,B cleared=x -->")
 	f.Add(report.DeltaMarker{Digest: strings.Repeat("0", 64)}.String())
 	f.Fuzz(func(t *testing.T, s string) {

@@ -59,7 +59,7 @@ type Config struct {
 	// Judge is the engine a gathered input is judged by (default
 	// diff.CompareContext). End-to-end tests wrap it, to make a judgement
 	// outlast the job timeout without depending on the machine's speed.
-	Judge func(ctx context.Context, in diff.Input) (diff.Report, error)
+	Judge func(ctx context.Context, in report.Input) (report.Report, error)
 }
 
 func (c *Config) defaults() {
@@ -266,8 +266,8 @@ type evaluation struct {
 	headPolicyErrs []*policy.Error
 	// policyChange is the policy file the pull request edits, when it
 	// does and the proposed file parses.
-	policyChange *diff.PolicyChange
-	files        []diff.File
+	policyChange *report.PolicyChange
+	files        []report.File
 	truncated    bool
 	notes        []string // what the gatherer resolved or could not check
 	runID        int64

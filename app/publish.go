@@ -10,7 +10,6 @@ import (
 
 	"github.com/google/go-github/v62/github"
 
-	"github.com/shipgate-app/shipgate/diff"
 	"github.com/shipgate-app/shipgate/policy"
 	"github.com/shipgate-app/shipgate/render"
 	"github.com/shipgate-app/shipgate/report"
@@ -268,11 +267,11 @@ func (p *Worker) publishNothing(ctx context.Context, cl *github.Client, ev *eval
 
 // conclusion maps a decision to a check-run conclusion: block fails,
 // require_review asks for action, allow succeeds.
-func conclusion(d diff.Decision, policyBroken bool) string {
+func conclusion(d report.Decision, policyBroken bool) string {
 	switch {
-	case d == diff.DecisionBlock:
+	case d == report.DecisionBlock:
 		return "failure"
-	case d == diff.DecisionRequireReview || policyBroken:
+	case d == report.DecisionRequireReview || policyBroken:
 		return "action_required"
 	}
 	return "success"
@@ -280,7 +279,7 @@ func conclusion(d diff.Decision, policyBroken bool) string {
 
 // title says the verdict in one line; policyNote ("the policy file has
 // errors") is appended, or is the title when nothing else is to say.
-func title(r diff.Report, policyNote string) string {
+func title(r report.Report, policyNote string) string {
 	expanding := 0
 	for _, c := range r.Changes {
 		if c.Expands {
@@ -289,7 +288,7 @@ func title(r diff.Report, policyNote string) string {
 	}
 	var t string
 	switch r.Decision {
-	case diff.DecisionBlock:
+	case report.DecisionBlock:
 		first := ""
 		for _, f := range r.Findings {
 			if f.Action == policy.Block {
@@ -298,7 +297,7 @@ func title(r diff.Report, policyNote string) string {
 			}
 		}
 		t = "Blocked: " + first
-	case diff.DecisionRequireReview:
+	case report.DecisionRequireReview:
 		verb := "widen"
 		if expanding == 1 {
 			verb = "widens"
@@ -324,7 +323,7 @@ func title(r diff.Report, policyNote string) string {
 		}
 	}
 	if policyNote != "" {
-		if r.Decision == diff.DecisionAllow {
+		if r.Decision == report.DecisionAllow {
 			n := strings.TrimPrefix(policyNote, "the ")
 			t = strings.ToUpper(n[:1]) + n[1:]
 		} else {
@@ -344,7 +343,7 @@ func countOf(n int, what string) string {
 // publish completes the run: conclusion, title, the Markdown summary and
 // annotations on the head files' lines, 50 per request (each request
 // appends); the last request completes the run.
-func (p *Worker) publish(ctx context.Context, cl *github.Client, ev *evaluation, r diff.Report, approvals approvalResult) error {
+func (p *Worker) publish(ctx context.Context, cl *github.Client, ev *evaluation, r report.Report, approvals approvalResult) error {
 	broken, proposed := len(ev.policyErrs) > 0, len(ev.headPolicyErrs) > 0
 	var head strings.Builder
 	fmt.Fprintf(&head, "Policy: %s. Base `%s` → head `%s`.\n\n", ev.policySrc, shortSHA(ev.base), shortSHA(ev.head))
@@ -510,7 +509,7 @@ func (p *Worker) createRun(ctx context.Context, cl *github.Client, ev *evaluatio
 // from the base; annotated when the head still has it). Findings on a file
 // the head no longer has stay in the summary only. The details under each
 // say what the finding means for the calls it names (annotationDetails).
-func (p *Worker) annotations(ev *evaluation, r diff.Report) []*github.CheckRunAnnotation {
+func (p *Worker) annotations(ev *evaluation, r report.Report) []*github.CheckRunAnnotation {
 	atHead := map[string]bool{}
 	for _, f := range ev.files {
 		if f.Head.Exists {
@@ -571,25 +570,25 @@ func (p *Worker) annotations(ev *evaluation, r diff.Report) []*github.CheckRunAn
 // run); a removed ask rule no longer asks; an intent or ceiling finding
 // names the call it is about. A suggestion (allow findings only) is named
 // with where to apply it.
-func annotationDetails(f diff.Finding) string {
+func annotationDetails(f report.Finding) string {
 	label := "example"
 	switch f.CheckID {
-	case diff.CheckWildcardAllow, diff.CheckAllowExpanded:
+	case report.CheckWildcardAllow, report.CheckAllowExpanded:
 		label = "now runs without a prompt"
-	case diff.CheckDenyRemoved:
+	case report.CheckDenyRemoved:
 		label = "no longer denied"
-	case diff.CheckAskRemoved:
+	case report.CheckAskRemoved:
 		label = "no longer asked by this rule"
-	case diff.CheckIntent:
+	case report.CheckIntent:
 		label = "the intent's call"
-	case diff.CheckCeiling:
+	case report.CheckCeiling:
 		label = "beyond the ceiling"
 	}
 	var d strings.Builder
 	for _, w := range f.Witnesses {
 		fmt.Fprintf(&d, "%s: %s\n", label, w)
 	}
-	if f.Suggestion != "" && (f.CheckID == diff.CheckWildcardAllow || f.CheckID == diff.CheckAllowExpanded) {
+	if f.Suggestion != "" && (f.CheckID == report.CheckWildcardAllow || f.CheckID == report.CheckAllowExpanded) {
 		fmt.Fprintf(&d, "suggested instead (proved narrower; a review comment on this line applies it): %s\n", f.Suggestion)
 	}
 	return d.String()

@@ -7,7 +7,6 @@ import (
 
 	"github.com/google/go-github/v62/github"
 
-	"github.com/shipgate-app/shipgate/diff"
 	"github.com/shipgate-app/shipgate/report"
 )
 
@@ -20,14 +19,14 @@ const maxSuggestionComments = 10
 // head (report.SuggestionMarker: the file, the line and the edit). A re-run of
 // the same head (or a push that leaves the line alone) finds it and posts
 // nothing new.
-func suggestionMarker(sg diff.Suggestion) report.SuggestionMarker {
+func suggestionMarker(sg report.Suggestion) report.SuggestionMarker {
 	return report.SuggestionMarkerOf(sg.Path, sg.Line, sg.Before, sg.After)
 }
 
 // suggestionBody is the review comment of a suggestion: what it replaces,
 // GitHub's suggested-change block (one click applies it on the PR), the
 // lattice's proof in a sentence, and the marker.
-func suggestionBody(sg diff.Suggestion) string {
+func suggestionBody(sg report.Suggestion) string {
 	fence := "```"
 	for strings.Contains(sg.After, fence) {
 		fence += "`"
@@ -47,7 +46,7 @@ func suggestionBody(sg diff.Suggestion) string {
 // every suggestion in its summary; a missing pull_requests write
 // permission (an installation that has not accepted it yet) or a line
 // GitHub will not comment on costs only the comment.
-func (p *Worker) postSuggestions(ctx context.Context, cl *github.Client, ev *evaluation, r diff.Report) {
+func (p *Worker) postSuggestions(ctx context.Context, cl *github.Client, ev *evaluation, r report.Report) {
 	if len(r.Suggestions) == 0 || ev.pr == nil {
 		return
 	}

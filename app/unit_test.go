@@ -15,8 +15,8 @@ import (
 
 	"github.com/google/go-github/v62/github"
 
-	"github.com/shipgate-app/shipgate/diff"
 	"github.com/shipgate-app/shipgate/policy"
+	"github.com/shipgate-app/shipgate/report"
 )
 
 func TestEndpoint(t *testing.T) {
@@ -249,15 +249,15 @@ func TestTransportStopsWhenContextEnds(t *testing.T) {
 
 func TestConclusion(t *testing.T) {
 	tests := []struct {
-		d            diff.Decision
+		d            report.Decision
 		policyBroken bool
 		want         string
 	}{
-		{diff.DecisionBlock, false, "failure"},
-		{diff.DecisionBlock, true, "failure"},
-		{diff.DecisionRequireReview, false, "action_required"},
-		{diff.DecisionAllow, true, "action_required"},
-		{diff.DecisionAllow, false, "success"},
+		{report.DecisionBlock, false, "failure"},
+		{report.DecisionBlock, true, "failure"},
+		{report.DecisionRequireReview, false, "action_required"},
+		{report.DecisionAllow, true, "action_required"},
+		{report.DecisionAllow, false, "success"},
 	}
 	for _, tt := range tests {
 		if got := conclusion(tt.d, tt.policyBroken); got != tt.want {
@@ -267,28 +267,28 @@ func TestConclusion(t *testing.T) {
 }
 
 func TestTitle(t *testing.T) {
-	widen := diff.Change{Expands: true}
-	narrow := diff.Change{Expands: false}
+	widen := report.Change{Expands: true}
+	narrow := report.Change{Expands: false}
 	tests := []struct {
 		name string
-		r    diff.Report
+		r    report.Report
 		note string
 		want string
 	}{
-		{"nothing", diff.Report{Decision: diff.DecisionAllow}, "", "No permission change"},
-		{"narrowing", diff.Report{Decision: diff.DecisionAllow, Changes: []diff.Change{narrow, narrow}}, "", "No expansion: 2 changes narrow, respell or add nothing"},
-		{"review one", diff.Report{Decision: diff.DecisionRequireReview, Changes: []diff.Change{widen, narrow},
-			Findings: []diff.Finding{{Action: "require_review"}}}, "", "Review required: 1 change widens what the agent may do"},
-		{"review findings only", diff.Report{Decision: diff.DecisionRequireReview,
-			Findings: []diff.Finding{{Action: "require_review"}, {Action: "require_review"}}}, "", "Review required: 2 findings"},
-		{"block names the first blocking finding", diff.Report{Decision: diff.DecisionBlock, Changes: []diff.Change{widen},
-			Findings: []diff.Finding{{Action: "require_review", Title: "other"}, {Action: "block", Title: "Bash(npx *) runs any package"}}}, "",
+		{"nothing", report.Report{Decision: report.DecisionAllow}, "", "No permission change"},
+		{"narrowing", report.Report{Decision: report.DecisionAllow, Changes: []report.Change{narrow, narrow}}, "", "No expansion: 2 changes narrow, respell or add nothing"},
+		{"review one", report.Report{Decision: report.DecisionRequireReview, Changes: []report.Change{widen, narrow},
+			Findings: []report.Finding{{Action: "require_review"}}}, "", "Review required: 1 change widens what the agent may do"},
+		{"review findings only", report.Report{Decision: report.DecisionRequireReview,
+			Findings: []report.Finding{{Action: "require_review"}, {Action: "require_review"}}}, "", "Review required: 2 findings"},
+		{"block names the first blocking finding", report.Report{Decision: report.DecisionBlock, Changes: []report.Change{widen},
+			Findings: []report.Finding{{Action: "require_review", Title: "other"}, {Action: "block", Title: "Bash(npx *) runs any package"}}}, "",
 			"Blocked: Bash(npx *) runs any package"},
-		{"approved", diff.Report{Decision: diff.DecisionAllow, Changes: []diff.Change{widen},
-			Findings: []diff.Finding{{Action: "require_review", Cleared: "alice (org/sec)"}}}, "", "Approved: 1 finding cleared by a reviewer team"},
-		{"policy note on review", diff.Report{Decision: diff.DecisionRequireReview, Changes: []diff.Change{widen}}, "the policy file does not parse",
+		{"approved", report.Report{Decision: report.DecisionAllow, Changes: []report.Change{widen},
+			Findings: []report.Finding{{Action: "require_review", Cleared: "alice (org/sec)"}}}, "", "Approved: 1 finding cleared by a reviewer team"},
+		{"policy note on review", report.Report{Decision: report.DecisionRequireReview, Changes: []report.Change{widen}}, "the policy file does not parse",
 			"Review required: 1 change widens what the agent may do; the policy file does not parse"},
-		{"policy note alone", diff.Report{Decision: diff.DecisionAllow}, "the policy file does not parse", "Policy file does not parse"},
+		{"policy note alone", report.Report{Decision: report.DecisionAllow}, "the policy file does not parse", "Policy file does not parse"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -297,7 +297,7 @@ func TestTitle(t *testing.T) {
 			}
 		})
 	}
-	long := diff.Report{Decision: diff.DecisionBlock, Findings: []diff.Finding{{Action: "block", Title: strings.Repeat("é", 500)}}}
+	long := report.Report{Decision: report.DecisionBlock, Findings: []report.Finding{{Action: "block", Title: strings.Repeat("é", 500)}}}
 	if got := title(long, ""); utf8.RuneCountInString(got) != 200 || !strings.HasSuffix(got, "…") {
 		t.Errorf("a long title is %d runes, want 200 ending in …", utf8.RuneCountInString(got))
 	}
@@ -341,27 +341,27 @@ func TestSanitizeError(t *testing.T) {
 }
 
 func TestDeltaDigest(t *testing.T) {
-	f := func(id string, action policy.Action, key string) diff.Finding {
-		return diff.Finding{CheckID: id, Action: action, Key: key}
+	f := func(id string, action policy.Action, key string) report.Finding {
+		return report.Finding{CheckID: id, Action: action, Key: key}
 	}
 	wide := f("SHIP-HOST-BOUNDARY-PERMISSION-WILDCARD-ALLOW", policy.Block, "allow|Bash(npm *)")
 	review := f("SHIP-HOST-BOUNDARY-PERMISSION-ALLOW-EXPANDED", policy.RequireReview, "allow|Bash(git push:*)")
 	advisory := f("SHIP-HOST-BOUNDARY-PERMISSION-DEAD-RULE", policy.Advisory, "allow|Bash(ls)")
 
-	base := deltaDigest(diff.Report{Findings: []diff.Finding{wide, review}})
-	if got := deltaDigest(diff.Report{Findings: []diff.Finding{review, wide}}); got != base {
+	base := deltaDigest(report.Report{Findings: []report.Finding{wide, review}})
+	if got := deltaDigest(report.Report{Findings: []report.Finding{review, wide}}); got != base {
 		t.Error("the digest depends on the order of findings")
 	}
 	moved := review
 	moved.Line, moved.HeadLine, moved.Message = 40, 40, "reworded"
-	if got := deltaDigest(diff.Report{Findings: []diff.Finding{wide, moved, advisory}}); got != base {
+	if got := deltaDigest(report.Report{Findings: []report.Finding{wide, moved, advisory}}); got != base {
 		t.Error("the digest changed with a line number, a message or an advisory finding")
 	}
 	other := f("SHIP-HOST-BOUNDARY-PERMISSION-WILDCARD-ALLOW", policy.Block, "allow|Bash(npx *)")
-	if got := deltaDigest(diff.Report{Findings: []diff.Finding{other, review}}); got == base {
+	if got := deltaDigest(report.Report{Findings: []report.Finding{other, review}}); got == base {
 		t.Error("the digest did not change when a held finding changed")
 	}
-	if got := deltaDigest(diff.Report{Findings: []diff.Finding{wide}}); got == base {
+	if got := deltaDigest(report.Report{Findings: []report.Finding{wide}}); got == base {
 		t.Error("the digest did not change when a held finding went away")
 	}
 	if len(base) != 64 {

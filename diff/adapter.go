@@ -8,6 +8,7 @@ import (
 	"github.com/shipgate-app/shipgate/agentfiles/agent"
 	"github.com/shipgate-app/shipgate/lattice"
 	"github.com/shipgate-app/shipgate/policy"
+	"github.com/shipgate-app/shipgate/report"
 )
 
 // Agent names, as reports (the "agent" field of every row) and policies
@@ -71,7 +72,7 @@ type Adapter interface {
 	// slash-separated, relative to the root), how (FileKind), and its
 	// scope: the files of one scope are evaluated together. A ModelAdapter
 	// returns AgentFile.
-	Classify(p string) (FileKind, string)
+	Classify(p string) (report.FileKind, string)
 	// Pathspecs are git pathspecs (":(glob)…") matching every path
 	// Classify accepts, for tools that list changed files.
 	Pathspecs() []string
@@ -130,7 +131,7 @@ func SiblingDirs(p string, pol *policy.Policy) []string {
 
 // AgentFile is a file of an agent other than Claude Code, read through
 // its ModelAdapter.
-const AgentFile FileKind = 100
+const AgentFile report.FileKind = 100
 
 var adapters []Adapter
 
@@ -172,25 +173,25 @@ func adapterFor(agentName string) Adapter {
 
 // ClassifyAgent is Classify, also naming the agent that reads the path
 // ("" when none does).
-func ClassifyAgent(p string, pol *policy.Policy) (agentName string, kind FileKind, scope string) {
+func ClassifyAgent(p string, pol *policy.Policy) (agentName string, kind report.FileKind, scope string) {
 	p = cleanPath(p)
 	if pol.Ignored(p) {
-		return "", NotAgentConfig, ""
+		return "", report.NotAgentConfig, ""
 	}
 	// Claude Code first, with the policy (watched files are read as its
 	// settings).
-	if k, s := classifyClaude(p, pol); k != NotAgentConfig {
+	if k, s := classifyClaude(p, pol); k != report.NotAgentConfig {
 		return AgentClaudeCode, k, s
 	}
 	for _, a := range adapters {
 		if a.Agent() == AgentClaudeCode {
 			continue
 		}
-		if k, s := a.Classify(p); k != NotAgentConfig {
+		if k, s := a.Classify(p); k != report.NotAgentConfig {
 			return a.Agent(), k, s
 		}
 	}
-	return "", NotAgentConfig, ""
+	return "", report.NotAgentConfig, ""
 }
 
 // agentOfPath names the agent that reads a path ("" when none does).
@@ -230,7 +231,7 @@ type claudeAdapter struct{}
 func (claudeAdapter) Agent() string          { return AgentClaudeCode }
 func (claudeAdapter) CheckedAgainst() string { return lattice.ClaudeCodeVersion }
 func (claudeAdapter) Hints() []string        { return []string{".claude", ".mcp.json"} }
-func (claudeAdapter) Classify(p string) (FileKind, string) {
+func (claudeAdapter) Classify(p string) (report.FileKind, string) {
 	return classifyClaude(p, nil)
 }
 func (claudeAdapter) Pathspecs() []string {

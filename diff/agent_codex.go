@@ -9,6 +9,7 @@ import (
 	"github.com/shipgate-app/shipgate/agentfiles/agent"
 	"github.com/shipgate-app/shipgate/agentfiles/codex"
 	"github.com/shipgate-app/shipgate/lattice"
+	"github.com/shipgate-app/shipgate/report"
 )
 
 // The Codex CLI adapter: .codex/config.toml and .codex/rules/*.rules of a
@@ -42,7 +43,7 @@ func (codexAdapter) Pathspecs() []string {
 
 // Classify accepts .codex/config.toml and .codex/rules/<name>.rules in any
 // folder; the scope is the folder holding .codex.
-func (codexAdapter) Classify(p string) (FileKind, string) {
+func (codexAdapter) Classify(p string) (report.FileKind, string) {
 	dir, base := path.Split(p)
 	dir = strings.TrimSuffix(dir, "/")
 	switch {
@@ -53,7 +54,7 @@ func (codexAdapter) Classify(p string) (FileKind, string) {
 	case codexOpaque(p) != "":
 		return AgentFile, codexOpaqueScope(p)
 	}
-	return NotAgentConfig, ""
+	return report.NotAgentConfig, ""
 }
 
 // codexOpaque says why Codex reads a file Shipgate does not model (""

@@ -3,6 +3,7 @@ package diff
 import (
 	"github.com/shipgate-app/shipgate/agentfiles/agent"
 	"github.com/shipgate-app/shipgate/agentfiles/copilot"
+	"github.com/shipgate-app/shipgate/report"
 )
 
 // copilotAdapter is GitHub Copilot CLI (.github/copilot/settings*.json,
@@ -14,11 +15,11 @@ func (copilotAdapter) Agent() string          { return AgentCopilotCLI }
 func (copilotAdapter) CheckedAgainst() string { return copilot.CheckedAgainst }
 func (copilotAdapter) Hints() []string        { return []string{".github/", "skill.md"} }
 func (copilotAdapter) Pathspecs() []string    { return copilot.Pathspecs }
-func (copilotAdapter) Classify(p string) (FileKind, string) {
+func (copilotAdapter) Classify(p string) (report.FileKind, string) {
 	if _, ok := copilot.Classify(p); ok {
 		return AgentFile, ""
 	}
-	return NotAgentConfig, ""
+	return report.NotAgentConfig, ""
 }
 func (copilotAdapter) Read(p string, data []byte) (*agent.Doc, error) { return copilot.Read(p, data) }
 func (copilotAdapter) Combine(docs []*agent.Doc) *agent.Policy        { return copilot.Combine(docs) }

@@ -9,6 +9,7 @@ import (
 	"github.com/shipgate-app/shipgate/agentfiles/agent"
 	"github.com/shipgate-app/shipgate/agentfiles/gemini"
 	"github.com/shipgate-app/shipgate/lattice"
+	"github.com/shipgate-app/shipgate/report"
 )
 
 // The Gemini CLI adapter: .gemini/settings.json of a folder (the one
@@ -35,7 +36,7 @@ func (geminiAdapter) Pathspecs() []string {
 
 // Classify accepts .gemini/settings.json and .gemini/policies/*.toml in
 // any folder; the scope is the folder holding .gemini.
-func (geminiAdapter) Classify(p string) (FileKind, string) {
+func (geminiAdapter) Classify(p string) (report.FileKind, string) {
 	dir, base := path.Split(p)
 	dir = strings.TrimSuffix(dir, "/")
 	switch {
@@ -44,7 +45,7 @@ func (geminiAdapter) Classify(p string) (FileKind, string) {
 	case strings.HasSuffix(base, ".toml") && (dir == ".gemini/policies" || strings.HasSuffix(dir, "/.gemini/policies")):
 		return AgentFile, strings.TrimSuffix(strings.TrimSuffix(dir, ".gemini/policies"), "/")
 	}
-	return NotAgentConfig, ""
+	return report.NotAgentConfig, ""
 }
 
 func (geminiAdapter) Siblings(string) []string { return nil }

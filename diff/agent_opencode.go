@@ -3,6 +3,7 @@ package diff
 import (
 	"github.com/shipgate-app/shipgate/agentfiles/agent"
 	"github.com/shipgate-app/shipgate/agentfiles/opencode"
+	"github.com/shipgate-app/shipgate/report"
 )
 
 // opencodeAdapter is OpenCode (opencode.json, opencode.jsonc, the files
@@ -14,11 +15,11 @@ func (opencodeAdapter) Agent() string          { return AgentOpenCode }
 func (opencodeAdapter) CheckedAgainst() string { return opencode.CheckedAgainst }
 func (opencodeAdapter) Hints() []string        { return []string{"opencode.json", ".opencode/"} }
 func (opencodeAdapter) Pathspecs() []string    { return opencode.Pathspecs }
-func (opencodeAdapter) Classify(p string) (FileKind, string) {
+func (opencodeAdapter) Classify(p string) (report.FileKind, string) {
 	if s, ok := opencode.Classify(p); ok {
 		return AgentFile, s
 	}
-	return NotAgentConfig, ""
+	return report.NotAgentConfig, ""
 }
 func (opencodeAdapter) Read(p string, data []byte) (*agent.Doc, error) { return opencode.Read(p, data) }
 func (opencodeAdapter) Combine(docs []*agent.Doc) *agent.Policy        { return opencode.Combine(docs) }

@@ -3,6 +3,7 @@ package diff
 import (
 	"github.com/shipgate-app/shipgate/agentfiles/agent"
 	"github.com/shipgate-app/shipgate/agentfiles/vscode"
+	"github.com/shipgate-app/shipgate/report"
 )
 
 // vscodeAdapter is VS Code with GitHub Copilot Chat (.vscode/settings.json,
@@ -14,11 +15,11 @@ func (vscodeAdapter) Agent() string          { return AgentVSCode }
 func (vscodeAdapter) CheckedAgainst() string { return vscode.CheckedAgainst }
 func (vscodeAdapter) Hints() []string        { return []string{".vscode", ".code-workspace", "devcontainer"} }
 func (vscodeAdapter) Pathspecs() []string    { return vscode.Pathspecs }
-func (vscodeAdapter) Classify(p string) (FileKind, string) {
+func (vscodeAdapter) Classify(p string) (report.FileKind, string) {
 	if _, s, ok := vscode.Classify(p); ok {
 		return AgentFile, s
 	}
-	return NotAgentConfig, ""
+	return report.NotAgentConfig, ""
 }
 func (vscodeAdapter) Read(p string, data []byte) (*agent.Doc, error) { return vscode.Read(p, data) }
 func (vscodeAdapter) Combine(docs []*agent.Doc) *agent.Policy        { return vscode.Combine(docs) }

@@ -11,6 +11,7 @@ import (
 	"github.com/shipgate-app/shipgate/lattice"
 	"github.com/shipgate-app/shipgate/policy"
 	"github.com/shipgate-app/shipgate/rating"
+	"github.com/shipgate-app/shipgate/report"
 )
 
 // This file compares the files of agents other than Claude Code through
@@ -20,18 +21,18 @@ import (
 // base; per file, settings, MCP servers and problems.
 
 // loadAgentFile reads both sides of a ModelAdapter's file.
-func (e *engine) loadAgentFile(f File, name, scope string) {
+func (e *engine) loadAgentFile(f report.File, name, scope string) {
 	m, _ := adapterFor(name).(ModelAdapter)
 	fs := &fileState{File: f, kind: AgentFile, scope: "agent:" + name + ":" + scope, agent: name}
 	fs.changed = f.Base.Exists != f.Head.Exists || f.Base.Unreadable != f.Head.Unreadable || string(f.Base.Data) != string(f.Head.Data)
-	read := func(v Version, head bool) (*agent.Doc, error) {
+	read := func(v report.Version, head bool) (*agent.Doc, error) {
 		switch {
 		case m == nil:
 			return nil, &agent.ParseError{File: f.Path, Msg: "no adapter reads this file"}
 		case v.Unreadable != "":
 			return nil, &agent.ParseError{File: f.Path, Msg: v.Unreadable, MayStillGrant: true}
-		case len(v.Data) > MaxFileSize:
-			return nil, &agent.ParseError{File: f.Path, Msg: fmt.Sprintf("the file is larger than %d bytes", MaxFileSize), MayStillGrant: true}
+		case len(v.Data) > report.MaxFileSize:
+			return nil, &agent.ParseError{File: f.Path, Msg: fmt.Sprintf("the file is larger than %d bytes", report.MaxFileSize), MayStillGrant: true}
 		}
 		if !e.affords(agentByteSteps * int64(len(v.Data))) {
 			return nil, &agent.ParseError{File: f.Path, Msg: agentBudgetSpent, MayStillGrant: true}
@@ -53,7 +54,7 @@ func (e *engine) loadAgentFile(f File, name, scope string) {
 	}
 	if rr, ok := m.(referenceReader); ok && !fs.changed {
 		// A file it pulls in changed: so did what the agent reads.
-		for _, v := range []Version{f.Base, f.Head} {
+		for _, v := range []report.Version{f.Base, f.Head} {
 			for _, q := range rr.References(f.Path, v.Data) {
 				if g, ok := e.inputs[q]; ok && !sameVersions(g) {
 					fs.changed = true
@@ -109,14 +110,14 @@ func (e *engine) lookup(head bool) func(string) ([]byte, bool, bool) {
 		if head {
 			v = f.Head
 		}
-		if v.Unreadable != "" || len(v.Data) > MaxFileSize {
+		if v.Unreadable != "" || len(v.Data) > report.MaxFileSize {
 			return nil, false, false
 		}
 		return v.Data, v.Exists, true
 	}
 }
 
-func sameVersions(f File) bool {
+func sameVersions(f report.File) bool {
 	return f.Base.Exists == f.Head.Exists && f.Base.Unreadable == f.Head.Unreadable && string(f.Base.Data) == string(f.Head.Data)
 }
 
@@ -143,16 +144,16 @@ type sharedReader interface {
 // agentStatus records an agent file's status; its rows come from
 // compareAgents, which also sets Rows.
 func (e *engine) agentStatus(f *fileState) {
-	st := FileStatus{Path: f.Path, Agent: f.agent, Status: StatusCompared}
+	st := report.FileStatus{Path: f.Path, Agent: f.agent, Status: report.StatusCompared}
 	switch {
 	case f.Head.Exists && f.mheadErr != nil:
-		st.Status, st.Detail = StatusParseFailed, f.mheadErr.Error()
+		st.Status, st.Detail = report.StatusParseFailed, f.mheadErr.Error()
 	case !f.changed:
-		st.Status = StatusUnchanged
+		st.Status = report.StatusUnchanged
 	case !f.Base.Exists:
-		st.Status = StatusAdded
+		st.Status = report.StatusAdded
 	case !f.Head.Exists:
-		st.Status = StatusDeleted
+		st.Status = report.StatusDeleted
 	case f.mbaseErr != nil:
 		st.Detail = "the base version could not be read (" + f.mbaseErr.Error() + "): compared against an empty base"
 	}
@@ -266,10 +267,10 @@ func (e *engine) agentUnreadable(f *fileState) {
 		text += ". " + strings.TrimSuffix(blocks, ".") + ", so this blocks"
 	}
 	text += "."
-	e.changes = append(e.changes, Change{Path: f.Path, Agent: f.agent, Kind: KindFile, Direction: DirChanged, Before: "readable", After: "unreadable",
+	e.changes = append(e.changes, report.Change{Path: f.Path, Agent: f.agent, Kind: report.KindFile, Direction: report.DirChanged, Before: "readable", After: "unreadable",
 		Expands: true, Access: rating.AccessUnknown, Risk: risk, Line: line, HeadLine: max(line, 1), Witnesses: []string{},
 		Why: "the agent cannot read this version; nothing in it was compared"})
-	e.finding(Finding{CheckID: CheckParseFailed, Agent: f.agent, Risk: risk, Action: action, Path: f.Path, Line: line, HeadLine: max(line, 1),
+	e.finding(report.Finding{CheckID: report.CheckParseFailed, Agent: f.agent, Risk: risk, Action: action, Path: f.Path, Line: line, HeadLine: max(line, 1),
 		Evidence: "parse_failed", Message: text, Title: "cannot read " + f.Path, Key: "parse|" + f.Path})
 }
 
@@ -280,7 +281,7 @@ func (e *engine) agentTooComplex(f *fileState, n int64) {
 	if e.ctx.Err() != nil {
 		why = "not decided before the evaluation was stopped (" + e.ctx.Err().Error() + ")"
 	}
-	e.finding(Finding{CheckID: CheckParseFailed, Agent: f.agent, Risk: rating.RiskHigh, Action: policy.RequireReview, Path: f.Path, Line: 1, HeadLine: 1,
+	e.finding(report.Finding{CheckID: report.CheckParseFailed, Agent: f.agent, Risk: rating.RiskHigh, Action: policy.RequireReview, Path: f.Path, Line: 1, HeadLine: 1,
 		Evidence: "too_complex", Message: fmt.Sprintf("%d comparisons of the rules of %s were %s, so they count as grants.", n, f.Path, why),
 		Title: "rules too complex to decide in " + f.Path, Key: "complex|" + f.Path})
 }
@@ -300,18 +301,18 @@ func (e *engine) agentProblems(f *fileState) {
 		if had[p.Kind+"|"+p.Key+"|"+p.Message] {
 			continue
 		}
-		fd := Finding{Agent: f.agent, Path: f.Path, Line: p.Pos.Line, HeadLine: max(p.Pos.Line, 1), Evidence: p.Key,
+		fd := report.Finding{Agent: f.agent, Path: f.Path, Line: p.Pos.Line, HeadLine: max(p.Pos.Line, 1), Evidence: p.Key,
 			Message: f.Path + ": " + sentence(p.Message), Key: "problem|" + f.Path + "|" + p.Kind + "|" + p.Key}
 		switch p.Kind {
 		case agent.ProblemDuplicateKey:
-			fd.CheckID, fd.Title = CheckDuplicateKey, "read differently from how it looks"
+			fd.CheckID, fd.Title = report.CheckDuplicateKey, "read differently from how it looks"
 		case agent.ProblemInvalidRule:
-			fd.CheckID, fd.Title, fd.Risk = CheckRuleInvalid, "entry "+AgentDisplay(f.agent)+" skips", rating.RiskLow
+			fd.CheckID, fd.Title, fd.Risk = report.CheckRuleInvalid, "entry "+AgentDisplay(f.agent)+" skips", rating.RiskLow
 			if p.Restricts {
 				fd.Risk = rating.RiskMedium
 			}
 		case agent.ProblemUnknownKey:
-			fd.CheckID, fd.Title = CheckUnknownKey, "unknown key "+p.Key
+			fd.CheckID, fd.Title = report.CheckUnknownKey, "unknown key "+p.Key
 		default:
 			continue
 		}
@@ -322,23 +323,23 @@ func (e *engine) agentProblems(f *fileState) {
 // settingCheck maps a setting's check kind to its check ID.
 func settingCheck(s agent.Setting) string {
 	if s.Exec {
-		return CheckWildcardAllow
+		return report.CheckWildcardAllow
 	}
 	switch s.Check {
 	case agent.CheckSandbox:
-		return CheckSandboxLoosened
+		return report.CheckSandboxLoosened
 	case agent.CheckHook:
-		return CheckHookChanged
+		return report.CheckHookChanged
 	case agent.CheckPlugin:
-		return CheckPluginAdded
+		return report.CheckPluginAdded
 	case agent.CheckEnv:
-		return CheckEnvChanged
+		return report.CheckEnvChanged
 	case agent.CheckDirectory:
-		return CheckDirectoryAdded
+		return report.CheckDirectoryAdded
 	case agent.CheckDeny:
-		return CheckDenyRemoved
+		return report.CheckDenyRemoved
 	}
-	return CheckAllowExpanded
+	return report.CheckAllowExpanded
 }
 
 func settingsOf(d *agent.Doc) map[string]agent.Setting {
@@ -367,12 +368,12 @@ func (e *engine) agentSettings(f *fileState) {
 		if inB && inH && b.Value == h.Value && b.Grant == h.Grant && b.Exec == h.Exec {
 			continue
 		}
-		dir := DirChanged
+		dir := report.DirChanged
 		switch {
 		case !inB:
-			dir = DirAdded
+			dir = report.DirAdded
 		case !inH:
-			dir = DirRemoved
+			dir = report.DirRemoved
 		}
 		before, after := "", ""
 		if inB {
@@ -402,7 +403,7 @@ func (e *engine) agentSettings(f *fileState) {
 		default:
 			why = "lets nothing more through: " + why
 		}
-		e.changes = append(e.changes, Change{Path: f.Path, Agent: f.agent, Kind: KindSetting, Direction: dir, Before: before, After: after,
+		e.changes = append(e.changes, report.Change{Path: f.Path, Agent: f.agent, Kind: report.KindSetting, Direction: dir, Before: before, After: after,
 			Expands: widens || hook && inH, Access: rt.Access, Risk: rt.Risk, Line: line, HeadLine: max(headLine, 1), Witnesses: []string{}, Why: why})
 		if !widens && !hook {
 			continue
@@ -413,13 +414,13 @@ func (e *engine) agentSettings(f *fileState) {
 		}
 		id := settingCheck(s)
 		if hook {
-			id = CheckHookChanged
+			id = report.CheckHookChanged
 		}
 		verb := "sets"
 		if !inH {
 			verb = "removes"
 		}
-		e.finding(Finding{CheckID: id, Agent: f.agent, Risk: rt.Risk, Path: f.Path, Line: line, HeadLine: max(headLine, 1),
+		e.finding(report.Finding{CheckID: id, Agent: f.agent, Risk: rt.Risk, Path: f.Path, Line: line, HeadLine: max(headLine, 1),
 			Evidence: sanitize(k + "=" + s.Value), Title: k + " " + dir,
 			Message: fmt.Sprintf("%s %s %s (%s): %s.", f.Path, verb, sanitize(k), sanitize(clipText(s.Value, 120)), strings.TrimSuffix(why, ".")),
 			Key:     id + "|" + f.Path + "|" + k})
@@ -445,26 +446,26 @@ func (e *engine) agentServers(f *fileState) {
 		line := h.Pos.Line
 		switch {
 		case !ok:
-			e.changes = append(e.changes, Change{Path: f.Path, Agent: f.agent, Kind: KindMCPServer, Direction: DirAdded, After: n + ": " + h.Summary,
+			e.changes = append(e.changes, report.Change{Path: f.Path, Agent: f.agent, Kind: report.KindMCPServer, Direction: report.DirAdded, After: n + ": " + h.Summary,
 				Expands: true, Access: rt.Access, Risk: rt.Risk, Line: line, HeadLine: max(line, 1), Witnesses: []string{},
 				Why: "an MCP tool surface " + AgentDisplay(f.agent) + " may call"})
-			e.finding(Finding{CheckID: CheckMCPServerAdded, Agent: f.agent, Risk: rt.Risk, Path: f.Path, Line: line, HeadLine: max(line, 1),
+			e.finding(report.Finding{CheckID: report.CheckMCPServerAdded, Agent: f.agent, Risk: rt.Risk, Path: f.Path, Line: line, HeadLine: max(line, 1),
 				Evidence: "server=" + sanitize(n) + " " + h.Summary, Title: "MCP server " + n + " added",
 				Message: fmt.Sprintf("%s adds the MCP server %s (%s): a tool surface %s may call.", f.Path, n, h.Summary, AgentDisplay(f.agent)),
-				Key:     CheckMCPServerAdded + "|" + f.Path + "|" + n})
+				Key:     report.CheckMCPServerAdded + "|" + f.Path + "|" + n})
 		case b.Canon != h.Canon:
-			e.changes = append(e.changes, Change{Path: f.Path, Agent: f.agent, Kind: KindMCPServer, Direction: DirChanged, Before: n + ": " + b.Summary, After: n + ": " + h.Summary,
+			e.changes = append(e.changes, report.Change{Path: f.Path, Agent: f.agent, Kind: report.KindMCPServer, Direction: report.DirChanged, Before: n + ": " + b.Summary, After: n + ": " + h.Summary,
 				Expands: true, Access: rt.Access, Risk: rt.Risk, Line: line, HeadLine: max(line, 1), Witnesses: []string{},
 				Why: "an MCP server's definition changed; authority direction is unknown"})
-			e.finding(Finding{CheckID: CheckMCPServerChange, Agent: f.agent, Risk: rt.Risk, Path: f.Path, Line: line, HeadLine: max(line, 1),
+			e.finding(report.Finding{CheckID: report.CheckMCPServerChange, Agent: f.agent, Risk: rt.Risk, Path: f.Path, Line: line, HeadLine: max(line, 1),
 				Evidence: "server=" + sanitize(n), Title: "MCP server " + n + " changed",
 				Message: fmt.Sprintf("%s changes the MCP server %s (%s).", f.Path, n, h.Summary),
-				Key:     CheckMCPServerChange + "|" + f.Path + "|" + n})
+				Key:     report.CheckMCPServerChange + "|" + f.Path + "|" + n})
 		}
 	}
 	for _, n := range sortedKeys(bs) {
 		if _, ok := hs[n]; !ok {
-			e.changes = append(e.changes, Change{Path: f.Path, Agent: f.agent, Kind: KindMCPServer, Direction: DirRemoved, Before: n + ": " + bs[n].Summary,
+			e.changes = append(e.changes, report.Change{Path: f.Path, Agent: f.agent, Kind: report.KindMCPServer, Direction: report.DirRemoved, Before: n + ": " + bs[n].Summary,
 				Access: rating.AccessNone, Risk: rating.RiskLow, Line: bs[n].Pos.Line, HeadLine: 1, Witnesses: []string{},
 				Why: "an MCP tool surface is no longer offered to the agent"})
 		}
@@ -578,11 +579,11 @@ func (e *engine) agentRules(fs []*fileState, bp, hp *agent.Policy) {
 		}
 		words := wordsFor(r.Decision)
 		why := "lets nothing more through: every call it " + words.verb + " was already " + words.past + " or is decided by a stricter rule"
-		dir := DirCovered
+		dir := report.DirCovered
 		if narrowed[k] {
-			why, dir = "narrows: some calls the base let through are now "+words.past, DirNarrowed
+			why, dir = "narrows: some calls the base let through are now "+words.past, report.DirNarrowed
 		}
-		e.changes = append(e.changes, Change{Path: r.Pos.File, Agent: agentName, Kind: KindRule, List: r.Decision.String(), Direction: dir, After: r.Text,
+		e.changes = append(e.changes, report.Change{Path: r.Pos.File, Agent: agentName, Kind: report.KindRule, List: r.Decision.String(), Direction: dir, After: r.Text,
 			Access: rating.AccessNone, Risk: rating.RiskLow, Line: r.Pos.Line, HeadLine: max(r.Pos.Line, 1), Witnesses: []string{}, Why: why})
 	}
 	for _, k := range sortedKeys(bt) {
@@ -594,7 +595,7 @@ func (e *engine) agentRules(fs []*fileState, bp, hp *agent.Policy) {
 		if narrowed[k] {
 			why = "narrows: the calls it " + wordsFor(r.Decision).verb + " are now decided more strictly"
 		}
-		e.changes = append(e.changes, Change{Path: r.Pos.File, Agent: agentName, Kind: KindRule, List: r.Decision.String(), Direction: DirRemoved, Before: r.Text,
+		e.changes = append(e.changes, report.Change{Path: r.Pos.File, Agent: agentName, Kind: report.KindRule, List: r.Decision.String(), Direction: report.DirRemoved, Before: r.Text,
 			Access: rating.AccessNone, Risk: rating.RiskLow, Line: r.Pos.Line, HeadLine: 1, Witnesses: []string{}, Why: why})
 	}
 }
@@ -658,7 +659,7 @@ func (e *engine) agentTooMany(fs []*fileState, s agent.Surface, n int, bp, hp *a
 			}
 		}
 	}
-	e.finding(Finding{CheckID: CheckParseFailed, Agent: f.agent, Risk: risk, Action: action, Path: f.Path, Line: line, HeadLine: line,
+	e.finding(report.Finding{CheckID: report.CheckParseFailed, Agent: f.agent, Risk: risk, Action: action, Path: f.Path, Line: line, HeadLine: line,
 		Evidence: "too_complex", Title: "too many rules to compare in " + f.Path, Key: "complex|" + f.Path + "|" + string(s),
 		Message: fmt.Sprintf("%s: %d %s rules is more than Shipgate compares (%d), so what they grant was not decided and counts as granted%s.", f.Path, n, s, maxAgentRules,
 			map[bool]string{true: "; the change adds allow rules, so this blocks", false: ""}[action == policy.Block])})
@@ -798,29 +799,29 @@ func (e *engine) agentWidening(fs []*fileState, agentName string, w *widening, b
 	h, b := w.head, w.base
 	bp = surfaceView(bp, w.surface)
 	access, risk := surfaceAccess(w.surface)
-	id := CheckAllowExpanded
+	id := report.CheckAllowExpanded
 	blocks := false
 	var subject *agent.Rule
-	dir := DirAdded
+	dir := report.DirAdded
 	switch {
 	case h.Rule != nil && !hasRule(bp, w.surface, h.Rule):
 		subject = h.Rule
 		if b.Rule != nil && b.Decision == agent.Deny && h.Decision != agent.Allow {
-			id = CheckDenyRemoved
+			id = report.CheckDenyRemoved
 		}
 	case b.Rule != nil:
-		subject, dir = b.Rule, DirRemoved
+		subject, dir = b.Rule, report.DirRemoved
 		if hasRule(surfaceView(hpOf(fs), w.surface), w.surface, b.Rule) {
-			dir = DirMoved
+			dir = report.DirMoved
 		}
 		switch b.Decision {
 		case agent.Deny:
-			id = CheckDenyRemoved
+			id = report.CheckDenyRemoved
 		case agent.Ask:
-			id = CheckAskRemoved
+			id = report.CheckAskRemoved
 		}
 	default:
-		dir = DirChanged
+		dir = report.DirChanged
 	}
 	kind := w.surface.Kind()
 	switch {
@@ -834,13 +835,13 @@ func (e *engine) agentWidening(fs []*fileState, agentName string, w *widening, b
 		blocks = true
 	}
 	if blocks {
-		id, access, risk = CheckWildcardAllow, rating.AccessAdmin, rating.RiskCritical
+		id, access, risk = report.CheckWildcardAllow, rating.AccessAdmin, rating.RiskCritical
 	}
 	path, line, headLine := fs[0].Path, 1, 1
 	text := "the default"
 	if subject != nil {
 		path, line, headLine, text = subject.Pos.File, subject.Pos.Line, subject.Pos.Line, subject.Text
-		if dir == DirRemoved {
+		if dir == report.DirRemoved {
 			headLine = 1
 		}
 	} else {
@@ -860,9 +861,9 @@ func (e *engine) agentWidening(fs []*fileState, agentName string, w *widening, b
 	}
 	before, after := "", ""
 	switch dir {
-	case DirRemoved:
+	case report.DirRemoved:
 		before = text
-	case DirMoved:
+	case report.DirMoved:
 		before, after = text, text+" (now overridden)"
 	default:
 		after = text
@@ -887,14 +888,14 @@ func (e *engine) agentWidening(fs []*fileState, agentName string, w *widening, b
 	case blocks:
 		fmt.Fprintf(&why, "; it runs arbitrary code (%s)", w.exec)
 	}
-	row := Change{Path: path, Agent: agentName, Kind: KindRule, List: h.Decision.String(), Direction: dir, Before: before, After: after,
+	row := report.Change{Path: path, Agent: agentName, Kind: report.KindRule, List: h.Decision.String(), Direction: dir, Before: before, After: after,
 		Expands: true, Access: access, Risk: risk, Line: line, HeadLine: max(headLine, 1), Witnesses: witnesses, Why: why.String()}
 	if row.Witnesses == nil {
 		row.Witnesses = []string{}
 	}
 	e.changes = append(e.changes, row)
-	if h.Decision == agent.Ask && id == CheckAllowExpanded {
-		id = CheckDenyRemoved // deny → ask: a refused call now only prompts
+	if h.Decision == agent.Ask && id == report.CheckAllowExpanded {
+		id = report.CheckDenyRemoved // deny → ask: a refused call now only prompts
 	}
 	msg := fmt.Sprintf("%s: %s %s", path, text, dirVerb(dir))
 	msg += ": " + why.String()
@@ -902,7 +903,7 @@ func (e *engine) agentWidening(fs []*fileState, agentName string, w *widening, b
 		msg += ", e.g. " + strings.Join(quoteAll(witnesses), ", ")
 	}
 	msg += "."
-	e.finding(Finding{CheckID: id, Agent: agentName, Risk: risk, Path: path, Line: line, HeadLine: max(headLine, 1), Base: dir == DirRemoved,
+	e.finding(report.Finding{CheckID: id, Agent: agentName, Risk: risk, Path: path, Line: line, HeadLine: max(headLine, 1), Base: dir == report.DirRemoved,
 		Evidence: sanitize(string(w.surface) + ":" + text), Title: text + " " + dirVerb(dir), Message: sanitize(msg), Witnesses: witnesses,
 		Key: id + "|" + path + "|" + string(w.surface) + "|" + text})
 }
@@ -933,11 +934,11 @@ func surfaceNoun(s agent.Surface) string {
 
 func dirVerb(dir string) string {
 	switch dir {
-	case DirRemoved:
+	case report.DirRemoved:
 		return "was removed"
-	case DirMoved:
+	case report.DirMoved:
 		return "no longer decides these calls"
-	case DirChanged:
+	case report.DirChanged:
 		return "changed"
 	}
 	return "was added"
@@ -1053,10 +1054,10 @@ func (e *engine) agentIntents(fs []*fileState, hp *agent.Policy) {
 			if r != nil {
 				by = "by " + r.Text + " (" + r.Pos.File + fmt.Sprintf(":%d)", r.Pos.Line)
 			}
-			e.finding(Finding{CheckID: CheckIntent, Agent: agentName, Action: action, Path: it.Source, Line: it.Line, HeadLine: it.Line,
+			e.finding(report.Finding{CheckID: report.CheckIntent, Agent: agentName, Action: action, Path: it.Source, Line: it.Line, HeadLine: it.Line,
 				Evidence: "intent=" + wants + " call=" + it.Value + " agent=" + agentName, Title: "intent: " + it.Value + " must " + wants,
 				Message:   fmt.Sprintf("intent: `%s` must %s for %s, but at the head %s decides %s %s.", it.Value, wants, AgentDisplay(agentName), AgentDisplay(agentName), got, by),
-				Witnesses: []string{call}, Key: CheckIntent + "|" + agentName + "|" + wants + "|" + it.Value})
+				Witnesses: []string{call}, Key: report.CheckIntent + "|" + agentName + "|" + wants + "|" + it.Value})
 		}
 	}
 	check(in.Allowed, agent.Allow, "run without a prompt")

@@ -8,6 +8,7 @@ import (
 	"github.com/shipgate-app/shipgate/jsonpos"
 	"github.com/shipgate-app/shipgate/policy"
 	"github.com/shipgate-app/shipgate/rating"
+	"github.com/shipgate-app/shipgate/report"
 )
 
 // skillPoolPrefix marks the rule pool a skill or command is judged
@@ -18,13 +19,13 @@ import (
 const skillPoolPrefix = "skill:"
 
 // kindNoun names a frontmatter file kind for messages.
-func kindNoun(k FileKind) string {
+func kindNoun(k report.FileKind) string {
 	switch k {
-	case SkillFile:
+	case report.SkillFile:
 		return "skill"
-	case CommandFile:
+	case report.CommandFile:
 		return "command"
-	case SubagentFile:
+	case report.SubagentFile:
 		return "subagent"
 	}
 	return "file"
@@ -36,7 +37,7 @@ func kindNoun(k FileKind) string {
 // settings hooks, its permissionMode as a mode, its MCP servers.
 func (e *engine) compareAgentDoc(f *fileState) {
 	if f.head == nil {
-		e.changes = append(e.changes, Change{Path: f.Path, Kind: KindFile, Direction: DirRemoved, Before: kindNoun(f.kind) + " " + f.Path,
+		e.changes = append(e.changes, report.Change{Path: f.Path, Kind: report.KindFile, Direction: report.DirRemoved, Before: kindNoun(f.kind) + " " + f.Path,
 			Access: rating.AccessNone, Risk: rating.RiskLow, Line: 1, HeadLine: 1, Witnesses: []string{},
 			Why: "the " + kindNoun(f.kind) + " is deleted: what it pre-approved or ran goes with it"})
 		return
@@ -57,7 +58,7 @@ func (e *engine) compareAgentDoc(f *fileState) {
 		}
 	}
 	for i := rowsBefore; i < len(e.changes); i++ {
-		if e.changes[i].Kind == KindRule && e.changes[i].Expands && f.kind != SubagentFile {
+		if e.changes[i].Kind == report.KindRule && e.changes[i].Expands && f.kind != report.SubagentFile {
 			e.changes[i].Why = "allowed-tools of a " + kindNoun(f.kind) + ": " + e.changes[i].Why
 		}
 	}
@@ -66,9 +67,9 @@ func (e *engine) compareAgentDoc(f *fileState) {
 // agentDocContext is the sentence findings on a frontmatter file end with.
 func (e *engine) agentDocContext(f *fileState) string {
 	switch f.kind {
-	case SkillFile, CommandFile:
+	case report.SkillFile, report.CommandFile:
 		return "A " + kindNoun(f.kind) + "'s allowed-tools pre-approve these calls while it runs (once invoked, by the user or — unless disable-model-invocation is set — by the model), and project skills are not gated by workspace trust."
-	case SubagentFile:
+	case report.SubagentFile:
 		return "A subagent runs with its own frontmatter whenever the main session delegates to it (or from the first prompt, when a settings file names it in \"agent\")."
 	}
 	return ""
@@ -82,12 +83,12 @@ func (e *engine) compareAllTools(f *fileState) {
 	line := f.head.allTools[0]
 	rt := rating.Rating{Access: rating.AccessAdmin, Risk: rating.RiskCritical, Wildcard: true,
 		Basis: "every tool call (Bash, Edit, WebFetch, MCP tools) runs without a prompt while it runs"}
-	e.row(f, KindRule, DirAdded, "", "allowed-tools: *", true, rt, line, line, rt.Basis)
+	e.row(f, report.KindRule, report.DirAdded, "", "allowed-tools: *", true, rt, line, line, rt.Basis)
 	e.changes[len(e.changes)-1].List = "allow"
-	e.finding(Finding{CheckID: CheckWildcardAllow, Risk: rt.Risk, Path: f.Path, Line: line, HeadLine: line,
+	e.finding(report.Finding{CheckID: report.CheckWildcardAllow, Risk: rt.Risk, Path: f.Path, Line: line, HeadLine: line,
 		Evidence: "allowed-tools=*", Title: "allowed-tools: *",
 		Message: fmt.Sprintf("%s: allowed-tools: * pre-approves every tool: %s.", f.Path, rt.Basis),
-		Key:     CheckWildcardAllow + "|" + f.Path + "|allowed-tools|*"})
+		Key:     report.CheckWildcardAllow + "|" + f.Path + "|allowed-tools|*"})
 }
 
 // fmSetting reads a top-level frontmatter key.
@@ -120,20 +121,20 @@ func (e *engine) comparePermissionMode(f *fileState) {
 	if !expands {
 		why = "a stricter or equal permission mode for the " + kindNoun(f.kind)
 	}
-	e.row(f, KindMode, direction(b, h), side("permissionMode", b), side("permissionMode", h), expands, rt, line, headLine, why)
+	e.row(f, report.KindMode, direction(b, h), side("permissionMode", b), side("permissionMode", h), expands, rt, line, headLine, why)
 	if !expands {
 		return
 	}
 	e.changes[len(e.changes)-1].Witnesses = ms.witnesses
-	check := CheckAllowExpanded
+	check := report.CheckAllowExpanded
 	if rt.Risk == rating.RiskCritical {
-		check = CheckWildcardAllow
+		check = report.CheckWildcardAllow
 	}
 	msg := fmt.Sprintf("%s sets permissionMode to %s (was %s): %s.", f.Path, display(h), bm, rt.Basis)
 	if hm == "bypassPermissions" {
 		msg += " Only a disableBypassPermissionsMode lock (Claude Code 2.1.223+) makes Claude Code ignore it."
 	}
-	e.finding(Finding{CheckID: check, Risk: rt.Risk, Path: f.Path, Line: line, HeadLine: headLine,
+	e.finding(report.Finding{CheckID: check, Risk: rt.Risk, Path: f.Path, Line: line, HeadLine: headLine,
 		Evidence: "permissionMode=" + sanitize(hm), Title: "permissionMode " + sanitize(hm), Message: msg, Witnesses: ms.witnesses,
 		Key: check + "|" + f.Path + "|permissionMode|" + hm})
 }
@@ -145,17 +146,17 @@ func (e *engine) compareFrontmatterServers(f *fileState) {
 	b, h := fmSetting(f.base, "mcpServers"), fmSetting(f.head, "mcpServers")
 	if !h.present() || (b.present() && canon(b.v) == canon(h.v)) {
 		if b.present() && !h.present() {
-			e.row(f, KindMCPServer, DirRemoved, "mcpServers", "", false, rating.Rating{Access: rating.AccessNone, Risk: rating.RiskLow}, b.line, 1, "the subagent no longer starts these MCP servers")
+			e.row(f, report.KindMCPServer, report.DirRemoved, "mcpServers", "", false, rating.Rating{Access: rating.AccessNone, Risk: rating.RiskLow}, b.line, 1, "the subagent no longer starts these MCP servers")
 		}
 		return
 	}
 	rt := rating.MCPServer()
-	check := CheckMCPServerAdded
+	check := report.CheckMCPServerAdded
 	if b.present() {
-		check = CheckMCPServerChange
+		check = report.CheckMCPServerChange
 	}
-	e.row(f, KindMCPServer, direction(b, h), side("mcpServers", b), "mcpServers (changed)", true, rt, h.line, h.line, rt.Basis)
-	e.finding(Finding{CheckID: check, Risk: rt.Risk, Path: f.Path, Line: h.line, HeadLine: h.line,
+	e.row(f, report.KindMCPServer, direction(b, h), side("mcpServers", b), "mcpServers (changed)", true, rt, h.line, h.line, rt.Basis)
+	e.finding(report.Finding{CheckID: check, Risk: rt.Risk, Path: f.Path, Line: h.line, HeadLine: h.line,
 		Evidence: "mcpServers", Title: "subagent MCP servers",
 		Message: fmt.Sprintf("%s sets the subagent's mcpServers: %s (a server defined inline is a command Claude Code spawns when the subagent runs).", f.Path, rt.Basis),
 		Key:     check + "|" + f.Path + "|mcpServers"})
@@ -180,7 +181,7 @@ func (e *engine) compareFrontmatterValues(f *fileState) {
 		if k == "tools" {
 			why = "the tools the subagent may call; permission rules still decide every call"
 		}
-		e.row(f, KindSetting, direction(b, h), side(k, b), side(k, h), false, rating.Rating{Access: rating.AccessNone, Risk: rating.RiskLow}, line, headLine, why)
+		e.row(f, report.KindSetting, direction(b, h), side(k, b), side(k, h), false, rating.Rating{Access: rating.AccessNone, Risk: rating.RiskLow}, line, headLine, why)
 	}
 }
 
@@ -207,17 +208,17 @@ func (e *engine) compareAgentKey(f *fileState) {
 	}
 	line, headLine := lineOf(b, h)
 	if !h.present() {
-		e.row(f, KindSetting, DirRemoved, side("agent", b), "", false, rating.Rating{Access: rating.AccessNone, Risk: rating.RiskLow}, line, headLine,
+		e.row(f, report.KindSetting, report.DirRemoved, side("agent", b), "", false, rating.Rating{Access: rating.AccessNone, Risk: rating.RiskLow}, line, headLine,
 			"sessions no longer start as a subagent")
 		return
 	}
 	name := h.v.Text()
 	rt := rating.Rating{Access: rating.AccessAdmin, Risk: rating.RiskHigh, Basis: "every session starts as this subagent: its prompt, tools, permissionMode and hooks govern the main session"}
-	check := CheckAllowExpanded
+	check := report.CheckAllowExpanded
 	detail := ""
 	var def *fileState
 	for _, g := range e.files {
-		if g.kind == SubagentFile && g.head != nil && subagentName(g, g.head) == name && (g.scope == f.scope || def == nil) {
+		if g.kind == report.SubagentFile && g.head != nil && subagentName(g, g.head) == name && (g.scope == f.scope || def == nil) {
 			def = g
 		}
 	}
@@ -234,15 +235,15 @@ func (e *engine) compareAgentKey(f *fileState) {
 				rt.Risk = mr.Risk
 			}
 			if mr.Risk == rating.RiskCritical {
-				check = CheckWildcardAllow
+				check = report.CheckWildcardAllow
 				rt.Wildcard = true
 			}
 		} else {
 			detail = fmt.Sprintf(" It is defined in %s.", def.Path)
 		}
 	}
-	e.row(f, KindSetting, direction(b, h), side("agent", b), side("agent", h), true, rt, line, headLine, rt.Basis)
-	e.finding(Finding{CheckID: check, Risk: rt.Risk, Path: f.Path, Line: line, HeadLine: headLine,
+	e.row(f, report.KindSetting, direction(b, h), side("agent", b), side("agent", h), true, rt, line, headLine, rt.Basis)
+	e.finding(report.Finding{CheckID: check, Risk: rt.Risk, Path: f.Path, Line: line, HeadLine: headLine,
 		Evidence: "setting=agent value=" + display(h), Title: "agent " + display(h),
 		Message: fmt.Sprintf("%s %s: %s.%s", f.Path, switchChange("agent", b, h), rt.Basis, detail),
 		Key:     check + "|" + f.Path + "|agent"})
@@ -277,7 +278,7 @@ func (e *engine) frontmatterUnreadable(f *fileState) {
 		kind = "unreadable"
 		risk, action = rating.RiskCritical, policy.Block
 		what := "allowed-tools: Bash(*) or *"
-		if f.kind == SubagentFile {
+		if f.kind == report.SubagentFile {
 			what = "permissionMode: bypassPermissions"
 		}
 		msg += fmt.Sprintf(" This is an input limit of Shipgate: nothing in the file was compared, and Claude Code may read it and grant anything it holds (%s), so it blocks as that would. Bring the file under 1 MiB as a regular file of the repository.", what)
@@ -289,11 +290,11 @@ func (e *engine) frontmatterUnreadable(f *fileState) {
 	}
 	msg += lost
 	line := pe.line
-	e.changes = append(e.changes, Change{
-		Path: f.Path, Kind: KindFile, Direction: DirChanged, Before: "readable", After: "unreadable (" + kind + ")",
+	e.changes = append(e.changes, report.Change{
+		Path: f.Path, Kind: report.KindFile, Direction: report.DirChanged, Before: "readable", After: "unreadable (" + kind + ")",
 		Expands: true, Access: "unknown", Risk: risk, Line: line, HeadLine: max(line, 1), Witnesses: []string{},
 		Why: "Shipgate could not read the frontmatter, so nothing in it was compared",
 	})
-	e.finding(Finding{CheckID: CheckParseFailed, Risk: risk, Action: action, Path: f.Path, Line: line, HeadLine: max(line, 1),
+	e.finding(report.Finding{CheckID: report.CheckParseFailed, Risk: risk, Action: action, Path: f.Path, Line: line, HeadLine: max(line, 1),
 		Evidence: kind, Message: msg, Title: "cannot read " + f.Path, Key: "parse|" + f.Path})
 }

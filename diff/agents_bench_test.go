@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/shipgate-app/shipgate/report"
 )
 
 // BenchmarkCompareAgents: one change touching every non-Claude adapter
@@ -29,14 +31,14 @@ func BenchmarkCompareAgents(b *testing.B) {
 		return `{"permissions": {"allow": [` + strings.Join(r, ", ") + `], "deny": [` + deny + `]}}`
 	}
 	skill := func(tools string) string { return "---\nname: s\nallowed-tools: " + tools + "\n---\n" }
-	files := []File{
-		{Path: ".vscode/settings.json", Base: Version{Exists: true, Data: []byte(vsc(vs))}, Head: Version{Exists: true, Data: []byte(vsc(vsH))}},
-		{Path: "opencode.json", Base: Version{Exists: true, Data: []byte(opc(oc))}, Head: Version{Exists: true, Data: []byte(opc(ocH))}},
-		{Path: ".cursor/cli.json", Base: Version{Exists: true, Data: []byte(cur(cu, `"Shell(git:push)"`))}, Head: Version{Exists: true, Data: []byte(cur(cuH, ""))}},
-		{Path: ".github/skills/s/SKILL.md", Base: Version{Exists: true, Data: []byte(skill("shell(git:*), shell(npm test)"))}, Head: Version{Exists: true, Data: []byte(skill("shell(git:*), shell(npm test), shell(make:*), write(src)"))}},
+	files := []report.File{
+		{Path: ".vscode/settings.json", Base: report.Version{Exists: true, Data: []byte(vsc(vs))}, Head: report.Version{Exists: true, Data: []byte(vsc(vsH))}},
+		{Path: "opencode.json", Base: report.Version{Exists: true, Data: []byte(opc(oc))}, Head: report.Version{Exists: true, Data: []byte(opc(ocH))}},
+		{Path: ".cursor/cli.json", Base: report.Version{Exists: true, Data: []byte(cur(cu, `"Shell(git:push)"`))}, Head: report.Version{Exists: true, Data: []byte(cur(cuH, ""))}},
+		{Path: ".github/skills/s/SKILL.md", Base: report.Version{Exists: true, Data: []byte(skill("shell(git:*), shell(npm test)"))}, Head: report.Version{Exists: true, Data: []byte(skill("shell(git:*), shell(npm test), shell(make:*), write(src)"))}},
 	}
-	in := Input{Files: files}
-	if r := Compare(in); r.Decision == DecisionAllow || len(r.Findings) == 0 {
+	in := report.Input{Files: files}
+	if r := Compare(in); r.Decision == report.DecisionAllow || len(r.Findings) == 0 {
 		b.Fatalf("the benchmark change should be flagged: %s", r.Decision)
 	}
 	b.ReportAllocs()

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/shipgate-app/shipgate/lattice"
+	"github.com/shipgate-app/shipgate/report"
 )
 
 // benchRules makes n distinct, realistic allow rules: prefix rules over
@@ -35,7 +36,7 @@ func benchRules(n, salt int) []string {
 
 // benchPair is a base with n rules and a head that widens some, adds some,
 // removes some and touches the deny list: a realistic review.
-func benchPair(n int) Input {
+func benchPair(n int) report.Input {
 	base := benchRules(n, 0)
 	head := append([]string(nil), base...)
 	changed := max(n/20, 3)
@@ -79,7 +80,7 @@ func BenchmarkCompare2000(b *testing.B) { benchCompare(b, 2000) }
 // spent (steps, out of lattice.DefaultTotalSteps) and the process's CPU
 // time per comparison (cpu-ms; run with GOMAXPROCS=1 so that it is one
 // core's, the garbage collector's included).
-func compareBench(b *testing.B, in Input) {
+func compareBench(b *testing.B, in report.Input) {
 	b.ReportAllocs()
 	var used int64
 	b.ResetTimer()

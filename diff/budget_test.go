@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/shipgate-app/shipgate/lattice"
+	"github.com/shipgate-app/shipgate/report"
 )
 
 // settingsJSON renders a settings file with the given permissions and
@@ -37,7 +38,7 @@ func settingsJSON(p perms, extra map[string]any) string {
 }
 
 // findingBy returns the first finding with the check and evidence.
-func findingBy(r Report, check, evidence string) *Finding {
+func findingBy(r report.Report, check, evidence string) *report.Finding {
 	for i := range r.Findings {
 		if r.Findings[i].CheckID == check && (evidence == "" || r.Findings[i].Evidence == evidence) {
 			return &r.Findings[i]
@@ -59,17 +60,17 @@ func TestUnreadableSettingsBlock(t *testing.T) {
 	cases := []struct {
 		name, head, evidence string
 	}{
-		{"padded past 1 MiB", settingsJSON(perms{allow: []string{"Bash(*)"}}, map[string]any{"pad": strings.Repeat("x", MaxFileSize)}), "too_large"},
+		{"padded past 1 MiB", settingsJSON(perms{allow: []string{"Bash(*)"}}, map[string]any{"pad": strings.Repeat("x", report.MaxFileSize)}), "too_large"},
 		{"nested too deep", deep, "too_deep"},
 		{"too many rules", settingsJSON(perms{allow: many}, nil), "too_many_rules"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			r := Compare(settingsPair(base, c.head))
-			if r.Decision != DecisionBlock {
+			if r.Decision != report.DecisionBlock {
 				t.Fatalf("decision %s, want block; findings %v", r.Decision, checkIDs(r))
 			}
-			f := findingBy(r, CheckParseFailed, c.evidence)
+			f := findingBy(r, report.CheckParseFailed, c.evidence)
 			if f == nil || f.Action != "block" {
 				t.Fatalf("no blocking CONFIG-PARSE-FAILED finding with evidence %s: %+v", c.evidence, r.Findings)
 			}
@@ -78,7 +79,7 @@ func TestUnreadableSettingsBlock(t *testing.T) {
 	// Claude Code itself drops a file that is not JSON: it grants nothing,
 	// so that stays a review.
 	r := Compare(settingsPair(base, `{"permissions": {"allow": ["Bash(*)"],}}`))
-	if r.Decision != DecisionRequireReview {
+	if r.Decision != report.DecisionRequireReview {
 		t.Fatalf("a JSON syntax error decides %s, want require_review", r.Decision)
 	}
 }
@@ -95,15 +96,15 @@ func TestCompareCanceled(t *testing.T) {
 	if !errors.As(err, &ie) || !errors.Is(err, context.Canceled) {
 		t.Fatalf("err = %v, want an *IncompleteError wrapping context.Canceled", err)
 	}
-	if r.Decision != DecisionBlock {
+	if r.Decision != report.DecisionBlock {
 		t.Fatalf("decision %s, want block (a wildcard-shaped rule was left undecided)", r.Decision)
 	}
-	if f := findingBy(r, CheckParseFailed, "too_complex"); f == nil || !strings.Contains(f.Message, "stopped") {
+	if f := findingBy(r, report.CheckParseFailed, "too_complex"); f == nil || !strings.Contains(f.Message, "stopped") {
 		t.Fatalf("no too_complex finding naming the stop: %+v", r.Findings)
 	}
 	// The same input with time to finish decides on its merits.
 	r, err = CompareContext(context.Background(), in)
-	if err != nil || findingBy(r, CheckParseFailed, "too_complex") != nil {
+	if err != nil || findingBy(r, report.CheckParseFailed, "too_complex") != nil {
 		t.Fatalf("uncanceled: err %v, findings %v", err, checkIDs(r))
 	}
 }
@@ -118,14 +119,14 @@ func TestBudgetFailsClosed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f := findingBy(r, CheckParseFailed, "too_complex")
+	f := findingBy(r, report.CheckParseFailed, "too_complex")
 	if f == nil {
 		t.Fatalf("no too_complex finding: %v", checkIDs(r))
 	}
 	if !strings.Contains(f.Message, "too complex") || !strings.Contains(f.Message, "instead") {
 		t.Fatalf("message does not say why and what to write: %s", f.Message)
 	}
-	if r.Decision == DecisionAllow {
+	if r.Decision == report.DecisionAllow {
 		t.Fatalf("a comparison cut short decides allow")
 	}
 }
@@ -142,9 +143,9 @@ func manyFilesDiv() int {
 // uncompared checks a too_many_files finding that names the first files
 // past the bound and counts n, and that only the files within the bound
 // have rows.
-func uncompared(n int) func(Report) error {
-	return func(r Report) error {
-		f := findingBy(r, CheckParseFailed, "too_many_files")
+func uncompared(n int) func(report.Report) error {
+	return func(r report.Report) error {
+		f := findingBy(r, report.CheckParseFailed, "too_many_files")
 		if f == nil {
 			return fmt.Errorf("no too_many_files finding")
 		}
@@ -165,10 +166,10 @@ func uncompared(n int) func(Report) error {
 // notRead checks that some file was not read for the budget: a blocking
 // CONFIG-PARSE-FAILED too_complex finding says so, and no file after it in
 // path order was read.
-func notRead(r Report) error {
+func notRead(r report.Report) error {
 	first := ""
 	for _, f := range r.Findings {
-		if f.CheckID == CheckParseFailed && f.Evidence == budgetSpent && strings.Contains(f.Message, "budget was spent before this file was read") {
+		if f.CheckID == report.CheckParseFailed && f.Evidence == budgetSpent && strings.Contains(f.Message, "budget was spent before this file was read") {
 			if f.Action != "block" {
 				return fmt.Errorf("%s not read and not blocking: %s", f.Path, f.Action)
 			}
@@ -181,7 +182,7 @@ func notRead(r Report) error {
 		return fmt.Errorf("every file was read")
 	}
 	for _, s := range r.Files {
-		if s.Path > first && s.Status == StatusCompared {
+		if s.Path > first && s.Status == report.StatusCompared {
 			return fmt.Errorf("%s compared after %s was not read", s.Path, first)
 		}
 	}
@@ -191,10 +192,10 @@ func notRead(r Report) error {
 // agentNotRead checks that, past the budget, other agents' files are not
 // read and block (under the race detector the shapes are a tenth as
 // large and the budget may read them all).
-func agentNotRead(r Report) error {
+func agentNotRead(r report.Report) error {
 	n := 0
 	for _, f := range r.Findings {
-		if f.CheckID == CheckParseFailed && strings.Contains(f.Message, agentBudgetSpent) {
+		if f.CheckID == report.CheckParseFailed && strings.Contains(f.Message, agentBudgetSpent) {
 			if f.Action != "block" {
 				return fmt.Errorf("%s not read and not blocking: %s", f.Path, f.Action)
 			}
@@ -212,7 +213,7 @@ func agentNotRead(r Report) error {
 // reverse are the same.
 func TestBudgetReadsInPathOrder(t *testing.T) {
 	in := bigFiles(4*manyFilesDiv(), hugeSize/manyFilesDiv())
-	rev := Input{Policy: in.Policy}
+	rev := report.Input{Policy: in.Policy}
 	for i := len(in.Files) - 1; i >= 0; i-- {
 		rev.Files = append(rev.Files, in.Files[i])
 	}
@@ -236,17 +237,17 @@ func TestHostileShapes(t *testing.T) {
 		maxCompared = MaxComparedFiles / manyFilesDiv()
 	}
 	type want struct {
-		decision Decision
+		decision report.Decision
 		exact    bool   // a realistic shape: decided without the budget's backstop
 		check    string // a check every added allow rule raises ("" for none)
 		evidence string // a CONFIG-PARSE-FAILED finding with this evidence
-		rows     func(Report) error
+		rows     func(report.Report) error
 		// quietStops: the searches the budget cut short are all in passes
 		// whose answer only words a row (no finding is owed).
 		quietStops bool
 	}
-	countDir := func(dir string, n int) func(Report) error {
-		return func(r Report) error {
+	countDir := func(dir string, n int) func(report.Report) error {
+		return func(r report.Report) error {
 			got := 0
 			for _, c := range r.Changes {
 				if c.Direction == dir {
@@ -260,31 +261,31 @@ func TestHostileShapes(t *testing.T) {
 		}
 	}
 	cases := map[string]struct {
-		in   Input
+		in   report.Input
 		want want
 	}{
-		"10 allow + 3 deny of 128 runes between stars": {shapeStars(128), want{decision: DecisionBlock, check: CheckWildcardAllow}},
-		"300 rules Bash(* --optN *)":                   {shapeOpts(300), want{decision: DecisionBlock, check: CheckWildcardAllow}},
-		"2,000 rules Bash(git <sub> * --flagN)":        {shapeMidStar(2000), want{decision: DecisionRequireReview, exact: true, check: CheckAllowExpanded}},
-		"2,000 rules rewritten":                        {shapeRewritten(2000), want{decision: DecisionRequireReview, exact: true, rows: countDir(DirRespelled, 1333)}},
-		"2,000 realistic rules (the benchmark pair)":   {benchPair(2000), want{decision: DecisionRequireReview, exact: true}},
+		"10 allow + 3 deny of 128 runes between stars": {shapeStars(128), want{decision: report.DecisionBlock, check: report.CheckWildcardAllow}},
+		"300 rules Bash(* --optN *)":                   {shapeOpts(300), want{decision: report.DecisionBlock, check: report.CheckWildcardAllow}},
+		"2,000 rules Bash(git <sub> * --flagN)":        {shapeMidStar(2000), want{decision: report.DecisionRequireReview, exact: true, check: report.CheckAllowExpanded}},
+		"2,000 rules rewritten":                        {shapeRewritten(2000), want{decision: report.DecisionRequireReview, exact: true, rows: countDir(report.DirRespelled, 1333)}},
+		"2,000 realistic rules (the benchmark pair)":   {benchPair(2000), want{decision: report.DecisionRequireReview, exact: true}},
 		// Past MaxComparedFiles the files after the bound are not read:
 		// one finding names them and blocks (they could hold Bash(*)).
-		"3,000 small files in one pull request": {shapeManyFiles(3000 / manyFilesDiv()), want{decision: DecisionBlock, evidence: "too_many_files", rows: uncompared(3000/manyFilesDiv() - maxCompared)}},
-		"as many small files as the bound":      {shapeManyFiles(maxCompared), want{decision: DecisionRequireReview, exact: true, check: CheckAllowExpanded}},
-		"one small file past the bound":         {shapeManyFiles(maxCompared + 1), want{decision: DecisionBlock, evidence: "too_many_files", rows: uncompared(1)}},
-		"300 small files in one pull request":   {shapeManyFiles(300 / manyFilesDiv()), want{decision: DecisionRequireReview, exact: true, check: CheckAllowExpanded}},
+		"3,000 small files in one pull request": {shapeManyFiles(3000 / manyFilesDiv()), want{decision: report.DecisionBlock, evidence: "too_many_files", rows: uncompared(3000/manyFilesDiv() - maxCompared)}},
+		"as many small files as the bound":      {shapeManyFiles(maxCompared), want{decision: report.DecisionRequireReview, exact: true, check: report.CheckAllowExpanded}},
+		"one small file past the bound":         {shapeManyFiles(maxCompared + 1), want{decision: report.DecisionBlock, evidence: "too_many_files", rows: uncompared(1)}},
+		"300 small files in one pull request":   {shapeManyFiles(300 / manyFilesDiv()), want{decision: report.DecisionRequireReview, exact: true, check: report.CheckAllowExpanded}},
 		// Compiling is charged to the budget: the files past what it pays
 		// for are not read, and each blocks as unreadable.
-		"four 1 MiB files of their own rules": {bigFiles(4*manyFilesDiv(), hugeSize/manyFilesDiv()), want{decision: DecisionBlock, rows: notRead}},
+		"four 1 MiB files of their own rules": {bigFiles(4*manyFilesDiv(), hugeSize/manyFilesDiv()), want{decision: report.DecisionBlock, rows: notRead}},
 		// Rules read two ways: proving an added rule covered asks, for each
 		// of them, whether the others still cover it. 100 are decided
 		// exactly (each addition covered: allow); of 3,000 the budget
 		// decides the first and the rest fail closed (review; under the
 		// race detector a tenth as many, all decided).
-		"100 ambiguous rules, each covering an added one": {shapeAmbiguous(100), want{decision: DecisionAllow, exact: true, rows: countDir(DirCovered, 100)}},
-		"3,000 ambiguous rules, each covering an added one": {shapeAmbiguous(3000 / manyFilesDiv()), want{decision: map[bool]Decision{false: DecisionRequireReview, true: DecisionAllow}[raceEnabled], rows: func(r Report) error {
-			if !raceEnabled && findingBy(r, CheckParseFailed, "too_complex") == nil {
+		"100 ambiguous rules, each covering an added one": {shapeAmbiguous(100), want{decision: report.DecisionAllow, exact: true, rows: countDir(report.DirCovered, 100)}},
+		"3,000 ambiguous rules, each covering an added one": {shapeAmbiguous(3000 / manyFilesDiv()), want{decision: map[bool]report.Decision{false: report.DecisionRequireReview, true: report.DecisionAllow}[raceEnabled], rows: func(r report.Report) error {
+			if !raceEnabled && findingBy(r, report.CheckParseFailed, "too_complex") == nil {
 				return fmt.Errorf("no too_complex finding")
 			}
 			return nil
@@ -294,27 +295,27 @@ func TestHostileShapes(t *testing.T) {
 		// the budget and fail closed; a hundred such files are charged for
 		// reading (their adapters compile every pattern) and the files past
 		// the budget are not read, each blocking.
-		"400 OpenCode patterns with stars mid-pattern": {shapeOpenCode(400, 1), want{decision: DecisionBlock, evidence: "too_complex"}},
-		"400 VS Code regular expressions":              {shapeVSCode(400, 1), want{decision: DecisionBlock, evidence: "too_complex"}},
-		"100 OpenCode files of 400 patterns":           {shapeOpenCode(400, 100/manyFilesDiv()), want{decision: DecisionBlock, evidence: "too_complex", rows: agentNotRead}},
-		"100 VS Code files of 400 expressions":         {shapeVSCode(400, 100/manyFilesDiv()), want{decision: DecisionBlock, evidence: "too_complex", rows: agentNotRead}},
+		"400 OpenCode patterns with stars mid-pattern": {shapeOpenCode(400, 1), want{decision: report.DecisionBlock, evidence: "too_complex"}},
+		"400 VS Code regular expressions":              {shapeVSCode(400, 1), want{decision: report.DecisionBlock, evidence: "too_complex"}},
+		"100 OpenCode files of 400 patterns":           {shapeOpenCode(400, 100/manyFilesDiv()), want{decision: report.DecisionBlock, evidence: "too_complex", rows: agentNotRead}},
+		"100 VS Code files of 400 expressions":         {shapeVSCode(400, 100/manyFilesDiv()), want{decision: report.DecisionBlock, evidence: "too_complex", rows: agentNotRead}},
 	}
 	size := hugeSize
 	if raceEnabled {
 		size /= 8
 	}
 	for name, in := range hugeShapes(size) {
-		w := want{decision: DecisionBlock}
+		w := want{decision: report.DecisionBlock}
 		switch name {
 		case "one-giant-star-rule", "giant-allow-and-deny":
 			w.evidence = "rule_too_large"
 		case "many-star-rules", "many-opt-rules", "near-limit-star-rules":
-			w.check = CheckWildcardAllow
+			w.check = report.CheckWildcardAllow
 		case "many-mid-star-rules":
-			w.decision, w.check = DecisionRequireReview, CheckAllowExpanded
+			w.decision, w.check = report.DecisionRequireReview, report.CheckAllowExpanded
 		case "shared-long-prefix", "deny-shadowing-allows":
 			// Every rule adds a prefix grant: decided exactly.
-			w.decision, w.exact, w.check = DecisionRequireReview, true, CheckAllowExpanded
+			w.decision, w.exact, w.check = report.DecisionRequireReview, true, report.CheckAllowExpanded
 		case "long-runs-between-stars":
 			// The deny rule covers every allow rule; the few the budget
 			// decides are stopped by it, the rest block undecided.
@@ -322,19 +323,19 @@ func TestHostileShapes(t *testing.T) {
 			// Prefix grants (git …): a rule holding a denied rune adds
 			// nothing (decided exactly while the budget lasts), what the
 			// budget leaves undecided counts as a grant with its finding.
-			w.decision = DecisionRequireReview
+			w.decision = report.DecisionRequireReview
 		case "deep-json":
-			w.decision, w.check = DecisionRequireReview, CheckAllowExpanded
+			w.decision, w.check = report.DecisionRequireReview, report.CheckAllowExpanded
 		case "all-rewritten":
 			// 12,000 distinct rules: compiling them is charged 15 M steps,
 			// so the budget runs out in the last pass, which only words the
 			// removed allow rules (still covered at the head or not): every
 			// addition is decided exactly, and no finding is needed.
 			w.quietStops = true
-			w.decision, w.rows = DecisionRequireReview, func(r Report) error {
+			w.decision, w.rows = report.DecisionRequireReview, func(r report.Report) error {
 				n := 0
 				for _, c := range r.Changes {
-					if c.Direction == DirRespelled {
+					if c.Direction == report.DirRespelled {
 						n++
 					}
 				}
@@ -351,17 +352,17 @@ func TestHostileShapes(t *testing.T) {
 			// whose wildcard shape is left undecided could read every path
 			// of the home folder, and blocks. An eighth of the file (under
 			// the race detector) is decided exactly.
-			w.check = CheckAllowExpanded
+			w.check = report.CheckAllowExpanded
 			if size < hugeSize {
-				w.decision, w.exact = DecisionRequireReview, true
+				w.decision, w.exact = report.DecisionRequireReview, true
 			}
 		case "param-rules":
 			// Every parameter deny removed: each a DENY-REMOVED finding.
-			w.decision, w.exact = DecisionRequireReview, true
-			w.rows = func(r Report) error {
+			w.decision, w.exact = report.DecisionRequireReview, true
+			w.rows = func(r report.Report) error {
 				n := 0
 				for _, f := range r.Findings {
-					if f.CheckID == CheckDenyRemoved {
+					if f.CheckID == report.CheckDenyRemoved {
 						n++
 					}
 				}
@@ -373,9 +374,9 @@ func TestHostileShapes(t *testing.T) {
 		case "burn-then-rewrite":
 			// Rules that could be launcher grants (x… reads as xargs) left
 			// undecided block; the rewritten rules still pair.
-			w.rows = func(r Report) error {
+			w.rows = func(r report.Report) error {
 				for _, c := range r.Changes {
-					if c.Direction == DirRespelled {
+					if c.Direction == report.DirRespelled {
 						return nil
 					}
 				}
@@ -386,9 +387,9 @@ func TestHostileShapes(t *testing.T) {
 			// launcher grants: block); the rewritten file after it is not
 			// paired but judged rule by rule, each failing closed with a
 			// too_complex finding in its own file.
-			w.rows = func(r Report) error {
+			w.rows = func(r report.Report) error {
 				for _, f := range r.Findings {
-					if f.CheckID == CheckParseFailed && f.Evidence == "too_complex" && strings.HasPrefix(f.Path, "z/") {
+					if f.CheckID == report.CheckParseFailed && f.Evidence == "too_complex" && strings.HasPrefix(f.Path, "z/") {
 						return nil
 					}
 				}
@@ -398,13 +399,13 @@ func TestHostileShapes(t *testing.T) {
 			// Reads inside the project need no rule, so most of these add
 			// nothing; looking past them against thousands of deny rules
 			// full of ** spends the budget, and the rest fails closed.
-			w.decision = DecisionRequireReview
+			w.decision = report.DecisionRequireReview
 		case "long-literals":
 			// Every rule is respelled (x…x5:* to x…x5 *): exact, not Unknown.
-			w.decision, w.exact = DecisionAllow, true
-			w.rows = func(r Report) error {
+			w.decision, w.exact = report.DecisionAllow, true
+			w.rows = func(r report.Report) error {
 				for _, c := range r.Changes {
-					if c.Direction != DirRespelled {
+					if c.Direction != report.DirRespelled {
 						return fmt.Errorf("a %s row: %s", c.Direction, c.Why)
 					}
 				}
@@ -415,7 +416,7 @@ func TestHostileShapes(t *testing.T) {
 			}
 		}
 		cases[fmt.Sprintf("%d KiB: %s", size>>10, name)] = struct {
-			in   Input
+			in   report.Input
 			want want
 		}{in, w}
 	}
@@ -433,14 +434,14 @@ func TestHostileShapes(t *testing.T) {
 				t.Errorf("decision %s, want %s", r.Decision, c.want.decision)
 			}
 			if c.want.evidence != "" {
-				if f := findingBy(r, CheckParseFailed, c.want.evidence); f == nil || f.Action != "block" {
+				if f := findingBy(r, report.CheckParseFailed, c.want.evidence); f == nil || f.Action != "block" {
 					t.Errorf("no blocking CONFIG-PARSE-FAILED %s finding: %v", c.want.evidence, checkIDs(r))
 				}
 			}
 			if c.want.check != "" {
 				added := map[string]bool{}
 				for _, ch := range r.Changes {
-					if ch.Kind == KindRule && ch.List == "allow" && ch.Direction == DirAdded {
+					if ch.Kind == report.KindRule && ch.List == "allow" && ch.Direction == report.DirAdded {
 						added[ch.After] = true
 					}
 				}
@@ -456,7 +457,7 @@ func TestHostileShapes(t *testing.T) {
 			if c.want.exact && b.GaveUp() > 0 {
 				t.Errorf("%d searches gave up on a realistic shape", b.GaveUp())
 			}
-			if b.GaveUp() > 0 && !c.want.quietStops && findingBy(r, CheckParseFailed, "too_complex") == nil {
+			if b.GaveUp() > 0 && !c.want.quietStops && findingBy(r, report.CheckParseFailed, "too_complex") == nil {
 				t.Errorf("%d searches gave up and no too_complex finding says so", b.GaveUp())
 			}
 			if c.want.rows != nil {
@@ -504,11 +505,11 @@ func TestTooComplexPerRule(t *testing.T) {
 	cases := []struct {
 		name     string
 		lead     string
-		decision Decision
+		decision report.Decision
 		action   string
 	}{
-		{"a prefixed rule: review", "git ", DecisionRequireReview, "require_review"},
-		{"a rule starting with a star: block", "", DecisionBlock, "block"},
+		{"a prefixed rule: review", "git ", report.DecisionRequireReview, "require_review"},
+		{"a rule starting with a star: block", "", report.DecisionBlock, "block"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -525,7 +526,7 @@ func TestTooComplexPerRule(t *testing.T) {
 			if r.Decision != c.decision {
 				t.Errorf("decision %s, want %s", r.Decision, c.decision)
 			}
-			var complex []Finding
+			var complex []report.Finding
 			for _, f := range r.Findings {
 				if f.Evidence == "too_complex" {
 					complex = append(complex, f)
@@ -547,7 +548,7 @@ func TestTooComplexPerRule(t *testing.T) {
 			var respelled, logRow bool
 			for _, ch := range r.Changes {
 				switch {
-				case ch.Direction == DirRespelled && ch.After == "Bash(git status *)":
+				case ch.Direction == report.DirRespelled && ch.After == "Bash(git status *)":
 					respelled = true
 				case ch.After == "Bash(git log *)" && ch.Expands && len(ch.Witnesses) > 0:
 					logRow = true
@@ -575,7 +576,7 @@ func TestTooComplexManyRules(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	n, more := 0, (*Finding)(nil)
+	n, more := 0, (*report.Finding)(nil)
 	for i, f := range r.Findings {
 		if f.Evidence != "too_complex" {
 			continue
@@ -591,7 +592,7 @@ func TestTooComplexManyRules(t *testing.T) {
 	if more.Action != "block" || !strings.Contains(more.Message, "6 more rules") {
 		t.Errorf("the rest: action %s, message %s; want block, 6 more rules", more.Action, more.Message)
 	}
-	if r.Decision != DecisionBlock {
+	if r.Decision != report.DecisionBlock {
 		t.Errorf("decision %s, want block", r.Decision)
 	}
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/shipgate-app/shipgate/lattice"
 	"github.com/shipgate-app/shipgate/rating"
+	"github.com/shipgate-app/shipgate/report"
 )
 
 // carveOuts judges gitignore carve-outs (`Read(!p)`, `Edit(!p)`) in deny and
@@ -81,7 +82,7 @@ func (e *engine) carveOuts(rs *ruleSet) {
 				}
 				// The carve-out was there at the base and now follows a rule
 				// it did not: a reorder that widens.
-				e.changes = append(e.changes, Change{Path: f.Path, Kind: KindRule, List: string(l), Direction: DirWidened,
+				e.changes = append(e.changes, report.Change{Path: f.Path, Kind: report.KindRule, List: string(l), Direction: report.DirWidened,
 					Before: c.rule.Text, After: c.rule.Text, Expands: true, Access: "none", Risk: "low", Line: c.line, HeadLine: c.line,
 					Witnesses: wit, Why: why + " (it was reordered)"})
 				e.finding(fd)
@@ -97,10 +98,10 @@ func (e *engine) carveOuts(rs *ruleSet) {
 
 // carveFinding raises DENY-REMOVED (or ASK-REMOVED) for a carve-out that
 // lifts part of a restriction.
-func (e *engine) carveFinding(f *fileState, l lattice.List, c ruleDecl, lifted []string, witness string) Finding {
-	check := CheckDenyRemoved
+func (e *engine) carveFinding(f *fileState, l lattice.List, c ruleDecl, lifted []string, witness string) report.Finding {
+	check := report.CheckDenyRemoved
 	if l == lattice.Ask {
-		check = CheckAskRemoved
+		check = report.CheckAskRemoved
 	}
 	msg := fmt.Sprintf("%s: %s in %s excepts paths from %s", l, c.rule.Text, f.Path, strings.Join(lifted, ", "))
 	if witness != "" {
@@ -110,7 +111,7 @@ func (e *engine) carveFinding(f *fileState, l lattice.List, c ruleDecl, lifted [
 	if witness != "" {
 		wit = []string{witness}
 	}
-	return Finding{CheckID: check, Path: f.Path, Line: c.line, HeadLine: c.line, Evidence: rating.Redact(c.rule),
+	return report.Finding{CheckID: check, Path: f.Path, Line: c.line, HeadLine: c.line, Evidence: rating.Redact(c.rule),
 		Message: msg + ".", Title: "carve-out " + c.rule.Text, Witnesses: wit,
 		Key: check + "|" + f.Path + "|carve|" + c.rule.Text}
 }

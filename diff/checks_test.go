@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/shipgate-app/shipgate/policy"
+	"github.com/shipgate-app/shipgate/report"
 )
 
 // TestCatalogueDocumented: docs/checks.md documents every check ID with
@@ -15,7 +16,7 @@ func TestCatalogueDocumented(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, c := range Catalogue {
+	for _, c := range report.Catalogue {
 		row := ""
 		for _, line := range strings.Split(string(doc), "\n") {
 			if strings.HasPrefix(line, "| `"+c.ID+"`") {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/shipgate-app/shipgate/jsonpos"
 	"github.com/shipgate-app/shipgate/rating"
+	"github.com/shipgate-app/shipgate/report"
 )
 
 // Claude Code merges the settings files of a project before it reads a
@@ -140,8 +141,8 @@ func (e *engine) effectiveMode(scope string, files []*fileState) {
 	if !changed || !ms.expands {
 		return
 	}
-	if e.flagged(files, func(g *fileState) string { return CheckAllowExpanded + "|" + g.Path + "|defaultMode|" }) ||
-		e.flagged(files, func(g *fileState) string { return CheckWildcardAllow + "|" + g.Path + "|defaultMode|" }) {
+	if e.flagged(files, func(g *fileState) string { return report.CheckAllowExpanded + "|" + g.Path + "|defaultMode|" }) ||
+		e.flagged(files, func(g *fileState) string { return report.CheckWildcardAllow + "|" + g.Path + "|defaultMode|" }) {
 		return
 	}
 	line, headLine := lineOf(b.setting, h.setting)
@@ -149,15 +150,15 @@ func (e *engine) effectiveMode(scope string, files []*fileState) {
 	if len(ms.witnesses) > 0 {
 		why += "; the agent can now read " + quoteList(ms.witnesses)
 	}
-	e.row(f, KindMode, DirChanged, "effective defaultMode: "+ms.base, "effective defaultMode: "+ms.head, true, ms.rating, line, headLine, why)
+	e.row(f, report.KindMode, report.DirChanged, "effective defaultMode: "+ms.base, "effective defaultMode: "+ms.head, true, ms.rating, line, headLine, why)
 	if len(ms.witnesses) > 0 {
 		e.changes[len(e.changes)-1].Witnesses = ms.witnesses
 	}
-	check := CheckAllowExpanded
+	check := report.CheckAllowExpanded
 	if ms.rating.Risk == rating.RiskCritical {
-		check = CheckWildcardAllow
+		check = report.CheckWildcardAllow
 	}
-	e.finding(Finding{CheckID: check, Risk: ms.rating.Risk, Path: f.Path, Line: line, HeadLine: max(headLine, 1), Base: !h.present(),
+	e.finding(report.Finding{CheckID: check, Risk: ms.rating.Risk, Path: f.Path, Line: line, HeadLine: max(headLine, 1), Base: !h.present(),
 		Evidence: "effective mode=" + sanitize(ms.head), Title: "effective defaultMode " + ms.head, Witnesses: ms.witnesses,
 		Message: fmt.Sprintf("%s: %s, so the permission mode becomes %s: %s.", f.Path, overrideWords("defaultMode", b, h), ms.head, ms.rating.Basis),
 		Key:     check + "|" + f.Path + "|effective|defaultMode"})
@@ -177,12 +178,12 @@ func (e *engine) effectiveSwitches(scope string, files []*fileState) {
 		switch k {
 		case "disableAllHooks":
 			// Either way round the hooks that run change.
-			check, rt = CheckHookChanged, rating.Hook("")
+			check, rt = report.CheckHookChanged, rating.Hook("")
 		default:
 			if !truthy(h.v) {
 				continue
 			}
-			check, rt = CheckAllowExpanded, rating.Switch(k, true, h.v.Kind() == jsonpos.Bool && h.v.Bool())
+			check, rt = report.CheckAllowExpanded, rating.Switch(k, true, h.v.Kind() == jsonpos.Bool && h.v.Bool())
 		}
 		if e.flagged(files, func(g *fileState) string { return check + "|" + g.Path + "|" + k }) {
 			continue
@@ -190,11 +191,11 @@ func (e *engine) effectiveSwitches(scope string, files []*fileState) {
 		f := cause(b, h, files)
 		line, headLine := lineOf(b.setting, h.setting)
 		why := overrideWords(k, b, h) + "; " + rt.Basis
-		e.row(f, KindSetting, DirChanged, "effective "+k+": "+effDisplay(b), "effective "+k+": "+effDisplay(h), true, rt, line, headLine, why)
+		e.row(f, report.KindSetting, report.DirChanged, "effective "+k+": "+effDisplay(b), "effective "+k+": "+effDisplay(h), true, rt, line, headLine, why)
 		if rt.Risk == rating.RiskCritical {
-			check = CheckWildcardAllow
+			check = report.CheckWildcardAllow
 		}
-		e.finding(Finding{CheckID: check, Risk: rt.Risk, Path: f.Path, Line: line, HeadLine: max(headLine, 1), Base: !h.present(),
+		e.finding(report.Finding{CheckID: check, Risk: rt.Risk, Path: f.Path, Line: line, HeadLine: max(headLine, 1), Base: !h.present(),
 			Evidence: "effective setting=" + k + " value=" + effDisplay(h), Title: "effective " + k + " " + effDisplay(h),
 			Message: fmt.Sprintf("%s: %s.", f.Path, why),
 			Key:     check + "|" + f.Path + "|effective|" + k})
@@ -212,17 +213,17 @@ func (e *engine) effectiveLocks(scope string, files []*fileState) {
 			continue
 		}
 		key := strings.Join(l.path, ".")
-		if e.flagged(files, func(g *fileState) string { return CheckAllowExpanded + "|" + g.Path + "|" + key }) {
+		if e.flagged(files, func(g *fileState) string { return report.CheckAllowExpanded + "|" + g.Path + "|" + key }) {
 			continue
 		}
 		f := cause(b, h, files)
 		line, headLine := lineOf(b.setting, h.setting)
 		rt := rating.Rating{Access: rating.AccessAdmin, Risk: rating.RiskHigh, Basis: "the lock is lifted (while it held, " + l.what + ")"}
 		why := overrideWords(key, b, h) + "; " + rt.Basis
-		e.row(f, KindSetting, DirChanged, "effective "+key+": "+effDisplay(b), "effective "+key+": "+effDisplay(h), true, rt, line, headLine, why)
-		e.finding(Finding{CheckID: CheckAllowExpanded, Risk: rt.Risk, Path: f.Path, Line: line, HeadLine: max(headLine, 1), Base: !h.present(),
+		e.row(f, report.KindSetting, report.DirChanged, "effective "+key+": "+effDisplay(b), "effective "+key+": "+effDisplay(h), true, rt, line, headLine, why)
+		e.finding(report.Finding{CheckID: report.CheckAllowExpanded, Risk: rt.Risk, Path: f.Path, Line: line, HeadLine: max(headLine, 1), Base: !h.present(),
 			Evidence: "effective setting=" + key + " value=" + effDisplay(h), Title: "effective " + key + " lifted",
 			Message: fmt.Sprintf("%s: %s.", f.Path, why),
-			Key:     CheckAllowExpanded + "|" + f.Path + "|effective|" + key})
+			Key:     report.CheckAllowExpanded + "|" + f.Path + "|effective|" + key})
 	}
 }

@@ -1,3 +1,12 @@
+// Package diff is the engine. It turns two versions of a repository's agent-config files into
+// a Report a reviewer can act on: it parses Claude Code settings and
+// .mcp.json strictly with positions, lists what changed (rule by rule and
+// setting by setting), decides with the lattice whether each change widens,
+// narrows or respells what the agent may do without a prompt, computes the
+// effective delta across the settings files of a project (deny, then ask,
+// then allow), rates every grant, and raises findings with check IDs and
+// actions. It is pure: no network, no clock, no file system — the CLI, the
+// App and the tests all call Compare.
 package diff
 
 import (
@@ -12,12 +21,13 @@ import (
 	"github.com/shipgate-app/shipgate/lattice"
 	"github.com/shipgate-app/shipgate/policy"
 	"github.com/shipgate-app/shipgate/rating"
+	"github.com/shipgate-app/shipgate/report"
 )
 
 // fileState is one input file through the comparison.
 type fileState struct {
-	File
-	kind       FileKind
+	report.File
+	kind       report.FileKind
 	scope      string
 	base, head *doc
 	baseErr    *parseError
@@ -42,12 +52,12 @@ type engine struct {
 	rater    rating.Rater
 	files    []*fileState
 	scopes   map[string][]*fileState
-	changes  []Change
-	findings []Finding
+	changes  []report.Change
+	findings []report.Finding
 	// suggestions are the proven narrower rules (suggest.go).
-	suggestions []Suggestion
+	suggestions []report.Suggestion
 	lines       map[string][]string // head files' lines, for suggestions
-	status      []FileStatus
+	status      []report.FileStatus
 	bypasses    map[string][]lattice.Call // bypassCandidates, by scope (diff/bypass.go)
 	formsCache  map[string]parsedForms    // denyForms, by command line (bypass.go)
 	uncompared  []string                  // agent-config files past maxCompared, not read
@@ -58,7 +68,7 @@ type engine struct {
 	scripts map[string][]scriptUse
 	// inputs are the input's files by path: a ModelAdapter's file may pull
 	// in another (OpenCode's {file:…}; agentcompare.go).
-	inputs map[string]File
+	inputs map[string]report.File
 
 	// ratings caches each rule's rating by its list and text (rate): a
 	// rule is rated once per comparison however many passes ask, and the
@@ -153,7 +163,7 @@ func (e *engine) isReadOnly(cmd string) bool {
 // that are not agent-config files (by Classify) are ignored; unchanged
 // ones take part in the effective view only. It is CompareContext without
 // a deadline, under the default work budget.
-func Compare(in Input) Report {
+func Compare(in report.Input) report.Report {
 	r, _ := CompareContext(context.Background(), in)
 	return r
 }
@@ -186,7 +196,7 @@ func (e *IncompleteError) Unwrap() error { return e.Cause }
 // the rules could be wildcard or launcher grants and requires review
 // otherwise. When the context ends first the report is still returned, with
 // an *IncompleteError.
-func CompareContext(ctx context.Context, in Input) (Report, error) {
+func CompareContext(ctx context.Context, in report.Input) (report.Report, error) {
 	b := lattice.BudgetOf(ctx)
 	if b == nil {
 		b = lattice.NewBudget(0, 0)
@@ -229,11 +239,11 @@ var maxCompared = MaxComparedFiles
 
 // overBound lists the agent-config files beyond maxCompared, in path
 // order, or nil.
-func (e *engine) overBound(files []File) map[string]bool {
+func (e *engine) overBound(files []report.File) map[string]bool {
 	var paths []string
 	seen := map[string]bool{}
 	for _, f := range files {
-		if _, kind, _ := ClassifyAgent(f.classifiedPath(), e.pol); kind != NotAgentConfig && kind != ScriptFile && !seen[f.Path] {
+		if _, kind, _ := ClassifyAgent(f.ClassifiedPath(), e.pol); kind != report.NotAgentConfig && kind != report.ScriptFile && !seen[f.Path] {
 			seen[f.Path] = true
 			paths = append(paths, f.Path)
 		}
@@ -263,29 +273,29 @@ func (e *engine) tooManyFiles() {
 		msg += fmt.Sprintf(" and %d more", len(e.uncompared)-len(named))
 	}
 	msg += ". They may grant anything (a wildcard allow rule such as Bash(*)), so this blocks: split the pull request so that each touches fewer agent-config files."
-	e.finding(Finding{CheckID: CheckParseFailed, Risk: rating.RiskCritical, Action: policy.Block, Path: e.uncompared[0], Line: 1, HeadLine: 1,
+	e.finding(report.Finding{CheckID: report.CheckParseFailed, Risk: rating.RiskCritical, Action: policy.Block, Path: e.uncompared[0], Line: 1, HeadLine: 1,
 		Evidence: "too_many_files", Message: msg, Title: fmt.Sprintf("%d agent-config files not compared", len(e.uncompared)), Key: "too_many_files"})
 }
 
 // load classifies and parses every file (the first maxCompared
 // agent-config files in path order; tooManyFiles reports the rest).
-func (e *engine) load(files []File, rules ruleCache) {
+func (e *engine) load(files []report.File, rules ruleCache) {
 	seen := map[string]bool{}
 	skip := e.overBound(files)
-	var others []File // not agent-config files: scripts hooks run, or nothing
+	var others []report.File // not agent-config files: scripts hooks run, or nothing
 	// In path order: the work budget reads the files in that order, so
 	// which are read does not depend on the order of the input.
 	files = slices.Clone(files)
-	slices.SortStableFunc(files, func(a, b File) int { return strings.Compare(a.Path, b.Path) })
-	e.inputs = make(map[string]File, len(files))
+	slices.SortStableFunc(files, func(a, b report.File) int { return strings.Compare(a.Path, b.Path) })
+	e.inputs = make(map[string]report.File, len(files))
 	for _, f := range files {
 		if _, dup := e.inputs[f.Path]; !dup {
 			e.inputs[f.Path] = f
 		}
 	}
 	for _, f := range files {
-		name, kind, scope := ClassifyAgent(f.classifiedPath(), e.pol)
-		if skip[f.Path] && kind != NotAgentConfig && kind != ScriptFile {
+		name, kind, scope := ClassifyAgent(f.ClassifiedPath(), e.pol)
+		if skip[f.Path] && kind != report.NotAgentConfig && kind != report.ScriptFile {
 			continue
 		}
 		if kind == AgentFile && !seen[f.Path] {
@@ -293,14 +303,14 @@ func (e *engine) load(files []File, rules ruleCache) {
 			e.loadAgentFile(f, name, scope)
 			continue
 		}
-		if (kind == NotAgentConfig || kind == ScriptFile) && !seen[f.Path] {
+		if (kind == report.NotAgentConfig || kind == report.ScriptFile) && !seen[f.Path] {
 			others = append(others, f)
 		}
-		if kind == NotAgentConfig || kind == ScriptFile || seen[f.Path] {
+		if kind == report.NotAgentConfig || kind == report.ScriptFile || seen[f.Path] {
 			continue
 		}
 		seen[f.Path] = true
-		if kind == SkillFile || kind == CommandFile {
+		if kind == report.SkillFile || kind == report.CommandFile {
 			scope = skillPoolPrefix + scope
 		}
 		fs := &fileState{File: f, kind: kind, scope: scope}
@@ -357,7 +367,7 @@ func (e *engine) affords(n int64) bool {
 // once the budget is spent (its parseError's limit is budgetSpent), and
 // the rules it compiles are charged (each distinct rule once per
 // comparison: the cache shares them between versions and files).
-func (e *engine) parseMetered(p string, kind FileKind, v Version, rules ruleCache) (*doc, *parseError) {
+func (e *engine) parseMetered(p string, kind report.FileKind, v report.Version, rules ruleCache) (*doc, *parseError) {
 	if !e.affords(ruleByteSteps * int64(len(v.Data))) {
 		// What its rules would cost (at most its size in rule text) is
 		// more than the budget has left: not read, so that no file's
@@ -435,18 +445,18 @@ func (e *engine) compareFile(f *fileState) {
 		e.agentStatus(f)
 		return
 	}
-	st := FileStatus{Path: f.Path, Status: StatusCompared}
+	st := report.FileStatus{Path: f.Path, Status: report.StatusCompared}
 	switch {
 	case f.Head.Exists && f.headErr != nil && f.headErr.tooLarge:
-		st.Status, st.Detail = StatusTooLarge, f.headErr.msg
+		st.Status, st.Detail = report.StatusTooLarge, f.headErr.msg
 	case f.Head.Exists && f.headErr != nil:
-		st.Status, st.Detail = StatusParseFailed, f.headErr.Error()
+		st.Status, st.Detail = report.StatusParseFailed, f.headErr.Error()
 	case !f.changed:
-		st.Status = StatusUnchanged
+		st.Status = report.StatusUnchanged
 	case !f.Base.Exists:
-		st.Status = StatusAdded
+		st.Status = report.StatusAdded
 	case !f.Head.Exists:
-		st.Status = StatusDeleted
+		st.Status = report.StatusDeleted
 	case f.baseErr != nil:
 		st.Detail = "the base version could not be read (" + f.baseErr.Error() + "), so Claude Code ignored it: compared against an empty base"
 	}
@@ -461,14 +471,14 @@ func (e *engine) compareFile(f *fileState) {
 			e.droppedVersions(f)
 			gave := e.stopped()
 			switch f.kind {
-			case SettingsFile:
+			case report.SettingsFile:
 				e.compareRules(f)
 				e.compareValues(f)
-			case MCPFile:
+			case report.MCPFile:
 				e.compareMCP(f)
-			case SkillFile, CommandFile, SubagentFile:
+			case report.SkillFile, report.CommandFile, report.SubagentFile:
 				e.compareAgentDoc(f)
-			case ScriptFile:
+			case report.ScriptFile:
 				e.compareScript(f)
 			}
 			// Searches cut short while one rule was judged have a finding
@@ -516,7 +526,7 @@ func (e *engine) headUnreadable(f *fileState) {
 	case f.Head.Unreadable != "":
 		kind = "unreadable"
 	}
-	risk := checkInfo(CheckParseFailed).Risk
+	risk := report.CheckInfoOf(report.CheckParseFailed).Risk
 	var action policy.Action // "" keeps the catalogue's
 	var msg, why string
 	if kind == "json_parse_failed" {
@@ -552,8 +562,8 @@ func (e *engine) headUnreadable(f *fileState) {
 			msg += fmt.Sprintf(" (the base declared %s)", strings.Join(lost, " and "))
 		}
 		risk = rating.RiskHigh
-		action = e.pol.ActionForAgent(CheckMCPServerAdded, AgentClaudeCode, policy.RequireReview)
-		if f.kind == SettingsFile {
+		action = e.pol.ActionForAgent(report.CheckMCPServerAdded, AgentClaudeCode, policy.RequireReview)
+		if f.kind == report.SettingsFile {
 			risk, action = rating.RiskCritical, policy.Block
 			msg += ", and Claude Code may read it and grant anything it holds (a wildcard allow rule such as Bash(*), defaultMode: bypassPermissions), so it blocks as that would. Bring the file under 1 MiB and within the limits (nesting, number of rules), or split it"
 			if kind == budgetSpent {
@@ -566,12 +576,12 @@ func (e *engine) headUnreadable(f *fileState) {
 		why = "Shipgate could not read this version, so nothing in it was compared"
 	}
 	line := pe.line
-	e.changes = append(e.changes, Change{
-		Path: f.Path, Kind: KindFile, Direction: DirChanged, Before: "readable", After: "unreadable (" + kind + ")",
+	e.changes = append(e.changes, report.Change{
+		Path: f.Path, Kind: report.KindFile, Direction: report.DirChanged, Before: "readable", After: "unreadable (" + kind + ")",
 		Expands: len(lost) > 0, Access: "unknown", Risk: risk, Line: line, HeadLine: max(line, 1), Witnesses: []string{},
 		Why: why,
 	})
-	e.finding(Finding{CheckID: CheckParseFailed, Risk: risk, Action: action, Path: f.Path, Line: line, HeadLine: max(line, 1),
+	e.finding(report.Finding{CheckID: report.CheckParseFailed, Risk: risk, Action: action, Path: f.Path, Line: line, HeadLine: max(line, 1),
 		Evidence: kind, Message: msg, Title: "cannot read " + f.Path, Key: "parse|" + f.Path})
 }
 
@@ -614,7 +624,7 @@ func (e *engine) tooComplex(f *fileState, n int64) {
 		msg += "; the file adds allow rules that could be wildcard or launcher grants (" + strings.Join(worst, ", ") + "), so this blocks"
 	}
 	msg += ". Patterns with many stars and long runs of distinct characters between them (Bash(*a*b*c*)) are the usual cause: write each grant as a command prefix (Bash(git status *)) or an exact command (Bash(npm test)) instead."
-	e.finding(Finding{CheckID: CheckParseFailed, Risk: risk, Action: action, Path: f.Path, Line: line, HeadLine: max(line, 1),
+	e.finding(report.Finding{CheckID: report.CheckParseFailed, Risk: risk, Action: action, Path: f.Path, Line: line, HeadLine: max(line, 1),
 		Evidence: "too_complex", Message: msg, Title: "rules too complex to decide in " + f.Path, Key: "complex|" + f.Path})
 }
 
@@ -703,7 +713,7 @@ func (e *engine) tooComplexRules(rs *ruleSet) {
 				msg += "; some could be wildcard or launcher grants, so this blocks"
 			}
 			msg += ". " + complexAdvice
-			e.finding(Finding{CheckID: CheckParseFailed, Risk: risk, Action: action, Path: f.Path, Line: rest[0].decl.line, HeadLine: max(rest[0].decl.line, 1),
+			e.finding(report.Finding{CheckID: report.CheckParseFailed, Risk: risk, Action: action, Path: f.Path, Line: rest[0].decl.line, HeadLine: max(rest[0].decl.line, 1),
 				Evidence: "too_complex", Message: msg, Title: fmt.Sprintf("%d more rules too complex to decide in %s", len(rest), f.Path),
 				Key: "complex|" + f.Path + "|more"})
 			break
@@ -729,7 +739,7 @@ func (e *engine) tooComplexRules(rs *ruleSet) {
 			}
 		}
 		msg += ". The other rules of the file were judged on their own. " + complexAdvice
-		e.finding(Finding{CheckID: CheckParseFailed, Risk: risk, Action: action, Path: f.Path, Line: line, HeadLine: max(head, 1), Base: !ev.added,
+		e.finding(report.Finding{CheckID: report.CheckParseFailed, Risk: risk, Action: action, Path: f.Path, Line: line, HeadLine: max(head, 1), Base: !ev.added,
 			Evidence: "too_complex", Message: msg, Title: "rule too complex to decide: " + r.Text,
 			Key: "complex|" + f.Path + "|" + string(r.List) + "|" + r.Text})
 	}
@@ -757,47 +767,47 @@ func (e *engine) problems(f *fileState) {
 		}
 		switch p.kind {
 		case "duplicate_key", "invalid_utf8", "lone_surrogate":
-			e.finding(Finding{CheckID: CheckDuplicateKey, Path: f.Path, Line: p.line, HeadLine: p.line, Evidence: p.kind + ": " + p.key,
+			e.finding(report.Finding{CheckID: report.CheckDuplicateKey, Path: f.Path, Line: p.line, HeadLine: p.line, Evidence: p.kind + ": " + p.key,
 				Message: f.Path + ": " + p.message, Title: "read differently from how it looks", Key: "problem|" + f.Path + "|" + p.kind + "|" + p.key})
 		case "invalid_rule":
 			risk := rating.RiskLow
 			if p.list == "deny" || p.list == "ask" {
 				risk = rating.RiskMedium
 			}
-			e.finding(Finding{CheckID: CheckRuleInvalid, Risk: risk, Path: f.Path, Line: p.line, HeadLine: p.line, Evidence: p.key,
+			e.finding(report.Finding{CheckID: report.CheckRuleInvalid, Risk: risk, Path: f.Path, Line: p.line, HeadLine: p.line, Evidence: p.key,
 				Message: f.Path + ": " + sentence(p.message), Title: "entry Claude Code skips", Key: "problem|" + f.Path + "|" + p.key})
 		case "unknown_key":
-			e.finding(Finding{CheckID: CheckUnknownKey, Path: f.Path, Line: p.line, HeadLine: p.line, Evidence: p.key,
+			e.finding(report.Finding{CheckID: report.CheckUnknownKey, Path: f.Path, Line: p.line, HeadLine: p.line, Evidence: p.key,
 				Message: f.Path + ": " + sentence(p.message), Title: "unknown key " + p.key, Key: "problem|" + f.Path + "|unknown|" + p.key})
 		}
 	}
 }
 
 // policyChange reports a pull request that loosens the policy file.
-func (e *engine) policyChange(pc *PolicyChange) {
+func (e *engine) policyChange(pc *report.PolicyChange) {
 	if pc == nil {
 		return
 	}
 	loose := policy.Loosenings(pc.Base, pc.Head)
 	line := max(pc.HeadLine, 1)
 	if len(loose) == 0 {
-		e.changes = append(e.changes, Change{Path: pc.Path, Agent: AgentShipgate, Kind: KindSetting, Direction: DirChanged, Before: "policy", After: "policy (changed)",
+		e.changes = append(e.changes, report.Change{Path: pc.Path, Agent: AgentShipgate, Kind: report.KindSetting, Direction: report.DirChanged, Before: "policy", After: "policy (changed)",
 			Access: "none", Risk: "low", Line: line, HeadLine: line, Witnesses: []string{},
 			Why: "the Shipgate policy changes without letting more through (it is judged under the base's policy here)"})
 		return
 	}
-	e.changes = append(e.changes, Change{Path: pc.Path, Agent: AgentShipgate, Kind: KindSetting, Direction: DirChanged, Before: "policy", After: "policy (loosened)",
+	e.changes = append(e.changes, report.Change{Path: pc.Path, Agent: AgentShipgate, Kind: report.KindSetting, Direction: report.DirChanged, Before: "policy", After: "policy (loosened)",
 		Expands: true, Access: "admin", Risk: "high", Line: line, HeadLine: line, Witnesses: []string{},
 		Why: "the Shipgate policy lets more through: " + strings.Join(loose, "; ")})
-	e.finding(Finding{CheckID: CheckPolicyLoosened, Agent: AgentShipgate, Path: pc.Path, Line: line, HeadLine: line, Evidence: strings.Join(loose, "; "),
-		Title: "the policy is loosened", Key: CheckPolicyLoosened + "|" + pc.Path + "|" + strings.Join(loose, ";"),
+	e.finding(report.Finding{CheckID: report.CheckPolicyLoosened, Agent: AgentShipgate, Path: pc.Path, Line: line, HeadLine: line, Evidence: strings.Join(loose, "; "),
+		Title: "the policy is loosened", Key: report.CheckPolicyLoosened + "|" + pc.Path + "|" + strings.Join(loose, ";"),
 		Message: fmt.Sprintf("%s is loosened: %s. This pull request is judged under the base's policy; merged, the new policy governs every later pull request.", pc.Path, strings.Join(loose, "; "))})
 }
 
 // finding fills in the action and risk from the catalogue and the policy,
 // and records the finding.
-func (e *engine) finding(f Finding) {
-	info := checkInfo(f.CheckID)
+func (e *engine) finding(f report.Finding) {
+	info := report.CheckInfoOf(f.CheckID)
 	if f.Agent == "" {
 		f.Agent = agentOfPath(f.Path, e.pol)
 		if f.Agent == "" {
@@ -825,7 +835,7 @@ func (e *engine) finding(f Finding) {
 // label names the agent of every row that does not name one yet: the
 // agent that reads its file (Claude Code for the scripts its hooks run),
 // Shipgate for the policy file.
-func (e *engine) label(pc *PolicyChange) {
+func (e *engine) label(pc *report.PolicyChange) {
 	of := func(p string) string {
 		if pc != nil && p == pc.Path {
 			return AgentShipgate
@@ -853,7 +863,7 @@ func (e *engine) label(pc *PolicyChange) {
 }
 
 // report sorts everything into a deterministic Report, grouped by agent.
-func (e *engine) report() Report {
+func (e *engine) report() report.Report {
 	sort.SliceStable(e.changes, func(i, j int) bool {
 		a, b := e.changes[i], e.changes[j]
 		if ga, gb := agentRank(a.Agent), agentRank(b.Agent); ga != gb {
@@ -901,25 +911,25 @@ func (e *engine) report() Report {
 		}
 		return a.Line < b.Line
 	})
-	r := Report{Schema: Schema, Files: e.status, Changes: e.changes, Findings: e.findings, Suggestions: e.suggestions, CheckedAgainst: checkedAgainst(e.status)}
+	r := report.Report{Schema: report.Schema, Files: e.status, Changes: e.changes, Findings: e.findings, Suggestions: e.suggestions, CheckedAgainst: checkedAgainst(e.status)}
 	if r.Files == nil {
-		r.Files = []FileStatus{}
+		r.Files = []report.FileStatus{}
 	}
 	if r.Changes == nil {
-		r.Changes = []Change{}
+		r.Changes = []report.Change{}
 	}
 	if r.Findings == nil {
-		r.Findings = []Finding{}
+		r.Findings = []report.Finding{}
 	}
 	if r.Suggestions == nil {
-		r.Suggestions = []Suggestion{}
+		r.Suggestions = []report.Suggestion{}
 	}
 	for i := range r.Changes {
 		if r.Changes[i].Witnesses == nil {
 			r.Changes[i].Witnesses = []string{}
 		}
 	}
-	r.Decision = decide(r.Findings)
+	r.Decision = report.Decide(r.Findings)
 	return r
 }
 
@@ -946,7 +956,7 @@ func (e *engine) oneRiskPerChange() {
 		if !c.Expands {
 			continue
 		}
-		p := place{c.Path, c.Line, c.Direction == DirRemoved}
+		p := place{c.Path, c.Line, c.Direction == report.DirRemoved}
 		if fr, ok := risk[p]; ok && fr.Rank() > c.Risk.Rank() {
 			e.changes[i].Risk = fr
 		} else if ok && c.Risk.Rank() > fr.Rank() {

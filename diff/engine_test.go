@@ -7,6 +7,8 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/shipgate-app/shipgate/report"
 )
 
 // perms builds a settings file from allow/ask/deny lists.
@@ -26,13 +28,13 @@ func (p perms) json() string {
 	return string(b)
 }
 
-func settingsPair(base, head string) Input {
-	return Input{Files: []File{{Path: ".claude/settings.json",
-		Base: Version{Exists: base != "", Data: []byte(base)},
-		Head: Version{Exists: head != "", Data: []byte(head)}}}}
+func settingsPair(base, head string) report.Input {
+	return report.Input{Files: []report.File{{Path: ".claude/settings.json",
+		Base: report.Version{Exists: base != "", Data: []byte(base)},
+		Head: report.Version{Exists: head != "", Data: []byte(head)}}}}
 }
 
-func checkIDs(r Report) []string {
+func checkIDs(r report.Report) []string {
 	var out []string
 	for _, f := range r.Findings {
 		if f.Action == "advisory" {
@@ -44,7 +46,7 @@ func checkIDs(r Report) []string {
 	return slices.Compact(out)
 }
 
-func rowsSummary(r Report) []string {
+func rowsSummary(r report.Report) []string {
 	var out []string
 	for _, c := range r.Changes {
 		mark := ""
@@ -62,65 +64,65 @@ func TestRepresentativeCases(t *testing.T) {
 	cases := []struct {
 		n          int
 		base, head perms
-		decision   Decision
+		decision   report.Decision
 		checks     []string // PERMISSION- prefixed names without SHIP-HOST-BOUNDARY-
 		rows       []string // expected row summaries (subset, in any order)
 	}{
-		{1, perms{allow: []string{"Bash(npm test:*)"}}, perms{allow: []string{"Bash(npm *)"}}, DecisionRequireReview,
+		{1, perms{allow: []string{"Bash(npm test:*)"}}, perms{allow: []string{"Bash(npm *)"}}, report.DecisionRequireReview,
 			[]string{"PERMISSION-ALLOW-EXPANDED"}, []string{"!widened allow Bash(npm test:*)→Bash(npm *)"}},
-		{2, perms{allow: []string{"Bash(npm *)"}}, perms{allow: []string{"Bash(npm test:*)"}}, DecisionAllow,
+		{2, perms{allow: []string{"Bash(npm *)"}}, perms{allow: []string{"Bash(npm test:*)"}}, report.DecisionAllow,
 			nil, []string{"narrowed allow Bash(npm *)→Bash(npm test:*)"}},
-		{3, perms{allow: []string{"Bash(npm:*)"}}, perms{allow: []string{"Bash(npm test:*)"}}, DecisionAllow,
+		{3, perms{allow: []string{"Bash(npm:*)"}}, perms{allow: []string{"Bash(npm test:*)"}}, report.DecisionAllow,
 			nil, []string{"narrowed allow Bash(npm:*)→Bash(npm test:*)"}},
-		{4, perms{allow: []string{"Bash(npm run test:*)"}}, perms{allow: []string{"Bash(npm run test:*)", "Bash(npm run test:unit)"}}, DecisionRequireReview,
+		{4, perms{allow: []string{"Bash(npm run test:*)"}}, perms{allow: []string{"Bash(npm run test:*)", "Bash(npm run test:unit)"}}, report.DecisionRequireReview,
 			[]string{"PERMISSION-ALLOW-EXPANDED"}, []string{"!added allow →Bash(npm run test:unit)"}},
-		{5, perms{allow: []string{"Bash(git add:*)"}}, perms{allow: []string{"Bash(git add *)"}}, DecisionAllow,
+		{5, perms{allow: []string{"Bash(git add:*)"}}, perms{allow: []string{"Bash(git add *)"}}, report.DecisionAllow,
 			nil, []string{"respelled allow Bash(git add:*)→Bash(git add *)"}},
-		{6, perms{allow: []string{"Bash(*)"}}, perms{allow: []string{"Bash"}}, DecisionAllow,
+		{6, perms{allow: []string{"Bash(*)"}}, perms{allow: []string{"Bash"}}, report.DecisionAllow,
 			nil, []string{"respelled allow Bash(*)→Bash"}},
-		{7, perms{allow: []string{"Bash(gh pr *)"}}, perms{allow: []string{"Bash(gh pr view *)", "Bash(gh pr diff *)", "Bash(gh pr list *)", "Bash(gh pr checks *)"}}, DecisionAllow,
+		{7, perms{allow: []string{"Bash(gh pr *)"}}, perms{allow: []string{"Bash(gh pr view *)", "Bash(gh pr diff *)", "Bash(gh pr list *)", "Bash(gh pr checks *)"}}, report.DecisionAllow,
 			nil, []string{"narrowed allow Bash(gh pr *)→Bash(gh pr view *)", "narrowed allow Bash(gh pr *)→Bash(gh pr checks *)"}},
-		{8, perms{allow: []string{"Bash(pnpm run lint:*)"}}, perms{allow: []string{"Bash(pnpm run lint *)", "Bash(pnpm run lint:fix *)"}}, DecisionRequireReview,
+		{8, perms{allow: []string{"Bash(pnpm run lint:*)"}}, perms{allow: []string{"Bash(pnpm run lint *)", "Bash(pnpm run lint:fix *)"}}, report.DecisionRequireReview,
 			[]string{"PERMISSION-ALLOW-EXPANDED"}, []string{"respelled allow Bash(pnpm run lint:*)→Bash(pnpm run lint *)", "!added allow →Bash(pnpm run lint:fix *)"}},
-		{9, perms{allow: []string{"Bash(git *)"}}, perms{allow: []string{"Bash(git *)", "Bash(git merge --no-ff -X ours:*)"}}, DecisionAllow,
+		{9, perms{allow: []string{"Bash(git *)"}}, perms{allow: []string{"Bash(git *)", "Bash(git merge --no-ff -X ours:*)"}}, report.DecisionAllow,
 			nil, []string{"covered allow Bash(git *)→Bash(git merge --no-ff -X ours:*)"}},
-		{10, perms{allow: []string{"Bash(git status *)"}, deny: []string{"Bash(git log *)"}}, perms{allow: []string{"Bash(git status --short *)", "Bash(git log *)"}}, DecisionRequireReview,
+		{10, perms{allow: []string{"Bash(git status *)"}, deny: []string{"Bash(git log *)"}}, perms{allow: []string{"Bash(git status --short *)", "Bash(git log *)"}}, report.DecisionRequireReview,
 			[]string{"PERMISSION-ALLOW-EXPANDED", "PERMISSION-DENY-REMOVED"}, []string{"!moved allow deny: Bash(git log *)→allow: Bash(git log *)", "narrowed allow Bash(git status *)→Bash(git status --short *)"}},
-		{11, perms{allow: []string{"Bash(npm *)"}}, perms{allow: []string{"Bash(npm test *)"}, deny: []string{"Bash(npm *)"}}, DecisionAllow,
+		{11, perms{allow: []string{"Bash(npm *)"}}, perms{allow: []string{"Bash(npm test *)"}, deny: []string{"Bash(npm *)"}}, report.DecisionAllow,
 			nil, nil},
-		{12, perms{allow: []string{"Bash(git status *)"}}, perms{allow: []string{"Bash(git *)"}, deny: []string{"Bash(git status *)"}}, DecisionRequireReview,
+		{12, perms{allow: []string{"Bash(git status *)"}}, perms{allow: []string{"Bash(git *)"}, deny: []string{"Bash(git status *)"}}, report.DecisionRequireReview,
 			[]string{"PERMISSION-ALLOW-EXPANDED"}, []string{"!widened allow Bash(git status *)→Bash(git *)"}},
-		{13, perms{allow: []string{"Read"}}, perms{allow: []string{"Read", "mcp__github__get_issue"}}, DecisionRequireReview,
+		{13, perms{allow: []string{"Read"}}, perms{allow: []string{"Read", "mcp__github__get_issue"}}, report.DecisionRequireReview,
 			[]string{"PERMISSION-ALLOW-EXPANDED"}, []string{"!added allow →mcp__github__get_issue"}},
-		{14, perms{allow: []string{"Read"}}, perms{allow: []string{"Read", "mcp__github__*"}}, DecisionBlock,
+		{14, perms{allow: []string{"Read"}}, perms{allow: []string{"Read", "mcp__github__*"}}, report.DecisionBlock,
 			[]string{"PERMISSION-WILDCARD-ALLOW"}, nil},
-		{15, perms{allow: []string{"mcp__github"}}, perms{allow: []string{"mcp__github__get_issue"}}, DecisionAllow,
+		{15, perms{allow: []string{"mcp__github"}}, perms{allow: []string{"mcp__github__get_issue"}}, report.DecisionAllow,
 			nil, []string{"narrowed allow mcp__github→mcp__github__get_issue"}},
-		{16, perms{allow: []string{"Edit", "Write"}}, perms{allow: []string{"Edit", "Write", "Edit(**/.env.example)", "Write(**/.env.example)"}}, DecisionAllow,
+		{16, perms{allow: []string{"Edit", "Write"}}, perms{allow: []string{"Edit", "Write", "Edit(**/.env.example)", "Write(**/.env.example)"}}, report.DecisionAllow,
 			nil, []string{"covered allow Edit→Edit(**/.env.example)"}},
-		{17, perms{allow: []string{"Read"}}, perms{allow: []string{"Read", "Edit(**/.env.example)"}}, DecisionRequireReview,
+		{17, perms{allow: []string{"Read"}}, perms{allow: []string{"Read", "Edit(**/.env.example)"}}, report.DecisionRequireReview,
 			[]string{"PERMISSION-ALLOW-EXPANDED"}, nil},
-		{18, perms{deny: []string{"Read(.env.*)"}}, perms{deny: []string{"Read(.env.*)", "Read(!.env.example)"}}, DecisionRequireReview,
+		{18, perms{deny: []string{"Read(.env.*)"}}, perms{deny: []string{"Read(.env.*)", "Read(!.env.example)"}}, report.DecisionRequireReview,
 			[]string{"PERMISSION-DENY-REMOVED"}, []string{"!added deny →Read(!.env.example)"}},
-		{19, perms{deny: []string{"Read(.env.*)"}}, perms{deny: []string{"Read(!.env.example)", "Read(.env.*)"}}, DecisionAllow,
+		{19, perms{deny: []string{"Read(.env.*)"}}, perms{deny: []string{"Read(!.env.example)", "Read(.env.*)"}}, report.DecisionAllow,
 			nil, nil},
-		{20, perms{deny: []string{"Write(.env)", "NotebookEdit(.env)"}}, perms{deny: []string{"Bash(rm -rf *)"}}, DecisionAllow,
+		{20, perms{deny: []string{"Write(.env)", "NotebookEdit(.env)"}}, perms{deny: []string{"Bash(rm -rf *)"}}, report.DecisionAllow,
 			nil, []string{"removed deny Write(.env)→"}},
-		{21, perms{deny: []string{"Write", "Read(.env)"}}, perms{deny: []string{"Read(.env)"}}, DecisionRequireReview,
+		{21, perms{deny: []string{"Write", "Read(.env)"}}, perms{deny: []string{"Read(.env)"}}, report.DecisionRequireReview,
 			[]string{"PERMISSION-DENY-REMOVED"}, []string{"!removed deny Write→"}},
-		{22, perms{allow: []string{"Bash(python3 -c *)"}}, perms{allow: []string{"Bash(python3 *)"}}, DecisionBlock,
+		{22, perms{allow: []string{"Bash(python3 -c *)"}}, perms{allow: []string{"Bash(python3 *)"}}, report.DecisionBlock,
 			[]string{"PERMISSION-WILDCARD-ALLOW"}, []string{"!widened allow Bash(python3 -c *)→Bash(python3 *)"}},
-		{23, perms{allow: []string{"Bash(npx:*)"}}, perms{allow: []string{"Bash(npx *)"}}, DecisionAllow,
+		{23, perms{allow: []string{"Bash(npx:*)"}}, perms{allow: []string{"Bash(npx *)"}}, report.DecisionAllow,
 			nil, []string{"respelled allow Bash(npx:*)→Bash(npx *)"}},
-		{24, perms{allow: []string{"*"}}, perms{allow: []string{"*", "Bash(npm test)"}}, DecisionRequireReview,
+		{24, perms{allow: []string{"*"}}, perms{allow: []string{"*", "Bash(npm test)"}}, report.DecisionRequireReview,
 			[]string{"PERMISSION-ALLOW-EXPANDED"}, nil},
-		{25, perms{allow: []string{"Bash(find *)"}}, perms{allow: []string{"Bash(find *)", "Bash(find . -delete)"}}, DecisionRequireReview,
+		{25, perms{allow: []string{"Bash(find *)"}}, perms{allow: []string{"Bash(find *)", "Bash(find . -delete)"}}, report.DecisionRequireReview,
 			[]string{"PERMISSION-ALLOW-EXPANDED"}, []string{"!added allow →Bash(find . -delete)"}},
 		// Claude Code 2.1.328 (measured): blanks inside a rule are normalised,
 		// a blank outside it makes Claude Code skip the rule.
-		{26, perms{deny: []string{"Bash(rm:*)"}}, perms{deny: []string{"Bash( rm *)"}}, DecisionAllow,
+		{26, perms{deny: []string{"Bash(rm:*)"}}, perms{deny: []string{"Bash( rm *)"}}, report.DecisionAllow,
 			nil, []string{"respelled deny Bash(rm:*)→Bash( rm *)"}},
-		{27, perms{deny: []string{"Bash(rm:*)"}}, perms{deny: []string{" Bash(rm *)"}}, DecisionRequireReview,
+		{27, perms{deny: []string{"Bash(rm:*)"}}, perms{deny: []string{" Bash(rm *)"}}, report.DecisionRequireReview,
 			[]string{"PERMISSION-DENY-REMOVED"}, []string{"added deny → Bash(rm *)"}},
 	}
 	for _, c := range cases {
@@ -146,12 +148,12 @@ func TestRepresentativeCases(t *testing.T) {
 func TestExecTierBlocks(t *testing.T) {
 	for _, p := range [][2]string{{"Bash(python3 -c *)", "Bash(python3 *)"}, {"Bash(npx *)", "Bash(npx*)"}, {"Bash(env *)", "Bash(e*)"}} {
 		r := Compare(settingsPair(perms{allow: []string{p[0]}}.json(), perms{allow: []string{p[1]}}.json()))
-		if r.Decision != DecisionBlock {
+		if r.Decision != report.DecisionBlock {
 			t.Errorf("%s → %s: decision %s", p[0], p[1], r.Decision)
 		}
-		var wild []Finding
+		var wild []report.Finding
 		for _, f := range r.Findings {
-			if f.CheckID == CheckWildcardAllow {
+			if f.CheckID == report.CheckWildcardAllow {
 				wild = append(wild, f)
 			}
 		}
@@ -166,13 +168,13 @@ func TestExecTierBlocks(t *testing.T) {
 	// an expansion even into a tier rule.
 	for _, p := range [][2]string{{"Bash(npx:*)", "Bash(npx *)"}, {"Bash(*)", "Bash(npx *)"}, {"Bash(python3 *)", "Bash(python3 -c *)"}} {
 		r := Compare(settingsPair(perms{allow: []string{p[0]}}.json(), perms{allow: []string{p[1]}}.json()))
-		if r.Decision != DecisionAllow {
+		if r.Decision != report.DecisionAllow {
 			t.Errorf("%s → %s: decision %s, findings %v", p[0], p[1], r.Decision, r.Findings)
 		}
 	}
 	// A newly added launcher blocks, with the table text as evidence.
 	r := Compare(settingsPair(perms{allow: []string{"Bash(npm test *)"}}.json(), perms{allow: []string{"Bash(npm test *)", "Bash(npx:*)"}}.json()))
-	if r.Decision != DecisionBlock || r.Findings[0].Evidence != "Bash(npx *)" {
+	if r.Decision != report.DecisionBlock || r.Findings[0].Evidence != "Bash(npx *)" {
 		t.Errorf("launcher added: %s %v", r.Decision, r.Findings)
 	}
 }
@@ -181,14 +183,14 @@ func TestExecTierBlocks(t *testing.T) {
 // evaluated together (deny, then ask, then allow).
 func TestEffectiveView(t *testing.T) {
 	local := perms{deny: []string{"Bash(npm publish *)", "Bash(npm exec *)"}}.json()
-	in := Input{Files: []File{
+	in := report.Input{Files: []report.File{
 		{Path: ".claude/settings.json",
-			Base: Version{Exists: true, Data: []byte(perms{allow: []string{"Bash(npm test *)"}}.json())},
-			Head: Version{Exists: true, Data: []byte(perms{allow: []string{"Bash(npm test *)", "Bash(npm publish *)"}}.json())}},
-		{Path: ".claude/settings.local.json", Base: Version{Exists: true, Data: []byte(local)}, Head: Version{Exists: true, Data: []byte(local)}},
+			Base: report.Version{Exists: true, Data: []byte(perms{allow: []string{"Bash(npm test *)"}}.json())},
+			Head: report.Version{Exists: true, Data: []byte(perms{allow: []string{"Bash(npm test *)", "Bash(npm publish *)"}}.json())}},
+		{Path: ".claude/settings.local.json", Base: report.Version{Exists: true, Data: []byte(local)}, Head: report.Version{Exists: true, Data: []byte(local)}},
 	}}
 	r := Compare(in)
-	if r.Decision != DecisionAllow {
+	if r.Decision != report.DecisionAllow {
 		t.Fatalf("an allow rule shadowed by a deny in settings.local.json expanded: %v", rowsSummary(r))
 	}
 	if !strings.Contains(r.Changes[0].Why, "deny: Bash(npm publish *)") {
@@ -197,7 +199,7 @@ func TestEffectiveView(t *testing.T) {
 	// A partly shadowed rule's witnesses avoid the denied calls.
 	in.Files[0].Head.Data = []byte(perms{allow: []string{"Bash(npm test *)", "Bash(npm *)"}}.json())
 	r = Compare(in)
-	if r.Decision != DecisionRequireReview {
+	if r.Decision != report.DecisionRequireReview {
 		t.Fatalf("decision %s", r.Decision)
 	}
 	for _, w := range r.Changes[0].Witnesses {
@@ -207,12 +209,12 @@ func TestEffectiveView(t *testing.T) {
 	}
 	// Removing the deny from settings.local.json frees the calls: the
 	// finding says they now run without a prompt.
-	in = Input{Files: []File{
-		{Path: ".claude/settings.json", Base: Version{Exists: true, Data: []byte(perms{allow: []string{"Bash(npm *)"}}.json())}, Head: Version{Exists: true, Data: []byte(perms{allow: []string{"Bash(npm *)"}}.json())}},
-		{Path: ".claude/settings.local.json", Base: Version{Exists: true, Data: []byte(local)}, Head: Version{Exists: true, Data: []byte(perms{deny: []string{"Bash(npm exec *)"}}.json())}},
+	in = report.Input{Files: []report.File{
+		{Path: ".claude/settings.json", Base: report.Version{Exists: true, Data: []byte(perms{allow: []string{"Bash(npm *)"}}.json())}, Head: report.Version{Exists: true, Data: []byte(perms{allow: []string{"Bash(npm *)"}}.json())}},
+		{Path: ".claude/settings.local.json", Base: report.Version{Exists: true, Data: []byte(local)}, Head: report.Version{Exists: true, Data: []byte(perms{deny: []string{"Bash(npm exec *)"}}.json())}},
 	}}
 	r = Compare(in)
-	if r.Decision != DecisionRequireReview || !strings.Contains(r.Findings[0].Message, "now runs without a prompt (allow: Bash(npm *))") {
+	if r.Decision != report.DecisionRequireReview || !strings.Contains(r.Findings[0].Message, "now runs without a prompt (allow: Bash(npm *))") {
 		t.Errorf("deny removal: %s %v", r.Decision, r.Findings)
 	}
 }
@@ -226,13 +228,13 @@ func TestFileLevelFailures(t *testing.T) {
 		risk       string
 		line       int
 	}{
-		{"comment", "{\n  // allow npm\n  \"permissions\": {}\n}", StatusParseFailed, CheckParseFailed, "high", 2},
-		{"trailing comma", "{\"permissions\": {\"allow\": [\"Bash(x)\",]}}", StatusParseFailed, CheckParseFailed, "high", 1},
-		{"not an object", "[1,2]", StatusParseFailed, CheckParseFailed, "high", 1},
+		{"comment", "{\n  // allow npm\n  \"permissions\": {}\n}", report.StatusParseFailed, report.CheckParseFailed, "high", 2},
+		{"trailing comma", "{\"permissions\": {\"allow\": [\"Bash(x)\",]}}", report.StatusParseFailed, report.CheckParseFailed, "high", 1},
+		{"not an object", "[1,2]", report.StatusParseFailed, report.CheckParseFailed, "high", 1},
 		// Claude Code 2.1.328 reads a byte order mark: the head is {}, so
 		// the base's denials go.
-		{"bom", "\ufeff{}", StatusCompared, CheckDenyRemoved, "high", 0},
-		{"empty", "", StatusDeleted, CheckDenyRemoved, "high", 0},
+		{"bom", "\ufeff{}", report.StatusCompared, report.CheckDenyRemoved, "high", 0},
+		{"empty", "", report.StatusDeleted, report.CheckDenyRemoved, "high", 0},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -240,7 +242,7 @@ func TestFileLevelFailures(t *testing.T) {
 			if r.Files[0].Status != c.status {
 				t.Errorf("status %s, want %s", r.Files[0].Status, c.status)
 			}
-			if r.Decision == DecisionAllow {
+			if r.Decision == report.DecisionAllow {
 				t.Errorf("a broken or deleted file passed")
 			}
 			found := false
@@ -260,9 +262,9 @@ func TestFileLevelFailures(t *testing.T) {
 			}
 		})
 	}
-	big := `{"permissions":{"allow":["` + strings.Repeat("x", MaxFileSize) + `"]}}`
+	big := `{"permissions":{"allow":["` + strings.Repeat("x", report.MaxFileSize) + `"]}}`
 	r := Compare(settingsPair(base, big))
-	if r.Files[0].Status != StatusTooLarge || r.Decision == DecisionAllow {
+	if r.Files[0].Status != report.StatusTooLarge || r.Decision == report.DecisionAllow {
 		t.Errorf("too large: %+v %s", r.Files[0], r.Decision)
 	}
 }
@@ -274,17 +276,17 @@ func TestProblemsAreFindings(t *testing.T) {
 	for _, f := range r.Findings {
 		got[f.CheckID] = f.Line
 	}
-	if got[CheckDuplicateKey] != 3 {
-		t.Errorf("duplicate key finding at line %d: %v", got[CheckDuplicateKey], r.Findings)
+	if got[report.CheckDuplicateKey] != 3 {
+		t.Errorf("duplicate key finding at line %d: %v", got[report.CheckDuplicateKey], r.Findings)
 	}
-	if _, ok := got[CheckRuleInvalid]; !ok {
+	if _, ok := got[report.CheckRuleInvalid]; !ok {
 		t.Errorf("no invalid rule finding")
 	}
-	if got[CheckUnknownKey] != 4 {
+	if got[report.CheckUnknownKey] != 4 {
 		t.Errorf("unknown key finding: %v", r.Findings)
 	}
 	// The first permissions object is overridden: its deny rule is gone.
-	if _, ok := got[CheckDenyRemoved]; !ok {
+	if _, ok := got[report.CheckDenyRemoved]; !ok {
 		t.Errorf("the overridden deny was not reported removed: %v", r.Findings)
 	}
 }
@@ -297,13 +299,13 @@ func TestByteOrderMark(t *testing.T) {
 	deny := perms{deny: []string{"Read(./.env)", "Bash(curl *)"}}.json()
 	cases := []struct {
 		name, base, head string
-		decision         Decision
+		decision         report.Decision
 		checks           []string
 	}{
-		{"base with a mark, head {}", "\ufeff" + deny, "{}", DecisionRequireReview, []string{"PERMISSION-DENY-REMOVED"}},
-		{"base with a mark, head without", "\ufeff" + deny, deny, DecisionAllow, nil},
-		{"head gains a mark", deny, "\ufeff" + deny, DecisionAllow, nil},
-		{"head with a mark adds an allow", "\ufeff{}", "\ufeff" + perms{allow: []string{"Bash(npm *)"}}.json(), DecisionRequireReview, []string{"PERMISSION-ALLOW-EXPANDED"}},
+		{"base with a mark, head {}", "\ufeff" + deny, "{}", report.DecisionRequireReview, []string{"PERMISSION-DENY-REMOVED"}},
+		{"base with a mark, head without", "\ufeff" + deny, deny, report.DecisionAllow, nil},
+		{"head gains a mark", deny, "\ufeff" + deny, report.DecisionAllow, nil},
+		{"head with a mark adds an allow", "\ufeff{}", "\ufeff" + perms{allow: []string{"Bash(npm *)"}}.json(), report.DecisionRequireReview, []string{"PERMISSION-ALLOW-EXPANDED"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -314,7 +316,7 @@ func TestByteOrderMark(t *testing.T) {
 			if got := checkIDs(r); !slices.Equal(got, c.checks) {
 				t.Errorf("checks %v, want %v", got, c.checks)
 			}
-			if r.Files[0].Status == StatusParseFailed {
+			if r.Files[0].Status == report.StatusParseFailed {
 				t.Errorf("a file with a byte order mark is reported unreadable")
 			}
 			if c.checks != nil && c.checks[0] == "PERMISSION-DENY-REMOVED" && len(r.Findings) != 2 {
@@ -351,15 +353,15 @@ func TestSchemaDropsWholeFile(t *testing.T) {
 				in := settingsPair(base, head)
 				in.Files[0].Path = path
 				r := Compare(in)
-				if r.Decision == DecisionAllow {
+				if r.Decision == report.DecisionAllow {
 					t.Fatalf("a head Claude Code ignores passed: %v", r.Findings)
 				}
 				removed, named := 0, false
 				for _, f := range r.Findings {
-					if f.CheckID == CheckDenyRemoved {
+					if f.CheckID == report.CheckDenyRemoved {
 						removed++
 					}
-					if f.CheckID == CheckParseFailed && strings.Contains(f.Message, "Claude Code ignores this whole file: `"+c.key+"` must be") {
+					if f.CheckID == report.CheckParseFailed && strings.Contains(f.Message, "Claude Code ignores this whole file: `"+c.key+"` must be") {
 						named = true
 					}
 				}
@@ -382,7 +384,7 @@ func TestSchemaDropsWholeFile(t *testing.T) {
 	// Both fail: nothing changes in effect; an advisory says the file is
 	// still ignored.
 	r = Compare(settingsPair(`{"model": 5, "permissions": {"deny": ["Bash(x)"]}}`, `{"model": 5}`))
-	if r.Decision != DecisionAllow {
+	if r.Decision != report.DecisionAllow {
 		t.Errorf("a file ignored before and after: %s, want allow: %v", r.Decision, r.Findings)
 	}
 	// Valid files are not touched: an unknown key, an alias the loader
@@ -390,7 +392,7 @@ func TestSchemaDropsWholeFile(t *testing.T) {
 	for _, h := range []string{"{" + denials + `, "shipgateUnknown": 5}`, `{"permissions": {"deny": ["Read(./.env)", "Bash(curl *)"], "defaultMode": "manual"}}`, `{"permissions": {"deny": ["Read(./.env)", "Bash(curl *)", 5]}}`} {
 		r := Compare(settingsPair(base, h))
 		for _, f := range r.Findings {
-			if f.CheckID == CheckDenyRemoved || strings.Contains(f.Message, "ignores this whole file") {
+			if f.CheckID == report.CheckDenyRemoved || strings.Contains(f.Message, "ignores this whole file") {
 				t.Errorf("%s: %s", h, f.Message)
 			}
 		}
@@ -402,28 +404,28 @@ func TestSchemaDropsWholeFile(t *testing.T) {
 // removing a local override, or deleting the local file, widens when the
 // project's value is wider — though neither file's own diff says so.
 func TestEffectiveScalars(t *testing.T) {
-	two := func(project, localBase, localHead string) Input {
-		return Input{Files: []File{
-			{Path: ".claude/settings.json", Base: Version{Exists: true, Data: []byte(project)}, Head: Version{Exists: true, Data: []byte(project)}},
-			{Path: ".claude/settings.local.json", Base: Version{Exists: localBase != "", Data: []byte(localBase)}, Head: Version{Exists: localHead != "", Data: []byte(localHead)}},
+	two := func(project, localBase, localHead string) report.Input {
+		return report.Input{Files: []report.File{
+			{Path: ".claude/settings.json", Base: report.Version{Exists: true, Data: []byte(project)}, Head: report.Version{Exists: true, Data: []byte(project)}},
+			{Path: ".claude/settings.local.json", Base: report.Version{Exists: localBase != "", Data: []byte(localBase)}, Head: report.Version{Exists: localHead != "", Data: []byte(localHead)}},
 		}}
 	}
 	mode := func(m string) string { return `{"permissions": {"defaultMode": "` + m + `"}}` }
 	cases := []struct {
 		name                          string
 		project, localBase, localHead string
-		decision                      Decision
+		decision                      report.Decision
 		want                          string // a word the finding's message holds
 	}{
-		{"local default removed over project acceptEdits", mode("acceptEdits"), mode("default"), `{}`, DecisionRequireReview, "acceptEdits"},
-		{"local file with default deleted over project acceptEdits", mode("acceptEdits"), mode("default"), "", DecisionRequireReview, "acceptEdits"},
-		{"local default removed over project plan", mode("plan"), mode("default"), `{}`, DecisionRequireReview, "/etc/passwd"},
-		{"local default removed over project bypassPermissions", mode("bypassPermissions"), mode("default"), "", DecisionBlock, "bypassPermissions"},
-		{"local disableBypassPermissionsMode removed", `{}`, `{"permissions": {"disableBypassPermissionsMode": "disable"}}`, `{}`, DecisionRequireReview, "lock is lifted"},
-		{"local lock removed while the project holds it", `{"permissions": {"disableBypassPermissionsMode": "disable"}}`, `{"permissions": {"disableBypassPermissionsMode": "disable"}}`, `{}`, DecisionAllow, ""},
-		{"local override removed over the same project mode", mode("default"), mode("default"), `{}`, DecisionAllow, ""},
-		{"local plan removed over project default", mode("default"), mode("plan"), `{}`, DecisionRequireReview, "defaultMode"},
-		{"local enableAllProjectMcpServers false removed over project true", `{"enableAllProjectMcpServers": true}`, `{"enableAllProjectMcpServers": false}`, "", DecisionBlock, "enableAllProjectMcpServers"},
+		{"local default removed over project acceptEdits", mode("acceptEdits"), mode("default"), `{}`, report.DecisionRequireReview, "acceptEdits"},
+		{"local file with default deleted over project acceptEdits", mode("acceptEdits"), mode("default"), "", report.DecisionRequireReview, "acceptEdits"},
+		{"local default removed over project plan", mode("plan"), mode("default"), `{}`, report.DecisionRequireReview, "/etc/passwd"},
+		{"local default removed over project bypassPermissions", mode("bypassPermissions"), mode("default"), "", report.DecisionBlock, "bypassPermissions"},
+		{"local disableBypassPermissionsMode removed", `{}`, `{"permissions": {"disableBypassPermissionsMode": "disable"}}`, `{}`, report.DecisionRequireReview, "lock is lifted"},
+		{"local lock removed while the project holds it", `{"permissions": {"disableBypassPermissionsMode": "disable"}}`, `{"permissions": {"disableBypassPermissionsMode": "disable"}}`, `{}`, report.DecisionAllow, ""},
+		{"local override removed over the same project mode", mode("default"), mode("default"), `{}`, report.DecisionAllow, ""},
+		{"local plan removed over project default", mode("default"), mode("plan"), `{}`, report.DecisionRequireReview, "defaultMode"},
+		{"local enableAllProjectMcpServers false removed over project true", `{"enableAllProjectMcpServers": true}`, `{"enableAllProjectMcpServers": false}`, "", report.DecisionBlock, "enableAllProjectMcpServers"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

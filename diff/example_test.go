@@ -4,15 +4,16 @@ import (
 	"fmt"
 
 	"github.com/shipgate-app/shipgate/diff"
+	"github.com/shipgate-app/shipgate/report"
 )
 
 // The engine judges one change to an agent's files: the base and head
 // versions in, a Report out — pure, no network, clock or file system.
 func ExampleCompare() {
-	in := diff.Input{Files: []diff.File{{
+	in := report.Input{Files: []report.File{{
 		Path: ".claude/settings.json",
-		Base: diff.Version{Exists: true, Data: []byte(`{"permissions": {"allow": ["Bash(npm test)"]}}`)},
-		Head: diff.Version{Exists: true, Data: []byte(`{"permissions": {"allow": ["Bash(npm test)", "Bash(npm run *)"]}}`)},
+		Base: report.Version{Exists: true, Data: []byte(`{"permissions": {"allow": ["Bash(npm test)"]}}`)},
+		Head: report.Version{Exists: true, Data: []byte(`{"permissions": {"allow": ["Bash(npm test)", "Bash(npm run *)"]}}`)},
 	}}}
 	r := diff.Compare(in)
 	fmt.Println("decision:", r.Decision)

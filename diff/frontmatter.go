@@ -12,6 +12,7 @@ import (
 
 	"github.com/shipgate-app/shipgate/jsonpos"
 	"github.com/shipgate-app/shipgate/lattice"
+	"github.com/shipgate-app/shipgate/report"
 )
 
 // Skills, commands and subagents are Markdown files whose YAML frontmatter
@@ -39,8 +40,8 @@ const maxFrontmatterNodes = 100000
 
 // frontmatterKind reports whether a file kind is a Markdown file with YAML
 // frontmatter.
-func frontmatterKind(k FileKind) bool {
-	return k == SkillFile || k == CommandFile || k == SubagentFile
+func frontmatterKind(k report.FileKind) bool {
+	return k == report.SkillFile || k == report.CommandFile || k == report.SubagentFile
 }
 
 // frontmatterBlock finds the frontmatter as Claude Code does: the file
@@ -238,12 +239,12 @@ func scalarJSON(n *yaml.Node) []byte {
 // file: its frontmatter as a document (root), and its tool lists as rules
 // (allowed-tools as allow rules, disallowed-tools / disallowedTools as
 // deny rules).
-func parseFrontmatterDoc(p string, kind FileKind, v Version, cache ruleCache) (*doc, *parseError) {
+func parseFrontmatterDoc(p string, kind report.FileKind, v report.Version, cache ruleCache) (*doc, *parseError) {
 	if v.Unreadable != "" {
 		return nil, &parseError{tooLarge: v.TooLarge, msg: v.Unreadable}
 	}
-	if len(v.Data) > MaxFileSize {
-		return nil, &parseError{tooLarge: true, msg: fmt.Sprintf("the file is %d bytes, over Shipgate's limit of %d", len(v.Data), MaxFileSize)}
+	if len(v.Data) > report.MaxFileSize {
+		return nil, &parseError{tooLarge: true, msg: fmt.Sprintf("the file is %d bytes, over Shipgate's limit of %d", len(v.Data), report.MaxFileSize)}
 	}
 	js := []byte("{}")
 	if block, line, ok := frontmatterBlock(v.Data); ok {
@@ -252,7 +253,7 @@ func parseFrontmatterDoc(p string, kind FileKind, v Version, cache ruleCache) (*
 			return nil, pe
 		}
 	}
-	root, _, err := jsonpos.ParseLimit(js, 64*MaxFileSize)
+	root, _, err := jsonpos.ParseLimit(js, 64*report.MaxFileSize)
 	if err != nil {
 		return nil, &parseError{msg: "the frontmatter could not be read: " + err.Error()}
 	}
@@ -261,7 +262,7 @@ func parseFrontmatterDoc(p string, kind FileKind, v Version, cache ruleCache) (*
 		key  string
 		list lattice.List
 	}{{"allowed-tools", lattice.Allow}, {"disallowed-tools", lattice.Deny}, {"disallowedTools", lattice.Deny}} {
-		if kind == SubagentFile && l.key == "allowed-tools" {
+		if kind == report.SubagentFile && l.key == "allowed-tools" {
 			continue // a subagent's tool list is `tools`, which pre-approves nothing
 		}
 		m, ok := root.Lookup(l.key)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/shipgate-app/shipgate/jsonpos"
 	"github.com/shipgate-app/shipgate/lattice"
+	"github.com/shipgate-app/shipgate/report"
 )
 
 func TestSplitToolList(t *testing.T) {
@@ -36,7 +37,7 @@ func TestSplitToolList(t *testing.T) {
 func TestFrontmatterDoc(t *testing.T) {
 	cases := []struct {
 		name  string
-		kind  FileKind
+		kind  report.FileKind
 		data  string
 		rules []string // list:text@line
 		all   bool     // allowed-tools: *
@@ -44,25 +45,25 @@ func TestFrontmatterDoc(t *testing.T) {
 		key   string // a key whose line is checked
 		line  int
 	}{
-		{name: "string", kind: SkillFile, data: "---\nname: x\nallowed-tools: Bash(*)\n---\nbody", rules: []string{"allow:Bash(*)@3"}},
-		{name: "list", kind: CommandFile, data: "---\nallowed-tools:\n  - Bash(npm *)\n  - Read, Grep\n---\n", rules: []string{"allow:Bash(npm *)@3", "allow:Read@4", "allow:Grep@4"}},
-		{name: "crlf and bom", kind: SkillFile, data: "\ufeff---\r\nallowed-tools: Read\r\n---\r\n", rules: []string{"allow:Read@2"}},
-		{name: "star", kind: SkillFile, data: "---\nallowed-tools: Read, *\n---\n", all: true},
-		{name: "disallowed", kind: SkillFile, data: "---\ndisallowed-tools: Bash(rm *)\n---\n", rules: []string{"deny:Bash(rm *)@2"}},
-		{name: "subagent tools pre-approve nothing", kind: SubagentFile, data: "---\ntools: Bash\nallowed-tools: Bash\ndisallowedTools: WebFetch\n---\n", rules: []string{"deny:WebFetch@4"}},
-		{name: "no frontmatter", kind: SkillFile, data: "# just text\nallowed-tools: Bash(*)\n"},
-		{name: "block ends at the first ---", kind: SkillFile, data: "---\nname: a---b\nallowed-tools: Bash(*)\n---\n", err: ""},
-		{name: "non-string entries dropped", kind: SkillFile, data: "---\nallowed-tools: [Read, 3, {a: b}]\n---\n", rules: []string{"allow:Read@2"}},
-		{name: "hooks lines", kind: SubagentFile, data: "---\nname: a\nhooks:\n  PreToolUse:\n    - matcher: Bash\n      hooks:\n        - type: command\n          command: ./x.sh\n---\n", key: "hooks", line: 3},
-		{name: "duplicate key", kind: SkillFile, data: "---\na: 1\na: 2\n---\n", err: "appears twice"},
-		{name: "bad yaml", kind: SkillFile, data: "---\nallowed-tools: [Read\n---\n", err: "does not parse"},
-		{name: "not a mapping", kind: SkillFile, data: "---\n- Read\n---\n", err: "not a mapping"},
-		{name: "anchor", kind: SkillFile, data: "---\nx: &a Bash(*)\nallowed-tools: *a\n---\n", err: "anchor"},
-		{name: "empty block", kind: SkillFile, data: "---\n---\nbody"},
+		{name: "string", kind: report.SkillFile, data: "---\nname: x\nallowed-tools: Bash(*)\n---\nbody", rules: []string{"allow:Bash(*)@3"}},
+		{name: "list", kind: report.CommandFile, data: "---\nallowed-tools:\n  - Bash(npm *)\n  - Read, Grep\n---\n", rules: []string{"allow:Bash(npm *)@3", "allow:Read@4", "allow:Grep@4"}},
+		{name: "crlf and bom", kind: report.SkillFile, data: "\ufeff---\r\nallowed-tools: Read\r\n---\r\n", rules: []string{"allow:Read@2"}},
+		{name: "star", kind: report.SkillFile, data: "---\nallowed-tools: Read, *\n---\n", all: true},
+		{name: "disallowed", kind: report.SkillFile, data: "---\ndisallowed-tools: Bash(rm *)\n---\n", rules: []string{"deny:Bash(rm *)@2"}},
+		{name: "subagent tools pre-approve nothing", kind: report.SubagentFile, data: "---\ntools: Bash\nallowed-tools: Bash\ndisallowedTools: WebFetch\n---\n", rules: []string{"deny:WebFetch@4"}},
+		{name: "no frontmatter", kind: report.SkillFile, data: "# just text\nallowed-tools: Bash(*)\n"},
+		{name: "block ends at the first ---", kind: report.SkillFile, data: "---\nname: a---b\nallowed-tools: Bash(*)\n---\n", err: ""},
+		{name: "non-string entries dropped", kind: report.SkillFile, data: "---\nallowed-tools: [Read, 3, {a: b}]\n---\n", rules: []string{"allow:Read@2"}},
+		{name: "hooks lines", kind: report.SubagentFile, data: "---\nname: a\nhooks:\n  PreToolUse:\n    - matcher: Bash\n      hooks:\n        - type: command\n          command: ./x.sh\n---\n", key: "hooks", line: 3},
+		{name: "duplicate key", kind: report.SkillFile, data: "---\na: 1\na: 2\n---\n", err: "appears twice"},
+		{name: "bad yaml", kind: report.SkillFile, data: "---\nallowed-tools: [Read\n---\n", err: "does not parse"},
+		{name: "not a mapping", kind: report.SkillFile, data: "---\n- Read\n---\n", err: "not a mapping"},
+		{name: "anchor", kind: report.SkillFile, data: "---\nx: &a Bash(*)\nallowed-tools: *a\n---\n", err: "anchor"},
+		{name: "empty block", kind: report.SkillFile, data: "---\n---\nbody"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			d, pe := parseFrontmatterDoc("p", c.kind, Version{Exists: true, Data: []byte(c.data)}, ruleCache{})
+			d, pe := parseFrontmatterDoc("p", c.kind, report.Version{Exists: true, Data: []byte(c.data)}, ruleCache{})
 			if c.err != "" {
 				if pe == nil || !strings.Contains(pe.Error(), c.err) {
 					t.Fatalf("error = %v, want one containing %q", pe, c.err)
@@ -95,32 +96,32 @@ func TestFrontmatterDoc(t *testing.T) {
 func TestClassifyAgentDocs(t *testing.T) {
 	cases := []struct {
 		p     string
-		kind  FileKind
+		kind  report.FileKind
 		scope string
 	}{
-		{".claude/skills/x/SKILL.md", SkillFile, ""},
-		{"pkg/.claude/skills/x/SKILL.md", SkillFile, "pkg"},
-		{".claude/skills/SKILL.md", ScriptFile, ""},
-		{".claude/skills/x/notes.md", ScriptFile, ""},
-		{".claude/commands/x.md", CommandFile, ""},
-		{".claude/commands/ops/deploy.md", CommandFile, ""},
-		{".claude/agents/yolo.md", SubagentFile, ""},
-		{"a/b/.claude/agents/yolo.md", SubagentFile, "a/b"},
-		{".claude/agents/yolo.txt", ScriptFile, ""},
-		{".claude/hooks/check.sh", ScriptFile, ""},
-		{"pkg/.claude/hooks/check.sh", ScriptFile, "pkg"},
-		{".claude/statusline.sh", ScriptFile, ""},
-		{".claude/worktrees/feature/.claude/settings.json", SettingsFile, ".claude/worktrees/feature"},
-		{".claude/worktrees/feature/run.sh", NotAgentConfig, ""},
-		{"scripts/check.sh", NotAgentConfig, ""},
-		{".claude/Settings.json", NotAgentConfig, ""},
-		{".claude/skills/x/skill.md", NotAgentConfig, ""},
-		{".claude/Agents/x.md", NotAgentConfig, ""},
-		{"docs/agents/yolo.md", NotAgentConfig, ""},
+		{".claude/skills/x/SKILL.md", report.SkillFile, ""},
+		{"pkg/.claude/skills/x/SKILL.md", report.SkillFile, "pkg"},
+		{".claude/skills/SKILL.md", report.ScriptFile, ""},
+		{".claude/skills/x/notes.md", report.ScriptFile, ""},
+		{".claude/commands/x.md", report.CommandFile, ""},
+		{".claude/commands/ops/deploy.md", report.CommandFile, ""},
+		{".claude/agents/yolo.md", report.SubagentFile, ""},
+		{"a/b/.claude/agents/yolo.md", report.SubagentFile, "a/b"},
+		{".claude/agents/yolo.txt", report.ScriptFile, ""},
+		{".claude/hooks/check.sh", report.ScriptFile, ""},
+		{"pkg/.claude/hooks/check.sh", report.ScriptFile, "pkg"},
+		{".claude/statusline.sh", report.ScriptFile, ""},
+		{".claude/worktrees/feature/.claude/settings.json", report.SettingsFile, ".claude/worktrees/feature"},
+		{".claude/worktrees/feature/run.sh", report.NotAgentConfig, ""},
+		{"scripts/check.sh", report.NotAgentConfig, ""},
+		{".claude/Settings.json", report.NotAgentConfig, ""},
+		{".claude/skills/x/skill.md", report.NotAgentConfig, ""},
+		{".claude/Agents/x.md", report.NotAgentConfig, ""},
+		{"docs/agents/yolo.md", report.NotAgentConfig, ""},
 	}
 	for _, c := range cases {
 		k, s := Classify(c.p, nil)
-		if k != c.kind || (k != NotAgentConfig && s != c.scope) {
+		if k != c.kind || (k != report.NotAgentConfig && s != c.scope) {
 			t.Errorf("Classify(%s) = %v %q, want %v %q", c.p, k, s, c.kind, c.scope)
 		}
 	}
@@ -132,7 +133,7 @@ func FuzzFrontmatter(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		d, pe := parseFrontmatterDoc("p", SkillFile, Version{Exists: true, Data: data}, ruleCache{})
+		d, pe := parseFrontmatterDoc("p", report.SkillFile, report.Version{Exists: true, Data: data}, ruleCache{})
 		if pe != nil {
 			if d != nil {
 				t.Fatal("a document and an error")

@@ -7,6 +7,7 @@ import (
 	"github.com/shipgate-app/shipgate/diff"
 	"github.com/shipgate-app/shipgate/internal/sariftest"
 	"github.com/shipgate-app/shipgate/render"
+	"github.com/shipgate-app/shipgate/report"
 	"os"
 	"path/filepath"
 	"sort"
@@ -139,7 +140,7 @@ func runGolden(t *testing.T, name string) {
 }
 
 // checkSet is the sorted set of check IDs a report raised.
-func checkSet(r diff.Report) []string {
+func checkSet(r report.Report) []string {
 	seen := map[string]bool{}
 	var out []string
 	for _, f := range r.Findings {
@@ -153,7 +154,7 @@ func checkSet(r diff.Report) []string {
 }
 
 // rowSet is the sorted multiset of "kind direction expands|quiet".
-func rowSet(r diff.Report) []string {
+func rowSet(r report.Report) []string {
 	var out []string
 	for _, c := range r.Changes {
 		e := "quiet"

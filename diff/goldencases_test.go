@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"github.com/shipgate-app/shipgate/policy"
+	"github.com/shipgate-app/shipgate/report"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -124,7 +125,7 @@ func ParseExpect(t *testing.T, path string) expectation {
 }
 
 // loadCase reads a case directory into an Input.
-func LoadCase(t *testing.T, dir string, e expectation) Input {
+func LoadCase(t *testing.T, dir string, e expectation) report.Input {
 	t.Helper()
 	in := loadFiles(t, dir, e)
 	if b, err := os.ReadFile(filepath.Join(dir, "policy.yml")); err == nil {
@@ -139,45 +140,45 @@ func LoadCase(t *testing.T, dir string, e expectation) Input {
 		if err != nil {
 			t.Fatalf("%s/policy-head.yml: %v", dir, err)
 		}
-		in.PolicyChange = &PolicyChange{Path: ".github/shipgate.yml", Base: in.Policy, Head: h}
+		in.PolicyChange = &report.PolicyChange{Path: ".github/shipgate.yml", Base: in.Policy, Head: h}
 	}
 	return in
 }
 
 // loadFiles reads the files of a case.
-func loadFiles(t *testing.T, dir string, e expectation) Input {
+func loadFiles(t *testing.T, dir string, e expectation) report.Input {
 	t.Helper()
 	if st, err := os.Stat(filepath.Join(dir, "files")); err == nil && st.IsDir() {
-		return Input{Files: loadTrees(t, filepath.Join(dir, "files"))}
+		return report.Input{Files: loadTrees(t, filepath.Join(dir, "files"))}
 	}
 	p := ".claude/settings.json"
 	if b, err := os.ReadFile(filepath.Join(dir, "path.txt")); err == nil {
 		p = strings.TrimSpace(string(b))
 	}
-	f := File{Path: p, Base: readVersion(t, filepath.Join(dir, "base.json")), Head: readVersion(t, filepath.Join(dir, "head.json"))}
+	f := report.File{Path: p, Base: readVersion(t, filepath.Join(dir, "base.json")), Head: readVersion(t, filepath.Join(dir, "head.json"))}
 	if e.generate == "large" {
-		f.Head = Version{Exists: true, Data: largeSettings()}
+		f.Head = report.Version{Exists: true, Data: largeSettings()}
 	}
-	return Input{Files: []File{f}}
+	return report.Input{Files: []report.File{f}}
 }
 
-func readVersion(t *testing.T, p string) Version {
+func readVersion(t *testing.T, p string) report.Version {
 	t.Helper()
 	data, err := os.ReadFile(p)
 	if os.IsNotExist(err) {
-		return Version{}
+		return report.Version{}
 	}
 	if err != nil {
 		t.Fatal(err)
 	}
-	return Version{Exists: true, Data: data}
+	return report.Version{Exists: true, Data: data}
 }
 
 // loadTrees reads files/base and files/head: a path present in one tree
 // only is new or deleted.
-func loadTrees(t *testing.T, root string) []File {
+func loadTrees(t *testing.T, root string) []report.File {
 	t.Helper()
-	byPath := map[string]*File{}
+	byPath := map[string]*report.File{}
 	for _, side := range []string{"base", "head"} {
 		top := filepath.Join(root, side)
 		err := filepath.WalkDir(top, func(p string, d fs.DirEntry, err error) error {
@@ -192,13 +193,13 @@ func loadTrees(t *testing.T, root string) []File {
 			}
 			f := byPath[rel]
 			if f == nil {
-				f = &File{Path: rel}
+				f = &report.File{Path: rel}
 				byPath[rel] = f
 			}
 			if side == "base" {
-				f.Base = Version{Exists: true, Data: data}
+				f.Base = report.Version{Exists: true, Data: data}
 			} else {
-				f.Head = Version{Exists: true, Data: data}
+				f.Head = report.Version{Exists: true, Data: data}
 			}
 			return nil
 		})
@@ -206,7 +207,7 @@ func loadTrees(t *testing.T, root string) []File {
 			t.Fatal(err)
 		}
 	}
-	var out []File
+	var out []report.File
 	for _, f := range byPath {
 		out = append(out, *f)
 	}
@@ -218,7 +219,7 @@ func loadTrees(t *testing.T, root string) []File {
 func largeSettings() []byte {
 	var b bytes.Buffer
 	b.WriteString("{\n  \"permissions\": {\n    \"allow\": [\n")
-	for i := 0; b.Len() < MaxFileSize+1024; i++ {
+	for i := 0; b.Len() < report.MaxFileSize+1024; i++ {
 		fmt.Fprintf(&b, "      \"Bash(echo %06d)\",\n", i)
 	}
 	b.WriteString("      \"Bash(true)\"\n    ]\n  }\n}\n")
@@ -247,17 +248,17 @@ func TestGoldenCoverage(t *testing.T) {
 			kinds[c.Kind], dirs[c.Direction] = true, true
 		}
 	}
-	for _, c := range Catalogue {
+	for _, c := range report.Catalogue {
 		if !checks[c.ID] {
 			t.Errorf("no golden case raises %s", c.ID)
 		}
 	}
-	for _, k := range []string{KindRule, KindMode, KindSetting, KindDirectory, KindHook, KindEnv, KindHelper, KindSandbox, KindPlugin, KindMCPServer, KindMCPApprove, KindFile} {
+	for _, k := range []string{report.KindRule, report.KindMode, report.KindSetting, report.KindDirectory, report.KindHook, report.KindEnv, report.KindHelper, report.KindSandbox, report.KindPlugin, report.KindMCPServer, report.KindMCPApprove, report.KindFile} {
 		if !kinds[k] {
 			t.Errorf("no golden case has a %s row", k)
 		}
 	}
-	for _, d := range []string{DirAdded, DirRemoved, DirWidened, DirNarrowed, DirRespelled, DirCovered, DirMoved, DirChanged} {
+	for _, d := range []string{report.DirAdded, report.DirRemoved, report.DirWidened, report.DirNarrowed, report.DirRespelled, report.DirCovered, report.DirMoved, report.DirChanged} {
 		if !dirs[d] {
 			t.Errorf("no golden case has a %s row", d)
 		}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/shipgate-app/shipgate/policy"
 	"github.com/shipgate-app/shipgate/rating"
+	"github.com/shipgate-app/shipgate/report"
 )
 
 // decidingEvent reports whether a hook on the event can answer a
@@ -197,17 +198,17 @@ func (e *engine) compareHooks(f *fileState) {
 		fields := changedFields(b, h)
 		if len(fields) == 0 {
 			// Only the spelling differs: the same command runs.
-			e.row(f, KindHook, DirRespelled, b.event+hookMatcher(b.matcher)+": "+b.summary, label, false, quietHook, h.line, h.line,
+			e.row(f, report.KindHook, report.DirRespelled, b.event+hookMatcher(b.matcher)+": "+b.summary, label, false, quietHook, h.line, h.line,
 				"the same command, spelled otherwise: it runs the same thing at the same moments")
 			continue
 		}
 		if !decidingEvent(h.event) || onlyCosmetic(fields) {
-			e.row(f, KindHook, DirChanged, label, label+": "+strings.Join(fields, ", "), false, quietHook, h.line, h.line,
+			e.row(f, report.KindHook, report.DirChanged, label, label+": "+strings.Join(fields, ", "), false, quietHook, h.line, h.line,
 				"the same command with other settings, "+hookWhen(h.event, h.matcher)+": it cannot decide a permission either way")
 			continue
 		}
 		rt := rating.Hook(h.event)
-		e.row(f, KindHook, DirChanged, label, label+": "+strings.Join(fields, ", "), true, rt, h.line, h.line,
+		e.row(f, report.KindHook, report.DirChanged, label, label+": "+strings.Join(fields, ", "), true, rt, h.line, h.line,
 			"the same command with other settings, "+hookWhen(h.event, h.matcher)+": a guard's timeout and async decide whether it can stop a call in time")
 		note(at(h.event), true, "changes "+h.summary+hookMatcher(h.matcher)+" ("+strings.Join(fields, ", ")+")", h.line, false)
 	}
@@ -216,7 +217,7 @@ func (e *engine) compareHooks(f *fileState) {
 		before := b.event + hookMatcher(b.matcher) + ": " + b.summary
 		after := h.event + hookMatcher(h.matcher) + ": " + h.summary
 		if !decidingEvent(b.event) && !decidingEvent(h.event) {
-			e.row(f, KindHook, DirMoved, before, after, false, quietHook, h.line, h.line,
+			e.row(f, report.KindHook, report.DirMoved, before, after, false, quietHook, h.line, h.line,
 				"the same command now runs "+hookWhen(h.event, h.matcher)+" (was "+hookWhen(b.event, b.matcher)+"): neither event can decide a permission")
 			continue
 		}
@@ -233,7 +234,7 @@ func (e *engine) compareHooks(f *fileState) {
 		default:
 			why += ": it may now answer other calls, and no longer stops the ones it no longer sees"
 		}
-		e.row(f, KindHook, DirMoved, before, after, true, rt, h.line, h.line, why)
+		e.row(f, report.KindHook, report.DirMoved, before, after, true, rt, h.line, h.line, why)
 		note(at(h.event), true, "moves "+h.summary+" to "+hookWhen(h.event, h.matcher)+" (was "+hookWhen(b.event, b.matcher)+")", h.line, false)
 	}
 	for _, s := range hs {
@@ -247,7 +248,7 @@ func (e *engine) compareHooks(f *fileState) {
 		if decidingEvent(h.event) {
 			why = "a new command runs " + hookWhen(h.event, h.matcher) + ": it may allow or deny them without a prompt"
 		}
-		e.row(f, KindHook, DirAdded, "", label+": "+h.summary, true, rt, h.line, h.line, why)
+		e.row(f, report.KindHook, report.DirAdded, "", label+": "+h.summary, true, rt, h.line, h.line, why)
 		note(at(h.event), true, "adds "+h.summary+hookMatcher(h.matcher), h.line, false)
 	}
 	for _, s := range bs {
@@ -258,12 +259,12 @@ func (e *engine) compareHooks(f *fileState) {
 		label := b.event + hookMatcher(b.matcher) + ": " + b.summary
 		if decidingEvent(b.event) {
 			rt := rating.Hook(b.event)
-			e.row(f, KindHook, DirRemoved, label, "", true, rt, b.line, 1,
+			e.row(f, report.KindHook, report.DirRemoved, label, "", true, rt, b.line, 1,
 				"a hook that could deny calls is removed: it no longer stops what it stopped "+hookWhen(b.event, b.matcher))
 			note(at(b.event), true, "removes "+b.summary+hookMatcher(b.matcher)+", so it no longer stops what it stopped "+hookWhen(b.event, b.matcher), b.line, true)
 			continue
 		}
-		e.row(f, KindHook, DirRemoved, label, "", false, quietHook, b.line, 1,
+		e.row(f, report.KindHook, report.DirRemoved, label, "", false, quietHook, b.line, 1,
 			"no longer runs "+hookWhen(b.event, b.matcher)+"; a hook on this event cannot decide a permission, so no call it could have stopped now runs")
 		note(at(b.event), false, "removes "+b.summary+hookMatcher(b.matcher), b.line, true)
 	}
@@ -271,17 +272,17 @@ func (e *engine) compareHooks(f *fileState) {
 	for _, ev := range order {
 		g := groups[ev]
 		if len(g.review) > 0 {
-			e.finding(Finding{CheckID: CheckHookChanged, Risk: g.rt.Risk, Path: f.Path, Line: g.line, HeadLine: g.headLine, Base: g.base,
+			e.finding(report.Finding{CheckID: report.CheckHookChanged, Risk: g.rt.Risk, Path: f.Path, Line: g.line, HeadLine: g.headLine, Base: g.base,
 				Evidence: "events=" + ev, Title: ev + " hooks changed",
 				Message: fmt.Sprintf("%s: the %s hooks change (%s): %s.", f.Path, ev, strings.Join(g.review, "; "), hookEffectBasis(ev, g.review)),
-				Key:     CheckHookChanged + "|" + f.Path + "|" + ev + "|" + strings.Join(g.review, ";")})
+				Key:     report.CheckHookChanged + "|" + f.Path + "|" + ev + "|" + strings.Join(g.review, ";")})
 		}
 		if len(g.advisory) > 0 {
-			e.finding(Finding{CheckID: CheckHookChanged, Action: policy.Advisory, Risk: rating.RiskLow, Path: f.Path, Line: g.line, HeadLine: g.headLine, Base: g.base,
+			e.finding(report.Finding{CheckID: report.CheckHookChanged, Action: policy.Advisory, Risk: rating.RiskLow, Path: f.Path, Line: g.line, HeadLine: g.headLine, Base: g.base,
 				Evidence: "events=" + ev + " removed", Title: ev + " hooks removed",
 				Message: fmt.Sprintf("%s: the %s hooks change (%s): a %s hook cannot decide a permission, so no call runs now that did not before.",
 					f.Path, ev, strings.Join(g.advisory, "; "), ev),
-				Key: CheckHookChanged + "|" + f.Path + "|" + ev + "|removed|" + strings.Join(g.advisory, ";")})
+				Key: report.CheckHookChanged + "|" + f.Path + "|" + ev + "|removed|" + strings.Join(g.advisory, ";")})
 		}
 	}
 }

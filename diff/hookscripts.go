@@ -13,6 +13,7 @@ import (
 
 	"github.com/shipgate-app/shipgate/policy"
 	"github.com/shipgate-app/shipgate/rating"
+	"github.com/shipgate-app/shipgate/report"
 )
 
 // scriptUse is one command that runs a script file.
@@ -49,7 +50,7 @@ func cleanRepoPath(p string) string {
 // those a command of an agent-config file of the input runs (at base or
 // head) — ExtraPaths names them for the gatherer — and loads them as
 // script files: a change to one is a change to the hook that runs it.
-func (e *engine) loadScripts(others []File) {
+func (e *engine) loadScripts(others []report.File) {
 	uses := map[string][]scriptUse{}
 	var dyn []scriptUse // commands that cannot be resolved, with their text in dynamic
 	var dynText []string
@@ -96,7 +97,7 @@ func (e *engine) loadScripts(others []File) {
 			continue
 		}
 		seen[p] = true
-		fs := &fileState{File: f, kind: ScriptFile}
+		fs := &fileState{File: f, kind: report.ScriptFile}
 		fs.changed = f.Base.Exists != f.Head.Exists || f.Base.Unreadable != f.Head.Unreadable || !bytes.Equal(f.Base.Data, f.Head.Data)
 		e.files = append(e.files, fs)
 		if e.scripts == nil {
@@ -118,8 +119,8 @@ const loadedIn = "\x00dir:"
 // loads it is, via that script. A script with a load Shipgate cannot
 // resolve, or whose loads are past the bounds, makes its folder's files
 // used (loadedIn), with the reason.
-func followLoads(others []File, uses map[string][]scriptUse) {
-	byPath := map[string]File{}
+func followLoads(others []report.File, uses map[string][]scriptUse) {
+	byPath := map[string]report.File{}
 	for _, f := range others {
 		byPath[cleanRepoPath(f.Path)] = f
 	}
@@ -159,7 +160,7 @@ func followLoads(others []File, uses map[string][]scriptUse) {
 			return nil, true, nil
 		}
 		var next []string
-		for _, v := range []Version{f.Base, f.Head} {
+		for _, v := range []report.Version{f.Base, f.Head} {
 			if !v.Exists || v.Unreadable != "" {
 				continue
 			}
@@ -181,8 +182,8 @@ func followLoads(others []File, uses map[string][]scriptUse) {
 // unreadScript says why no version of a script a command runs could be
 // read for its loads (both unreadable: too large, past the gatherer's
 // MaxLoadFiles), or "" when one could.
-func unreadScript(f File) string {
-	for _, v := range []Version{f.Base, f.Head} {
+func unreadScript(f report.File) string {
+	for _, v := range []report.Version{f.Base, f.Head} {
 		if v.Exists && v.Unreadable == "" {
 			return ""
 		}
@@ -212,10 +213,10 @@ type HookCommands struct {
 func CommandsOf(p string, data []byte) HookCommands {
 	out := HookCommands{Paths: ExtraPaths(p, data)}
 	kind, scope := Classify(p, nil)
-	if kind == NotAgentConfig || kind == ScriptFile {
+	if kind == report.NotAgentConfig || kind == report.ScriptFile {
 		return out
 	}
-	d, err := parseDoc(p, kind, Version{Exists: true, Data: data}, ruleCache{})
+	d, err := parseDoc(p, kind, report.Version{Exists: true, Data: data}, ruleCache{})
 	if err != nil {
 		return out
 	}
@@ -272,7 +273,7 @@ func Mentions(command, p string) bool {
 }
 
 // digest is a short SHA-256 prefix of a version.
-func digest(v Version) string {
+func digest(v report.Version) string {
 	if !v.Exists {
 		return "absent"
 	}
@@ -294,15 +295,15 @@ func (e *engine) compareScript(f *fileState) {
 	// PermissionRequest hook may approve tool calls.
 	sort.SliceStable(us, func(i, j int) bool { return useRank(us[i]) > useRank(us[j]) })
 	u := us[0]
-	check, rt := CheckHookChanged, rating.Hook(u.event)
+	check, rt := report.CheckHookChanged, rating.Hook(u.event)
 	what := "the " + u.event + " hook"
 	switch {
 	case strings.HasPrefix(u.key, "mcpServers."):
-		check, rt = CheckMCPServerChange, rating.MCPServer()
+		check, rt = report.CheckMCPServerChange, rating.MCPServer()
 		what = "the MCP server " + strings.TrimSuffix(strings.TrimPrefix(u.key, "mcpServers."), ".command")
 	case !strings.HasPrefix(u.key, "hooks."):
 		k := strings.TrimSuffix(u.key, ".command")
-		check, rt = CheckHelperChanged, rating.Helper(k)
+		check, rt = report.CheckHelperChanged, rating.Helper(k)
 		what = k
 	}
 	var owners []string
@@ -315,12 +316,12 @@ func (e *engine) compareScript(f *fileState) {
 		}
 	}
 	change := "changes"
-	dir := DirChanged
+	dir := report.DirChanged
 	switch {
 	case !f.Base.Exists:
-		change, dir = "is created", DirAdded
+		change, dir = "is created", report.DirAdded
 	case !f.Head.Exists:
-		change, dir = "is deleted (the command that runs it fails, so a guard it was stops nothing)", DirRemoved
+		change, dir = "is deleted (the command that runs it fails, so a guard it was stops nothing)", report.DirRemoved
 	case f.Head.Unreadable != "":
 		change = "cannot be read at the head (" + strings.TrimSuffix(f.Head.Unreadable, ".") + "), so what it now runs was not reviewed"
 	}
@@ -363,24 +364,24 @@ func (e *engine) compareScript(f *fileState) {
 	var action policy.Action
 	expands := true
 	switch {
-	case check == CheckHookChanged && sameRunnerScripts(f, us):
-		e.changes = append(e.changes, Change{Path: f.Path, Kind: KindHook, Direction: DirChanged, Before: before, After: after, Expands: false,
+	case check == report.CheckHookChanged && sameRunnerScripts(f, us):
+		e.changes = append(e.changes, report.Change{Path: f.Path, Kind: report.KindHook, Direction: report.DirChanged, Before: before, After: after, Expands: false,
 			Access: rt.Access, Risk: rating.RiskLow, Line: 1, HeadLine: max(headLine, 1), Witnesses: []string{},
 			Why: "a file " + what + " reads through a script runner; its scripts are unchanged (a dependency or metadata change), so the hook runs the same commands"})
 		return
-	case check == CheckHookChanged && !anyDeciding(us):
+	case check == report.CheckHookChanged && !anyDeciding(us):
 		action, expands = policy.Advisory, false
 		rt = rating.Rating{Access: rt.Access, Risk: rating.RiskLow, Basis: "hooks on " + hookEvents(us) + " cannot decide a permission, so the edit is reviewed as the code it is"}
 		why = "a file " + what + " runs: " + rt.Basis
 		msg = fmt.Sprintf("%s %s. It is run by %s: %s (%s).", f.Path, change, strings.Join(owners, ", "), rt.Basis, digest(f.Base)+" → "+digest(f.Head))
-	case check == CheckHookChanged && !f.Head.Exists:
+	case check == report.CheckHookChanged && !f.Head.Exists:
 		why = "a file the " + u.event + " hook runs is deleted: the command fails, so the hook no longer stops what it stopped"
 		msg = fmt.Sprintf("%s is deleted. It is run by %s, a hook that can deny calls: the command now fails, so it no longer stops what it stopped; those calls follow the permission rules alone (%s).",
 			f.Path, strings.Join(owners, ", "), digest(f.Base)+" → "+digest(f.Head))
 	}
-	e.changes = append(e.changes, Change{Path: f.Path, Kind: KindHook, Direction: dir, Before: before, After: after, Expands: expands,
+	e.changes = append(e.changes, report.Change{Path: f.Path, Kind: report.KindHook, Direction: dir, Before: before, After: after, Expands: expands,
 		Access: rt.Access, Risk: rt.Risk, Line: 1, HeadLine: max(headLine, 1), Witnesses: []string{}, Why: why})
-	e.finding(Finding{CheckID: check, Action: action, Risk: rt.Risk, Path: f.Path, Line: 1, HeadLine: 1, Base: !f.Head.Exists,
+	e.finding(report.Finding{CheckID: check, Action: action, Risk: rt.Risk, Path: f.Path, Line: 1, HeadLine: 1, Base: !f.Head.Exists,
 		Evidence: "script=" + sanitize(f.Path), Title: f.Path + " (run by " + what + ") changed",
 		Message: msg,
 		Key:     check + "|" + f.Path + "|script"})
@@ -478,11 +479,11 @@ func (e *engine) unresolvedCommands(f *fileState) {
 			continue
 		}
 		rt := rating.Hook(u.event)
-		check := CheckHookChanged
+		check := report.CheckHookChanged
 		if u.event == "" {
-			check, rt = CheckHelperChanged, rating.Helper(strings.TrimSuffix(u.key, ".command"))
+			check, rt = report.CheckHelperChanged, rating.Helper(strings.TrimSuffix(u.key, ".command"))
 		}
-		e.finding(Finding{CheckID: check, Risk: rt.Risk, Path: f.Path, Line: u.line, HeadLine: u.line,
+		e.finding(report.Finding{CheckID: check, Risk: rt.Risk, Path: f.Path, Line: u.line, HeadLine: u.line,
 			Evidence: "unresolved=" + u.key, Title: "cannot tell what " + u.key + " runs",
 			Message: fmt.Sprintf("%s: Shipgate cannot tell which repository files %s runs (%s): %s, and a later change to the files it runs would not be seen. Review what it runs, or name the script by a path (\"$CLAUDE_PROJECT_DIR\"/.claude/hooks/x.sh).",
 				f.Path, u.key, strings.TrimSuffix(u.reason, "."), rt.Basis),

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/shipgate-app/shipgate/report"
 )
 
 // FuzzCompareAnyFile: any bytes, at base and head, of any adapter's file
@@ -17,8 +19,8 @@ func FuzzCompareAnyFile(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, i uint8, base, head []byte) {
 		p := hostileGrants[int(i)%len(hostileGrants)].path
-		r := Compare(Input{Files: []File{{Path: p, Base: Version{Exists: len(base) > 0, Data: base}, Head: Version{Exists: true, Data: head}}}})
-		if d := Decide(r.Findings); d != r.Decision {
+		r := Compare(report.Input{Files: []report.File{{Path: p, Base: report.Version{Exists: len(base) > 0, Data: base}, Head: report.Version{Exists: true, Data: head}}}})
+		if d := report.Decide(r.Findings); d != r.Decision {
 			t.Fatalf("decision %s, findings decide %s", r.Decision, d)
 		}
 		for _, fd := range r.Findings {

@@ -10,6 +10,7 @@ import (
 	"github.com/shipgate-app/shipgate/agentfiles/codex"
 	"github.com/shipgate-app/shipgate/lattice"
 	"github.com/shipgate-app/shipgate/policy"
+	"github.com/shipgate-app/shipgate/report"
 )
 
 // hostileGrants is, per agent-config path of every adapter, a head that
@@ -46,11 +47,11 @@ var hostileGrants = []struct {
 	{".github/hooks/x.json", `{"version":1,"hooks":{"preToolUse":[{"type":"command","bash":"./x.sh"}]}}`, true},
 }
 
-func decisionRank(d Decision) int {
+func decisionRank(d report.Decision) int {
 	switch d {
-	case DecisionBlock:
+	case report.DecisionBlock:
 		return 2
-	case DecisionRequireReview:
+	case report.DecisionRequireReview:
 		return 1
 	}
 	return 0
@@ -65,39 +66,47 @@ func decisionRank(d Decision) int {
 // reader could apply it. Each fail-closed decision carries a
 // CONFIG-PARSE-FAILED finding naming the file.
 func TestHostileVersionsNeverWeaken(t *testing.T) {
-	unreadable := map[string]func(g string) Version{
-		"over 1 MiB": func(string) Version {
-			return Version{Exists: true, TooLarge: true, Unreadable: "it is 2000000 bytes, over the 1048576-byte limit; it was not read"}
+	unreadable := map[string]func(g string) report.Version{
+		"over 1 MiB": func(string) report.Version {
+			return report.Version{Exists: true, TooLarge: true, Unreadable: "it is 2000000 bytes, over the 1048576-byte limit; it was not read"}
 		},
-		"over 1 MiB bytes": func(g string) Version {
-			return Version{Exists: true, Data: []byte(g + strings.Repeat(" ", MaxFileSize))}
+		"over 1 MiB bytes": func(g string) report.Version {
+			return report.Version{Exists: true, Data: []byte(g + strings.Repeat(" ", report.MaxFileSize))}
 		},
-		"symlink out": func(string) Version {
-			return Version{Exists: true, Unreadable: "x is a symlink to \"/etc/x\", outside the repository"}
+		"symlink out": func(string) report.Version {
+			return report.Version{Exists: true, Unreadable: "x is a symlink to \"/etc/x\", outside the repository"}
 		},
-		"not a file": func(string) Version { return Version{Exists: true, Unreadable: "x is not a regular file"} },
+		"not a file": func(string) report.Version {
+			return report.Version{Exists: true, Unreadable: "x is not a regular file"}
+		},
 	}
-	broken := map[string]func(g string) Version{
-		"binary": func(g string) Version { return Version{Exists: true, Data: []byte("\x00\x01\x02\xff\xfe" + g)} },
-		"invalid UTF-8": func(g string) Version {
-			return Version{Exists: true, Data: []byte(strings.Replace(g, "x", "x\xff", 1))}
+	broken := map[string]func(g string) report.Version{
+		"binary": func(g string) report.Version {
+			return report.Version{Exists: true, Data: []byte("\x00\x01\x02\xff\xfe" + g)}
 		},
-		"byte order mark": func(g string) Version { return Version{Exists: true, Data: append([]byte("\xef\xbb\xbf"), g...)} },
-		"deep nesting":    func(g string) Version { return Version{Exists: true, Data: []byte(strings.Repeat("[", 1_000_000))} },
-		"cut in half":     func(g string) Version { return Version{Exists: true, Data: []byte(g[:len(g)/2])} },
+		"invalid UTF-8": func(g string) report.Version {
+			return report.Version{Exists: true, Data: []byte(strings.Replace(g, "x", "x\xff", 1))}
+		},
+		"byte order mark": func(g string) report.Version {
+			return report.Version{Exists: true, Data: append([]byte("\xef\xbb\xbf"), g...)}
+		},
+		"deep nesting": func(g string) report.Version {
+			return report.Version{Exists: true, Data: []byte(strings.Repeat("[", 1_000_000))}
+		},
+		"cut in half": func(g string) report.Version { return report.Version{Exists: true, Data: []byte(g[:len(g)/2])} },
 	}
 	for _, h := range hostileGrants {
-		want := Compare(Input{Files: []File{{Path: h.path, Head: Version{Exists: true, Data: []byte(h.grant)}}}}).Decision
+		want := Compare(report.Input{Files: []report.File{{Path: h.path, Head: report.Version{Exists: true, Data: []byte(h.grant)}}}}).Decision
 		if decisionRank(want) == 0 && h.parses {
 			t.Fatalf("%s: the grant itself decides %s; the table is wrong", h.path, want)
 		}
-		check := func(name string, v Version, min Decision) {
+		check := func(name string, v report.Version, min report.Decision) {
 			t.Run(h.path+"/"+name, func(t *testing.T) {
-				r := Compare(Input{Files: []File{{Path: h.path, Head: v}}})
+				r := Compare(report.Input{Files: []report.File{{Path: h.path, Head: v}}})
 				if decisionRank(r.Decision) < decisionRank(min) {
 					t.Fatalf("decision %s, want at least %s; findings %v", r.Decision, min, checkIDs(r))
 				}
-				if decisionRank(min) > 0 && r.Decision != DecisionAllow {
+				if decisionRank(min) > 0 && r.Decision != report.DecisionAllow {
 					for _, f := range r.Findings {
 						if f.Path == h.path {
 							return
@@ -115,24 +124,24 @@ func TestHostileVersionsNeverWeaken(t *testing.T) {
 			// these agents read with, has no such limit): what the file
 			// grants beside the deep value was not read.
 			deep := `{"zz":` + strings.Repeat("[", 1500) + strings.Repeat("]", 1500) + "," + h.grant[1:]
-			check("nested past the parser's limit", Version{Exists: true, Data: []byte(deep)}, want)
+			check("nested past the parser's limit", report.Version{Exists: true, Data: []byte(deep)}, want)
 		}
 		if strings.HasPrefix(h.grant, "---\n") {
 			// Frontmatter nested past Shipgate's YAML bounds (500 and 20,000
 			// deep): the agent's reader may read the grant beside it.
 			for _, n := range []int{500, 20_000} {
 				deep := strings.Replace(h.grant, "---\n", "---\nzz: "+strings.Repeat("[", n)+strings.Repeat("]", n)+"\n", 1)
-				check(fmt.Sprintf("frontmatter nested %d deep", n), Version{Exists: true, Data: []byte(deep)}, want)
+				check(fmt.Sprintf("frontmatter nested %d deep", n), report.Version{Exists: true, Data: []byte(deep)}, want)
 			}
 		}
 		if h.parses {
 			for name, mk := range broken {
-				check(name, mk(h.grant), DecisionRequireReview)
+				check(name, mk(h.grant), report.DecisionRequireReview)
 			}
 		}
 		// Deleted and added back with the grant: the base's copy is gone,
 		// the head grants — the same as an added file.
-		got := Compare(Input{Files: []File{{Path: h.path, Base: Version{Exists: true, Data: []byte("{}")}, Head: Version{Exists: true, Data: []byte(h.grant)}}}}).Decision
+		got := Compare(report.Input{Files: []report.File{{Path: h.path, Base: report.Version{Exists: true, Data: []byte("{}")}, Head: report.Version{Exists: true, Data: []byte(h.grant)}}}}).Decision
 		if decisionRank(got) < decisionRank(want) && h.parses {
 			t.Errorf("%s: re-added with the grant decides %s, want %s", h.path, got, want)
 		}
@@ -155,31 +164,31 @@ func TestHostileParsersBounded(t *testing.T) {
 	block.WriteString("---\n")
 	cases := []struct {
 		name, path, data string
-		min              Decision
+		min              report.Decision
 	}{
-		{"frontmatter alias bomb", ".claude/skills/x/SKILL.md", alias, DecisionRequireReview},
-		{"frontmatter deep flow", ".claude/skills/x/SKILL.md", "---\nallowed-tools: " + strings.Repeat("[", 500_000) + "\n---\n", DecisionRequireReview},
-		{"frontmatter deep block", ".claude/agents/x.md", block.String(), DecisionRequireReview},
-		{"toml deep arrays", ".codex/config.toml", "approval_policy = \"never\"\na = " + strings.Repeat("[", 500_000) + strings.Repeat("]", 500_000) + "\n", DecisionRequireReview},
-		{"toml dotted key", ".codex/config.toml", "approval_policy = \"never\"\n" + strings.Repeat("a.", 200_000) + "b = 1\n", DecisionBlock},
-		{"toml table header", ".codex/config.toml", "[" + strings.Repeat("a.", 200_000) + "b]\nx = 1\n", DecisionBlock},
-		{"jsonc deep arrays", ".vscode/settings.json", strings.Repeat("[", 1_000_000), DecisionBlock},
-		{"jsonc deep objects", "opencode.json", strings.Repeat(`{"a":`, 200_000), DecisionRequireReview},
-		{"settings deep objects", ".claude/settings.json", `{"permissions":{"allow":["Bash(*)"]},"x":` + strings.Repeat(`{"a":`, 200_000), DecisionRequireReview},
-		{"huge number", ".cursor/cli.json", `{"permissions":{"allow":["Shell(*)"]},"n":1e` + strings.Repeat("9", 500_000) + `}`, DecisionBlock},
-		{"duplicate key, grant last", ".cursor/cli.json", `{"permissions":{"allow":[]},"permissions":{"allow":["Shell(*)"]}}`, DecisionBlock},
-		{"duplicate key, grant first", ".cursor/cli.json", `{"permissions":{"allow":["Shell(*)"]},"permissions":{"allow":[]}}`, DecisionRequireReview},
-		{"regex nested repetition", ".vscode/settings.json", `{"chat.tools.terminal.autoApprove":{"/^(((a{100}){100}){100}){100}$/":true}}`, DecisionRequireReview},
-		{"regex backtracking shape", ".vscode/settings.json", `{"chat.tools.terminal.autoApprove":{"/^(a+)+$/":true,"/^(a|a)*b$/":false}}`, DecisionRequireReview},
-		{"regex nested groups", ".vscode/settings.json", `{"chat.tools.terminal.autoApprove":{"/` + strings.Repeat("(", 100_000) + `a` + strings.Repeat(")", 100_000) + `/":true}}`, DecisionRequireReview},
-		{"starlark doubling", ".codex/rules/x.rules", "x = \"ab\"\nfor i in range(60):\n    x = x + x\n", DecisionBlock},
-		{"starlark repetition", ".codex/rules/x.rules", `x = "x" * 1000000000`, DecisionBlock},
+		{"frontmatter alias bomb", ".claude/skills/x/SKILL.md", alias, report.DecisionRequireReview},
+		{"frontmatter deep flow", ".claude/skills/x/SKILL.md", "---\nallowed-tools: " + strings.Repeat("[", 500_000) + "\n---\n", report.DecisionRequireReview},
+		{"frontmatter deep block", ".claude/agents/x.md", block.String(), report.DecisionRequireReview},
+		{"toml deep arrays", ".codex/config.toml", "approval_policy = \"never\"\na = " + strings.Repeat("[", 500_000) + strings.Repeat("]", 500_000) + "\n", report.DecisionRequireReview},
+		{"toml dotted key", ".codex/config.toml", "approval_policy = \"never\"\n" + strings.Repeat("a.", 200_000) + "b = 1\n", report.DecisionBlock},
+		{"toml table header", ".codex/config.toml", "[" + strings.Repeat("a.", 200_000) + "b]\nx = 1\n", report.DecisionBlock},
+		{"jsonc deep arrays", ".vscode/settings.json", strings.Repeat("[", 1_000_000), report.DecisionBlock},
+		{"jsonc deep objects", "opencode.json", strings.Repeat(`{"a":`, 200_000), report.DecisionRequireReview},
+		{"settings deep objects", ".claude/settings.json", `{"permissions":{"allow":["Bash(*)"]},"x":` + strings.Repeat(`{"a":`, 200_000), report.DecisionRequireReview},
+		{"huge number", ".cursor/cli.json", `{"permissions":{"allow":["Shell(*)"]},"n":1e` + strings.Repeat("9", 500_000) + `}`, report.DecisionBlock},
+		{"duplicate key, grant last", ".cursor/cli.json", `{"permissions":{"allow":[]},"permissions":{"allow":["Shell(*)"]}}`, report.DecisionBlock},
+		{"duplicate key, grant first", ".cursor/cli.json", `{"permissions":{"allow":["Shell(*)"]},"permissions":{"allow":[]}}`, report.DecisionRequireReview},
+		{"regex nested repetition", ".vscode/settings.json", `{"chat.tools.terminal.autoApprove":{"/^(((a{100}){100}){100}){100}$/":true}}`, report.DecisionRequireReview},
+		{"regex backtracking shape", ".vscode/settings.json", `{"chat.tools.terminal.autoApprove":{"/^(a+)+$/":true,"/^(a|a)*b$/":false}}`, report.DecisionRequireReview},
+		{"regex nested groups", ".vscode/settings.json", `{"chat.tools.terminal.autoApprove":{"/` + strings.Repeat("(", 100_000) + `a` + strings.Repeat(")", 100_000) + `/":true}}`, report.DecisionRequireReview},
+		{"starlark doubling", ".codex/rules/x.rules", "x = \"ab\"\nfor i in range(60):\n    x = x + x\n", report.DecisionBlock},
+		{"starlark repetition", ".codex/rules/x.rules", `x = "x" * 1000000000`, report.DecisionBlock},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			var m0, m1 runtime.MemStats
 			runtime.ReadMemStats(&m0)
-			r := Compare(Input{Files: []File{{Path: c.path, Head: Version{Exists: true, Data: []byte(c.data)}}}})
+			r := Compare(report.Input{Files: []report.File{{Path: c.path, Head: report.Version{Exists: true, Data: []byte(c.data)}}}})
 			runtime.ReadMemStats(&m1)
 			if decisionRank(r.Decision) < decisionRank(c.min) {
 				t.Errorf("decision %s, want at least %s: %v", r.Decision, c.min, checkIDs(r))
@@ -222,9 +231,9 @@ func TestManyCostlyRulesFiles(t *testing.T) {
 		"recursion": "def f(n):\n    return f(n + 1)\nf(0)\n",
 	} {
 		t.Run(name, func(t *testing.T) {
-			var in Input
+			var in report.Input
 			for i := 0; i < 200; i++ {
-				in.Files = append(in.Files, File{Path: fmt.Sprintf("p%03d/.codex/rules/x.rules", i), Head: Version{Exists: true, Data: []byte(src)}})
+				in.Files = append(in.Files, report.File{Path: fmt.Sprintf("p%03d/.codex/rules/x.rules", i), Head: report.Version{Exists: true, Data: []byte(src)}})
 			}
 			e := &engine{ctx: context.Background(), budget: lattice.NewBudget(0, 0), pol: in.Policy, scopes: map[string][]*fileState{}}
 			e.load(in.Files, ruleCache{})
@@ -232,7 +241,7 @@ func TestManyCostlyRulesFiles(t *testing.T) {
 				t.Errorf("the files took %d Starlark steps, over the shared bound %d", e.starlarkUsed, codex.MaxSharedSteps)
 			}
 			r := Compare(in)
-			if r.Decision != DecisionBlock {
+			if r.Decision != report.DecisionBlock {
 				t.Fatalf("decision %s, want block", r.Decision)
 			}
 		})
@@ -249,15 +258,15 @@ func TestPolicyCannotSoftenUnreadable(t *testing.T) {
 	if err != nil {
 		t.Fatalf("policy: %v", err)
 	}
-	big := Version{Exists: true, TooLarge: true, Unreadable: "over the limit"}
+	big := report.Version{Exists: true, TooLarge: true, Unreadable: "over the limit"}
 	for _, p := range []string{".claude/settings.json", ".claude/skills/x/SKILL.md", ".claude/agents/x.md", ".codex/rules/x.rules", ".vscode/settings.json", ".cursor/cli.json"} {
-		r := Compare(Input{Policy: pol, Files: []File{{Path: p, Head: big}}})
-		if r.Decision != DecisionBlock {
+		r := Compare(report.Input{Policy: pol, Files: []report.File{{Path: p, Head: big}}})
+		if r.Decision != report.DecisionBlock {
 			t.Errorf("%s: decision %s under a policy naming the check require_review, want block", p, r.Decision)
 		}
 	}
-	r := Compare(Input{Policy: pol, Unread: []string{"a/.claude/settings.json"}})
-	if r.Decision != DecisionBlock {
+	r := Compare(report.Input{Policy: pol, Unread: []string{"a/.claude/settings.json"}})
+	if r.Decision != report.DecisionBlock {
 		t.Errorf("input over the bound: decision %s, want block", r.Decision)
 	}
 }

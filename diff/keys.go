@@ -6,6 +6,7 @@ import (
 
 	"github.com/shipgate-app/shipgate/jsonpos"
 	"github.com/shipgate-app/shipgate/rating"
+	"github.com/shipgate-app/shipgate/report"
 )
 
 // Where Claude Code reads a settings key. Keys Claude Code reads only
@@ -100,7 +101,7 @@ func (e *engine) compareLocks(f *fileState) {
 		}
 		line, headLine := lineOf(b, h)
 		if !l.holds(b) || l.holds(h) || heldElsewhere(f.head, l) || e.heldInScope(f, l) {
-			e.row(f, KindSetting, direction(b, h), side(key, b), side(key, h), false, rating.Rating{Access: rating.AccessNone, Risk: rating.RiskLow}, line, headLine, "a lock: "+l.what)
+			e.row(f, report.KindSetting, direction(b, h), side(key, b), side(key, h), false, rating.Rating{Access: rating.AccessNone, Risk: rating.RiskLow}, line, headLine, "a lock: "+l.what)
 			continue
 		}
 		rt := rating.Rating{Access: rating.AccessAdmin, Risk: rating.RiskHigh, Basis: "the lock is lifted (while it held, " + l.what + ")"}
@@ -109,11 +110,11 @@ func (e *engine) compareLocks(f *fileState) {
 			why += "; the head writes it at " + moved + ", where Claude Code does not read it"
 			headLine = max(headLine, 1)
 		}
-		e.row(f, KindSetting, direction(b, h), side(key, b), side(key, h), true, rt, line, headLine, why)
-		e.finding(Finding{CheckID: CheckAllowExpanded, Risk: rt.Risk, Path: f.Path, Line: line, HeadLine: headLine, Base: !h.present(),
+		e.row(f, report.KindSetting, direction(b, h), side(key, b), side(key, h), true, rt, line, headLine, why)
+		e.finding(report.Finding{CheckID: report.CheckAllowExpanded, Risk: rt.Risk, Path: f.Path, Line: line, HeadLine: headLine, Base: !h.present(),
 			Evidence: "setting=" + key + " value=" + display(h), Title: key + " lifted",
 			Message: fmt.Sprintf("%s %s: %s.", f.Path, switchChange(key, b, h), why),
-			Key:     CheckAllowExpanded + "|" + f.Path + "|" + key})
+			Key:     report.CheckAllowExpanded + "|" + f.Path + "|" + key})
 	}
 }
 
@@ -174,10 +175,10 @@ func (e *engine) misplacedKeys(f *fileState) {
 			return
 		}
 		key := strings.Join(p, ".")
-		e.finding(Finding{CheckID: CheckUnknownKey, Path: f.Path, Line: h.line, HeadLine: h.line, Evidence: key,
+		e.finding(report.Finding{CheckID: report.CheckUnknownKey, Path: f.Path, Line: h.line, HeadLine: h.line, Evidence: key,
 			Title:   key + " is not read there",
 			Message: fmt.Sprintf("%s: Claude Code does not read %s %s, so it has no effect there; write it %s.", f.Path, p[len(p)-1], placeWords(len(p) == 1), where),
-			Key:     CheckUnknownKey + "|" + f.Path + "|misplaced|" + key})
+			Key:     report.CheckUnknownKey + "|" + f.Path + "|misplaced|" + key})
 	}
 	for name, pl := range settingPlaces {
 		if pl == placePermissions && name != "additionalDirectories" {
@@ -202,7 +203,7 @@ func (e *engine) guardHooksNote(scope string) string {
 	n := 0
 	events := map[string]bool{}
 	for _, g := range e.scopes[scope] {
-		if g.kind != SettingsFile || g.head == nil {
+		if g.kind != report.SettingsFile || g.head == nil {
 			continue
 		}
 		for ev, hs := range hookHandlers(g.head) {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/shipgate-app/shipgate/diff/claudeschema"
 	"github.com/shipgate-app/shipgate/jsonpos"
+	"github.com/shipgate-app/shipgate/report"
 )
 
 // TestSettingPlaces: each key is read where Claude Code reads it, and a
@@ -14,25 +15,25 @@ import (
 func TestSettingPlaces(t *testing.T) {
 	cases := []struct {
 		name, base, head string
-		decision         Decision
+		decision         report.Decision
 		check            string // a check that must fire ("" = none may hold the merge)
 	}{
-		{"bypass lock moved to the top level", `{"permissions":{"disableBypassPermissionsMode":"disable"}}`, `{"disableBypassPermissionsMode":"disable"}`, DecisionRequireReview, CheckAllowExpanded},
-		{"bypass lock moved into permissions", `{"disableBypassPermissionsMode":"disable"}`, `{"permissions":{"disableBypassPermissionsMode":"disable"}}`, DecisionAllow, ""},
-		{"auto lock moved between its two places", `{"disableAutoMode":"disable"}`, `{"permissions":{"disableAutoMode":"disable"}}`, DecisionAllow, ""},
-		{"auto lock removed from the top level", `{"disableAutoMode":"disable"}`, `{}`, DecisionRequireReview, CheckAllowExpanded},
-		{"read block lifted", `{"permissions":{"blockReadsOutsideWorkingDirectories":true}}`, `{"permissions":{"blockReadsOutsideWorkingDirectories":false}}`, DecisionRequireReview, CheckAllowExpanded},
-		{"denyInsteadOfPrompting lifted", `{"permissions":{"denyInsteadOfPrompting":true}}`, `{}`, DecisionRequireReview, CheckAllowExpanded},
-		{"defaultMode bypass moved out of permissions", `{"permissions":{"defaultMode":"bypassPermissions"}}`, `{"defaultMode":"bypassPermissions"}`, DecisionAllow, ""},
-		{"defaultMode bypass moved into permissions", `{"defaultMode":"bypassPermissions"}`, `{"permissions":{"defaultMode":"bypassPermissions"}}`, DecisionBlock, CheckWildcardAllow},
-		{"enableAllProjectMcpServers moved to the top level", `{"permissions":{"enableAllProjectMcpServers":true}}`, `{"enableAllProjectMcpServers":true}`, DecisionBlock, CheckWildcardAllow},
-		{"disableAllHooks switched on", `{}`, `{"disableAllHooks":true}`, DecisionRequireReview, CheckHookChanged},
-		{"disableAllHooks switched off", `{"disableAllHooks":true}`, `{}`, DecisionRequireReview, CheckHookChanged},
-		{"disableAllHooks inside permissions is not read", `{}`, `{"permissions":{"disableAllHooks":true}}`, DecisionAllow, CheckUnknownKey},
+		{"bypass lock moved to the top level", `{"permissions":{"disableBypassPermissionsMode":"disable"}}`, `{"disableBypassPermissionsMode":"disable"}`, report.DecisionRequireReview, report.CheckAllowExpanded},
+		{"bypass lock moved into permissions", `{"disableBypassPermissionsMode":"disable"}`, `{"permissions":{"disableBypassPermissionsMode":"disable"}}`, report.DecisionAllow, ""},
+		{"auto lock moved between its two places", `{"disableAutoMode":"disable"}`, `{"permissions":{"disableAutoMode":"disable"}}`, report.DecisionAllow, ""},
+		{"auto lock removed from the top level", `{"disableAutoMode":"disable"}`, `{}`, report.DecisionRequireReview, report.CheckAllowExpanded},
+		{"read block lifted", `{"permissions":{"blockReadsOutsideWorkingDirectories":true}}`, `{"permissions":{"blockReadsOutsideWorkingDirectories":false}}`, report.DecisionRequireReview, report.CheckAllowExpanded},
+		{"denyInsteadOfPrompting lifted", `{"permissions":{"denyInsteadOfPrompting":true}}`, `{}`, report.DecisionRequireReview, report.CheckAllowExpanded},
+		{"defaultMode bypass moved out of permissions", `{"permissions":{"defaultMode":"bypassPermissions"}}`, `{"defaultMode":"bypassPermissions"}`, report.DecisionAllow, ""},
+		{"defaultMode bypass moved into permissions", `{"defaultMode":"bypassPermissions"}`, `{"permissions":{"defaultMode":"bypassPermissions"}}`, report.DecisionBlock, report.CheckWildcardAllow},
+		{"enableAllProjectMcpServers moved to the top level", `{"permissions":{"enableAllProjectMcpServers":true}}`, `{"enableAllProjectMcpServers":true}`, report.DecisionBlock, report.CheckWildcardAllow},
+		{"disableAllHooks switched on", `{}`, `{"disableAllHooks":true}`, report.DecisionRequireReview, report.CheckHookChanged},
+		{"disableAllHooks switched off", `{"disableAllHooks":true}`, `{}`, report.DecisionRequireReview, report.CheckHookChanged},
+		{"disableAllHooks inside permissions is not read", `{}`, `{"permissions":{"disableAllHooks":true}}`, report.DecisionAllow, report.CheckUnknownKey},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			r := Compare(Input{Files: []File{{Path: ".claude/settings.json", Base: Version{Exists: true, Data: []byte(c.base)}, Head: Version{Exists: true, Data: []byte(c.head)}}}})
+			r := Compare(report.Input{Files: []report.File{{Path: ".claude/settings.json", Base: report.Version{Exists: true, Data: []byte(c.base)}, Head: report.Version{Exists: true, Data: []byte(c.head)}}}})
 			if r.Decision != c.decision {
 				t.Errorf("decision %s, want %s: %+v", r.Decision, c.decision, r.Findings)
 			}
@@ -58,7 +59,7 @@ func TestKnownKeysFromSchema(t *testing.T) {
 		}
 		r := Compare(settingsPair("{}", fmt.Sprintf("{%q: %s}", k, sampleFor(t, k))))
 		for _, f := range r.Findings {
-			if f.CheckID == CheckUnknownKey {
+			if f.CheckID == report.CheckUnknownKey {
 				t.Errorf("%s: %s", k, f.Message)
 			}
 		}
@@ -66,7 +67,7 @@ func TestKnownKeysFromSchema(t *testing.T) {
 	r := Compare(settingsPair("{}", `{"effortLevle": "high", "permissions": {"denyy": []}}`))
 	var msgs []string
 	for _, f := range r.Findings {
-		if f.CheckID == CheckUnknownKey {
+		if f.CheckID == report.CheckUnknownKey {
 			msgs = append(msgs, f.Message)
 		}
 	}

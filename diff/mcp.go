@@ -7,6 +7,7 @@ import (
 
 	"github.com/shipgate-app/shipgate/jsonpos"
 	"github.com/shipgate-app/shipgate/rating"
+	"github.com/shipgate-app/shipgate/report"
 )
 
 // mcpServers returns the servers of an .mcp.json version by name.
@@ -52,12 +53,12 @@ func (e *engine) compareMCP(f *fileState) {
 		line := h.KeyStart.Line
 		if !ok {
 			sum := serverSummary(h.Value)
-			e.row(f, KindMCPServer, DirAdded, "", name+": "+sum, true, rt, line, line,
+			e.row(f, report.KindMCPServer, report.DirAdded, "", name+": "+sum, true, rt, line, line,
 				"an MCP tool surface the agent may call (claude -p connects project servers without asking)")
-			e.finding(Finding{CheckID: CheckMCPServerAdded, Risk: rt.Risk, Path: f.Path, Line: line, HeadLine: line,
+			e.finding(report.Finding{CheckID: report.CheckMCPServerAdded, Risk: rt.Risk, Path: f.Path, Line: line, HeadLine: line,
 				Evidence: "server=" + sanitize(name) + " " + sum, Title: "MCP server " + name + " added",
 				Message: fmt.Sprintf("%s adds the MCP server %s (%s): a tool surface the agent may call; claude -p connects it without asking.", f.Path, name, sum),
-				Key:     CheckMCPServerAdded + "|" + f.Path + "|" + name})
+				Key:     report.CheckMCPServerAdded + "|" + f.Path + "|" + name})
 			continue
 		}
 		if canon(b.Value) == canon(h.Value) {
@@ -79,16 +80,16 @@ func (e *engine) compareMCP(f *fileState) {
 		if b.Value.Kind() != jsonpos.Object || h.Value.Kind() != jsonpos.Object {
 			changed = []string{"(the whole entry)"}
 		}
-		e.row(f, KindMCPServer, DirChanged, name+": "+serverSummary(b.Value), name+": "+serverSummary(h.Value), true, rt, line, line,
+		e.row(f, report.KindMCPServer, report.DirChanged, name+": "+serverSummary(b.Value), name+": "+serverSummary(h.Value), true, rt, line, line,
 			"changes "+strings.Join(changed, ", ")+" of an MCP server; authority direction is unknown")
-		e.finding(Finding{CheckID: CheckMCPServerChange, Risk: rt.Risk, Path: f.Path, Line: line, HeadLine: line,
+		e.finding(report.Finding{CheckID: report.CheckMCPServerChange, Risk: rt.Risk, Path: f.Path, Line: line, HeadLine: line,
 			Evidence: "server=" + sanitize(name) + " changed_keys=" + strings.Join(changed, ","), Title: "MCP server " + name + " changed",
 			Message: fmt.Sprintf("%s changes the MCP server %s (%s): %s.", f.Path, name, strings.Join(changed, ", "), serverSummary(h.Value)),
-			Key:     CheckMCPServerChange + "|" + f.Path + "|" + name + "|" + strings.Join(changed, ",")})
+			Key:     report.CheckMCPServerChange + "|" + f.Path + "|" + name + "|" + strings.Join(changed, ",")})
 	}
 	for _, name := range sortedKeys(bs) {
 		if _, ok := hs[name]; !ok {
-			e.row(f, KindMCPServer, DirRemoved, name+": "+serverSummary(bs[name].Value), "", false,
+			e.row(f, report.KindMCPServer, report.DirRemoved, name+": "+serverSummary(bs[name].Value), "", false,
 				rating.Rating{Access: rating.AccessNone, Risk: rating.RiskLow}, bs[name].KeyStart.Line, 1, "an MCP tool surface is no longer offered to the agent")
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/shipgate-app/shipgate/lattice"
+	"github.com/shipgate-app/shipgate/report"
 )
 
 // CallDecision is what the engine's effective view says Claude Code does
@@ -45,9 +46,9 @@ func (v *Effective) WithUserMode(mode string) *Effective {
 // files of the repository root are ignored; a file that does not parse
 // contributes nothing, as Claude Code drops it.
 func NewEffective(files map[string][]byte) *Effective {
-	var in []File
+	var in []report.File
 	for p, data := range files {
-		in = append(in, File{Path: p, Head: Version{Exists: true, Data: data}})
+		in = append(in, report.File{Path: p, Head: report.Version{Exists: true, Data: data}})
 	}
 	ctx := context.Background()
 	b := lattice.NewBudget(0, 0) // the default work budget, as CompareContext

@@ -12,6 +12,7 @@ import (
 	"mvdan.cc/sh/v3/syntax"
 
 	"github.com/shipgate-app/shipgate/jsonpos"
+	"github.com/shipgate-app/shipgate/report"
 )
 
 // A settings file's hooks, status lines and helpers, a skill's or
@@ -46,10 +47,10 @@ func ExtraPaths(p string, data []byte) []string {
 		}
 		return nil
 	}
-	if kind == NotAgentConfig || kind == ScriptFile {
+	if kind == report.NotAgentConfig || kind == report.ScriptFile {
 		return nil
 	}
-	d, err := parseDoc(p, kind, Version{Exists: true, Data: data}, ruleCache{})
+	d, err := parseDoc(p, kind, report.Version{Exists: true, Data: data}, ruleCache{})
 	if err != nil {
 		return nil
 	}
@@ -62,7 +63,7 @@ func ExtraPaths(p string, data []byte) []string {
 			out = append(out, r.path)
 		}
 	}
-	if kind == SettingsFile && !strings.HasPrefix(scope, "watched:") {
+	if kind == report.SettingsFile && !strings.HasPrefix(scope, "watched:") {
 		if a := d.root.Get("agent"); a.Kind() == jsonpos.String && agentFileName.MatchString(a.Text()) {
 			q := path.Join(scope, ".claude/agents", a.Text()+".md")
 			if !seen[q] {
@@ -110,13 +111,13 @@ type commandSite struct {
 }
 
 // commandSites lists the commands a document runs.
-func commandSites(d *doc, kind FileKind) []commandSite {
+func commandSites(d *doc, kind report.FileKind) []commandSite {
 	var out []commandSite
 	if d == nil || d.root == nil {
 		return nil
 	}
 	switch kind {
-	case SettingsFile, SkillFile, CommandFile, SubagentFile:
+	case report.SettingsFile, report.SkillFile, report.CommandFile, report.SubagentFile:
 		for _, ev := range d.root.Get("hooks").Members() {
 			for gi, g := range ev.Value.Elements() {
 				for hi, h := range g.Get("hooks").Elements() {
@@ -132,7 +133,7 @@ func commandSites(d *doc, kind FileKind) []commandSite {
 				}
 			}
 		}
-		if kind != SettingsFile {
+		if kind != report.SettingsFile {
 			break
 		}
 		for _, k := range helperKeys {
@@ -149,7 +150,7 @@ func commandSites(d *doc, kind FileKind) []commandSite {
 				}
 			}
 		}
-	case MCPFile:
+	case report.MCPFile:
 		for _, s := range d.root.Get("mcpServers").Members() {
 			c := s.Value.Get("command")
 			if c.Kind() != jsonpos.String {
@@ -168,11 +169,11 @@ func commandSites(d *doc, kind FileKind) []commandSite {
 // commandRefs resolves every command of a document to the repository
 // files it runs. scope is the project folder ("" for the root); filePath
 // the document's own path (a skill's ${CLAUDE_SKILL_DIR}).
-func commandRefs(d *doc, kind FileKind, filePath, scope string) ([]scriptRef, []unresolvedCommand) {
+func commandRefs(d *doc, kind report.FileKind, filePath, scope string) ([]scriptRef, []unresolvedCommand) {
 	var refs []scriptRef
 	var bad []unresolvedCommand
 	env := ProjectEnv(scope)
-	if kind == SkillFile {
+	if kind == report.SkillFile {
 		env["CLAUDE_SKILL_DIR"] = repoMark + "/" + path.Dir(filePath)
 	}
 	for _, s := range commandSites(d, kind) {

@@ -8,6 +8,7 @@ import (
 	"github.com/shipgate-app/shipgate/jsonpos"
 	"github.com/shipgate-app/shipgate/lattice"
 	"github.com/shipgate-app/shipgate/policy"
+	"github.com/shipgate-app/shipgate/report"
 )
 
 // policyChecks holds the change to the policy's ceiling and intents.
@@ -17,7 +18,7 @@ func (e *engine) policyChecks() {
 	}
 	touched := map[string]bool{} // scopes whose settings files changed
 	for _, f := range e.files {
-		if f.kind == SettingsFile && f.changed {
+		if f.kind == report.SettingsFile && f.changed {
 			touched[f.scope] = true
 		}
 	}
@@ -44,7 +45,7 @@ func (e *engine) ceiling(c policy.Ceiling, touched map[string]bool) {
 	if c.HasAllow {
 		for _, f := range e.files {
 			// A skill's or command's allowed-tools are allow rules too.
-			if (f.kind != SettingsFile && f.kind != SkillFile && f.kind != CommandFile) || !f.changed || f.head == nil {
+			if (f.kind != report.SettingsFile && f.kind != report.SkillFile && f.kind != report.CommandFile) || !f.changed || f.head == nil {
 				continue
 			}
 			for _, d := range f.head.rulesIn(lattice.Allow) {
@@ -85,9 +86,9 @@ func (e *engine) ceiling(c policy.Ceiling, touched map[string]bool) {
 				case v.Answer == lattice.Unknown:
 					msg += ": it cannot be proven to fit (" + v.Reason + ")"
 				}
-				e.finding(Finding{CheckID: CheckCeiling, Action: action, Path: f.Path, Line: d.line, HeadLine: d.line,
+				e.finding(report.Finding{CheckID: report.CheckCeiling, Action: action, Path: f.Path, Line: d.line, HeadLine: d.line,
 					Evidence: "rule=" + r.Text, Title: "outside the ceiling: " + r.Text, Message: msg + ".", Witnesses: wit,
-					Key: CheckCeiling + "|" + f.Path + "|" + r.Text})
+					Key: report.CheckCeiling + "|" + f.Path + "|" + r.Text})
 			}
 		}
 	}
@@ -109,9 +110,9 @@ func (e *engine) ceiling(c policy.Ceiling, touched map[string]bool) {
 				wit = []string{v.Witness.String()}
 				msg += fmt.Sprintf(": `%s` is not denied", v.Witness)
 			}
-			e.finding(Finding{CheckID: CheckCeiling, Action: action, Path: it.Source, Line: it.Line, HeadLine: it.Line,
+			e.finding(report.Finding{CheckID: report.CheckCeiling, Action: action, Path: it.Source, Line: it.Line, HeadLine: it.Line,
 				Evidence: "must_deny=" + it.Value, Title: "must stay denied: " + it.Value, Message: msg + ".", Witnesses: wit,
-				Key: CheckCeiling + "|must_deny|" + scope + "|" + it.Value})
+				Key: report.CheckCeiling + "|must_deny|" + scope + "|" + it.Value})
 		}
 	}
 }
@@ -517,7 +518,7 @@ func (e *engine) headMode(scope string) string {
 	files = append(files, e.scopes[scope]...)
 	sort.Slice(files, func(i, j int) bool { return files[i].Path < files[j].Path })
 	for _, f := range files { // settings.json sorts before settings.local.json
-		if f.kind == SettingsFile && f.head != nil {
+		if f.kind == report.SettingsFile && f.head != nil {
 			if s := lookup(f.head, "defaultMode", true); s.present() && s.v.Kind() == jsonpos.String {
 				mode = s.v.Text()
 			}
@@ -582,9 +583,9 @@ func (e *engine) intents() {
 				continue
 			}
 			msg := fmt.Sprintf("intent: `%s` must %s, but at the head it %s", it.Value, want, o.describe())
-			e.finding(Finding{CheckID: CheckIntent, Action: action, Path: it.Source, Line: it.Line, HeadLine: it.Line,
+			e.finding(report.Finding{CheckID: report.CheckIntent, Action: action, Path: it.Source, Line: it.Line, HeadLine: it.Line,
 				Evidence: "intent=" + want + " call=" + it.Value, Title: "intent: " + it.Value + " must " + want,
-				Message: msg + ".", Witnesses: []string{c.String()}, Key: CheckIntent + "|" + want + "|" + it.Value})
+				Message: msg + ".", Witnesses: []string{c.String()}, Key: report.CheckIntent + "|" + want + "|" + it.Value})
 		}
 	}
 	mode := e.headMode("")
@@ -655,7 +656,7 @@ func (e *engine) extraDirReads(scope string, head bool) []lattice.Rule {
 		if head {
 			d = f.head
 		}
-		if f.kind != SettingsFile || d == nil {
+		if f.kind != report.SettingsFile || d == nil {
 			continue
 		}
 		for _, s := range []setting{lookupOnly(d, "permissions", "additionalDirectories"), lookupOnly(d, "", "additionalDirectories")} {
@@ -680,7 +681,7 @@ func (e *engine) inExtraDir(scope, p string) bool {
 		return false
 	}
 	for _, f := range e.scopes[scope] {
-		if f.kind != SettingsFile || f.head == nil {
+		if f.kind != report.SettingsFile || f.head == nil {
 			continue
 		}
 		for _, s := range []setting{lookupOnly(f.head, "permissions", "additionalDirectories"), lookupOnly(f.head, "", "additionalDirectories")} {

@@ -6,6 +6,7 @@ import (
 
 	"github.com/shipgate-app/shipgate/lattice"
 	"github.com/shipgate-app/shipgate/policy"
+	"github.com/shipgate-app/shipgate/report"
 )
 
 func mustPolicy(t *testing.T, src string) *policy.Policy {
@@ -17,8 +18,8 @@ func mustPolicy(t *testing.T, src string) *policy.Policy {
 	return p
 }
 
-func findingsOf(r Report, id string) []Finding {
-	var out []Finding
+func findingsOf(r report.Report, id string) []report.Finding {
+	var out []report.Finding
 	for _, f := range r.Findings {
 		if f.CheckID == id {
 			out = append(out, f)
@@ -54,12 +55,12 @@ ceiling:
 			in := settingsPair(base, c.head)
 			in.Policy = pol
 			r := Compare(in)
-			got := findingsOf(r, CheckCeiling)
+			got := findingsOf(r, report.CheckCeiling)
 			if len(got) != c.want {
 				t.Fatalf("%d ceiling findings, want %d: %v", len(got), c.want, got)
 			}
 			if c.want > 0 {
-				if r.Decision != DecisionBlock {
+				if r.Decision != report.DecisionBlock {
 					t.Errorf("decision %s", r.Decision)
 				}
 				if !strings.Contains(got[0].Message, c.message) {
@@ -97,7 +98,7 @@ intent:
 			}
 			in.Policy = pol
 			r := Compare(in)
-			got := findingsOf(r, CheckIntent)
+			got := findingsOf(r, report.CheckIntent)
 			var calls []string
 			for _, f := range got {
 				calls = append(calls, strings.TrimPrefix(f.Evidence[strings.Index(f.Evidence, "call=")+5:], ""))
@@ -170,7 +171,7 @@ func TestCompoundIntents(t *testing.T) {
 			pol := mustPolicy(t, "version: 1\nintent:\n  "+c.kind+": ["+strconvQuote(c.call)+"]\n")
 			in := settingsPair(perms{}.json(), head)
 			in.Policy = pol
-			got := findingsOf(Compare(in), CheckIntent)
+			got := findingsOf(Compare(in), report.CheckIntent)
 			if c.holds {
 				if len(got) != 0 {
 					t.Fatalf("intent violated: %s", got[0].Message)

@@ -9,6 +9,7 @@ import (
 	"github.com/shipgate-app/shipgate/jsonpos"
 	"github.com/shipgate-app/shipgate/lattice"
 	"github.com/shipgate-app/shipgate/rating"
+	"github.com/shipgate-app/shipgate/report"
 )
 
 // maxWitnesses is how many concrete calls a change lists.
@@ -27,7 +28,7 @@ type event struct {
 	cover     string // the rule that makes an addition add nothing
 	partner   *event // the other half of a widened/narrowed/respelled pair
 	direction string
-	findings  []Finding
+	findings  []report.Finding
 	// stops counts the searches the work budget (or the context) cut
 	// short while this rule was judged: its answer then counts as a grant
 	// and it gets a too_complex finding of its own (tooComplexRule).
@@ -146,7 +147,7 @@ func (e *engine) pairRespellings(rs *ruleSet, moved map[*event]*event) {
 					continue
 				}
 				if lattice.EquivalentContext(e.ctx, r.decl.rule, a.decl.rule) == lattice.Yes {
-					a.direction, a.partner, a.done = DirRespelled, r, true
+					a.direction, a.partner, a.done = report.DirRespelled, r, true
 					r.done = true
 					a.why = respellWhy(r.decl.rule, a.decl.rule)
 					break
@@ -251,12 +252,12 @@ func (e *engine) judgeAllowAdditions(rs *ruleSet, moved map[*event]*event) {
 				// one that stays.
 				for _, rem := range rs.removed[lattice.Allow] {
 					if rem.text() == a.cover && moved[rem] == nil {
-						a.direction, a.partner = DirNarrowed, rem
+						a.direction, a.partner = report.DirNarrowed, rem
 						a.why = "the new rule matches only what the old rule matched; " + a.why
 					}
 				}
 				if a.direction == "" {
-					a.direction = DirCovered
+					a.direction = report.DirCovered
 				}
 			}
 		default:
@@ -324,7 +325,7 @@ func (e *engine) judgeAllowAdditions(rs *ruleSet, moved map[*event]*event) {
 			}
 		}
 		if len(wider) == 1 {
-			a.direction, a.partner = DirWidened, wider[0]
+			a.direction, a.partner = report.DirWidened, wider[0]
 			wider[0].done = true
 		}
 		e.allowFinding(f, a, rt, wider)
@@ -332,7 +333,7 @@ func (e *engine) judgeAllowAdditions(rs *ruleSet, moved map[*event]*event) {
 	// One removed rule narrowed to several added rules: each added row
 	// names it; the removed rule needs no row of its own.
 	for _, a := range rs.added[lattice.Allow] {
-		if a.direction == DirNarrowed && a.partner != nil {
+		if a.direction == report.DirNarrowed && a.partner != nil {
 			a.partner.done = true
 		}
 	}
@@ -603,9 +604,9 @@ func (e *engine) whyNothingNew(f *fileState, r lattice.Rule, headStop, baseAllow
 // exec-tier rules, ALLOW-EXPANDED otherwise.
 func (e *engine) allowFinding(f *fileState, a *event, rt rating.Rating, replaced []*event) {
 	r := a.decl.rule
-	check := CheckAllowExpanded
+	check := report.CheckAllowExpanded
 	if rt.ExecTier || (rt.Wildcard && rt.Risk.Rank() > rating.RiskLow.Rank()) {
-		check = CheckWildcardAllow
+		check = report.CheckWildcardAllow
 	}
 	var msg strings.Builder
 	fmt.Fprintf(&msg, "allow: %s in %s", r.Text, f.Path)
@@ -645,7 +646,7 @@ func (e *engine) allowFinding(f *fileState, a *event, rt rating.Rating, replaced
 		e.suggestions = append(e.suggestions, sg)
 		fmt.Fprintf(&msg, " Suggested instead: %s.", suggestion)
 	}
-	a.findings = append(a.findings, Finding{
+	a.findings = append(a.findings, report.Finding{
 		CheckID: check, Risk: rt.Risk, Path: f.Path, Line: a.decl.line, HeadLine: a.decl.line,
 		Evidence: rt.Evidence, Message: msg.String(), Title: "allow " + r.Text, Witnesses: a.witnesses,
 		Suggestion: suggestion, Key: check + "|" + f.Path + "|allow|" + r.Text,
@@ -662,11 +663,11 @@ func (e *engine) invalidRuleFinding(f *fileState, a *event) {
 		// believes it protects, and it protects nothing.
 		risk, effect = rating.RiskMedium, "it protects nothing (a reviewer who reads it as a "+stopNoun(r.List)+" is misled; the agent is not subject to it)"
 	}
-	a.findings = append(a.findings, Finding{
-		CheckID: CheckRuleInvalid, Risk: risk, Path: f.Path, Line: a.decl.line, HeadLine: a.decl.line,
+	a.findings = append(a.findings, report.Finding{
+		CheckID: report.CheckRuleInvalid, Risk: risk, Path: f.Path, Line: a.decl.line, HeadLine: a.decl.line,
 		Evidence: rating.Redact(r), Title: string(r.List) + " rule Claude Code skips",
 		Message: fmt.Sprintf("%s: %s in %s is not used by Claude Code, so %s: %s.", r.List, r.Text, f.Path, effect, strings.TrimSuffix(a.why, ".")),
-		Key:     CheckRuleInvalid + "|" + f.Path + "|" + string(r.List) + "|" + r.Text,
+		Key:     report.CheckRuleInvalid + "|" + f.Path + "|" + string(r.List) + "|" + r.Text,
 	})
 }
 
@@ -731,11 +732,11 @@ func compoundReach(r lattice.Rule, ops []string) string {
 // meant a restriction the agent is not subject to.
 func (e *engine) compoundRestrictionFinding(f *fileState, a *event) {
 	r := a.decl.rule
-	a.findings = append(a.findings, Finding{
-		CheckID: CheckRuleInvalid, Risk: "medium", Path: f.Path, Line: a.decl.line, HeadLine: a.decl.line,
+	a.findings = append(a.findings, report.Finding{
+		CheckID: report.CheckRuleInvalid, Risk: "medium", Path: f.Path, Line: a.decl.line, HeadLine: a.decl.line,
 		Evidence: rating.Redact(r), Title: string(r.List) + " rule that never sees a whole compound command",
 		Message: fmt.Sprintf("%s: %s in %s is %s.", r.List, r.Text, f.Path, a.why),
-		Key:     CheckRuleInvalid + "|" + f.Path + "|" + string(r.List) + "|" + r.Text,
+		Key:     report.CheckRuleInvalid + "|" + f.Path + "|" + string(r.List) + "|" + r.Text,
 	})
 }
 
@@ -822,7 +823,7 @@ func (e *engine) judgeRestrictionRemovals(rs *ruleSet, moved map[*event]*event) 
 				d.why = fmt.Sprintf("removes this %s rule, but the %s rules at the head still stop everything it stopped", l, stopWord(l))
 				for _, a := range rs.added[l] {
 					if moved[a] == nil && !a.done && sameTool(a.decl.rule, r) && lattice.CoversAnswer(e.ctx, a.decl.rule, r) == lattice.Yes {
-						a.direction, a.partner, a.done = DirWidened, d, true
+						a.direction, a.partner, a.done = report.DirWidened, d, true
 						a.why = fmt.Sprintf("the %s rule now matches everything it matched and more", l)
 						d.done = true
 						break
@@ -841,7 +842,7 @@ func (e *engine) judgeRestrictionRemovals(rs *ruleSet, moved map[*event]*event) 
 			// it was narrowed to.
 			for _, a := range rs.added[l] {
 				if moved[a] == nil && !a.done && !a.decl.rule.Negated && !a.decl.rule.Dead() && sameTool(r, a.decl.rule) && lattice.CoversAnswer(e.ctx, r, a.decl.rule) == lattice.Yes {
-					a.direction, a.partner, a.done = DirNarrowed, d, true
+					a.direction, a.partner, a.done = report.DirNarrowed, d, true
 					d.partner = a
 					a.expands = true
 					a.witnesses = d.witnesses
@@ -860,9 +861,9 @@ func (e *engine) judgeRestrictionRemovals(rs *ruleSet, moved map[*event]*event) 
 // freed calls now do.
 func (e *engine) restrictionFinding(f *fileState, d *event, calls []lattice.Call) {
 	r := d.decl.rule
-	check := CheckDenyRemoved
+	check := report.CheckDenyRemoved
 	if r.List == lattice.Ask {
-		check = CheckAskRemoved
+		check = report.CheckAskRemoved
 	}
 	var msg strings.Builder
 	fmt.Fprintf(&msg, "%s: %s was removed from %s", r.List, r.Text, f.Path)
@@ -898,7 +899,7 @@ func (e *engine) restrictionFinding(f *fileState, d *event, calls []lattice.Call
 		calls, via := e.denyBypasses(f.scope, e.scopeRules(f.scope, true, lattice.Allow), maxWitnesses)
 		msg.WriteString(bypassNote(calls, via, "The deny rules that remain"))
 	}
-	d.findings = append(d.findings, Finding{
+	d.findings = append(d.findings, report.Finding{
 		CheckID: check, Path: f.Path, Line: d.decl.line, HeadLine: f.head.listLine(r.List), Base: true,
 		Evidence: rating.Redact(r), Message: msg.String(), Title: string(r.List) + " " + r.Text + " removed",
 		Witnesses: d.witnesses, Key: check + "|" + f.Path + "|" + string(r.List) + "|" + r.Text,
@@ -997,13 +998,13 @@ func (e *engine) emitRuleRows(rs *ruleSet, moved map[*event]*event) {
 				continue
 			}
 			emitted[a] = true
-			row := Change{Path: f.Path, Kind: KindRule, List: string(l), Direction: DirAdded, After: a.text(),
+			row := report.Change{Path: f.Path, Kind: report.KindRule, List: string(l), Direction: report.DirAdded, After: a.text(),
 				Expands: a.expands, Line: a.decl.line, HeadLine: a.decl.line, Witnesses: a.witnesses, Why: a.why}
 			ra := rt(a.decl.rule)
 			row.Access, row.Risk = ra.Access, ra.Risk
 			if m := moved[a]; m != nil {
 				emitted[m] = true
-				row.Direction, row.Before = DirMoved, m.text()
+				row.Direction, row.Before = report.DirMoved, m.text()
 				row.Before = string(m.list()) + ": " + m.text()
 				row.After = string(l) + ": " + a.text()
 				row.Expands = a.expands || m.expands
@@ -1014,11 +1015,11 @@ func (e *engine) emitRuleRows(rs *ruleSet, moved map[*event]*event) {
 				emitted[a.partner] = true
 				e.record(a.partner)
 				row.Direction, row.Before = a.direction, a.partner.text()
-				if a.direction == DirWidened && l == lattice.Allow {
+				if a.direction == report.DirWidened && l == lattice.Allow {
 					row.Why = "the new rule matches everything the old rule matched and more; " + FirstNonEmpty(a.why, "runs without a prompt")
 				}
-			} else if a.direction == DirCovered {
-				row.Direction, row.Before = DirCovered, a.cover
+			} else if a.direction == report.DirCovered {
+				row.Direction, row.Before = report.DirCovered, a.cover
 			} else if a.direction != "" {
 				row.Direction = a.direction
 			}
@@ -1044,7 +1045,7 @@ func (e *engine) emitRuleRows(rs *ruleSet, moved map[*event]*event) {
 			}
 			emitted[r] = true
 			ra := rt(r.decl.rule)
-			e.changes = append(e.changes, Change{Path: f.Path, Kind: KindRule, List: string(l), Direction: DirRemoved, Before: r.text(),
+			e.changes = append(e.changes, report.Change{Path: f.Path, Kind: report.KindRule, List: string(l), Direction: report.DirRemoved, Before: r.text(),
 				Expands: r.expands, Access: ra.Access, Risk: ra.Risk, Line: r.decl.line, HeadLine: f.head.listLine(l),
 				Witnesses: r.witnesses, Why: r.why})
 			e.record(r)
@@ -1214,7 +1215,7 @@ func (e *engine) baseMode(scope string) string {
 	files := append([]*fileState(nil), e.scopes[scope]...)
 	sort.Slice(files, func(i, j int) bool { return files[i].Path < files[j].Path })
 	for _, f := range files {
-		if f.kind == SettingsFile && f.base != nil {
+		if f.kind == report.SettingsFile && f.base != nil {
 			if s := lookup(f.base, "defaultMode", true); s.present() && s.v.Kind() == jsonpos.String {
 				mode = s.v.Text()
 			}

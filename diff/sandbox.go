@@ -9,6 +9,7 @@ import (
 	"github.com/shipgate-app/shipgate/jsonpos"
 	"github.com/shipgate-app/shipgate/lattice"
 	"github.com/shipgate-app/shipgate/rating"
+	"github.com/shipgate-app/shipgate/report"
 	"mvdan.cc/sh/v3/syntax"
 )
 
@@ -186,23 +187,23 @@ func sandboxGrantRating(st sandboxState) (rating.Rating, string) {
 // bounded by the walls, whichever file or key switched it on (a key added,
 // a local override removed, a local file deleted). Reported once a scope.
 func (e *engine) compareSandboxGrant(f *fileState) {
-	if f.kind != SettingsFile {
+	if f.kind != report.SettingsFile {
 		return
 	}
 	b, h := e.sandboxState(f.scope, false), e.sandboxState(f.scope, true)
 	if !h.grants() || b.grants() {
 		return
 	}
-	key := CheckSandboxLoosened + "|" + f.scope + "|auto-allow"
+	key := report.CheckSandboxLoosened + "|" + f.scope + "|auto-allow"
 	for _, x := range e.findings {
 		if x.Key == key {
 			return
 		}
 	}
 	rt, basis := sandboxGrantRating(h)
-	check := CheckSandboxLoosened
+	check := report.CheckSandboxLoosened
 	if rt.Wildcard {
-		check = CheckWildcardAllow
+		check = report.CheckWildcardAllow
 	}
 	p, line := h.path, h.line
 	if p == "" {
@@ -215,8 +216,8 @@ func (e *engine) compareSandboxGrant(f *fileState) {
 	}
 	before := "sandbox: Bash asks for what no rule allows (enabled " + fmt.Sprint(b.enabled) + ", autoAllowBashIfSandboxed " + fmt.Sprint(b.autoAllow) + ")"
 	after := "sandbox: every Bash command runs without a prompt inside the sandbox (enabled and autoAllowBashIfSandboxed, effective in " + p + ")"
-	e.row(f, KindSandbox, DirChanged, before, after, true, rt, line, line, basis)
-	e.finding(Finding{CheckID: check, Risk: rt.Risk, Path: f.Path, Line: line, HeadLine: line,
+	e.row(f, report.KindSandbox, report.DirChanged, before, after, true, rt, line, line, basis)
+	e.finding(report.Finding{CheckID: check, Risk: rt.Risk, Path: f.Path, Line: line, HeadLine: line,
 		Evidence: "setting=sandbox.autoAllowBashIfSandboxed", Title: "sandbox auto-allows Bash",
 		Message: fmt.Sprintf("%s: with sandbox.enabled and sandbox.autoAllowBashIfSandboxed now both in effect, %s.", f.Path, basis),
 		Key:     key})

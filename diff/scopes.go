@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/shipgate-app/shipgate/lattice"
+	"github.com/shipgate-app/shipgate/report"
 )
 
 // Which settings files Claude Code reads for a project, and so which rules
@@ -30,7 +31,7 @@ import (
 // surelyRead reports whether a settings file of the given scope is surely
 // read by Claude Code started in that scope.
 func surelyRead(f *fileState, scope string) bool {
-	if f.kind != SettingsFile {
+	if f.kind != report.SettingsFile {
 		return false
 	}
 	if strings.HasPrefix(scope, "watched:") || scope == "" {

@@ -5,6 +5,8 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/shipgate-app/shipgate/report"
 )
 
 func TestLoadsOf(t *testing.T) {
@@ -110,16 +112,16 @@ func FuzzLoadsOf(f *testing.F) {
 // for review with a message naming the chain; an unrelated file is not.
 func TestCompareLoadedFiles(t *testing.T) {
 	settings := `{"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "python3 s/m0.py"}]}]}}`
-	same := func(p, data string) File {
-		v := Version{Exists: true, Data: []byte(data)}
-		return File{Path: p, Base: v, Head: v}
+	same := func(p, data string) report.File {
+		v := report.Version{Exists: true, Data: []byte(data)}
+		return report.File{Path: p, Base: v, Head: v}
 	}
-	edit := func(p string) File {
-		return File{Path: p, Base: Version{Exists: true, Data: []byte("x = 1\n")}, Head: Version{Exists: true, Data: []byte("x = 2\n")}}
+	edit := func(p string) report.File {
+		return report.File{Path: p, Base: report.Version{Exists: true, Data: []byte("x = 1\n")}, Head: report.Version{Exists: true, Data: []byte("x = 2\n")}}
 	}
 	// chain: s/m0.py imports m1, m1 imports m2, … up to m<n>.
-	chain := func(n int) []File {
-		fs := []File{same(".claude/settings.json", settings)}
+	chain := func(n int) []report.File {
+		fs := []report.File{same(".claude/settings.json", settings)}
 		for i := 0; i < n; i++ {
 			fs = append(fs, same("s/m"+string(rune('0'+i))+".py", "import m"+string(rune('1'+i))+"\n"))
 		}
@@ -127,23 +129,23 @@ func TestCompareLoadedFiles(t *testing.T) {
 	}
 	cases := []struct {
 		name     string
-		files    []File
-		decision Decision
+		files    []report.File
+		decision report.Decision
 		inMsg    string
 	}{
-		{"a module the hook script imports", append(chain(1), edit("s/m1.py")), DecisionRequireReview, "s/m0.py, run by .claude/settings.json"},
-		{"three levels deep", append(chain(3), edit("s/m3.py")), DecisionRequireReview, "s/m0.py, which loads s/m1.py, which loads s/m2.py"},
-		{"past MaxLoadDepth: its folder", append(chain(MaxLoadDepth+1), edit("s/other.py")), DecisionRequireReview, "levels deep"},
-		{"a dynamic load: any file in the folder", []File{same(".claude/settings.json", settings), same("s/m0.py", "import importlib\nimportlib.import_module(n)\n"), edit("s/sub/x.txt")}, DecisionRequireReview, "cannot resolve (importlib.import_module(n))"},
-		{"a script the gatherer did not read for its loads: its folder", []File{same(".claude/settings.json", settings),
-			{Path: "s/m0.py", Base: Version{Exists: true, Unreadable: "past the bound"}, Head: Version{Exists: true, Unreadable: "past the bound"}}, edit("s/x.py")},
-			DecisionRequireReview, "was not read (past the bound)"},
-		{"an unrelated file beside the script", append(chain(1), edit("s/other.py")), DecisionAllow, ""},
-		{"a loaded file of a script no command runs", []File{same(".claude/settings.json", `{}`), same("s/m0.py", "import m1\n"), edit("s/m1.py")}, DecisionAllow, ""},
+		{"a module the hook script imports", append(chain(1), edit("s/m1.py")), report.DecisionRequireReview, "s/m0.py, run by .claude/settings.json"},
+		{"three levels deep", append(chain(3), edit("s/m3.py")), report.DecisionRequireReview, "s/m0.py, which loads s/m1.py, which loads s/m2.py"},
+		{"past MaxLoadDepth: its folder", append(chain(MaxLoadDepth+1), edit("s/other.py")), report.DecisionRequireReview, "levels deep"},
+		{"a dynamic load: any file in the folder", []report.File{same(".claude/settings.json", settings), same("s/m0.py", "import importlib\nimportlib.import_module(n)\n"), edit("s/sub/x.txt")}, report.DecisionRequireReview, "cannot resolve (importlib.import_module(n))"},
+		{"a script the gatherer did not read for its loads: its folder", []report.File{same(".claude/settings.json", settings),
+			{Path: "s/m0.py", Base: report.Version{Exists: true, Unreadable: "past the bound"}, Head: report.Version{Exists: true, Unreadable: "past the bound"}}, edit("s/x.py")},
+			report.DecisionRequireReview, "was not read (past the bound)"},
+		{"an unrelated file beside the script", append(chain(1), edit("s/other.py")), report.DecisionAllow, ""},
+		{"a loaded file of a script no command runs", []report.File{same(".claude/settings.json", `{}`), same("s/m0.py", "import m1\n"), edit("s/m1.py")}, report.DecisionAllow, ""},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			r := Compare(Input{Files: c.files})
+			r := Compare(report.Input{Files: c.files})
 			if r.Decision != c.decision {
 				t.Fatalf("decision %s, want %s: %+v", r.Decision, c.decision, r.Findings)
 			}
@@ -152,7 +154,7 @@ func TestCompareLoadedFiles(t *testing.T) {
 			}
 			found := false
 			for _, f := range r.Findings {
-				found = found || f.CheckID == CheckHookChanged && strings.Contains(f.Message, c.inMsg)
+				found = found || f.CheckID == report.CheckHookChanged && strings.Contains(f.Message, c.inMsg)
 			}
 			if !found {
 				t.Errorf("no HOOK-CHANGED finding saying %q: %+v", c.inMsg, r.Findings)

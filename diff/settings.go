@@ -11,12 +11,13 @@ import (
 	"github.com/shipgate-app/shipgate/jsonpos"
 	"github.com/shipgate-app/shipgate/lattice"
 	"github.com/shipgate-app/shipgate/policy"
+	"github.com/shipgate-app/shipgate/report"
 )
 
 // doc is one parsed version of an agent-config file.
 type doc struct {
 	path   string
-	kind   FileKind
+	kind   report.FileKind
 	root   *jsonpos.Value
 	rules  []ruleDecl
 	byList map[lattice.List][]ruleDecl // rules by list, built on first use
@@ -123,7 +124,7 @@ func looksBinary(data []byte) bool {
 }
 
 // parseDoc reads one version of a file strictly, as Claude Code does.
-func parseDoc(p string, kind FileKind, v Version, rules ruleCache) (*doc, *parseError) {
+func parseDoc(p string, kind report.FileKind, v report.Version, rules ruleCache) (*doc, *parseError) {
 	if frontmatterKind(kind) {
 		return parseFrontmatterDoc(p, kind, v, rules)
 	}
@@ -133,7 +134,7 @@ func parseDoc(p string, kind FileKind, v Version, rules ruleCache) (*doc, *parse
 	// Claude Code 2.1.328 reads a settings file that starts with a UTF-8
 	// byte order mark (measured: its rules apply), so the mark is skipped
 	// there; other files keep JSON.parse's refusal.
-	root, probs, err := jsonpos.Options{MaxSize: MaxFileSize, AllowBOM: kind == SettingsFile}.Parse(v.Data)
+	root, probs, err := jsonpos.Options{MaxSize: report.MaxFileSize, AllowBOM: kind == report.SettingsFile}.Parse(v.Data)
 	if err != nil {
 		var se *jsonpos.SyntaxError
 		var tl *jsonpos.TooLargeError
@@ -175,7 +176,7 @@ func parseDoc(p string, kind FileKind, v Version, rules ruleCache) (*doc, *parse
 		}
 		d.problems = append(d.problems, dp)
 	}
-	if kind == SettingsFile {
+	if kind == report.SettingsFile {
 		if n := d.countRules(); n > MaxRules {
 			return nil, &parseError{limit: "too_many_rules", msg: fmt.Sprintf("it declares %d permission rules, over Shipgate's limit of %d", n, MaxRules)}
 		}

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+
+	"github.com/shipgate-app/shipgate/report"
 )
 
 // Adversarial and realistic rule shapes (issue 11), generated: the
@@ -22,7 +24,7 @@ func starPattern(n int, base rune) string {
 
 // shapeStars: 10 allow and 3 deny rules Bash(*<128 distinct runes between
 // stars>*), each over its own slice of runes.
-func shapeStars(runes int) Input {
+func shapeStars(runes int) report.Input {
 	var allow, deny []string
 	for i := 0; i < 10; i++ {
 		allow = append(allow, "Bash("+starPattern(runes, rune(0x4e00+i*runes))+")")
@@ -34,7 +36,7 @@ func shapeStars(runes int) Input {
 }
 
 // shapeOpts: n added rules Bash(* --optN *).
-func shapeOpts(n int) Input {
+func shapeOpts(n int) report.Input {
 	var allow []string
 	for i := 0; i < n; i++ {
 		allow = append(allow, fmt.Sprintf("Bash(* --opt%d *)", i))
@@ -44,7 +46,7 @@ func shapeOpts(n int) Input {
 
 // shapeMidStar: n rules sharing prefixes with a star mid-pattern,
 // Bash(git <sub> * --flagN), half of them at the base.
-func shapeMidStar(n int) Input {
+func shapeMidStar(n int) report.Input {
 	subs := []string{"log", "diff", "show", "commit", "push"}
 	var base, head []string
 	for i := 0; i < n; i++ {
@@ -59,7 +61,7 @@ func shapeMidStar(n int) Input {
 
 // shapeRewritten: n rules all rewritten between base and head: the legacy
 // `:*` spelling at the base, ` *` at the head, every third one widened.
-func shapeRewritten(n int) Input {
+func shapeRewritten(n int) report.Input {
 	var base, head []string
 	for i := 0; i < n; i++ {
 		base = append(base, fmt.Sprintf("Bash(tool%d sub%d:*)", i%50, i))
@@ -74,7 +76,7 @@ func shapeRewritten(n int) Input {
 
 // hugeSize is the size the 1 MiB shapes fill: a little under MaxFileSize,
 // so they are read and compared rather than refused.
-const hugeSize = MaxFileSize * 7 / 8
+const hugeSize = report.MaxFileSize * 7 / 8
 
 // fill repeats rule(i) for i = 0, 1, … until the rules' text reaches
 // size bytes (or MaxRules rules).
@@ -94,11 +96,11 @@ func fill(size, most int, rule func(i int) string) []string {
 // mib is the size they fill: hugeSize for the benchmarks and a plain test
 // run, an eighth of it under the race detector (which runs the engine about
 // fifty times slower; the decisions do not depend on the size).
-func hugeShapes(mib int) map[string]Input {
+func hugeShapes(mib int) map[string]report.Input {
 	most := MaxRules * mib / hugeSize // as many rules as fit, within the limit
 	base := perms{allow: []string{"Bash(npm test)"}, deny: []string{"Bash(rm *)"}}.json()
-	pair := func(p perms) Input { return settingsPair(base, p.json()) }
-	return map[string]Input{
+	pair := func(p perms) report.Input { return settingsPair(base, p.json()) }
+	return map[string]report.Input{
 		// One allow rule of a quarter of a million distinct runes
 		// between stars.
 		"one-giant-star-rule": pair(perms{allow: []string{"Bash(" + starPattern(mib/8, 0x4e00) + ")"}}),
@@ -177,7 +179,7 @@ func hugeShapes(mib int) map[string]Input {
 
 // shapeRewrittenN is shapeRewritten with n rules (fewer when they would
 // fill more than size bytes).
-func shapeRewrittenN(n, size int) Input {
+func shapeRewrittenN(n, size int) report.Input {
 	var base, head []string
 	total := 0
 	for i := 0; i < n && total < size; i++ {
@@ -213,7 +215,7 @@ func deepJSON(p perms, depth int) string {
 // burnThenRewrite: a deny and an allow rule of many distinct runes
 // between stars (each question about them spends a search's budget) and
 // n rules rewritten between base and head.
-func burnThenRewrite(n, size int) Input {
+func burnThenRewrite(n, size int) report.Input {
 	rw := shapeRewrittenN(n, size*3/4)
 	var bp, hp struct {
 		Permissions struct {
@@ -234,13 +236,13 @@ func burnThenRewrite(n, size int) Input {
 // shapeManyFiles is a pull request touching n small settings files, each
 // in its own project folder: two allow rules added and a deny rule removed
 // in each (the App reads at most 3,000 files of a pull request).
-func shapeManyFiles(n int) Input {
-	var in Input
+func shapeManyFiles(n int) report.Input {
+	var in report.Input
 	for i := 0; i < n; i++ {
 		base := perms{allow: []string{"Bash(npm test)"}, deny: []string{"Bash(rm *)", fmt.Sprintf("Bash(git push * --force%d)", i)}}.json()
 		head := perms{allow: []string{"Bash(npm test)", fmt.Sprintf("Bash(tool%d *)", i), fmt.Sprintf("Bash(git log * --x%d)", i)}, deny: []string{"Bash(rm *)"}}.json()
-		in.Files = append(in.Files, File{Path: fmt.Sprintf("pkg%d/.claude/settings.json", i),
-			Base: Version{Exists: true, Data: []byte(base)}, Head: Version{Exists: true, Data: []byte(head)}})
+		in.Files = append(in.Files, report.File{Path: fmt.Sprintf("pkg%d/.claude/settings.json", i),
+			Base: report.Version{Exists: true, Data: []byte(base)}, Head: report.Version{Exists: true, Data: []byte(head)}})
 	}
 	return in
 }
@@ -249,7 +251,7 @@ func shapeManyFiles(n int) Input {
 // sorted before it (folder a/) whose rules spend the whole work budget: twelve allow rules and
 // a deny rule of 300 distinct runes between stars, each question about
 // them a search over the per-search limit.
-func spentFirst(in Input) Input {
+func spentFirst(in report.Input) report.Input {
 	var burn []string
 	for i := 0; i < 12; i++ {
 		burn = append(burn, "Bash(x"+starPattern(300, rune(0x4e00+i*150))+")")
@@ -257,7 +259,7 @@ func spentFirst(in Input) Input {
 	deny := []string{"Bash(x" + starPattern(300, 0x4e00+75) + ")"}
 	b := settingsPair(perms{allow: []string{"Bash(npm test)"}}.json(), perms{allow: burn, deny: deny}.json()).Files[0]
 	b.Path = "a/.claude/settings.json"
-	out := Input{Files: []File{b}, Policy: in.Policy}
+	out := report.Input{Files: []report.File{b}, Policy: in.Policy}
 	for _, f := range in.Files {
 		f.Path = "z/" + f.Path
 		out.Files = append(out.Files, f)
@@ -268,13 +270,13 @@ func spentFirst(in Input) Input {
 // bigFiles is a pull request of n settings files of about 1 MiB each, in
 // folders pN/, every file's rules its own (Bash(gitN log * --flagK * --xM)):
 // nothing is shared between files, so each costs its whole compilation.
-func bigFiles(n int, size int) Input {
-	var in Input
+func bigFiles(n int, size int) report.Input {
+	var in report.Input
 	most := MaxRules * size / hugeSize
 	for i := 0; i < n; i++ {
 		head := perms{allow: fill(size, most, func(k int) string { return fmt.Sprintf("Bash(git%d log * --flag%d * --x%d)", i, k, k%13) })}.json()
-		in.Files = append(in.Files, File{Path: fmt.Sprintf("p%d/.claude/settings.json", i),
-			Base: Version{Exists: true, Data: []byte(`{"permissions": {"allow": ["Bash(npm test)"]}}`)}, Head: Version{Exists: true, Data: []byte(head)}})
+		in.Files = append(in.Files, report.File{Path: fmt.Sprintf("p%d/.claude/settings.json", i),
+			Base: report.Version{Exists: true, Data: []byte(`{"permissions": {"allow": ["Bash(npm test)"]}}`)}, Head: report.Version{Exists: true, Data: []byte(head)}})
 	}
 	return in
 }
@@ -283,10 +285,10 @@ func bigFiles(n int, size int) Input {
 // one) of n bash patterns with stars mid-pattern, allow, deny and ask in
 // turn (the last match wins), half of them added at the head: the other
 // agents' comparison is quadratic in the rules of one surface.
-func shapeOpenCode(n, files int) Input {
+func shapeOpenCode(n, files int) report.Input {
 	opc := func(r []string) string { return `{"permission": {"bash": {` + strings.Join(r, ", ") + `}}}` }
 	acts := []string{"allow", "deny", "ask"}
-	var in Input
+	var in report.Input
 	for f := 0; f < files; f++ {
 		var base, head []string
 		for i := 0; i < n; i++ {
@@ -300,7 +302,7 @@ func shapeOpenCode(n, files int) Input {
 		if files > 1 {
 			path = fmt.Sprintf("p%d/opencode.json", f)
 		}
-		in.Files = append(in.Files, File{Path: path, Base: Version{Exists: true, Data: []byte(opc(base))}, Head: Version{Exists: true, Data: []byte(opc(head))}})
+		in.Files = append(in.Files, report.File{Path: path, Base: report.Version{Exists: true, Data: []byte(opc(base))}, Head: report.Version{Exists: true, Data: []byte(opc(head))}})
 	}
 	return in
 }
@@ -308,9 +310,9 @@ func shapeOpenCode(n, files int) Input {
 // shapeVSCode is files .vscode/settings.json files (folders pN/ when more
 // than one) of n terminal auto-approve regular expressions, two in three
 // approving, half of them added at the head.
-func shapeVSCode(n, files int) Input {
+func shapeVSCode(n, files int) report.Input {
 	vsc := func(r []string) string { return `{"chat.tools.terminal.autoApprove": {` + strings.Join(r, ", ") + `}}` }
-	var in Input
+	var in report.Input
 	for f := 0; f < files; f++ {
 		var base, head []string
 		for i := 0; i < n; i++ {
@@ -324,7 +326,7 @@ func shapeVSCode(n, files int) Input {
 		if files > 1 {
 			path = fmt.Sprintf("p%d/.vscode/settings.json", f)
 		}
-		in.Files = append(in.Files, File{Path: path, Base: Version{Exists: true, Data: []byte(vsc(base))}, Head: Version{Exists: true, Data: []byte(vsc(head))}})
+		in.Files = append(in.Files, report.File{Path: path, Base: report.Version{Exists: true, Data: []byte(vsc(base))}, Head: report.Version{Exists: true, Data: []byte(vsc(head))}})
 	}
 	return in
 }
@@ -333,7 +335,7 @@ func shapeVSCode(n, files int) Input {
 // several stars and a trailing ` *`) at the base and head, and n narrower
 // rules added, each covered by one of them: proving each covered asks,
 // for every ambiguous rule of the pool, whether the others still cover it.
-func shapeAmbiguous(n int) Input {
+func shapeAmbiguous(n int) report.Input {
 	var base, head []string
 	for i := 0; i < n; i++ {
 		base = append(base, fmt.Sprintf("Bash(tool%d * --x *)", i))

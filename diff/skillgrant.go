@@ -6,6 +6,7 @@ import (
 
 	"github.com/shipgate-app/shipgate/lattice"
 	"github.com/shipgate-app/shipgate/rating"
+	"github.com/shipgate-app/shipgate/report"
 )
 
 // bareSkill reports an allow rule naming the whole Skill tool.
@@ -24,7 +25,7 @@ func (e *engine) skillGrantRating(r lattice.Rule) rating.Rating {
 	var worst rating.Rating
 	var widest []string
 	for _, f := range e.files {
-		if (f.kind != SkillFile && f.kind != CommandFile) || f.head == nil {
+		if (f.kind != report.SkillFile && f.kind != report.CommandFile) || f.head == nil {
 			continue
 		}
 		for _, d := range f.head.rulesIn(lattice.Allow) {

@@ -8,32 +8,8 @@ import (
 
 	"github.com/shipgate-app/shipgate/lattice"
 	"github.com/shipgate-app/shipgate/policy"
+	"github.com/shipgate-app/shipgate/report"
 )
-
-// Suggestion is a replacement for an added or widened allow rule that the
-// lattice proved strictly narrower than the rule it replaces, while still
-// matching everything the base allowed through that rule (for a widening)
-// and every call the policy's intents say must run without a prompt. It is
-// a line edit of the head file: After replaces line Line of Path (whose
-// text at the head is Before), so a front end can apply it without
-// re-parsing — the App posts it as a pull-request suggested change.
-type Suggestion struct {
-	Path   string `json:"path"`
-	Line   int    `json:"line"`
-	Before string `json:"before"`
-	After  string `json:"after"`
-	Why    string `json:"why"`
-	// Rule is the allow rule the suggestion replaces; Rules the rules it
-	// suggests instead (additive to the {path, line, before, after, why}
-	// contract).
-	Rule  string   `json:"rule"`
-	Rules []string `json:"rules"`
-	// Restores says the suggested rules are exactly the base rules the
-	// new rule replaced (no policy intent needed more): applying it
-	// leaves the file's allow rules as the base had them, so the finding
-	// on its line goes.
-	Restores bool `json:"-"`
-}
 
 // suggest computes the suggestion for an expanding allow rule of f (the
 // added event a, which replaced the base rules in replaced), or none.
@@ -48,10 +24,10 @@ type Suggestion struct {
 // counter-example the Why names), and each intent is matched. A new rule
 // with nothing the base or the policy needs it for gets none: nothing says
 // what a narrower rule would have to keep.
-func (e *engine) suggest(f *fileState, a *event, replaced []*event) (Suggestion, bool) {
+func (e *engine) suggest(f *fileState, a *event, replaced []*event) (report.Suggestion, bool) {
 	r := a.decl.rule
 	if r.Negated || r.Dead() || r.Malformed != "" || r.Family == lattice.FamilyToolGlob || f.head == nil {
-		return Suggestion{}, false
+		return report.Suggestion{}, false
 	}
 	var keep []lattice.Rule
 	for _, b := range replaced {
@@ -62,7 +38,7 @@ func (e *engine) suggest(f *fileState, a *event, replaced []*event) (Suggestion,
 		allowed = e.pol.Intent.Allowed
 	}
 	if len(keep) == 0 && len(allowed) == 0 {
-		return Suggestion{}, false // nothing says what a narrower rule would keep
+		return report.Suggestion{}, false // nothing says what a narrower rule would keep
 	}
 	// The project's other allow rules at the head (an intent one of them
 	// allows needs nothing from this rule) and the file's spelling are
@@ -90,18 +66,18 @@ func (e *engine) suggest(f *fileState, a *event, replaced []*event) (Suggestion,
 		}
 		s, ok := e.ruleFor(r, c, style)
 		if !ok {
-			return Suggestion{}, false // the intent needs what only this rule gives
+			return report.Suggestion{}, false // the intent needs what only this rule gives
 		}
 		extra = append(extra, s)
 		intents = append(intents, c.String())
 	}
 	rules := append(append([]lattice.Rule(nil), keep...), extra...)
 	if len(rules) == 0 {
-		return Suggestion{}, false
+		return report.Suggestion{}, false
 	}
 	for _, s := range rules {
 		if lattice.CoversAnswer(e.ctx, r, s) != lattice.Yes {
-			return Suggestion{}, false
+			return report.Suggestion{}, false
 		}
 	}
 	w, ok := e.counterExample(r, rules, a.witnesses)
@@ -109,7 +85,7 @@ func (e *engine) suggest(f *fileState, a *event, replaced []*event) (Suggestion,
 		// The intents and the base need the whole width, or what the
 		// suggestion leaves out is only the bare tool call: nothing a
 		// reviewer could read as the difference.
-		return Suggestion{}, false
+		return report.Suggestion{}, false
 	}
 	texts := make([]string, len(rules))
 	for i, s := range rules {
@@ -117,7 +93,7 @@ func (e *engine) suggest(f *fileState, a *event, replaced []*event) (Suggestion,
 	}
 	before, after, ok := lineEditAt(e.headLines(f), a.decl.line, r.Text, texts)
 	if !ok {
-		return Suggestion{}, false
+		return report.Suggestion{}, false
 	}
 	var kept []string
 	if len(keep) > 0 {
@@ -132,7 +108,7 @@ func (e *engine) suggest(f *fileState, a *event, replaced []*event) (Suggestion,
 	}
 	why := fmt.Sprintf("Matches %s; does not match `%s`, which `%s` runs without a prompt. Proved by the lattice: `%s` covers each suggested rule, and `%s` is matched by it and by none of them.",
 		joinAnd(kept), w.String(), r.Text, r.Text, w.String())
-	return Suggestion{Path: f.Path, Line: a.decl.line, Before: before, After: after, Why: why, Rule: r.Text, Rules: texts, Restores: len(extra) == 0}, true
+	return report.Suggestion{Path: f.Path, Line: a.decl.line, Before: before, After: after, Why: why, Rule: r.Text, Rules: texts, Restores: len(extra) == 0}, true
 }
 
 // matchesAny reports whether some rule surely matches c.
@@ -313,45 +289,4 @@ func joinAnd(xs []string) string {
 		return xs[0]
 	}
 	return strings.Join(xs[:len(xs)-1], ", ") + " and " + xs[len(xs)-1]
-}
-
-// SuggestionsClear reports whether applying every suggestion of the report
-// clears the run: each finding that holds the merge (and no approval
-// cleared) is an allow-rule finding on a line a suggestion rewrites, and
-// that suggestion only restores the base's rules (Restores). A suggestion
-// that narrows one rule while another finding holds the merge, or that
-// keeps a policy intent's new grant, is no way out, and the check run does
-// not offer it as one.
-func (r Report) SuggestionsClear() bool {
-	if len(r.Suggestions) == 0 {
-		return false
-	}
-	return r.HoldingBeyondSuggestions() == 0
-}
-
-// restoredBy reports whether a restoring suggestion of the report
-// rewrites the allow rule a finding is about (its message names the rule:
-// "allow: RULE in PATH").
-func (r Report) restoredBy(f Finding) bool {
-	if f.CheckID != CheckAllowExpanded && f.CheckID != CheckWildcardAllow {
-		return false
-	}
-	for _, s := range r.Suggestions {
-		if s.Restores && s.Path == f.Path && s.Line == f.Line && strings.HasPrefix(f.Message, "allow: "+s.Rule+" in ") {
-			return true
-		}
-	}
-	return false
-}
-
-// holdingBeyondSuggestions counts the findings that hold the merge and
-// that no suggestion of the report clears.
-func (r Report) HoldingBeyondSuggestions() int {
-	n := 0
-	for _, f := range r.Findings {
-		if f.Cleared == "" && f.Blocking() && !r.restoredBy(f) {
-			n++
-		}
-	}
-	return n
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/shipgate-app/shipgate/lattice"
 	"github.com/shipgate-app/shipgate/policy"
+	"github.com/shipgate-app/shipgate/report"
 )
 
 // witnessRe finds the counter-example a suggestion's Why names.
@@ -20,7 +21,7 @@ var witnessRe = regexp.MustCompile("does not match `([^`]+)`")
 // matched by it and by none of them), every allowed intent the replaced
 // rule matched is still matched, Before is the head's line, and the head
 // with After in its place no longer raises a finding on the replaced rule.
-func checkSuggestion(t *testing.T, in Input, sg Suggestion) {
+func checkSuggestion(t *testing.T, in report.Input, sg report.Suggestion) {
 	t.Helper()
 	r := lattice.Parse(sg.Rule)
 	var rules []lattice.Rule
@@ -68,7 +69,7 @@ func checkSuggestion(t *testing.T, in Input, sg Suggestion) {
 			}
 		}
 	}
-	var applied Input
+	var applied report.Input
 	applied.Policy = in.Policy
 	done := false
 	for _, f := range in.Files {
@@ -78,7 +79,7 @@ func checkSuggestion(t *testing.T, in Input, sg Suggestion) {
 				t.Fatalf("line %d of %s is %q, the suggestion's before is %q", sg.Line, sg.Path, lines[min(sg.Line, len(lines))-1], sg.Before)
 			}
 			lines[sg.Line-1] = sg.After
-			f.Head = Version{Exists: true, Data: []byte(strings.Join(lines, "\n"))}
+			f.Head = report.Version{Exists: true, Data: []byte(strings.Join(lines, "\n"))}
 			done = true
 		}
 		applied.Files = append(applied.Files, f)
@@ -92,7 +93,7 @@ func checkSuggestion(t *testing.T, in Input, sg Suggestion) {
 		if f.Title == "allow "+sg.Rule {
 			t.Errorf("applied, the suggestion still leaves a finding on %s: %s", sg.Rule, f.Message)
 		}
-		if f.CheckID == CheckIntent || f.CheckID == CheckParseFailed {
+		if f.CheckID == report.CheckIntent || f.CheckID == report.CheckParseFailed {
 			new := true
 			for _, g := range before.Findings {
 				new = new && g.Key != f.Key
@@ -167,11 +168,11 @@ func TestSuggestCases(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			f := File{Path: ".claude/settings.json", Head: Version{Exists: true, Data: settings(c.head...)}}
+			f := report.File{Path: ".claude/settings.json", Head: report.Version{Exists: true, Data: settings(c.head...)}}
 			if c.base != nil {
-				f.Base = Version{Exists: true, Data: settings(c.base...)}
+				f.Base = report.Version{Exists: true, Data: settings(c.base...)}
 			}
-			in := Input{Files: []File{f}}
+			in := report.Input{Files: []report.File{f}}
 			if len(c.intents) > 0 {
 				var y strings.Builder
 				y.WriteString("version: 1\nintent:\n  allowed:\n")

@@ -12,6 +12,7 @@ import (
 	"github.com/shipgate-app/shipgate/lattice"
 	"github.com/shipgate-app/shipgate/policy"
 	"github.com/shipgate-app/shipgate/rating"
+	"github.com/shipgate-app/shipgate/report"
 )
 
 // canon renders a value as canonical JSON (object keys sorted), the form
@@ -109,7 +110,7 @@ func (e *engine) compareValues(f *fileState) {
 
 // row appends a settings row.
 func (e *engine) row(f *fileState, kind, dir, before, after string, expands bool, rt rating.Rating, line, headLine int, why string) {
-	e.changes = append(e.changes, Change{Path: f.Path, Kind: kind, Direction: dir, Before: before, After: after, Expands: expands,
+	e.changes = append(e.changes, report.Change{Path: f.Path, Kind: kind, Direction: dir, Before: before, After: after, Expands: expands,
 		Access: rt.Access, Risk: rt.Risk, Line: line, HeadLine: headLine, Witnesses: []string{}, Why: why})
 }
 
@@ -124,11 +125,11 @@ func side(key string, s setting) string {
 func direction(b, h setting) string {
 	switch {
 	case !b.present():
-		return DirAdded
+		return report.DirAdded
 	case !h.present():
-		return DirRemoved
+		return report.DirRemoved
 	}
-	return DirChanged
+	return report.DirChanged
 }
 
 // lineOf returns the head line when present, else the base line.
@@ -156,16 +157,16 @@ func (e *engine) compareMode(f *fileState) {
 	if !expands {
 		why = "a stricter permission mode: " + rt.Basis
 	}
-	e.row(f, KindMode, direction(b, h), side("defaultMode", b), side("defaultMode", h), expands, rt, line, headLine, why)
+	e.row(f, report.KindMode, direction(b, h), side("defaultMode", b), side("defaultMode", h), expands, rt, line, headLine, why)
 	if len(witnesses) > 0 {
 		e.changes[len(e.changes)-1].Witnesses = witnesses
 	}
 	if expands {
-		check := CheckAllowExpanded
+		check := report.CheckAllowExpanded
 		if rt.Risk == rating.RiskCritical {
-			check = CheckWildcardAllow
+			check = report.CheckWildcardAllow
 		}
-		e.finding(Finding{CheckID: check, Risk: rt.Risk, Path: f.Path, Line: line, HeadLine: headLine, Base: !h.present(),
+		e.finding(report.Finding{CheckID: check, Risk: rt.Risk, Path: f.Path, Line: line, HeadLine: headLine, Base: !h.present(),
 			Evidence: "mode=" + sanitize(hm), Title: "defaultMode " + hm, Witnesses: witnesses,
 			Message: fmt.Sprintf("%s sets defaultMode to %s (was %s): %s.", f.Path, display(h), bm, rt.Basis),
 			Key:     check + "|" + f.Path + "|defaultMode|" + hm})
@@ -240,7 +241,7 @@ func (e *engine) compareSwitches(f *fileState) {
 		line, headLine := lineOf(b, h)
 		var expands bool
 		var rt rating.Rating
-		check := CheckAllowExpanded
+		check := report.CheckAllowExpanded
 		why := ""
 		switch k {
 		case "skipDangerousModePermissionPrompt", "enableAllProjectMcpServers":
@@ -261,7 +262,7 @@ func (e *engine) compareSwitches(f *fileState) {
 			// guard hook (a PreToolUse hook that exits 2) stops nothing
 			// (measured on Claude Code 2.1.328); switched on, hooks run again.
 			expands = truthy(b.v) != truthy(h.v)
-			check = CheckHookChanged
+			check = report.CheckHookChanged
 			why = "hooks are switched on or off"
 			if expands && truthy(h.v) {
 				why = "every hook of the project and of the user's own settings (not managed hooks) is switched off, so a guard hook stops nothing" + e.guardHooksNote(f.scope)
@@ -272,12 +273,12 @@ func (e *engine) compareSwitches(f *fileState) {
 			rt = rating.Switch(k, false, false)
 			why = "a managed-only setting: Claude Code ignores it in a project file"
 		}
-		e.row(f, KindSetting, direction(b, h), side(k, b), side(k, h), expands, rt, line, headLine, why)
+		e.row(f, report.KindSetting, direction(b, h), side(k, b), side(k, h), expands, rt, line, headLine, why)
 		if expands {
 			if rt.Risk == rating.RiskCritical {
-				check = CheckWildcardAllow
+				check = report.CheckWildcardAllow
 			}
-			e.finding(Finding{CheckID: check, Risk: rt.Risk, Path: f.Path, Line: line, HeadLine: headLine, Base: !h.present(),
+			e.finding(report.Finding{CheckID: check, Risk: rt.Risk, Path: f.Path, Line: line, HeadLine: headLine, Base: !h.present(),
 				Evidence: "setting=" + k + " value=" + display(h), Title: k + " " + display(h),
 				Message: fmt.Sprintf("%s %s: %s.", f.Path, switchChange(k, b, h), why),
 				Key:     check + "|" + f.Path + "|" + k})
@@ -335,20 +336,20 @@ func (e *engine) compareNameLists(f *fileState) {
 		grant := func(name string, line, headLine int, dir string) {
 			rt := rating.MCPServerApproval()
 			why := "the .mcp.json server " + name + " connects without asking for approval"
-			e.row(f, KindMCPApprove, dir, beforeIf(dir, k+": "+name), afterIf(dir, k+": "+name), true, rt, line, headLine, why)
-			e.finding(Finding{CheckID: CheckAllowExpanded, Risk: rt.Risk, Path: f.Path, Line: line, HeadLine: headLine, Base: dir == DirRemoved,
+			e.row(f, report.KindMCPApprove, dir, beforeIf(dir, k+": "+name), afterIf(dir, k+": "+name), true, rt, line, headLine, why)
+			e.finding(report.Finding{CheckID: report.CheckAllowExpanded, Risk: rt.Risk, Path: f.Path, Line: line, HeadLine: headLine, Base: dir == report.DirRemoved,
 				Evidence: "setting=" + k + " value=" + sanitize(name), Title: "MCP server " + name + " approved",
-				Message: fmt.Sprintf("%s: %s %s %s: %s.", f.Path, map[string]string{DirAdded: "adds", DirRemoved: "removes"}[dir], name, map[string]string{DirAdded: "to", DirRemoved: "from"}[dir]+" "+k, why),
-				Key:     CheckAllowExpanded + "|" + f.Path + "|" + k + "|" + name})
+				Message: fmt.Sprintf("%s: %s %s %s: %s.", f.Path, map[string]string{report.DirAdded: "adds", report.DirRemoved: "removes"}[dir], name, map[string]string{report.DirAdded: "to", report.DirRemoved: "from"}[dir]+" "+k, why),
+				Key:     report.CheckAllowExpanded + "|" + f.Path + "|" + k + "|" + name})
 		}
 		for _, n := range sortedKeys(hs) {
 			if _, ok := bs[n]; ok {
 				continue
 			}
 			if k == "enabledMcpjsonServers" {
-				grant(n, hs[n], hs[n], DirAdded)
+				grant(n, hs[n], hs[n], report.DirAdded)
 			} else {
-				e.row(f, KindMCPApprove, DirAdded, "", k+": "+n, false, rating.Rating{Access: rating.AccessNone, Risk: rating.RiskLow}, hs[n], hs[n], "the server is rejected")
+				e.row(f, report.KindMCPApprove, report.DirAdded, "", k+": "+n, false, rating.Rating{Access: rating.AccessNone, Risk: rating.RiskLow}, hs[n], hs[n], "the server is rejected")
 			}
 		}
 		for _, n := range sortedKeys(bs) {
@@ -357,23 +358,23 @@ func (e *engine) compareNameLists(f *fileState) {
 			}
 			headLine := max(h.line, 1)
 			if k == "disabledMcpjsonServers" {
-				grant(n, bs[n], headLine, DirRemoved)
+				grant(n, bs[n], headLine, report.DirRemoved)
 			} else {
-				e.row(f, KindMCPApprove, DirRemoved, k+": "+n, "", false, rating.Rating{Access: rating.AccessNone, Risk: rating.RiskLow}, bs[n], headLine, "the server needs approval again")
+				e.row(f, report.KindMCPApprove, report.DirRemoved, k+": "+n, "", false, rating.Rating{Access: rating.AccessNone, Risk: rating.RiskLow}, bs[n], headLine, "the server needs approval again")
 			}
 		}
 	}
 }
 
 func beforeIf(dir, s string) string {
-	if dir == DirRemoved {
+	if dir == report.DirRemoved {
 		return s
 	}
 	return ""
 }
 
 func afterIf(dir, s string) string {
-	if dir == DirAdded {
+	if dir == report.DirAdded {
 		return s
 	}
 	return ""
@@ -397,15 +398,15 @@ func (e *engine) compareDirectories(f *fileState) {
 			continue
 		}
 		rt := rating.AdditionalDirectory(dir)
-		e.row(f, KindDirectory, DirAdded, "", dir, true, rt, hs[dir], hs[dir], rt.Basis)
-		e.finding(Finding{CheckID: CheckDirectoryAdded, Risk: rt.Risk, Path: f.Path, Line: hs[dir], HeadLine: hs[dir],
+		e.row(f, report.KindDirectory, report.DirAdded, "", dir, true, rt, hs[dir], hs[dir], rt.Basis)
+		e.finding(report.Finding{CheckID: report.CheckDirectoryAdded, Risk: rt.Risk, Path: f.Path, Line: hs[dir], HeadLine: hs[dir],
 			Evidence: "directory=" + sanitize(dir), Title: "additional directory " + dir,
 			Message: fmt.Sprintf("%s adds the additional directory %s: %s.", f.Path, dir, rt.Basis),
-			Key:     CheckDirectoryAdded + "|" + f.Path + "|" + dir})
+			Key:     report.CheckDirectoryAdded + "|" + f.Path + "|" + dir})
 	}
 	for _, dir := range sortedKeys(bs) {
 		if _, ok := hs[dir]; !ok {
-			e.row(f, KindDirectory, DirRemoved, dir, "", false, rating.Rating{Access: rating.AccessNone, Risk: rating.RiskLow}, bs[dir], 1,
+			e.row(f, report.KindDirectory, report.DirRemoved, dir, "", false, rating.Rating{Access: rating.AccessNone, Risk: rating.RiskLow}, bs[dir], 1,
 				"removes file access to a directory outside the project")
 		}
 	}
@@ -555,9 +556,9 @@ func (e *engine) compareEnv(f *fileState) {
 			continue
 		}
 		rt, _ := rating.Env(k)
-		dir := DirAdded
+		dir := report.DirAdded
 		if ok {
-			dir = DirChanged
+			dir = report.DirChanged
 		}
 		why := "sets an environment variable for the session and every subprocess"
 		if ok {
@@ -566,21 +567,21 @@ func (e *engine) compareEnv(f *fileState) {
 		if rt.Risk == rating.RiskHigh || rt.Access == rating.AccessNone {
 			why += ": " + rt.Basis
 		}
-		e.row(f, KindEnv, dir, envLabel(k, ok), envLabel(k, true), rt.Access != rating.AccessNone, rt, h.line, h.line, why)
+		e.row(f, report.KindEnv, dir, envLabel(k, ok), envLabel(k, true), rt.Access != rating.AccessNone, rt, h.line, h.line, why)
 		var action policy.Action
 		if rt.Access == rating.AccessNone {
 			// Claude Code's own tuning (rating.ClaudeTuningEnv): said,
 			// not put up for review.
 			action = policy.Advisory
 		}
-		e.finding(Finding{CheckID: CheckEnvChanged, Action: action, Risk: rt.Risk, Path: f.Path, Line: h.line, HeadLine: h.line,
+		e.finding(report.Finding{CheckID: report.CheckEnvChanged, Action: action, Risk: rt.Risk, Path: f.Path, Line: h.line, HeadLine: h.line,
 			Evidence: "env=" + k, Title: "env " + k,
-			Message: fmt.Sprintf("%s %s the environment variable %s: %s.", f.Path, map[string]string{DirAdded: "sets", DirChanged: "changes"}[dir], k, rt.Basis),
-			Key:     CheckEnvChanged + "|" + f.Path + "|" + k})
+			Message: fmt.Sprintf("%s %s the environment variable %s: %s.", f.Path, map[string]string{report.DirAdded: "sets", report.DirChanged: "changes"}[dir], k, rt.Basis),
+			Key:     report.CheckEnvChanged + "|" + f.Path + "|" + k})
 	}
 	for _, k := range sortedKeys(bs) {
 		if _, ok := hs[k]; !ok {
-			e.row(f, KindEnv, DirRemoved, envLabel(k, true), "", false, rating.Rating{Access: rating.AccessNone, Risk: rating.RiskLow}, bs[k].line, 1, "no longer sets this environment variable")
+			e.row(f, report.KindEnv, report.DirRemoved, envLabel(k, true), "", false, rating.Rating{Access: rating.AccessNone, Risk: rating.RiskLow}, bs[k].line, 1, "no longer sets this environment variable")
 		}
 	}
 }
@@ -628,12 +629,12 @@ func (e *engine) compareHelpers(f *fileState) {
 			after = k + ": " + helperSummary(h.v)
 		}
 		expands := h.present() && rt.Risk != rating.RiskLow
-		e.row(f, KindHelper, direction(b, h), before, after, expands, rt, line, headLine, rt.Basis)
+		e.row(f, report.KindHelper, direction(b, h), before, after, expands, rt, line, headLine, rt.Basis)
 		if expands {
-			e.finding(Finding{CheckID: CheckHelperChanged, Risk: rt.Risk, Path: f.Path, Line: line, HeadLine: headLine, Base: !h.present(),
+			e.finding(report.Finding{CheckID: report.CheckHelperChanged, Risk: rt.Risk, Path: f.Path, Line: line, HeadLine: headLine, Base: !h.present(),
 				Evidence: "setting=" + k, Title: k + " changed",
-				Message: fmt.Sprintf("%s %s %s to run %s: %s.", f.Path, map[string]string{DirAdded: "sets", DirChanged: "changes"}[direction(b, h)], k, helperSummary(h.v), rt.Basis),
-				Key:     CheckHelperChanged + "|" + f.Path + "|" + k})
+				Message: fmt.Sprintf("%s %s %s to run %s: %s.", f.Path, map[string]string{report.DirAdded: "sets", report.DirChanged: "changes"}[direction(b, h)], k, helperSummary(h.v), rt.Basis),
+				Key:     report.CheckHelperChanged + "|" + f.Path + "|" + k})
 		}
 	}
 }
@@ -734,12 +735,12 @@ func (e *engine) compareSandbox(f *fileState) {
 		if loosens {
 			why = rt.Basis + ": sandbox." + k + " " + what
 		}
-		e.row(f, KindSandbox, direction(b, h), side("sandbox."+k, b), side("sandbox."+k, h), loosens, rt, line, headLine, why)
+		e.row(f, report.KindSandbox, direction(b, h), side("sandbox."+k, b), side("sandbox."+k, h), loosens, rt, line, headLine, why)
 		if loosens {
-			e.finding(Finding{CheckID: CheckSandboxLoosened, Risk: rt.Risk, Path: f.Path, Line: line, HeadLine: headLine, Base: !h.present(),
+			e.finding(report.Finding{CheckID: report.CheckSandboxLoosened, Risk: rt.Risk, Path: f.Path, Line: line, HeadLine: headLine, Base: !h.present(),
 				Evidence: "setting=sandbox." + k, Title: "sandbox." + k,
 				Message: fmt.Sprintf("%s: sandbox.%s %s (was %s, now %s): %s.", f.Path, k, what, display(b), display(h), rt.Basis),
-				Key:     CheckSandboxLoosened + "|" + f.Path + "|" + k})
+				Key:     report.CheckSandboxLoosened + "|" + f.Path + "|" + k})
 		}
 	}
 	e.compareSandboxGrant(f)
@@ -770,9 +771,9 @@ func (e *engine) comparePlugins(f *fileState) {
 			if key == "enabledPlugins" && ok && truthy(b.v) && truthy(h.v) {
 				enables = true // re-pointed
 			}
-			dir := DirAdded
+			dir := report.DirAdded
 			if ok {
-				dir = DirChanged
+				dir = report.DirChanged
 			}
 			before := ""
 			if ok {
@@ -782,17 +783,17 @@ func (e *engine) comparePlugins(f *fileState) {
 			if key == "extraKnownMarketplaces" {
 				basis = "a plugin marketplace: plugins from it can be enabled, and they bring hooks, MCP servers and agents"
 			}
-			e.row(f, KindPlugin, dir, before, key+": "+name+" = "+display(h), enables, rt, h.line, h.line, basis)
+			e.row(f, report.KindPlugin, dir, before, key+": "+name+" = "+display(h), enables, rt, h.line, h.line, basis)
 			if enables {
-				e.finding(Finding{CheckID: CheckPluginAdded, Risk: rt.Risk, Path: f.Path, Line: h.line, HeadLine: h.line,
+				e.finding(report.Finding{CheckID: report.CheckPluginAdded, Risk: rt.Risk, Path: f.Path, Line: h.line, HeadLine: h.line,
 					Evidence: key + "=" + sanitize(name), Title: key + " " + name,
-					Message: fmt.Sprintf("%s %s %s %s: %s.", f.Path, map[string]string{DirAdded: "adds", DirChanged: "changes"}[dir], key, name, basis),
-					Key:     CheckPluginAdded + "|" + f.Path + "|" + key + "|" + name})
+					Message: fmt.Sprintf("%s %s %s %s: %s.", f.Path, map[string]string{report.DirAdded: "adds", report.DirChanged: "changes"}[dir], key, name, basis),
+					Key:     report.CheckPluginAdded + "|" + f.Path + "|" + key + "|" + name})
 			}
 		}
 		for _, name := range sortedKeys(bs) {
 			if _, ok := hs[name]; !ok {
-				e.row(f, KindPlugin, DirRemoved, key+": "+name, "", false, rating.Rating{Access: rating.AccessNone, Risk: rating.RiskLow}, bs[name].line, 1, "removes a plugin or marketplace")
+				e.row(f, report.KindPlugin, report.DirRemoved, key+": "+name, "", false, rating.Rating{Access: rating.AccessNone, Risk: rating.RiskLow}, bs[name].line, 1, "removes a plugin or marketplace")
 			}
 		}
 	}

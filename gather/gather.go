@@ -12,6 +12,7 @@ import (
 
 	"github.com/shipgate-app/shipgate/diff"
 	"github.com/shipgate-app/shipgate/policy"
+	"github.com/shipgate-app/shipgate/report"
 )
 
 // DefaultPolicyPath is where a repository keeps its Shipgate policy.
@@ -45,7 +46,7 @@ type Options struct {
 // must show next to the report.
 type Result struct {
 	// Input is diff.Compare's input, the same for the App and the CLI.
-	Input diff.Input
+	Input report.Input
 	// BasePolicyExists says the base has a policy file (read or not).
 	BasePolicyExists bool
 	// PolicyErrs are the errors of the base's policy file: the defaults
@@ -120,7 +121,7 @@ const notRead Kind = -1
 const notReadMsg = "not read: this change's agent-config input passed the bound Shipgate reads in one evaluation"
 
 // isNotRead reports whether a version was left unread for the bound.
-func isNotRead(v diff.Version) bool { return v.NotRead }
+func isNotRead(v report.Version) bool { return v.NotRead }
 
 // spent reports whether the input has reached its bound: nothing more is
 // read for the engine.
@@ -159,7 +160,7 @@ func Gather(ctx context.Context, src Source, o Options) (*Result, error) {
 		o.PolicyPath = DefaultPolicyPath
 	}
 	if o.MaxInputBytes <= 0 {
-		o.MaxInputBytes = diff.MaxInputBytes
+		o.MaxInputBytes = report.MaxInputBytes
 	}
 	g := &gatherer{src: src, o: o, res: &Result{},
 		changed: map[string]Status{}, read: [2]map[string]Entry{{}, {}}, notes: map[string]bool{}, forced: map[string]bool{},
@@ -253,11 +254,11 @@ func (g *gatherer) candidate(p string) (as string, ok bool) {
 		// A spelling that folds to an agent-config file opens as it (a
 		// file of a .claude folder that is not one is a script: the
 		// folded reading wins, `.claude/ſettings.json` is settings).
-		if kf, _ := diff.Classify(f, g.pol); kf != diff.NotAgentConfig && (k == diff.NotAgentConfig || k == diff.ScriptFile && kf != diff.ScriptFile) {
+		if kf, _ := diff.Classify(f, g.pol); kf != report.NotAgentConfig && (k == report.NotAgentConfig || k == report.ScriptFile && kf != report.ScriptFile) {
 			return f, true
 		}
 	}
-	return "", k != diff.NotAgentConfig
+	return "", k != report.NotAgentConfig
 }
 
 // mayBeConfig is a quick test that rules out most paths of a large tree:
@@ -555,32 +556,32 @@ func short(sha string) string {
 }
 
 // version reads the file a resolved path leads to on one side.
-func (g *gatherer) version(ctx context.Context, s side, r resolved) (diff.Version, error) {
+func (g *gatherer) version(ctx context.Context, s side, r resolved) (report.Version, error) {
 	if r.unreadable != "" {
-		return diff.Version{Exists: true, Unreadable: r.unreadable, NotRead: r.notRead}, nil
+		return report.Version{Exists: true, Unreadable: r.unreadable, NotRead: r.notRead}, nil
 	}
 	if r.real == "" {
-		return diff.Version{}, nil
+		return report.Version{}, nil
 	}
 	e, err := g.entry(ctx, s, r.real, r.force)
 	if err != nil {
-		return diff.Version{}, err
+		return report.Version{}, err
 	}
 	switch e.Kind {
 	case Missing:
-		return diff.Version{}, nil
+		return report.Version{}, nil
 	case notRead:
-		return diff.Version{Exists: true, Unreadable: notReadMsg, NotRead: true}, nil
+		return report.Version{Exists: true, Unreadable: notReadMsg, NotRead: true}, nil
 	case Dir:
-		return diff.Version{Exists: true, Unreadable: r.real + " is a directory, not a file"}, nil
+		return report.Version{Exists: true, Unreadable: r.real + " is a directory, not a file"}, nil
 	case Other:
-		return diff.Version{Exists: true, Unreadable: r.real + " is not a regular file"}, nil
+		return report.Version{Exists: true, Unreadable: r.real + " is not a regular file"}, nil
 	case File:
 	default:
-		return diff.Version{Exists: true, Unreadable: r.real + " could not be resolved"}, nil
+		return report.Version{Exists: true, Unreadable: r.real + " could not be resolved"}, nil
 	}
-	if e.TooLarge || e.Size > diff.MaxFileSize {
-		return diff.Version{Exists: true, TooLarge: true, Unreadable: fmt.Sprintf("%s is %d bytes, over the %d-byte limit; it was not read", r.real, e.Size, diff.MaxFileSize)}, nil
+	if e.TooLarge || e.Size > report.MaxFileSize {
+		return report.Version{Exists: true, TooLarge: true, Unreadable: fmt.Sprintf("%s is %d bytes, over the %d-byte limit; it was not read", r.real, e.Size, report.MaxFileSize)}, nil
 	}
 	src := s // the side the content is read from
 	if e.Data == nil {
@@ -596,36 +597,36 @@ func (g *gatherer) version(ctx context.Context, s side, r resolved) (diff.Versio
 			e = got
 		} else {
 			if g.spent() {
-				return diff.Version{Exists: true, Unreadable: notReadMsg, NotRead: true}, nil
+				return report.Version{Exists: true, Unreadable: notReadMsg, NotRead: true}, nil
 			}
 			got, err := g.rev(rs).Read(ctx, r.real)
 			if err != nil {
-				return diff.Version{}, err
+				return report.Version{}, err
 			}
 			g.read[rs][r.real] = got
 			if got.Kind != File {
 				// The listing and the read disagree (the host followed or
 				// replaced something): resolve again from what was read.
-				return diff.Version{Exists: true, Unreadable: fmt.Sprintf("%s changed kind while it was read (%s); read it again", r.real, got.Kind)}, nil
+				return report.Version{Exists: true, Unreadable: fmt.Sprintf("%s changed kind while it was read (%s); read it again", r.real, got.Kind)}, nil
 			}
 			e = got
 		}
 		if e.TooLarge {
-			return diff.Version{Exists: true, TooLarge: true, Unreadable: fmt.Sprintf("%s is over the %d-byte limit; it was not read", r.real, diff.MaxFileSize)}, nil
+			return report.Version{Exists: true, TooLarge: true, Unreadable: fmt.Sprintf("%s is over the %d-byte limit; it was not read", r.real, report.MaxFileSize)}, nil
 		}
 		src = rs
 	}
 	if g.spent() && e.Data != nil && !g.counted[src][r.real] {
 		// Content kept from before (a peek, the base's hooks), past the
 		// bound: not for the engine either.
-		return diff.Version{Exists: true, Unreadable: notReadMsg, NotRead: true}, nil
+		return report.Version{Exists: true, Unreadable: notReadMsg, NotRead: true}, nil
 	}
 	g.use(src, r.real, e)
 	data := e.Data
 	if data == nil {
 		data = []byte{}
 	}
-	return diff.Version{Exists: true, Data: data}, nil
+	return report.Version{Exists: true, Data: data}, nil
 }
 
 // basePolicy reads the policy in force: the override, else the base's
@@ -711,7 +712,7 @@ func (g *gatherer) headPolicy(ctx context.Context) error {
 	}
 	switch {
 	case !hv.Exists:
-		g.res.Input.PolicyChange = &diff.PolicyChange{Path: p, Base: base}
+		g.res.Input.PolicyChange = &report.PolicyChange{Path: p, Base: base}
 	case hv.Unreadable != "":
 		g.res.HeadPolicyErrs = append(g.res.HeadPolicyErrs, &policy.Error{Path: p, Msg: "proposed policy: " + hv.Unreadable})
 	default:
@@ -723,7 +724,7 @@ func (g *gatherer) headPolicy(ctx context.Context) error {
 			g.res.HeadPolicyErrs = append(g.res.HeadPolicyErrs, errs...)
 			return nil
 		}
-		g.res.Input.PolicyChange = &diff.PolicyChange{Path: p, Base: base, Head: head}
+		g.res.Input.PolicyChange = &report.PolicyChange{Path: p, Base: base, Head: head}
 	}
 	return nil
 }
@@ -816,7 +817,7 @@ func (g *gatherer) files(ctx context.Context) error {
 		sort.Slice(grp, func(i, j int) bool { return grp[i].path < grp[j].path })
 		type read struct {
 			c      cand
-			f      diff.File
+			f      report.File
 			rb, rh resolved
 		}
 		var rs []read
@@ -839,7 +840,7 @@ func (g *gatherer) files(ctx context.Context) error {
 			continue
 		}
 		for i := range rs {
-			f := diff.File{Path: rs[i].c.path, As: rs[i].c.as}
+			f := report.File{Path: rs[i].c.path, As: rs[i].c.as}
 			var err error
 			if f.Base, err = g.version(ctx, baseSide, rs[i].rb); err != nil {
 				return err
@@ -874,7 +875,7 @@ func (g *gatherer) files(ctx context.Context) error {
 			for i := range rs {
 				v := ver(&rs[i].f, sd)
 				if v.Exists && rs[i].c.as != "" {
-					*v = diff.Version{Exists: true, Unreadable: fmt.Sprintf("%s all exist: on a case-insensitive file system (macOS, Windows) only one is checked out as %s, and which one is undefined", strings.Join(names, ", "), k)}
+					*v = report.Version{Exists: true, Unreadable: fmt.Sprintf("%s all exist: on a case-insensitive file system (macOS, Windows) only one is checked out as %s, and which one is undefined", strings.Join(names, ", "), k)}
 				}
 			}
 		}
@@ -919,7 +920,7 @@ func (g *gatherer) extraPaths(ctx context.Context, have map[string]bool) error {
 			p = f.As
 		}
 		changed := f.Base.Exists != f.Head.Exists || f.Base.Unreadable != f.Head.Unreadable || !bytes.Equal(f.Base.Data, f.Head.Data)
-		for _, v := range []diff.Version{f.Base, f.Head} {
+		for _, v := range []report.Version{f.Base, f.Head} {
 			if v.Exists && v.Unreadable == "" {
 				for _, x := range diff.ExtraPaths(p, v.Data) {
 					if !have[x] {
@@ -985,7 +986,7 @@ func (g *gatherer) extraPaths(ctx context.Context, have map[string]bool) error {
 			continue // run by unchanged files only, and untouched
 		}
 		rh.force = !untouched
-		f := diff.File{Path: x}
+		f := report.File{Path: x}
 		if f.Base, err = g.version(ctx, baseSide, rb); err != nil {
 			return err
 		}
@@ -996,7 +997,7 @@ func (g *gatherer) extraPaths(ctx context.Context, have map[string]bool) error {
 		if why := g.hooks.unread[x]; why != "" && untouched {
 			// Its loads were not read: the engine must not read them
 			// either, and treats its folder as loaded (fail closed).
-			f.Base = diff.Version{Exists: f.Base.Exists, Unreadable: why}
+			f.Base = report.Version{Exists: f.Base.Exists, Unreadable: why}
 			f.Head = f.Base
 		}
 		if isNotRead(f.Base) || isNotRead(f.Head) {
@@ -1024,13 +1025,13 @@ func (g *gatherer) edits(p string, rb, rh resolved) bool {
 // on neither side (both over the limit, both out of the repository) from
 // reading as unchanged: the same message on both sides would say "no
 // change" while Claude Code reads new content that may grant anything.
-func (g *gatherer) markEdited(f *diff.File, edited bool) {
+func (g *gatherer) markEdited(f *report.File, edited bool) {
 	if edited && f.Base.Exists && f.Head.Exists && f.Base.Unreadable != "" && f.Base.Unreadable == f.Head.Unreadable {
 		f.Head.Unreadable += " (the pull request changes it, and neither version could be read to compare them)"
 	}
 }
 
-func ver(f *diff.File, s side) *diff.Version {
+func ver(f *report.File, s side) *report.Version {
 	if s == baseSide {
 		return &f.Base
 	}
@@ -1186,7 +1187,7 @@ func (g *gatherer) siblings(ctx context.Context, have map[string]bool) error {
 		if f.As != "" {
 			p = f.As
 		}
-		if k, scope := diff.Classify(p, g.pol); (k == diff.SettingsFile || k == diff.ScriptFile) && !strings.HasPrefix(scope, "watched:") {
+		if k, scope := diff.Classify(p, g.pol); (k == report.SettingsFile || k == report.ScriptFile) && !strings.HasPrefix(scope, "watched:") {
 			scopes[scope] = true
 		}
 	}
@@ -1237,7 +1238,7 @@ func (g *gatherer) siblings(ctx context.Context, have map[string]bool) error {
 		}
 		if v.Exists {
 			g.linkNotes(p, r)
-			g.res.Input.Files = append(g.res.Input.Files, diff.File{Path: p, Base: v, Head: v})
+			g.res.Input.Files = append(g.res.Input.Files, report.File{Path: p, Base: v, Head: v})
 		}
 	}
 	return nil

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/shipgate-app/shipgate/diff"
+	"github.com/shipgate-app/shipgate/report"
 )
 
 // memSource is a repository in memory: each side maps paths to contents;
@@ -126,7 +127,7 @@ type fileWant struct {
 	base, head string // content, "" absent, "!substring" unreadable mentioning substring
 }
 
-func describe(v diff.Version) string {
+func describe(v report.Version) string {
 	switch {
 	case !v.Exists:
 		return ""
@@ -266,7 +267,7 @@ func TestGather(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			fs := append([]diff.File(nil), res.Input.Files...)
+			fs := append([]report.File(nil), res.Input.Files...)
 			sort.Slice(fs, func(i, j int) bool { return fs[i].Path < fs[j].Path })
 			if len(fs) != len(c.files) {
 				var got []string
@@ -282,7 +283,7 @@ func TestGather(t *testing.T) {
 				}
 				for _, sd := range []struct {
 					what string
-					got  diff.Version
+					got  report.Version
 					want string
 				}{{"base", f.Base, w.base}, {"head", f.Head, w.head}} {
 					g := describe(sd.got)
@@ -301,7 +302,7 @@ func TestGather(t *testing.T) {
 				}
 			}
 			r := diff.Compare(res.Input)
-			if c.block && r.Decision == diff.DecisionAllow {
+			if c.block && r.Decision == report.DecisionAllow {
 				t.Errorf("Compare allowed: %+v", r.Findings)
 			}
 			if len(c.files) == 0 && !res.Empty() {
@@ -339,7 +340,7 @@ func TestGatherPolicy(t *testing.T) {
 		if res.Input.Policy == nil || !res.BasePolicyExists || res.Input.PolicyChange == nil || res.Input.PolicyChange.Head == nil {
 			t.Fatalf("policy %+v change %+v", res.Input.Policy, res.Input.PolicyChange)
 		}
-		if r := diff.Compare(res.Input); r.Decision == diff.DecisionAllow {
+		if r := diff.Compare(res.Input); r.Decision == report.DecisionAllow {
 			t.Errorf("a loosened policy was allowed")
 		}
 	})

@@ -11,6 +11,7 @@ import (
 
 	"github.com/shipgate-app/shipgate/diff"
 	"github.com/shipgate-app/shipgate/gather/gitrepo"
+	"github.com/shipgate-app/shipgate/report"
 )
 
 // Git is a local repository: the base is a commit (shipgate diff: the
@@ -99,7 +100,7 @@ func treeEntry(te gitrepo.TreeEntry) Entry {
 	switch te.Kind {
 	case gitrepo.EntryFile:
 		e.Kind = File
-		e.TooLarge = te.Size > diff.MaxFileSize
+		e.TooLarge = te.Size > report.MaxFileSize
 	case gitrepo.EntrySymlink:
 		e.Kind = Symlink
 	case gitrepo.EntrySubmodule:
@@ -115,7 +116,7 @@ func treeEntry(te gitrepo.TreeEntry) Entry {
 // REV:PATH is — a blob there is a regular file, since it is no symlink.
 func (t *commitTree) Read(ctx context.Context, p string) (Entry, error) {
 	if t.listed == nil || strings.ContainsAny(p, "\n\r") {
-		data, exists, err := t.repo.ReadAt(ctx, t.rev, p, diff.MaxFileSize)
+		data, exists, err := t.repo.ReadAt(ctx, t.rev, p, report.MaxFileSize)
 		return gitEntry(p, data, exists, err)
 	}
 	if te, ok := t.listed[p]; ok {
@@ -172,7 +173,7 @@ func (t *commitTree) read(ctx context.Context, te gitrepo.TreeEntry) (Entry, err
 		size = info.Size
 	}
 	e.Size = size
-	max := int64(diff.MaxFileSize)
+	max := int64(report.MaxFileSize)
 	if te.Kind == gitrepo.EntrySymlink {
 		max = maxLinkText
 	}
@@ -235,7 +236,7 @@ func (w gitWork) Read(ctx context.Context, p string) (Entry, error) {
 	if err := ctx.Err(); err != nil {
 		return Entry{}, err
 	}
-	data, exists, err := w.repo.ReadWorking(p, diff.MaxFileSize)
+	data, exists, err := w.repo.ReadWorking(p, report.MaxFileSize)
 	e, rerr := gitEntry(p, data, exists, err)
 	if rerr != nil || e.Path != p || (e.Kind != Missing && e.Kind != Submodule) {
 		return e, rerr

@@ -3,8 +3,8 @@ package gather
 import (
 	"context"
 
-	"github.com/shipgate-app/shipgate/diff"
 	"github.com/shipgate-app/shipgate/gather/gitrepo"
+	"github.com/shipgate-app/shipgate/report"
 )
 
 // GitStaged is a local repository's next commit: the base is HEAD (nothing
@@ -102,7 +102,7 @@ func (noRevision) Read(ctx context.Context, p string) (Entry, error) {
 type gitIndex struct{ repo *gitrepo.Repo }
 
 func (x gitIndex) Read(ctx context.Context, p string) (Entry, error) {
-	data, exists, err := x.repo.ReadIndex(ctx, p, diff.MaxFileSize)
+	data, exists, err := x.repo.ReadIndex(ctx, p, report.MaxFileSize)
 	e, rerr := gitEntry(p, data, exists, err)
 	if rerr != nil || e.Kind != Submodule || e.Path != p {
 		return e, rerr

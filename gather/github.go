@@ -13,7 +13,7 @@ import (
 
 	"github.com/google/go-github/v62/github"
 
-	"github.com/shipgate-app/shipgate/diff"
+	"github.com/shipgate-app/shipgate/report"
 )
 
 // DefaultCallBudget bounds the GitHub API calls one gather makes. A pull
@@ -110,7 +110,7 @@ func (g *GitHub) ListBase(ctx context.Context) ([]Entry, bool, error) {
 		switch te.GetMode() {
 		case "100644", "100755":
 			e.Kind = File
-			e.TooLarge = e.Size > diff.MaxFileSize
+			e.TooLarge = e.Size > report.MaxFileSize
 		case "120000":
 			e.Kind = Symlink
 		case "160000":
@@ -301,7 +301,7 @@ func (g *GitHub) raw(ctx context.Context, ref, p string, e Entry) (Entry, error)
 		return Entry{}, &ReadError{What: what, Err: err}
 	}
 	out := Entry{Path: p, Kind: File, Data: data, Size: int64(len(data)), ID: e.ID}
-	if len(data) > diff.MaxFileSize {
+	if len(data) > report.MaxFileSize {
 		out = Entry{Path: p, Kind: File, TooLarge: true, Size: e.Size, ID: e.ID}
 	}
 	g.Cache.Add(k, out, len(out.Data)+len(p))
@@ -405,7 +405,7 @@ func (g *GitHub) decodeObject(ctx context.Context, p, listedSHA string, raw any)
 		}
 		return Entry{Path: p, Kind: Symlink, Target: t, ID: listedSHA}, nil
 	}
-	if str("encoding") != "base64" || size > diff.MaxFileSize {
+	if str("encoding") != "base64" || size > report.MaxFileSize {
 		return Entry{Path: p, Kind: File, TooLarge: true, Size: size, ID: str("sha")}, nil
 	}
 	data, err := base64.StdEncoding.DecodeString(strings.ReplaceAll(str("content"), "\n", ""))

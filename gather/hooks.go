@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/shipgate-app/shipgate/diff"
+	"github.com/shipgate-app/shipgate/report"
 )
 
 // The files hooks run, learnt from the base.
@@ -99,7 +100,7 @@ func (g *gatherer) learnHooks(ctx context.Context) (baseHooks, error) {
 		switch k, scope := diff.Classify(c.key(), g.pol); {
 		case strings.HasPrefix(scope, "watched:"):
 			continue
-		case k == diff.SettingsFile, k == diff.MCPFile, k == diff.SkillFile, k == diff.CommandFile, k == diff.SubagentFile:
+		case k == report.SettingsFile, k == report.MCPFile, k == report.SkillFile, k == report.CommandFile, k == report.SubagentFile:
 		case k == diff.AgentFile && diff.MayPullIn(c.key()):
 			// Another agent's config that pulls in files (OpenCode's
 			// {file:…}): a change to one is a change to the config.
@@ -369,14 +370,14 @@ func (h baseHooks) pathspecs() []string {
 
 // dynamicCommands are the commands of the input's files (either version)
 // that Shipgate cannot resolve to files.
-func dynamicCommands(files []diff.File) []string {
+func dynamicCommands(files []report.File) []string {
 	var out []string
 	for _, f := range files {
 		as := f.Path
 		if f.As != "" {
 			as = f.As
 		}
-		for _, v := range []diff.Version{f.Base, f.Head} {
+		for _, v := range []report.Version{f.Base, f.Head} {
 			if v.Exists && v.Unreadable == "" {
 				out = append(out, diff.CommandsOf(as, v.Data).Dynamic...)
 			}

@@ -6,12 +6,13 @@ import (
 	"testing"
 
 	"github.com/shipgate-app/shipgate/diff"
+	"github.com/shipgate-app/shipgate/report"
 )
 
 // big is a settings file over diff.MaxFileSize holding allow.
 func big(allow string) string {
 	s := fmt.Sprintf(`{"permissions":{"allow":[%q]},"pad":"`, allow)
-	return s + strings.Repeat("x", diff.MaxFileSize+16-len(s)) + `"}`
+	return s + strings.Repeat("x", report.MaxFileSize+16-len(s)) + `"}`
 }
 
 // TestUnreadableBothSidesIsAChange: a file the change edits that
@@ -32,7 +33,7 @@ func TestUnreadableBothSidesIsAChange(t *testing.T) {
 				t.Fatal(err)
 			}
 			r := diff.Compare(res.Input)
-			if r.Decision == diff.DecisionAllow {
+			if r.Decision == report.DecisionAllow {
 				t.Fatalf("decision %s for an edited file over 1 MiB; files %+v", r.Decision, res.Input.Files)
 			}
 		})
@@ -129,13 +130,13 @@ func TestInputBound(t *testing.T) {
 				t.Error("a result with unread files reads as empty")
 			}
 			r := diff.Compare(res.Input)
-			var f *diff.Finding
+			var f *report.Finding
 			for i := range r.Findings {
 				if r.Findings[i].Evidence == "input_too_large" {
 					f = &r.Findings[i]
 				}
 			}
-			if r.Decision != diff.DecisionBlock || f == nil || f.Action != "block" || f.Path != res.Input.Unread[0] {
+			if r.Decision != report.DecisionBlock || f == nil || f.Action != "block" || f.Path != res.Input.Unread[0] {
 				t.Fatalf("decision %s, finding %+v; want one blocking input_too_large finding naming %s", r.Decision, f, res.Input.Unread[0])
 			}
 			if !strings.Contains(f.Message, fmt.Sprintf("%d of them were not read", len(res.Input.Unread))) {
@@ -179,7 +180,7 @@ func TestUnicodeCaseVariants(t *testing.T) {
 				t.Fatal(err)
 			}
 			r := diff.Compare(res.Input)
-			if c.block && r.Decision == diff.DecisionAllow {
+			if c.block && r.Decision == report.DecisionAllow {
 				t.Fatalf("decision %s; files %+v", r.Decision, res.Input.Files)
 			}
 			if !c.block && len(res.Input.Files) != 0 {

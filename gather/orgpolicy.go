@@ -10,8 +10,8 @@ import (
 
 	"github.com/google/go-github/v62/github"
 
-	"github.com/shipgate-app/shipgate/diff"
 	"github.com/shipgate-app/shipgate/policy"
+	"github.com/shipgate-app/shipgate/report"
 )
 
 // OrgPolicy is the organisation default policy as read from the default
@@ -42,8 +42,8 @@ func ReadOrgPolicy(ctx context.Context, cl *github.Client, owner, repo, path str
 		return OrgPolicy{}, fmt.Errorf("reading %s on the default branch of %s/%s: %w", path, owner, repo, err)
 	}
 	switch {
-	case len(data) > diff.MaxFileSize:
-		return OrgPolicy{Exists: true, Errs: []*policy.Error{{Path: name, Msg: fmt.Sprintf("the file is over the %d-byte limit; it was not read", diff.MaxFileSize)}}}, nil
+	case len(data) > report.MaxFileSize:
+		return OrgPolicy{Exists: true, Errs: []*policy.Error{{Path: name, Msg: fmt.Sprintf("the file is over the %d-byte limit; it was not read", report.MaxFileSize)}}}, nil
 	case strings.HasPrefix(strings.TrimSpace(string(data)), "[") && strings.Contains(ctype, "json") && !strings.Contains(ctype, "raw"):
 		// A directory listing came back: the path is a directory.
 		return OrgPolicy{Exists: true, Errs: []*policy.Error{{Path: name, Msg: "the path is a directory, not a file"}}}, nil
@@ -67,7 +67,7 @@ func readRaw(ctx context.Context, cl *github.Client, u string) ([]byte, string, 
 		return nil, "", err
 	}
 	defer resp.Body.Close()
-	data, err := io.ReadAll(io.LimitReader(resp.Body, diff.MaxFileSize+1))
+	data, err := io.ReadAll(io.LimitReader(resp.Body, report.MaxFileSize+1))
 	if err != nil {
 		return nil, "", err
 	}

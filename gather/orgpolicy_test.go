@@ -11,7 +11,7 @@ import (
 
 	"github.com/google/go-github/v62/github"
 
-	"github.com/shipgate-app/shipgate/diff"
+	"github.com/shipgate-app/shipgate/report"
 )
 
 // TestReadOrgPolicy: the organisation default read from the default
@@ -19,7 +19,7 @@ import (
 // file or repository (no policy, no error), a directory, a file over the
 // limit, and a failing read (an error naming the file).
 func TestReadOrgPolicy(t *testing.T) {
-	big := strings.Repeat("#", diff.MaxFileSize+1)
+	big := strings.Repeat("#", report.MaxFileSize+1)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Query().Has("ref") || r.Header.Get("Accept") != "application/vnd.github.raw" {
 			http.Error(w, "want the raw default branch", http.StatusTeapot)

@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 
-	"github.com/shipgate-app/shipgate/diff"
+	"github.com/shipgate-app/shipgate/report"
 )
 
 // JSON renders the Report as the machine-readable contract of DESIGN.md
@@ -14,7 +14,7 @@ import (
 // present ([] rather than null) and a trailing newline. The output is
 // byte-stable for a given Report, so it can be diffed, hashed and kept as
 // a golden file; the engine has already sorted the Report.
-func JSON(r diff.Report) ([]byte, error) {
+func JSON(r report.Report) ([]byte, error) {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
@@ -28,27 +28,27 @@ func JSON(r diff.Report) ([]byte, error) {
 // normalized returns a copy of the Report whose lists are never nil, so the
 // JSON form always carries [] where a consumer expects a list. The Report's
 // own slices are not modified.
-func normalized(r diff.Report) diff.Report {
+func normalized(r report.Report) report.Report {
 	out := r
 	if out.Schema == "" {
-		out.Schema = diff.Schema
+		out.Schema = report.Schema
 	}
 	if out.Decision == "" {
-		out.Decision = diff.DecisionAllow
+		out.Decision = report.DecisionAllow
 	}
 	if out.CheckedAgainst == nil {
-		out.CheckedAgainst = diff.CheckedAgainst()
+		out.CheckedAgainst = report.CheckedAgainst()
 	}
 	if out.Files == nil {
-		out.Files = []diff.FileStatus{}
+		out.Files = []report.FileStatus{}
 	}
 	if out.Findings == nil {
-		out.Findings = []diff.Finding{}
+		out.Findings = []report.Finding{}
 	}
 	if out.Suggestions == nil {
-		out.Suggestions = []diff.Suggestion{}
+		out.Suggestions = []report.Suggestion{}
 	}
-	out.Changes = make([]diff.Change, len(r.Changes))
+	out.Changes = make([]report.Change, len(r.Changes))
 	copy(out.Changes, r.Changes)
 	for i := range out.Changes {
 		if out.Changes[i].Witnesses == nil {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/shipgate-app/shipgate/diff"
 	"github.com/shipgate-app/shipgate/policy"
+	"github.com/shipgate-app/shipgate/report"
 )
 
 // Bounds on one table cell, so that no single row (a 50 kB rule, a long
@@ -29,7 +30,7 @@ const (
 // Report is sorted expanding-first and risk-descending — and a line says
 // exactly how many were left out. Rows and code spans are never cut. A
 // negative MaxBytes leaves no room at all: the result is empty.
-func Markdown(r diff.Report, o Options) string {
+func Markdown(r report.Report, o Options) string {
 	limit := o.MaxBytes
 	switch {
 	case limit == 0:
@@ -46,7 +47,7 @@ func Markdown(r diff.Report, o Options) string {
 	attached := findingChanges(r)
 	findingRows := make([]string, len(r.Findings))
 	for i, f := range r.Findings {
-		var c *diff.Change
+		var c *report.Change
 		if attached[i] >= 0 {
 			c = &r.Changes[attached[i]]
 		}
@@ -167,7 +168,7 @@ func Markdown(r diff.Report, o Options) string {
 }
 
 // mdHeader is the one-line verdict and the counts behind it.
-func mdHeader(r diff.Report, o Options) string {
+func mdHeader(r report.Report, o Options) string {
 	var b strings.Builder
 	counts := map[string]int{}
 	for _, f := range r.Findings {
@@ -190,9 +191,9 @@ func mdHeader(r diff.Report, o Options) string {
 	limited := limitedFiles(r)
 	blocking := counts["block"] + counts["require_review"]
 	switch d := decision(r); {
-	case d == diff.DecisionBlock:
+	case d == report.DecisionBlock:
 		fmt.Fprintf(&b, "### ⛔ Blocked: %s %s the merge\n\n", diff.Plural(counts["block"], "finding"), map[bool]string{true: "holds", false: "hold"}[counts["block"] == 1])
-	case d == diff.DecisionRequireReview:
+	case d == report.DecisionRequireReview:
 		fmt.Fprintf(&b, "### ⚠️ Review required: %s %s a reviewer\n\n", diff.Plural(blocking, "finding"), map[bool]string{true: "needs", false: "need"}[blocking == 1])
 	case len(limited) > 0:
 		b.WriteString("### ❔ Not every file could be compared\n\n")
@@ -250,7 +251,7 @@ func pluralNoun(n int, noun string) string {
 // place, the change it is about (before → after; c is nil when no row of
 // the report is), its message (which names the calls the
 // change lets through) and its check.
-func mdFindingRow(f diff.Finding, c *diff.Change) string {
+func mdFindingRow(f report.Finding, c *report.Change) string {
 	action := mdAction(f.Action)
 	if f.Cleared != "" {
 		action = "✅ approved (" + mdEscape(string(f.Action)) + ", by " + mdEscape(f.Cleared) + ")"
@@ -276,7 +277,7 @@ func mdFindingRow(f diff.Finding, c *diff.Change) string {
 // change row it is about (-1 for none): a row of the same file and line,
 // an expanding one first. Several findings about one rule (a wildcard
 // grant that also passes a ceiling) share it.
-func findingChanges(r diff.Report) []int {
+func findingChanges(r report.Report) []int {
 	out := make([]int, len(r.Findings))
 	for i, f := range r.Findings {
 		best := -1
@@ -284,7 +285,7 @@ func findingChanges(r diff.Report) []int {
 			if c.Path != f.Path {
 				continue
 			}
-			if f.Line <= 0 || c.Line != f.Line || f.Base != (c.Direction == diff.DirRemoved) {
+			if f.Line <= 0 || c.Line != f.Line || f.Base != (c.Direction == report.DirRemoved) {
 				continue
 			}
 			// Several rows on one line (a one-line allow list): the one
@@ -303,7 +304,7 @@ func findingChanges(r diff.Report) []int {
 }
 
 // mdChangeRow is one row of the changes table.
-func mdChangeRow(c diff.Change) string {
+func mdChangeRow(c report.Change) string {
 	marker := ""
 	if c.Expands {
 		marker = "⚠️"
@@ -315,7 +316,7 @@ func mdChangeRow(c diff.Change) string {
 		return mdCell(clip(s, mdMaxRule))
 	}
 	list := c.List
-	if c.Kind != diff.KindRule {
+	if c.Kind != report.KindRule {
 		list = c.Kind
 	}
 	var ws []string
@@ -343,14 +344,14 @@ const mdMaxSuggestions = 20
 // mdSuggestions lists the proven narrower rules: where, the rule, what to
 // write instead, and the proof in a sentence — and, when applying them
 // would not clear the run, how many findings would still hold it.
-func mdSuggestions(r diff.Report) string {
+func mdSuggestions(r report.Report) string {
 	ss := r.Suggestions
 	if len(ss) == 0 {
 		return ""
 	}
 	var b strings.Builder
 	b.WriteString("#### Suggested narrower rules\n\n")
-	if n := r.HoldingBeyondSuggestions(); n > 0 && decision(r) != diff.DecisionAllow {
+	if n := r.HoldingBeyondSuggestions(); n > 0 && decision(r) != report.DecisionAllow {
 		fmt.Fprintf(&b, "Applying them narrows the rules they replace but does not by itself clear this run: %s would still hold the merge (a kept policy intent is still a new grant; other findings are not about these rules).\n\n", diff.Plural(n, "finding"))
 	}
 	for i, sg := range ss {
@@ -383,7 +384,7 @@ func mdAction(a policy.Action) string {
 }
 
 // mdFooter names the tool version and the limit of what it claims.
-func mdFooter(r diff.Report, o Options) string {
+func mdFooter(r report.Report, o Options) string {
 	v := "shipgate"
 	if o.Version != "" {
 		v += " " + mdEscape(clip(o.Version, 80))

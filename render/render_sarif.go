@@ -11,6 +11,7 @@ import (
 	"github.com/shipgate-app/shipgate/diff"
 	"github.com/shipgate-app/shipgate/policy"
 	"github.com/shipgate-app/shipgate/rating"
+	"github.com/shipgate-app/shipgate/report"
 )
 
 // SARIF constants: the schema a log declares, the tool's home, and the key
@@ -33,10 +34,10 @@ const (
 // finding's Key, which holds no line number, so an alert keeps its identity
 // (and a dismissal sticks) when lines move. Output is indented, HTML
 // escaping off, with a trailing newline, and byte-stable.
-func SARIF(r diff.Report, o Options) ([]byte, error) {
-	rules := make([]sarifRule, len(diff.Catalogue))
+func SARIF(r report.Report, o Options) ([]byte, error) {
+	rules := make([]sarifRule, len(report.Catalogue))
 	index := map[string]int{}
-	for i, c := range diff.Catalogue {
+	for i, c := range report.Catalogue {
 		index[c.ID] = i
 		rules[i] = sarifRule{
 			ID:                   c.ID,
@@ -113,7 +114,7 @@ func SARIF(r diff.Report, o Options) ([]byte, error) {
 
 // findingLine is the head line a result points at: the annotation line
 // when the engine set one, else the finding's own line.
-func findingLine(f diff.Finding) int {
+func findingLine(f report.Finding) int {
 	if f.HeadLine > 0 {
 		return f.HeadLine
 	}
@@ -123,7 +124,7 @@ func findingLine(f diff.Finding) int {
 // fingerprint hashes what identifies a finding independently of line
 // numbers: its Key (check, path, list, rule or setting), or, for a finding
 // without one, its check, path and evidence.
-func fingerprint(f diff.Finding) string {
+func fingerprint(f report.Finding) string {
 	key := f.Key
 	if key == "" {
 		key = f.CheckID + "|" + f.Path + "|" + f.Evidence

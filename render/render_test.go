@@ -12,6 +12,7 @@ import (
 	"github.com/shipgate-app/shipgate/internal/sariftest"
 	"github.com/shipgate-app/shipgate/policy"
 	"github.com/shipgate-app/shipgate/rating"
+	"github.com/shipgate-app/shipgate/report"
 )
 
 // settings builds a settings file from allow, ask and deny lists.
@@ -30,29 +31,29 @@ func settings(allow, ask, deny []string) []byte {
 	return append(b, '\n')
 }
 
-func pair(path string, base, head []byte) diff.File {
-	f := diff.File{Path: path}
+func pair(path string, base, head []byte) report.File {
+	f := report.File{Path: path}
 	if base != nil {
-		f.Base = diff.Version{Exists: true, Data: base}
+		f.Base = report.Version{Exists: true, Data: base}
 	}
 	if head != nil {
-		f.Head = diff.Version{Exists: true, Data: head}
+		f.Head = report.Version{Exists: true, Data: head}
 	}
 	return f
 }
 
 // sampleReports are reports of several shapes the renderer tests share.
-func sampleReports() map[string]diff.Report {
-	return map[string]diff.Report{
-		"empty": diff.Compare(diff.Input{}),
-		"widened": diff.Compare(diff.Input{Files: []diff.File{pair(".claude/settings.json",
+func sampleReports() map[string]report.Report {
+	return map[string]report.Report{
+		"empty": diff.Compare(report.Input{}),
+		"widened": diff.Compare(report.Input{Files: []report.File{pair(".claude/settings.json",
 			settings([]string{"Bash(npm test:*)"}, nil, []string{"Read(.env)"}),
 			settings([]string{"Bash(npm *)", "Bash(python3 -c *)"}, nil, nil))}}),
-		"unchanged": diff.Compare(diff.Input{Files: []diff.File{pair(".claude/settings.json",
+		"unchanged": diff.Compare(report.Input{Files: []report.File{pair(".claude/settings.json",
 			settings([]string{"Read"}, nil, nil), settings([]string{"Read"}, nil, nil))}}),
-		"hostile": diff.Compare(diff.Input{Files: []diff.File{pair(".claude/settings.json", settings(nil, nil, nil),
+		"hostile": diff.Compare(report.Input{Files: []report.File{pair(".claude/settings.json", settings(nil, nil, nil),
 			settings([]string{"Bash(echo `id` | tee <script>x</script> *)", "Bash(printf '\x1b[2J\nfake line')"}, nil, nil))}}),
-		"parse_failed": diff.Compare(diff.Input{Files: []diff.File{pair(".claude/settings.json",
+		"parse_failed": diff.Compare(report.Input{Files: []report.File{pair(".claude/settings.json",
 			settings(nil, nil, []string{"Bash(rm *)"}), []byte("{\n  // no comments in JSON\n  \"permissions\": {}\n}\n"))}}),
 	}
 }
@@ -136,7 +137,7 @@ func TestJSONContract(t *testing.T) {
 	}
 
 	// HTML escaping off, nil lists as [].
-	r = diff.Report{Changes: []diff.Change{{Before: "Bash(a < b && c > d)"}}}
+	r = report.Report{Changes: []report.Change{{Before: "Bash(a < b && c > d)"}}}
 	out, _ = JSON(r)
 	if !bytes.Contains(out, []byte(`"Bash(a < b && c > d)"`)) {
 		t.Errorf("HTML was escaped: %s", out)
@@ -156,26 +157,26 @@ func TestJSONContract(t *testing.T) {
 
 // bigReport is a report of n expanding allow rules, each with a finding,
 // as the engine would sort it (risk descending).
-func bigReport(n int) diff.Report {
-	r := diff.Report{Schema: diff.Schema, Decision: diff.DecisionBlock, Files: []diff.FileStatus{{Path: ".claude/settings.json", Status: diff.StatusCompared, Rows: n}}}
+func bigReport(n int) report.Report {
+	r := report.Report{Schema: report.Schema, Decision: report.DecisionBlock, Files: []report.FileStatus{{Path: ".claude/settings.json", Status: report.StatusCompared, Rows: n}}}
 	risks := []rating.Risk{"critical", "high", "medium", "low"}
 	for i := 0; i < n; i++ {
 		risk := risks[i*len(risks)/n]
 		rule := fmt.Sprintf("Bash(tool-%04d --flag | grep `x` *)", i)
-		r.Changes = append(r.Changes, diff.Change{Path: ".claude/settings.json", Kind: diff.KindRule, List: "allow", Direction: diff.DirAdded,
+		r.Changes = append(r.Changes, report.Change{Path: ".claude/settings.json", Kind: report.KindRule, List: "allow", Direction: report.DirAdded,
 			After: rule, Expands: true, Access: "exec", Risk: risk, Line: i + 3, Witnesses: []string{fmt.Sprintf("tool-%04d --flag | grep `x` rm", i)},
 			Why: "runs without a prompt"})
 		action := policy.RequireReview
 		if risk == "critical" {
 			action = policy.Block
 		}
-		r.Findings = append(r.Findings, diff.Finding{CheckID: diff.CheckAllowExpanded, Action: action, Risk: risk, Path: ".claude/settings.json",
+		r.Findings = append(r.Findings, report.Finding{CheckID: report.CheckAllowExpanded, Action: action, Risk: risk, Path: ".claude/settings.json",
 			Line: i + 3, Evidence: rule, Message: "allow: " + rule + " runs without a prompt.", Key: "k" + rule})
 	}
 	// As many quiet rows no finding is about (the folded changes table).
 	for i := 0; i < n; i++ {
 		rule := fmt.Sprintf("Bash(tool-%04d --flag | grep `x` *)", i)
-		r.Changes = append(r.Changes, diff.Change{Path: ".claude/settings.json", Kind: diff.KindRule, List: "deny", Direction: diff.DirAdded,
+		r.Changes = append(r.Changes, report.Change{Path: ".claude/settings.json", Kind: report.KindRule, List: "deny", Direction: report.DirAdded,
 			After: rule, Risk: "low", Line: n + i + 3, Witnesses: []string{}, Why: "narrows"})
 	}
 	return r
@@ -346,7 +347,7 @@ func TestMarkdownBudget(t *testing.T) {
 	for i := 0; i < 5000; i++ {
 		rules = append(rules, fmt.Sprintf("Bash(tool%04d run *)", i))
 	}
-	eng := diff.Compare(diff.Input{Files: []diff.File{pair(".claude/settings.json", settings([]string{"Read"}, nil, nil), settings(append([]string{"Read"}, rules...), nil, nil))}})
+	eng := diff.Compare(report.Input{Files: []report.File{pair(".claude/settings.json", settings([]string{"Read"}, nil, nil), settings(append([]string{"Read"}, rules...), nil, nil))}})
 	if len(eng.Changes) != 5000 {
 		t.Fatalf("%d changes, want 5000", len(eng.Changes))
 	}
@@ -440,7 +441,7 @@ func TestSARIF(t *testing.T) {
 				t.Fatalf("want one run: %v", err)
 			}
 			run := log.Runs[0]
-			if run.Tool.Driver.Name != "shipgate" || run.Tool.Driver.Version != "1.2.3" || len(run.Tool.Driver.Rules) != len(diff.Catalogue) {
+			if run.Tool.Driver.Name != "shipgate" || run.Tool.Driver.Version != "1.2.3" || len(run.Tool.Driver.Rules) != len(report.Catalogue) {
 				t.Errorf("driver %+v", run.Tool.Driver)
 			}
 			if len(run.Results) != len(r.Findings) {
@@ -456,13 +457,13 @@ func TestSARIF(t *testing.T) {
 	}
 
 	// Identity survives moved lines; a line of 0 has no region.
-	f := diff.Finding{CheckID: diff.CheckAllowExpanded, Action: "require_review", Risk: "high", Path: "a b/.claude/settings.json", Line: 3, HeadLine: 3, Message: "m", Key: "k"}
+	f := report.Finding{CheckID: report.CheckAllowExpanded, Action: "require_review", Risk: "high", Path: "a b/.claude/settings.json", Line: 3, HeadLine: 3, Message: "m", Key: "k"}
 	moved := f
 	moved.Line, moved.HeadLine = 40, 40
 	noLine := f
 	noLine.Line, noLine.HeadLine = 0, 0
 	noLine.Key = "other"
-	out, err := SARIF(diff.Report{Findings: []diff.Finding{f, moved, noLine}}, Options{})
+	out, err := SARIF(report.Report{Findings: []report.Finding{f, moved, noLine}}, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -503,32 +504,32 @@ func TestTextCoverage(t *testing.T) {
 	deny := settings(nil, nil, []string{"Bash(rm *)"})
 	for _, tc := range []struct {
 		name     string
-		files    []diff.File
+		files    []report.File
 		want     []string
 		wantNot  []string
 		noChange bool
 	}{
-		{name: "parse_failed", files: []diff.File{pair(".claude/settings.json", deny, []byte("{\"permissions\": {\"deny\": [\"Bash(rm *)\",]}}"))},
+		{name: "parse_failed", files: []report.File{pair(".claude/settings.json", deny, []byte("{\"permissions\": {\"deny\": [\"Bash(rm *)\",]}}"))},
 			want: []string{".claude/settings.json: cannot compare: the head version does not parse as a settings file (line 1)",
 				"Claude Code cannot read it either and drops the whole file (SHIP-HOST-BOUNDARY-CONFIG-PARSE-FAILED)", "Not compared: .claude/settings.json."},
 			wantNot: []string{"No permission changes detected", limitNote}},
-		{name: "too_large", files: []diff.File{{Path: ".claude/settings.json", Base: diff.Version{Exists: true, Data: deny}, Head: diff.Version{Exists: true, Data: oversizedSettings()}}},
+		{name: "too_large", files: []report.File{{Path: ".claude/settings.json", Base: report.Version{Exists: true, Data: deny}, Head: report.Version{Exists: true, Data: oversizedSettings()}}},
 			want:    []string{".claude/settings.json: cannot compare: ", limitNote, "Not compared: .claude/settings.json."},
 			wantNot: []string{"No permission changes detected"}},
-		{name: "unreadable", files: []diff.File{{Path: ".mcp.json", Base: diff.Version{Exists: true, Data: []byte("{}")}, Head: diff.Version{Exists: true, Unreadable: "a symbolic link, which Shipgate does not follow"}}},
+		{name: "unreadable", files: []report.File{{Path: ".mcp.json", Base: report.Version{Exists: true, Data: []byte("{}")}, Head: report.Version{Exists: true, Unreadable: "a symbolic link, which Shipgate does not follow"}}},
 			want: []string{".mcp.json: cannot compare: a symbolic link, which Shipgate does not follow. " + limitNote}},
-		{name: "unchanged", files: []diff.File{pair(".claude/settings.local.json", deny, deny)},
+		{name: "unchanged", files: []report.File{pair(".claude/settings.local.json", deny, deny)},
 			want: []string{".claude/settings.local.json: unchanged (read for the effective view only)", "No permission changes detected. Decision: allow."}},
-		{name: "compared", files: []diff.File{pair(".claude/settings.json", settings([]string{"Read"}, nil, nil), settings([]string{"Read", "Edit(src/**)"}, nil, nil)),
+		{name: "compared", files: []report.File{pair(".claude/settings.json", settings([]string{"Read"}, nil, nil), settings([]string{"Read", "Edit(src/**)"}, nil, nil)),
 			pair(".claude/settings.local.json", deny, deny)},
 			want: []string{".claude/settings.json: compared; 1 row", "1 change, 1 widening what the agent may do (⚠). Decision: require_review.",
 				"  .claude/settings.local.json: unchanged"},
 			wantNot: []string{"No permission changes detected", "cannot compare"}},
-		{name: "new", files: []diff.File{pair(".mcp.json", nil, []byte(`{"mcpServers": {}}`))},
+		{name: "new", files: []report.File{pair(".mcp.json", nil, []byte(`{"mcpServers": {}}`))},
 			want: []string{".mcp.json: added (new file); 0 rows", "No permission changes detected."}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			txt := Text(diff.Compare(diff.Input{Files: tc.files}), Options{Reproduce: "shipgate check x"})
+			txt := Text(diff.Compare(report.Input{Files: tc.files}), Options{Reproduce: "shipgate check x"})
 			for _, w := range append(tc.want, "What this run established:",
 				"Static configuration only: this is what the files permit, not what the agent did.") {
 				if !strings.Contains(txt, w) {
@@ -543,7 +544,7 @@ func TestTextCoverage(t *testing.T) {
 			if !strings.HasSuffix(txt, "Reproduce: shipgate check x\n") {
 				t.Errorf("the reproduce line must come last:\n%s", txt)
 			}
-			md := Markdown(diff.Compare(diff.Input{Files: tc.files}), Options{})
+			md := Markdown(diff.Compare(report.Input{Files: tc.files}), Options{})
 			if !strings.Contains(md, "What this run established") {
 				t.Errorf("markdown lacks the coverage section")
 			}
@@ -573,8 +574,8 @@ func TestTextChangeShape(t *testing.T) {
 // version of every agent whose files the report read, not only Claude
 // Code's.
 func TestFootersNameEveryAgentChecked(t *testing.T) {
-	files := []diff.File{pair(".codex/config.toml", []byte("model = \"o3\"\n"), []byte("model = \"o3\"\napproval_policy = \"never\"\n"))}
-	r := diff.Compare(diff.Input{Files: files})
+	files := []report.File{pair(".codex/config.toml", []byte("model = \"o3\"\n"), []byte("model = \"o3\"\napproval_policy = \"never\"\n"))}
+	r := diff.Compare(report.Input{Files: files})
 	if r.CheckedAgainst["codex"] == "" {
 		t.Fatalf("checked_against lacks codex: %v", r.CheckedAgainst)
 	}
@@ -591,7 +592,7 @@ func TestFootersNameEveryAgentChecked(t *testing.T) {
 func oversizedSettings() []byte {
 	var b bytes.Buffer
 	b.WriteString("{\n  \"permissions\": {\n    \"allow\": [\n")
-	for i := 0; b.Len() < diff.MaxFileSize+1024; i++ {
+	for i := 0; b.Len() < report.MaxFileSize+1024; i++ {
 		fmt.Fprintf(&b, "      \"Bash(echo %06d)\",\n", i)
 	}
 	b.WriteString("      \"Bash(true)\"\n    ]\n  }\n}\n")

@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/shipgate-app/shipgate/diff"
+	"github.com/shipgate-app/shipgate/report"
 )
 
 // RenderOptions are what a rendering needs beyond the Report itself: the
@@ -43,7 +44,7 @@ const DefaultMaxBytes = 65000
 // including files it could not compare, which are never a silent pass.
 // Text taken from files is shown with control characters escaped, so a
 // crafted rule cannot move the cursor or hide a line.
-func Text(r diff.Report, o Options) string {
+func Text(r report.Report, o Options) string {
 	var b strings.Builder
 	subject := o.Subject
 	if subject == "" {
@@ -63,7 +64,7 @@ func Text(r diff.Report, o Options) string {
 			marker = "⚠"
 		}
 		fmt.Fprintf(&b, "%s %s  %s  %s", marker, orDash(string(c.Risk)), c.Direction, plainText(changeWhere(c)))
-		if c.Kind != diff.KindRule && c.Kind != "" {
+		if c.Kind != report.KindRule && c.Kind != "" {
 			fmt.Fprintf(&b, "  (%s)", c.Kind)
 		}
 		b.WriteString("\n")
@@ -145,7 +146,7 @@ func Text(r diff.Report, o Options) string {
 // multiAgent reports whether the rows concern more than one agent (the
 // text output then heads each agent's group; Shipgate's policy file does
 // not count).
-func multiAgent(r diff.Report) bool {
+func multiAgent(r report.Report) bool {
 	seen := ""
 	other := func(a string) bool {
 		if a == diff.AgentShipgate || a == "" {
@@ -171,15 +172,15 @@ func multiAgent(r diff.Report) bool {
 }
 
 // decision is the Report's decision, "allow" when unset.
-func decision(r diff.Report) diff.Decision {
+func decision(r report.Report) report.Decision {
 	if r.Decision == "" {
-		return diff.DecisionAllow
+		return report.DecisionAllow
 	}
 	return r.Decision
 }
 
 // widenings counts the changes the engine called an expansion.
-func widenings(r diff.Report) int {
+func widenings(r report.Report) int {
 	n := 0
 	for _, c := range r.Changes {
 		if c.Expands {
@@ -192,12 +193,12 @@ func widenings(r diff.Report) int {
 // transition returns the two sides of a change as a reviewer reads them:
 // permission rules prefixed with their list ("allow: Bash(npm *)"), an
 // absent side as "—". Moved rows already carry their lists.
-func transition(c diff.Change) (before, after string) {
+func transition(c report.Change) (before, after string) {
 	side := func(s string) string {
 		if strings.TrimSpace(s) == "" {
 			return "—"
 		}
-		if c.Kind == diff.KindRule && c.List != "" && c.Direction != diff.DirMoved {
+		if c.Kind == report.KindRule && c.List != "" && c.Direction != report.DirMoved {
 			return c.List + ": " + s
 		}
 		return s
@@ -208,12 +209,12 @@ func transition(c diff.Change) (before, after string) {
 // witnessLabel says what a change's witnesses are: calls a new allow rule
 // lets through without a prompt, worded for the tool (runs, reads, edits,
 // fetches, calls), or calls a removed deny or ask rule no longer stops.
-func witnessLabel(c diff.Change) string {
-	if c.Kind != diff.KindRule {
+func witnessLabel(c report.Change) string {
+	if c.Kind != report.KindRule {
 		return "now possible:"
 	}
 	list := c.List
-	if c.Direction == diff.DirMoved {
+	if c.Direction == report.DirMoved {
 		// A move from deny frees what the deny stopped, whatever the target.
 		if from, _, ok := strings.Cut(c.Before, ": "); ok && from == "deny" && list != "allow" {
 			list = "deny"
@@ -226,7 +227,7 @@ func witnessLabel(c diff.Change) string {
 		return "no longer asked about:"
 	}
 	rule := c.After
-	if c.Direction == diff.DirMoved {
+	if c.Direction == report.DirMoved {
 		_, rule, _ = strings.Cut(rule, ": ")
 	}
 	tool, _, _ := strings.Cut(rule, "(")
@@ -257,7 +258,7 @@ func witnessText(w string) string {
 }
 
 // limitedFiles lists the files this run could not compare.
-func limitedFiles(r diff.Report) []string {
+func limitedFiles(r report.Report) []string {
 	var out []string
 	for _, fs := range r.Files {
 		if isLimited(fs.Status) {
@@ -269,7 +270,7 @@ func limitedFiles(r diff.Report) []string {
 
 func isLimited(status string) bool {
 	switch status {
-	case diff.StatusCompared, diff.StatusAdded, diff.StatusDeleted, diff.StatusUnchanged:
+	case report.StatusCompared, report.StatusAdded, report.StatusDeleted, report.StatusUnchanged:
 		return false
 	}
 	return true
@@ -279,17 +280,17 @@ func isLimited(status string) bool {
 // original tool orders blocking limits first), then the compared files,
 // then the unchanged ones read only for the effective view; by path within
 // each group.
-func coverageOrder(fs []diff.FileStatus) []diff.FileStatus {
+func coverageOrder(fs []report.FileStatus) []report.FileStatus {
 	rank := func(s string) int {
 		switch {
 		case isLimited(s):
 			return 0
-		case s == diff.StatusUnchanged:
+		case s == report.StatusUnchanged:
 			return 2
 		}
 		return 1
 	}
-	out := make([]diff.FileStatus, 0, len(fs))
+	out := make([]report.FileStatus, 0, len(fs))
 	for g := 0; g <= 2; g++ {
 		for _, f := range fs {
 			if rank(f.Status) == g {
@@ -303,7 +304,7 @@ func coverageOrder(fs []diff.FileStatus) []diff.FileStatus {
 // coverageWords says in words what the run did with one file. A file it
 // could not compare says so, with the reason, and whether that is an input
 // limit of this run or something Claude Code itself trips on.
-func coverageWords(r diff.Report, fs diff.FileStatus) string {
+func coverageWords(r report.Report, fs report.FileStatus) string {
 	rows := diff.Plural(fs.Rows, "row")
 	withDetail := func(s string) string {
 		if fs.Detail != "" {
@@ -312,18 +313,18 @@ func coverageWords(r diff.Report, fs diff.FileStatus) string {
 		return s
 	}
 	switch fs.Status {
-	case diff.StatusCompared:
+	case report.StatusCompared:
 		return withDetail("compared; " + rows)
-	case diff.StatusAdded:
+	case report.StatusAdded:
 		return withDetail("added (new file); " + rows)
-	case diff.StatusDeleted:
+	case report.StatusDeleted:
 		return withDetail("deleted; " + rows)
-	case diff.StatusUnchanged:
+	case report.StatusUnchanged:
 		return "unchanged (read for the effective view only)"
-	case diff.StatusTooLarge:
+	case report.StatusTooLarge:
 		return "cannot compare: " + detailOr(fs, "the file is larger than the 1 MiB Shipgate reads") +
 			". This is an input limit, not a finding about the change"
-	case diff.StatusParseFailed:
+	case report.StatusParseFailed:
 		if f, ok := parseFinding(r, fs.Path); ok && f.Evidence == "json_parse_failed" {
 			where := ""
 			if f.Line > 0 {
@@ -338,7 +339,7 @@ func coverageWords(r diff.Report, fs diff.FileStatus) string {
 	return "cannot compare: " + fs.Status + withDetail("")
 }
 
-func detailOr(fs diff.FileStatus, def string) string {
+func detailOr(fs report.FileStatus, def string) string {
 	if fs.Detail == "" {
 		return def
 	}
@@ -348,24 +349,24 @@ func detailOr(fs diff.FileStatus, def string) string {
 // parseFinding returns the CONFIG-PARSE-FAILED finding on a path, whose
 // evidence says why the file could not be read: json_parse_failed,
 // too_large or unreadable.
-func parseFinding(r diff.Report, path string) (diff.Finding, bool) {
+func parseFinding(r report.Report, path string) (report.Finding, bool) {
 	for _, f := range r.Findings {
-		if f.CheckID == diff.CheckParseFailed && f.Path == path {
+		if f.CheckID == report.CheckParseFailed && f.Path == path {
 			return f, true
 		}
 	}
-	return diff.Finding{}, false
+	return report.Finding{}, false
 }
 
 // changeWhere is a change's "path:line"; a removed row's line is in the
 // base version, and says so.
-func changeWhere(c diff.Change) string {
-	return where(c.Path, c.Line, c.HeadLine, c.Direction == diff.DirRemoved)
+func changeWhere(c report.Change) string {
+	return where(c.Path, c.Line, c.HeadLine, c.Direction == report.DirRemoved)
 }
 
 // findingWhere is a finding's "path:line"; a line of the base version
 // (what the finding is about was removed) says so.
-func findingWhere(f diff.Finding) string { return where(f.Path, f.Line, f.HeadLine, f.Base) }
+func findingWhere(f report.Finding) string { return where(f.Path, f.Line, f.HeadLine, f.Base) }
 
 // where is "path:line". For something removed, line is the base's: the
 // place is the head line where its annotation sits (the list it left), with

@@ -1,5 +1,8 @@
-// Package report is the contract between Shipgate's layers: what a
-// judgement reads and writes. This file is the marker codec: the typed
+// Package report is the contract between Shipgate's layers: what the
+// engine reads (Input, File, Version, PolicyChange) and writes (Report,
+// Change, Finding, Suggestion, Decision, the check IDs of the Catalogue,
+// Decide), which the gatherer fills and the renderers and the App read.
+// This file is the marker codec: the typed
 // values a check run's summary (or a review comment) carries in HTML
 // comments so that a later evaluation, the ledger or a re-run reads them
 // back from GitHub itself — no second store to lose or to trust. Each
@@ -28,7 +31,7 @@ func (d DeltaMarker) String() string { return "<!-- shipgate:delta=" + d.Digest 
 // RecordMarker is a completed run's decision and its findings counted by check
 // ID, read back by the decision ledger.
 type RecordMarker struct {
-	Decision string         // allow, require_review or block
+	Decision Decision       // allow, require_review or block
 	Findings map[string]int // check ID → findings
 	Cleared  int            // findings an approval cleared
 }
@@ -111,7 +114,7 @@ func ParseMarkers(text string) Markers {
 			m.Delta = &DeltaMarker{Digest: v}
 		case kind == "record" && m.Record == nil:
 			if r := recordValue.FindStringSubmatch(v); r != nil {
-				rec := &RecordMarker{Decision: r[1]}
+				rec := &RecordMarker{Decision: Decision(r[1])}
 				rec.Cleared, _ = strconv.Atoi(r[3])
 				if r[2] != "" {
 					rec.Findings = map[string]int{}

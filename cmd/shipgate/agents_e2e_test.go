@@ -11,7 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/shipgate-app/shipgate/diff"
+	"github.com/shipgate-app/shipgate/report"
 )
 
 func with(files map[string]string, kv ...string) map[string]string {
@@ -216,7 +216,7 @@ func TestE2EAgentField(t *testing.T) {
 	if code != 0 && code != 1 {
 		t.Fatalf("shipgate diff: exit %d\n%s\n%s", code, out, errs)
 	}
-	var rep diff.Report
+	var rep report.Report
 	if err := json.Unmarshal([]byte(out), &rep); err != nil {
 		t.Fatal(err)
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/shipgate-app/shipgate/diff"
 	"github.com/shipgate-app/shipgate/policy"
 	"github.com/shipgate-app/shipgate/render"
+	"github.com/shipgate-app/shipgate/report"
 )
 
 // reportFlags are the output flags check and diff share.
@@ -102,7 +103,7 @@ func readInput(path string, stdin io.Reader, limit int64) (data []byte, name str
 }
 
 // render writes a report in the chosen format and returns the exit code.
-func writeReport(stdout, stderr io.Writer, cmd string, r diff.Report, f reportFlags, o render.Options) int {
+func writeReport(stdout, stderr io.Writer, cmd string, r report.Report, f reportFlags, o render.Options) int {
 	out, err := renderAs(r, *f.format, o)
 	if err != nil {
 		fmt.Fprintf(stderr, "shipgate %s: rendering the report: %v\n", cmd, err)
@@ -120,16 +121,16 @@ func writeReport(stdout, stderr io.Writer, cmd string, r diff.Report, f reportFl
 		return exitUsage
 	}
 	switch {
-	case *f.failOn == "block" && r.Decision == diff.DecisionBlock:
+	case *f.failOn == "block" && r.Decision == report.DecisionBlock:
 		return exitFail
-	case *f.failOn == "review" && r.Decision != diff.DecisionAllow:
+	case *f.failOn == "review" && r.Decision != report.DecisionAllow:
 		return exitFail
 	}
 	return exitOK
 }
 
 // renderAs renders r in one of the report formats.
-func renderAs(r diff.Report, format string, o render.Options) ([]byte, error) {
+func renderAs(r report.Report, format string, o render.Options) ([]byte, error) {
 	switch format {
 	case "json":
 		return render.JSON(r)
@@ -144,7 +145,7 @@ func renderAs(r diff.Report, format string, o render.Options) ([]byte, error) {
 // writeReportFiles writes the reports the --*-file flags ask for and
 // appends the decision to --github-output: every output a CI job needs
 // from the one comparison this run made.
-func writeReportFiles(r diff.Report, f reportFlags, o render.Options) error {
+func writeReportFiles(r report.Report, f reportFlags, o render.Options) error {
 	for _, w := range []struct{ format, path string }{
 		{"sarif", *f.sarifFile}, {"markdown", *f.markdownFile}, {"json", *f.jsonFile}, {"text", *f.textFile},
 	} {
@@ -190,40 +191,40 @@ func writeReportFiles(r diff.Report, f reportFlags, o render.Options) error {
 // readVersion reads one side of `shipgate check`: "" or /dev/null is an
 // absent file; "-" is standard input; a file over the size limit is
 // reported, not read.
-func readVersion(path string, stdin io.Reader) (diff.Version, error) {
+func readVersion(path string, stdin io.Reader) (report.Version, error) {
 	if path == "" || path == os.DevNull {
-		return diff.Version{}, nil
+		return report.Version{}, nil
 	}
 	if path == "-" {
-		data, err := io.ReadAll(io.LimitReader(stdin, diff.MaxFileSize+1))
+		data, err := io.ReadAll(io.LimitReader(stdin, report.MaxFileSize+1))
 		if err != nil {
-			return diff.Version{}, fmt.Errorf("reading standard input: %w", err)
+			return report.Version{}, fmt.Errorf("reading standard input: %w", err)
 		}
-		if int64(len(data)) > diff.MaxFileSize {
-			return diff.Version{Exists: true, TooLarge: true,
-				Unreadable: fmt.Sprintf("standard input is over the %d-byte limit; it was not read", diff.MaxFileSize)}, nil
+		if int64(len(data)) > report.MaxFileSize {
+			return report.Version{Exists: true, TooLarge: true,
+				Unreadable: fmt.Sprintf("standard input is over the %d-byte limit; it was not read", report.MaxFileSize)}, nil
 		}
-		return diff.Version{Exists: true, Data: data}, nil
+		return report.Version{Exists: true, Data: data}, nil
 	}
 	st, err := os.Stat(path)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
-			return diff.Version{}, fmt.Errorf("%s does not exist (use /dev/null for an absent side)", path)
+			return report.Version{}, fmt.Errorf("%s does not exist (use /dev/null for an absent side)", path)
 		}
-		return diff.Version{}, err
+		return report.Version{}, err
 	}
 	if st.IsDir() {
-		return diff.Version{}, fmt.Errorf("%s is a directory, not a settings file", path)
+		return report.Version{}, fmt.Errorf("%s is a directory, not a settings file", path)
 	}
-	if st.Size() > diff.MaxFileSize {
-		return diff.Version{Exists: true, TooLarge: true,
-			Unreadable: fmt.Sprintf("the file is %d bytes, over the %d-byte limit; it was not read", st.Size(), diff.MaxFileSize)}, nil
+	if st.Size() > report.MaxFileSize {
+		return report.Version{Exists: true, TooLarge: true,
+			Unreadable: fmt.Sprintf("the file is %d bytes, over the %d-byte limit; it was not read", st.Size(), report.MaxFileSize)}, nil
 	}
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return diff.Version{}, err
+		return report.Version{}, err
 	}
-	return diff.Version{Exists: true, Data: data}, nil
+	return report.Version{Exists: true, Data: data}, nil
 }
 
 func runCheck(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
@@ -258,7 +259,7 @@ func runCheck(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if repoPath == "" {
 		repoPath = guessRepoPath(pol, *head, *base)
 	}
-	if kind, _ := diff.Classify(repoPath, pol); kind == diff.NotAgentConfig {
+	if kind, _ := diff.Classify(repoPath, pol); kind == report.NotAgentConfig {
 		if pol.Ignored(repoPath) {
 			return usageError(stderr, "check", "--path %q is ignored by the policy (paths.ignore), so Shipgate does not review it", repoPath)
 		}
@@ -272,7 +273,7 @@ func runCheck(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if err != nil {
 		return usageError(stderr, "check", "--head: %v", err)
 	}
-	r := diff.Compare(diff.Input{Files: []diff.File{{Path: repoPath, Base: bv, Head: hv}}, Policy: pol})
+	r := diff.Compare(report.Input{Files: []report.File{{Path: repoPath, Base: bv, Head: hv}}, Policy: pol})
 	o := render.Options{
 		Subject:   fmt.Sprintf("Agent permission review  %s -> %s", side(*base), side(*head)),
 		Version:   version,
@@ -313,7 +314,7 @@ func guessRepoPath(pol *policy.Policy, paths ...string) string {
 		if pol.Watched(strings.TrimPrefix(path.Clean("/"+slash), "/")) {
 			return strings.TrimPrefix(path.Clean("/"+slash), "/")
 		}
-		if k, _ := diff.Classify(slash, nil); k != diff.NotAgentConfig {
+		if k, _ := diff.Classify(slash, nil); k != report.NotAgentConfig {
 			if i := strings.Index(slash, ".claude/"); i >= 0 && !strings.Contains(slash[:i], "..") {
 				return ".claude/" + slash[i+len(".claude/"):]
 			}

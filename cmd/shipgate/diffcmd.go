@@ -13,6 +13,7 @@ import (
 	"github.com/shipgate-app/shipgate/gather/gitrepo"
 	"github.com/shipgate-app/shipgate/policy"
 	"github.com/shipgate-app/shipgate/render"
+	"github.com/shipgate-app/shipgate/report"
 )
 
 // policyPath is where a repository keeps its Shipgate policy.
@@ -129,17 +130,17 @@ func repoFolder(repo *gitrepo.Repo, dir string) (string, error) {
 // own path (a script a hook runs, a file a script loads: brought in
 // because a configuration runs it, possibly one under scope, so kept).
 // The policy and a change to it stay: they are the repository's.
-func scopeInput(in diff.Input, scope string) diff.Input {
+func scopeInput(in report.Input, scope string) report.Input {
 	if scope == "" {
 		return in
 	}
 	under := func(p string) bool { return p == scope || strings.HasPrefix(p, scope+"/") }
 	config := func(p string) bool {
 		k, _ := diff.Classify(p, in.Policy)
-		return k != diff.NotAgentConfig
+		return k != report.NotAgentConfig
 	}
 	keep := func(p string) bool { return under(p) || !config(p) }
-	var files []diff.File
+	var files []report.File
 	for _, f := range in.Files {
 		if under(f.Path) || !config(f.Path) && (f.As == "" || !config(f.As)) {
 			files = append(files, f)
@@ -164,12 +165,12 @@ func scopeInput(in diff.Input, scope string) diff.Input {
 // merge base (as the App reads it from the base branch: a change cannot
 // loosen its own gate). What the gatherer resolved, and errors in the
 // proposed policy file, are printed to stderr.
-func gatherGit(ctx context.Context, repo *gitrepo.Repo, mb, policyFile string, stderr io.Writer) (diff.Input, error) {
+func gatherGit(ctx context.Context, repo *gitrepo.Repo, mb, policyFile string, stderr io.Writer) (report.Input, error) {
 	o := gather.Options{PolicyPath: policyPath}
 	if policyFile != "" {
 		p, err := loadPolicy(policyFile)
 		if err != nil {
-			return diff.Input{}, fmt.Errorf("--policy: %w", err)
+			return report.Input{}, fmt.Errorf("--policy: %w", err)
 		}
 		o.Override, o.HasOverride = p, true
 	}
@@ -177,10 +178,10 @@ func gatherGit(ctx context.Context, repo *gitrepo.Repo, mb, policyFile string, s
 	res, err := gather.Gather(ctx, src, o)
 	src.Close()
 	if err != nil {
-		return diff.Input{}, err
+		return report.Input{}, err
 	}
 	if len(res.PolicyErrs) > 0 {
-		return diff.Input{}, fmt.Errorf("the repository's policy does not parse:\n%w", policy.Errors(res.PolicyErrs))
+		return report.Input{}, fmt.Errorf("the repository's policy does not parse:\n%w", policy.Errors(res.PolicyErrs))
 	}
 	for _, e := range res.HeadPolicyErrs {
 		fmt.Fprintf(stderr, "shipgate diff: %v\n", e)

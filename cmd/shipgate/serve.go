@@ -22,7 +22,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 
 	"github.com/shipgate-app/shipgate/app"
-	"github.com/shipgate-app/shipgate/diff"
+	"github.com/shipgate-app/shipgate/report"
 	"github.com/shipgate-app/shipgate/webhook"
 )
 
@@ -102,7 +102,7 @@ type serveConfig struct {
 	SweepBudget   int
 	// Judge replaces the engine's entry point (nil: diff.CompareContext);
 	// tests wrap it.
-	Judge func(ctx context.Context, in diff.Input) (diff.Report, error)
+	Judge func(ctx context.Context, in report.Input) (report.Report, error)
 	// SweepStart and SweepPerPage tune the sweep for tests (zero: the
 	// defaults, app.SweepOptions).
 	SweepStart   time.Duration

@@ -9,6 +9,7 @@ import (
 
 	"github.com/shipgate-app/shipgate/diff"
 	"github.com/shipgate-app/shipgate/githubtest"
+	"github.com/shipgate-app/shipgate/report"
 )
 
 // TestE2EJobTimeout: the --job-timeout path end to end. A comparison that
@@ -33,7 +34,7 @@ func TestE2EJobTimeout(t *testing.T) {
 			var judged atomic.Int32
 			env := newE2E(t, func(s *e2eSetup) {
 				s.cfg.JobTimeout = 2 * time.Second
-				s.cfg.Judge = func(ctx context.Context, in diff.Input) (diff.Report, error) {
+				s.cfg.Judge = func(ctx context.Context, in report.Input) (report.Report, error) {
 					judged.Add(1)
 					<-ctx.Done()
 					return diff.CompareContext(ctx, in)
@@ -68,7 +69,7 @@ func TestE2EJobTimeout(t *testing.T) {
 	t.Run("a transient fetch fault is retried", func(t *testing.T) {
 		var judged atomic.Int32
 		env := newE2E(t, func(s *e2eSetup) {
-			s.cfg.Judge = func(ctx context.Context, in diff.Input) (diff.Report, error) {
+			s.cfg.Judge = func(ctx context.Context, in report.Input) (report.Report, error) {
 				judged.Add(1)
 				return diff.CompareContext(ctx, in)
 			}

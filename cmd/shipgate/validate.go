@@ -9,6 +9,7 @@ import (
 
 	"github.com/shipgate-app/shipgate/diff"
 	"github.com/shipgate-app/shipgate/policy"
+	"github.com/shipgate-app/shipgate/report"
 )
 
 // runValidatePolicy checks a policy file the way the App reads it, and
@@ -131,13 +132,13 @@ func checkRaises(m *policy.Policy) (raised int, notes []string) {
 }
 
 // checkDefault is the catalogue entry of a check.
-func checkDefault(id string) diff.CheckInfo {
-	for _, c := range diff.Catalogue {
+func checkDefault(id string) report.CheckInfo {
+	for _, c := range report.Catalogue {
 		if c.ID == id {
 			return c
 		}
 	}
-	return diff.CheckInfo{ID: id}
+	return report.CheckInfo{ID: id}
 }
 
 // counted is "1 rule", "2 rules": a count with its noun.

@@ -6,6 +6,7 @@ import (
 
 	"github.com/shipgate-app/shipgate/diff"
 	"github.com/shipgate-app/shipgate/lattice"
+	"github.com/shipgate-app/shipgate/report"
 )
 
 // WitnessClass is the class of the printed-witness checks: every call a
@@ -91,16 +92,16 @@ func withoutExistingTargets(calls []Call) []Call {
 // witnesses of the widenings it reports as harness calls.
 func witnessCalls(base, head Settings) []Call {
 	lay := witnessLayout
-	rep := diff.Compare(diff.Input{Files: []diff.File{{Path: ".claude/settings.json",
-		Base: diff.Version{Exists: true, Data: []byte(lay.Expand(base.JSON()))},
-		Head: diff.Version{Exists: true, Data: []byte(lay.Expand(head.JSON()))}}}})
+	rep := diff.Compare(report.Input{Files: []report.File{{Path: ".claude/settings.json",
+		Base: report.Version{Exists: true, Data: []byte(lay.Expand(base.JSON()))},
+		Head: report.Version{Exists: true, Data: []byte(lay.Expand(head.JSON()))}}}})
 	var out []Call
 	for _, ch := range rep.Changes {
 		if !ch.Expands || len(ch.Witnesses) == 0 {
 			continue
 		}
 		tool := lattice.Parse(ch.After).Canonical
-		if ch.Kind != diff.KindRule || tool == "" {
+		if ch.Kind != report.KindRule || tool == "" {
 			tool = ""
 		}
 		for i, w := range ch.Witnesses {

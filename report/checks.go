@@ -1,4 +1,4 @@
-package diff
+package report
 
 import (
 	"github.com/shipgate-app/shipgate/policy"
@@ -82,20 +82,8 @@ var Catalogue = []CheckInfo{
 		"A call the policy says must run without a prompt, prompt, or be denied no longer does at the head, in the effective view of the project's settings (deny, then ask, then allow, then the permission mode)."},
 }
 
-// PolicyOptions tells the policy loader the engine's check IDs and their
-// default actions, and the agents a policy may scope by, so a policy
-// naming an unknown check or agent, or lowering a check, is refused with
-// the line.
-func PolicyOptions() policy.Options {
-	o := policy.Options{Checks: map[string]policy.Action{}, Agents: AgentNames()}
-	for _, c := range Catalogue {
-		o.Checks[c.ID] = c.Action
-	}
-	return o
-}
-
 // checkInfo returns the catalogue entry of a check.
-func checkInfo(id string) CheckInfo {
+func CheckInfoOf(id string) CheckInfo {
 	for _, c := range Catalogue {
 		if c.ID == id {
 			return c

@@ -1,16 +1,6 @@
-// Package diff turns two versions of a repository's agent-config files into
-// a Report a reviewer can act on: it parses Claude Code settings and
-// .mcp.json strictly with positions, lists what changed (rule by rule and
-// setting by setting), decides with the lattice whether each change widens,
-// narrows or respells what the agent may do without a prompt, computes the
-// effective delta across the settings files of a project (deny, then ask,
-// then allow), rates every grant, and raises findings with check IDs and
-// actions. It is pure: no network, no clock, no file system — the CLI, the
-// App and the tests all call Compare.
-package diff
+package report
 
 import (
-	"sort"
 	"strings"
 
 	"github.com/shipgate-app/shipgate/lattice"
@@ -171,10 +161,8 @@ func (f Finding) Blocking() bool {
 
 // Decide computes the decision from findings: the strongest action among
 // those no approval cleared.
-func Decide(fs []Finding) Decision { return decide(fs) }
 
-// decide computes the decision from the findings.
-func decide(fs []Finding) Decision {
+func Decide(fs []Finding) Decision {
 	best := 0
 	for _, f := range fs {
 		if f.Cleared != "" {
@@ -202,50 +190,68 @@ func CheckedAgainst() map[string]string {
 	return map[string]string{"claude-code": lattice.ClaudeCodeVersion}
 }
 
-// checkedAgainst is CheckedAgainst plus every agent the files name.
-func checkedAgainst(fs []FileStatus) map[string]string {
-	out := CheckedAgainst()
-	for _, f := range fs {
-		if a := adapterFor(f.Agent); a != nil {
-			out[f.Agent] = a.CheckedAgainst()
-		}
-	}
-	return out
+// Suggestion is a replacement for an added or widened allow rule that the
+// lattice proved strictly narrower than the rule it replaces, while still
+// matching everything the base allowed through that rule (for a widening)
+// and every call the policy's intents say must run without a prompt. It is
+// a line edit of the head file: After replaces line Line of Path (whose
+// text at the head is Before), so a front end can apply it without
+// re-parsing — the App posts it as a pull-request suggested change.
+type Suggestion struct {
+	Path   string `json:"path"`
+	Line   int    `json:"line"`
+	Before string `json:"before"`
+	After  string `json:"after"`
+	Why    string `json:"why"`
+	// Rule is the allow rule the suggestion replaces; Rules the rules it
+	// suggests instead (additive to the {path, line, before, after, why}
+	// contract).
+	Rule  string   `json:"rule"`
+	Rules []string `json:"rules"`
+	// Restores says the suggested rules are exactly the base rules the
+	// new rule replaced (no policy intent needed more): applying it
+	// leaves the file's allow rules as the base had them, so the finding
+	// on its line goes.
+	Restores bool `json:"-"`
 }
 
-// checkedAgainstText names every agent version a report was checked
-// against, for the footers: "Claude Code 2.1.328, Codex CLI 0.169.0".
-// Claude Code is always named: its semantics decide the engine's own
-// rules and the policy's intents.
-func CheckedAgainstText(r Report) string {
-	ca := r.CheckedAgainst
-	if len(ca) == 0 {
-		ca = CheckedAgainst()
+// SuggestionsClear reports whether applying every suggestion of the report
+// clears the run: each finding that holds the merge (and no approval
+// cleared) is an allow-rule finding on a line a suggestion rewrites, and
+// that suggestion only restores the base's rules (Restores). A suggestion
+// that narrows one rule while another finding holds the merge, or that
+// keeps a policy intent's new grant, is no way out, and the check run does
+// not offer it as one.
+func (r Report) SuggestionsClear() bool {
+	if len(r.Suggestions) == 0 {
+		return false
 	}
-	names := make([]string, 0, len(ca))
-	for n := range ca {
-		names = append(names, n)
-	}
-	sort.Slice(names, func(i, j int) bool {
-		if ri, rj := agentRank(names[i]), agentRank(names[j]); ri != rj {
-			return ri < rj
-		}
-		return names[i] < names[j]
-	})
-	parts := make([]string, len(names))
-	for i, n := range names {
-		parts[i] = AgentDisplay(n) + " " + ca[n]
-	}
-	return strings.Join(parts, ", ")
+	return r.HoldingBeyondSuggestions() == 0
 }
 
-// agentRank orders agents in reports: the registry's order (Claude Code
-// first), Shipgate's own policy last.
-func agentRank(name string) int {
-	for i, a := range adapters {
-		if a.Agent() == name {
-			return i
+// restoredBy reports whether a restoring suggestion of the report
+// rewrites the allow rule a finding is about (its message names the rule:
+// "allow: RULE in PATH").
+func (r Report) restoredBy(f Finding) bool {
+	if f.CheckID != CheckAllowExpanded && f.CheckID != CheckWildcardAllow {
+		return false
+	}
+	for _, s := range r.Suggestions {
+		if s.Restores && s.Path == f.Path && s.Line == f.Line && strings.HasPrefix(f.Message, "allow: "+s.Rule+" in ") {
+			return true
 		}
 	}
-	return len(adapters)
+	return false
+}
+
+// holdingBeyondSuggestions counts the findings that hold the merge and
+// that no suggestion of the report clears.
+func (r Report) HoldingBeyondSuggestions() int {
+	n := 0
+	for _, f := range r.Findings {
+		if f.Cleared == "" && f.Blocking() && !r.restoredBy(f) {
+			n++
+		}
+	}
+	return n
 }
