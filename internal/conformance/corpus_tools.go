@@ -102,15 +102,14 @@ func sortTaskCalls(cs []Case) {
 
 // classDivisor shrinks the share of a class whose sessions are small (one
 // tool a rule: a few calls each), so it does not outnumber the others'
-// sessions: the tools class draws half of a weight-1 class's decisions and
-// the syntax class a third (with the rule-reading classes beside them a
-// third left the tools class under 200 decisions in the full corpus).
+// sessions: the tools and syntax classes draw half of a weight-1 class's
+// decisions (with the rule-reading classes beside them a third left the
+// tools class under 200 decisions in the full corpus, and with the schema
+// class the syntax class).
 func classDivisor(class string) int {
 	switch class {
-	case ToolsClass:
+	case ToolsClass, SyntaxClass:
 		return 2
-	case SyntaxClass:
-		return 3
 	}
 	return 1
 }

@@ -454,3 +454,35 @@ func TestFakeAPIWarmsUpForMCP(t *testing.T) {
 		t.Errorf("no results recorded")
 	}
 }
+
+// TestSchemaClassDrawsManyKeys: the schema class samples the binary's
+// settings schema widely, in the CI subset too: many distinct keys, every
+// level of perturbation, both files.
+func TestSchemaClassDrawsManyKeys(t *testing.T) {
+	for _, c := range []struct{ n, keys, wheres int }{{ciDecisions, 15, 20}, {24000, 60, 120}} {
+		keys, wheres, levels, files := map[string]bool{}, map[string]bool{}, map[string]bool{}, map[string]bool{}
+		for _, b := range Generate(ciSeed, c.n) {
+			if b.Class != SchemaClass {
+				continue
+			}
+			for _, cs := range b.Cases {
+				parts := strings.SplitN(cs.Label, ":", 3)
+				if len(parts) != 3 {
+					t.Fatalf("label %q: want file:level:where", cs.Label)
+				}
+				files[parts[0]], levels[parts[1]], wheres[parts[2]] = true, true, true
+				keys[strings.FieldsFunc(parts[2], func(r rune) bool { return r == '.' || r == '[' || r == '|' })[0]] = true
+			}
+			for _, text := range []string{b.Settings.JSON(), b.Local.JSON()} {
+				var doc map[string]any
+				if err := json.Unmarshal([]byte(text), &doc); err != nil {
+					t.Fatalf("a schema-class file does not parse: %v\n%s", err, text)
+				}
+			}
+		}
+		if len(keys) < c.keys || len(wheres) < c.wheres || len(levels) != len(schemaLevels) || len(files) != 2 {
+			t.Errorf("N=%d: the schema class draws %d top-level keys (want %d), %d nodes (want %d), levels %v, files %v",
+				c.n, len(keys), c.keys, len(wheres), c.wheres, levels, files)
+		}
+	}
+}
