@@ -462,6 +462,17 @@ func (e *engine) deniedRemovalInScript(scope, part string) bool {
 	return false
 }
 
+// wholeAllow is an allow rule of the scope naming the whole tool that
+// matches the call, or nil.
+func (e *engine) wholeAllow(scope string, c lattice.Call) *lattice.Rule {
+	for _, r := range e.scopeRules(scope, true, lattice.Allow) {
+		if r.Whole() && lattice.MatchContext(e.ctx, r, c) == lattice.Yes {
+			return &r
+		}
+	}
+	return nil
+}
+
 // formsOutcome decides deny > ask > allow > mode over the texts each list's
 // rules are matched against. A match on a stripped form says what was set
 // aside to reach it.
@@ -491,6 +502,17 @@ func (e *engine) formsOutcome(scope, tool string, allow, deny []lattice.Form, wr
 				}
 				switch lattice.MatchContext(e.ctx, r, c) {
 				case lattice.Yes:
+					if st.list == lattice.Allow && !r.Whole() {
+						// Beside a pattern rule, an allow of the whole tool
+						// approves the call too, and its approval skips the
+						// command checks: under Bash(**) with Bash(*),
+						// `rm /tmp/x`, `cp x *.o`, `mv x -- -x` run (Claude
+						// Code 2.1.328, measured), under Bash(**) alone they
+						// ask.
+						if w := e.wholeAllow(scope, c); w != nil {
+							r = *w
+						}
+					}
 					by := string(st.list) + ": " + r.Text
 					if f.Past != "" {
 						by += ", which matches `" + f.Text + "` past `" + f.Past + "`"

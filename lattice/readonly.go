@@ -657,11 +657,12 @@ func writeCheck(line string, x *syntax.CallExpr, readable func(string) bool) str
 		if v == "" {
 			return "" // quoted or expanded: not read here (other checks see expansions)
 		}
-		if opts && name == "cp" && strings.HasPrefix(v, "-") {
+		if opts && (name == "cp" || name == "mv") && strings.HasPrefix(v, "-") {
 			// "cp with flags requires manual approval to ensure path
-			// safety" (2.1.328, measured: `cp x -- -x` under Bash(cp *)
-			// and Bash(**)).
-			return "`cp` with an option asks under every rule but the whole Bash tool"
+			// safety", "mv with flags requires manual approval" (2.1.328,
+			// measured: `cp x -- -x` under Bash(cp *) and Bash(**), `mv x
+			// -- -x` under Bash(**)).
+			return "`" + name + "` with an option asks under every rule but the whole Bash tool"
 		}
 		if opts && v == "--" {
 			opts = false

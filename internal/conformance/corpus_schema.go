@@ -18,6 +18,15 @@ import (
 // rules are gone, a kept one's apply, exactly where Shipgate says so.
 const SchemaClass = "schema-perturb"
 
+func init() {
+	// After the rule-reading classes (corpus_rules.go's init runs first),
+	// before the witness class: each class draws from the stream of its
+	// index, so the other classes' batches do not change.
+	last := Classes[len(Classes)-1]
+	Classes = append(append(Classes[:len(Classes)-1:len(Classes)-1], SchemaClass), last)
+	classWeight[SchemaClass] = 1
+}
+
 // schemaRules are each file's rules; every call of the batch tells one
 // list of one file apart (deny → ask, ask → allow, allow → ask when the
 // file is dropped).
