@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/shipgate-app/shipgate/agentfiles/hookscript"
 	"github.com/shipgate-app/shipgate/policy"
 	"github.com/shipgate-app/shipgate/rating"
 	"github.com/shipgate-app/shipgate/report"
@@ -39,11 +40,6 @@ func ownerScope(f *fileState) string {
 		return ""
 	}
 	return s
-}
-
-// cleanRepoPath normalises an input path as Classify does.
-func cleanRepoPath(p string) string {
-	return strings.TrimPrefix(path.Clean("/"+strings.ReplaceAll(p, "\\", "/")), "/")
 }
 
 // loadScripts finds, among the input files that are not agent-config files,
@@ -75,7 +71,7 @@ func (e *engine) loadScripts(others []report.File) {
 	followLoads(others, uses)
 	seen := map[string]bool{}
 	for _, f := range others {
-		p := cleanRepoPath(f.Path)
+		p := hookscript.CleanPath(f.Path)
 		us := uses[p]
 		if len(us) == 0 {
 			us = uses[loadedIn+path.Dir(p)]
@@ -122,7 +118,7 @@ const loadedIn = "\x00dir:"
 func followLoads(others []report.File, uses map[string][]scriptUse) {
 	byPath := map[string]report.File{}
 	for _, f := range others {
-		byPath[cleanRepoPath(f.Path)] = f
+		byPath[hookscript.CleanPath(f.Path)] = f
 	}
 	var start []string
 	for p := range uses {
@@ -130,7 +126,7 @@ func followLoads(others []report.File, uses map[string][]scriptUse) {
 			start = append(start, p)
 		}
 	}
-	_ = WalkLoads(start, func(p string, _ int, past bool) ([]string, bool, error) {
+	_ = hookscript.WalkLoads(start, func(p string, _ int, past bool) ([]string, bool, error) {
 		f := byPath[p]
 		var parents []scriptUse
 		for _, u := range uses[p] {
@@ -152,7 +148,7 @@ func followLoads(others []report.File, uses map[string][]scriptUse) {
 		}
 		d := loadedIn + path.Dir(p)
 		if past {
-			uses[d] = append(uses[d], derive(fmt.Sprintf("Shipgate follows what hook scripts load %d levels deep and over %d scripts, and %s is past that", MaxLoadDepth, MaxLoadFiles, p))...)
+			uses[d] = append(uses[d], derive(fmt.Sprintf("Shipgate follows what hook scripts load %d levels deep and over %d scripts, and %s is past that", hookscript.MaxLoadDepth, hookscript.MaxLoadFiles, p))...)
 			return nil, false, nil
 		}
 		if why := unreadScript(f); why != "" {
@@ -164,7 +160,7 @@ func followLoads(others []report.File, uses map[string][]scriptUse) {
 			if !v.Exists || v.Unreadable != "" {
 				continue
 			}
-			l := LoadsOf(p, v.Data)
+			l := hookscript.LoadsOf(p, v.Data)
 			for _, x := range l.Paths {
 				uses[x] = append(uses[x], derive("")...)
 				if _, ok := byPath[x]; ok {
@@ -259,7 +255,7 @@ func CommandTokens(command string) []string {
 // over-approximates on purpose (guard.py anywhere in the repository
 // matches): the answer fails closed.
 func Mentions(command, p string) bool {
-	b := path.Base(cleanRepoPath(p))
+	b := path.Base(hookscript.CleanPath(p))
 	stem := strings.TrimSuffix(b, path.Ext(b))
 	for _, t := range CommandTokens(command) {
 		if t == b {
@@ -418,7 +414,7 @@ func hookEvents(us []scriptUse) string {
 // head: a dependency bump changes no command the hook runs. Both
 // versions must parse; anything else is a change (fail closed).
 func sameRunnerScripts(f *fileState, us []scriptUse) bool {
-	if path.Base(cleanRepoPath(f.Path)) != "package.json" || !f.Base.Exists || !f.Head.Exists || f.Base.Unreadable != "" || f.Head.Unreadable != "" {
+	if path.Base(hookscript.CleanPath(f.Path)) != "package.json" || !f.Base.Exists || !f.Head.Exists || f.Base.Unreadable != "" || f.Head.Unreadable != "" {
 		return false
 	}
 	for _, u := range us {

@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/shipgate-app/shipgate/agentfiles/hookscript"
 	"github.com/shipgate-app/shipgate/diff"
 	"github.com/shipgate-app/shipgate/report"
 )
@@ -183,7 +184,7 @@ func (g *gatherer) learnLoads(ctx context.Context, cache *Cache, h *baseHooks) e
 	for p := range h.byPath {
 		start = append(start, p)
 	}
-	return diff.WalkLoads(start, func(p string, depth int, past bool) ([]string, bool, error) {
+	return hookscript.WalkLoads(start, func(p string, depth int, past bool) ([]string, bool, error) {
 		owners := h.byPath[p]
 		r, err := g.resolve(ctx, baseSide, p)
 		if err != nil {
@@ -201,8 +202,8 @@ func (g *gatherer) learnLoads(ctx context.Context, cache *Cache, h *baseHooks) e
 		}
 		dir := path.Dir(p)
 		if past || e.TooLarge {
-			if depth <= diff.MaxLoadDepth {
-				h.unread[p] = fmt.Sprintf("Shipgate reads what at most %d hook scripts load, and this one is past that or too large", diff.MaxLoadFiles)
+			if depth <= hookscript.MaxLoadDepth {
+				h.unread[p] = fmt.Sprintf("Shipgate reads what at most %d hook scripts load, and this one is past that or too large", hookscript.MaxLoadFiles)
 			}
 			h.dirs[dir] = appendOnce(h.dirs[dir], p)
 			for _, o := range owners {
@@ -210,13 +211,13 @@ func (g *gatherer) learnLoads(ctx context.Context, cache *Cache, h *baseHooks) e
 			}
 			return nil, false, nil
 		}
-		var l diff.ScriptLoads
+		var l hookscript.Loads
 		key := ""
 		if e.ID != "" {
 			key = loadsKey(e.ID, p)
 		}
 		if v, ok := cache.Get(key); ok && key != "" {
-			l = v.(diff.ScriptLoads)
+			l = v.(hookscript.Loads)
 		} else {
 			v, err := g.version(ctx, baseSide, r)
 			if err != nil {
@@ -226,7 +227,7 @@ func (g *gatherer) learnLoads(ctx context.Context, cache *Cache, h *baseHooks) e
 			if !v.Exists || v.Unreadable != "" {
 				return nil, true, nil
 			}
-			l = diff.LoadsOf(p, v.Data)
+			l = hookscript.LoadsOf(p, v.Data)
 			if key != "" {
 				size := len(key)
 				for _, x := range append(append([]string(nil), l.Paths...), l.Dynamic...) {

@@ -1,4 +1,8 @@
-package diff
+// Package hookscript is hook-script analysis shared by the gatherer and
+// the engine: which repository files a script a hook runs loads (LoadsOf:
+// Python imports, shell source, Node require/import) and the one walk over
+// those loads (WalkLoads), bounded by MaxLoadDepth and MaxLoadFiles.
+package hookscript
 
 import (
 	"path"
@@ -30,7 +34,7 @@ const MaxLoadDepth = 3
 const MaxLoadFiles = 64
 
 // ScriptLoads is what one version of a script loads from the repository.
-type ScriptLoads struct {
+type Loads struct {
 	// Paths are the repository files it may load (a superset: every
 	// file a load could resolve to, as Python, the shell or Node would
 	// look for it).
@@ -120,9 +124,9 @@ func langOf(p string, data []byte) scriptLang {
 // LoadsOf lists what the script at repository path p loads (its data is
 // one version of it). A file that is not a Python, shell or Node script
 // (by extension or #! line) loads nothing Shipgate follows.
-func LoadsOf(p string, data []byte) ScriptLoads {
-	p = cleanRepoPath(p)
-	var out ScriptLoads
+func LoadsOf(p string, data []byte) Loads {
+	p = CleanPath(p)
+	var out Loads
 	switch langOf(p, data) {
 	case langPython:
 		out = pythonLoads(p, string(data))
@@ -170,8 +174,8 @@ var (
 // `from ..pkg import x` are read relative to the script's folder. A
 // script that changes sys.path or imports by a computed name is
 // dynamic, and its imports are also looked for in every folder above it.
-func pythonLoads(p, text string) ScriptLoads {
-	var out ScriptLoads
+func pythonLoads(p, text string) Loads {
+	var out Loads
 	dir := path.Dir(p)
 	type imp struct {
 		dir  string // the folder a relative import starts from, "" for absolute
@@ -343,8 +347,8 @@ var shellSource = regexp.MustCompile(`(?:^|[;&|({]|\bthen|\bdo|\belse)\s*(?:sour
 // `$(dirname "$0")`, `${0%/*}` and `$(dirname "${BASH_SOURCE[0]}")` are the
 // script's folder, $CLAUDE_PROJECT_DIR the repository root. Any other
 // expansion is a load Shipgate cannot resolve.
-func shellLoads(p, text string) ScriptLoads {
-	var out ScriptLoads
+func shellLoads(p, text string) Loads {
+	var out Loads
 	dir := path.Dir(p)
 	for _, line := range logicalLines(text, '#') {
 		for _, loc := range shellSource.FindAllStringIndex(line, -1) {
@@ -455,8 +459,8 @@ var (
 // x/index.js, x/package.json, …). A bare name (`fs`, `lodash`) is not a
 // repository file here; a computed name is a load Shipgate cannot
 // resolve.
-func nodeLoads(p, text string) ScriptLoads {
-	var out ScriptLoads
+func nodeLoads(p, text string) Loads {
+	var out Loads
 	dir := path.Dir(p)
 	for _, line := range strings.Split(strings.ReplaceAll(text, "\r\n", "\n"), "\n") {
 		t := strings.TrimSpace(line)
@@ -485,4 +489,9 @@ func nodeLoads(p, text string) ScriptLoads {
 		}
 	}
 	return out
+}
+
+// cleanRepoPath normalises an input path as Classify does.
+func CleanPath(p string) string {
+	return strings.TrimPrefix(path.Clean("/"+strings.ReplaceAll(p, "\\", "/")), "/")
 }
