@@ -17,8 +17,8 @@ const module = "github.com/shipgate-app/shipgate"
 // rank is each folder's layer (internal/X counts as its own folder). A
 // package may import one in its own folder or in a folder of a lower
 // layer, never a folder of its own layer or above: cmd → webhook → app →
-// {gather, render} → the engine → agentfiles → report → {policy, rating}
-// → lattice → jsonpos. The test kits (githubtest, internal/*) sit just
+// {gather, render} → diff (the engine) → agentfiles → report → {policy,
+// rating} → lattice → jsonpos (CONTRIBUTING.md says the same). The test kits (githubtest, internal/*) sit just
 // under cmd: they may import any product layer, and no product layer
 // imports them.
 var rank = map[string]int{
