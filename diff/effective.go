@@ -81,6 +81,7 @@ func (e *engine) compareEffective() {
 		e.effectiveMode(scope, files)
 		e.effectiveSwitches(scope, files)
 		e.effectiveLocks(scope, files)
+		e.effectiveSandbox(files)
 	}
 }
 
@@ -225,5 +226,64 @@ func (e *engine) effectiveLocks(scope string, files []*fileState) {
 			Evidence: "effective setting=" + key + " value=" + effDisplay(h), Title: "effective " + key + " lifted",
 			Message: fmt.Sprintf("%s: %s.", f.Path, why),
 			Key:     report.CheckAllowExpanded + "|" + f.Path + "|effective|" + key})
+	}
+}
+
+// effectiveSandbox compares the effective value of the sandbox's on/off
+// settings (compareSandbox rates each file's own change; the grant of the
+// whole Bash tool, enabled with autoAllowBashIfSandboxed, is judged by
+// compareSandboxGrant). A local `network.allowLocalBinding: false` over a
+// project `true` removed switches the project's value on, though neither
+// file's own diff loosens anything.
+func (e *engine) effectiveSandbox(files []*fileState) {
+	keys := map[string]bool{}
+	for k := range sandboxOnLoosens {
+		keys[k] = true
+	}
+	for k := range sandboxOffLoosens {
+		keys[k] = true
+	}
+	for _, k := range sortedKeys(keys) {
+		read := func(d *doc) setting {
+			if d == nil {
+				return setting{}
+			}
+			v := d.root.Get("sandbox")
+			parts := strings.Split(k, ".")
+			for i, p := range parts {
+				if v == nil || v.Kind() != jsonpos.Object {
+					return setting{}
+				}
+				m, ok := v.Lookup(p)
+				if !ok {
+					return setting{}
+				}
+				if i == len(parts)-1 {
+					return setting{m.Value, m.KeyStart.Line}
+				}
+				v = m.Value
+			}
+			return setting{}
+		}
+		b, h := effectiveAt(files, false, read), effectiveAt(files, true, read)
+		on := func(x effective) bool {
+			if !x.present() {
+				return sandboxDefaultOn[k]
+			}
+			return truthy(x.v)
+		}
+		loosens := sandboxOnLoosens[k] && on(h) && !on(b) || sandboxOffLoosens[k] && on(b) && !on(h)
+		if !loosens || e.flagged(files, func(g *fileState) string { return report.CheckSandboxLoosened + "|" + g.Path + "|" + k }) {
+			continue
+		}
+		f := cause(b, h, files)
+		rt := rating.Sandbox(k)
+		line, headLine := lineOf(b.setting, h.setting)
+		why := overrideWords("sandbox."+k, b, h) + "; " + rt.Basis
+		e.row(f, report.KindSandbox, report.DirChanged, "effective sandbox."+k+": "+effDisplay(b), "effective sandbox."+k+": "+effDisplay(h), true, rt, line, headLine, why)
+		e.finding(report.Finding{CheckID: report.CheckSandboxLoosened, Risk: rt.Risk, Path: f.Path, Line: line, HeadLine: max(headLine, 1), Base: !h.present(),
+			Evidence: "effective setting=sandbox." + k + " value=" + effDisplay(h), Title: "effective sandbox." + k + " " + effDisplay(h),
+			Message: fmt.Sprintf("%s: %s.", f.Path, why),
+			Key:     report.CheckSandboxLoosened + "|" + f.Path + "|effective|" + k})
 	}
 }

@@ -39,6 +39,12 @@ func sandboxCases() []surfaceCase {
 			base:     map[string]string{".claude/settings.json": grant, ".claude/settings.local.json": off},
 			head:     map[string]string{".claude/settings.local.json": ""},
 			decision: "require_review", check: "SANDBOX-LOOSENED"},
+		// The sandbox's other switches are compared by their effective
+		// value too: settings.local.json over settings.json.
+		{name: "the local override that kept allowLocalBinding off is deleted",
+			base:     map[string]string{".claude/settings.json": "{\"sandbox\": {\"network\": {\"allowLocalBinding\": true}}}\n", ".claude/settings.local.json": "{\"sandbox\": {\"network\": {\"allowLocalBinding\": false}}}\n"},
+			head:     map[string]string{".claude/settings.local.json": ""},
+			decision: "require_review", check: "SANDBOX-LOOSENED"},
 		{name: "enabling the sandbox alone grants nothing",
 			base:     map[string]string{".claude/settings.json": "{}\n"},
 			head:     map[string]string{".claude/settings.json": enabled},
