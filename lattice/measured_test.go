@@ -82,6 +82,17 @@ func TestMeasuredMatches(t *testing.T) {
 		{measured, "Read(./.env)", Ask, read("src/.env"), true},
 		{measured, "Read(/.env)", Deny, read("src/.env"), false},
 		{measured, "Read(./*.go)", Deny, read("src/deep/x.go"), true},
+		// A `./dir/**` deny of one directory segment matches that
+		// directory at any depth, like a bare `dir/**` (2.1.328, measured
+		// at seed 2 and by hand: "File is in a directory that is denied");
+		// `./web/src/**` and `/src/**` only at the root.
+		{measured, "Read(./src/**)", Deny, read("web/src/a.ts"), true},
+		{measured, "Read(./src/**)", Deny, read("x/web/src/a.ts"), true},
+		{measured, "Read(./src/**)", Deny, read("websrc/a.ts"), false},
+		{measured, "Read(./SRC/**)", Deny, read("web/src/a.ts"), true},
+		{measured, "Edit(./src/**)", Deny, edit("a/b/src/x.ts"), true},
+		{measured, "Read(./web/src/**)", Deny, read("x/web/src/a.ts"), false},
+		{measured, "Read(/src/**)", Deny, read("web/src/a.ts"), false},
 		{measured, "Edit(./*.env)", Allow, edit("src/e28.env"), true},
 		{measured, "Read(*)", Deny, read("~/.ssh/id_rsa"), true},
 		{measured, "Read(*)", Deny, read("/etc/hostname"), true},

@@ -56,7 +56,10 @@ func (r *Rule) compilePath(tool, spec string) []*reading {
 	// trailing slash does not anchor the pattern (gitignore).
 	dir := strings.HasSuffix(s, "/")
 	s = strings.TrimRight(s, "/")
-	if !anchored {
+	if !anchored || dotSlash {
+		// (A `./` pattern counts here too: deny Read(./src/**) stops
+		// web/src/a.ts, while ./web/src/** keeps to the root; 2.1.328,
+		// measured.)
 		body := strings.TrimSuffix(s, "/**")
 		switch {
 		case !strings.Contains(s, "/"):

@@ -28,6 +28,12 @@ func ruleReadingCases() []surfaceCase {
 		{name: "deny Bash(timeout:*) respelled Bash(timeout:**) drops the prefix reading",
 			base: s([]string{"Bash(*)"}, []string{"Bash(timeout:*)"}), head: s([]string{"Bash(*)"}, []string{"Bash(timeout:**)"}),
 			decision: "require_review", check: "PERMISSION-DENY-REMOVED"},
+		// A `./dir/**` deny stops that directory at any depth (web/src
+		// under ./src/**), `/dir/**` only at the root: the respelling
+		// lets `web/secrets/key` be read.
+		{name: "deny Read(./secrets/**) respelled Read(/secrets/**) stops only the root's",
+			base: s([]string{"Read"}, []string{"Read(./secrets/**)"}), head: s([]string{"Read"}, []string{"Read(/secrets/**)"}),
+			decision: "require_review", check: "PERMISSION-DENY-REMOVED"},
 		// Wrappers that run their operand are in the exec tier.
 		{name: "allow Bash(timeout *) runs timeout 5 sh -c …",
 			base: s(nil, nil), head: s([]string{"Bash(timeout *)"}, nil), decision: "block", check: "PERMISSION-WILDCARD-ALLOW"},
