@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/shipgate-app/shipgate/agentfiles"
 	"github.com/shipgate-app/shipgate/agentfiles/agent"
 	"github.com/shipgate-app/shipgate/agentfiles/codex"
 )
@@ -26,7 +27,7 @@ func TestCodexLangMatchesRule(t *testing.T) {
 			r.Pattern = append(r.Pattern, alts)
 		}
 		r.Canonical = rng.IntN(2) == 0
-		lang, unknown := codexLang(r)
+		lang, unknown := agentfiles.CodexLang(r)
 		if unknown != "" {
 			t.Fatalf("%s: %s", r, unknown)
 		}
@@ -54,7 +55,7 @@ func TestCodexLangMatchesRule(t *testing.T) {
 // one Shipgate cannot evaluate within its bounds (it may grant anything),
 // and of prompt rules (on both surfaces).
 func TestCodexAdapterRead(t *testing.T) {
-	a := codexAdapter{}
+	a := agentfiles.CodexAdapter{}
 	d, err := a.Read(".codex/rules/x.rules", []byte(`prefix_rule(pattern=["git"], decision="deny")`))
 	pe, ok := err.(*agent.ParseError)
 	if !ok || pe.Blocks == "" || pe.MayStillGrant || d == nil {
@@ -93,9 +94,9 @@ func TestCodexClassify(t *testing.T) {
 		".codex/config.toml": "", "svc/.codex/config.toml": "svc", ".codex/rules/a.rules": "", "x/y/.codex/rules/dev.rules": "x/y",
 		".codex/rules/.rules": "-", ".codex/rules/a.txt": "-", ".codex/rules/sub/a.rules": "-", "codex/config.toml": "-", ".codex/config.json": "-",
 	} {
-		k, scope := codexAdapter{}.Classify(p)
+		k, scope := agentfiles.CodexAdapter{}.Classify(p)
 		got := scope
-		if k != AgentFile {
+		if k != agentfiles.AgentFile {
 			got = "-"
 		}
 		if got != want {

@@ -4,6 +4,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/shipgate-app/shipgate/agentfiles"
 	"github.com/shipgate-app/shipgate/agentfiles/agent"
 	"github.com/shipgate-app/shipgate/agentfiles/gemini"
 )
@@ -22,7 +23,7 @@ func TestGeminiLangMatchesRule(t *testing.T) {
 	pieces := []string{"git", " ", "status", "npm", "x", "\"", "\u00a0", "\t", "-", "mcp_", "srv", "_", "my", "q", "read_file"}
 	rng := rand.New(rand.NewPCG(3, 3))
 	for _, r := range rules {
-		mrs := geminiRules("s.json", r)
+		mrs := agentfiles.GeminiRules("s.json", r)
 		if len(mrs) != 1 {
 			t.Fatalf("%+v: %d rules", r, len(mrs))
 		}

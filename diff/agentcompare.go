@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/shipgate-app/shipgate/agentfiles"
 	"github.com/shipgate-app/shipgate/agentfiles/agent"
 	"github.com/shipgate-app/shipgate/lattice"
 	"github.com/shipgate-app/shipgate/policy"
@@ -22,8 +23,8 @@ import (
 
 // loadAgentFile reads both sides of a ModelAdapter's file.
 func (e *engine) loadAgentFile(f report.File, name, scope string) {
-	m, _ := adapterFor(name).(ModelAdapter)
-	fs := &fileState{File: f, kind: AgentFile, scope: "agent:" + name + ":" + scope, agent: name}
+	m, _ := agentfiles.AdapterFor(name).(agentfiles.ModelAdapter)
+	fs := &fileState{File: f, kind: agentfiles.AgentFile, scope: "agent:" + name + ":" + scope, agent: name}
 	fs.changed = f.Base.Exists != f.Head.Exists || f.Base.Unreadable != f.Head.Unreadable || string(f.Base.Data) != string(f.Head.Data)
 	read := func(v report.Version, head bool) (*agent.Doc, error) {
 		switch {
@@ -93,16 +94,16 @@ type referenceReader interface {
 // pull in other repository files that the front ends must watch: a
 // change to only such a file is a change to p (ExtraPaths names them).
 func MayPullIn(p string) bool {
-	name, k, _ := ClassifyAgent(p, nil)
-	rr, ok := adapterFor(name).(referenceReader)
-	return k == AgentFile && ok && rr.MayReference(cleanPath(p))
+	name, k, _ := agentfiles.ClassifyAgent(p, nil)
+	rr, ok := agentfiles.AdapterFor(name).(referenceReader)
+	return k == agentfiles.AgentFile && ok && rr.MayReference(agentfiles.CleanPath(p))
 }
 
 // lookup finds another input file's version on one side for ReadWith:
 // known is false for a file the input does not hold (or could not read).
 func (e *engine) lookup(head bool) func(string) ([]byte, bool, bool) {
 	return func(p string) ([]byte, bool, bool) {
-		f, ok := e.inputs[cleanPath(p)]
+		f, ok := e.inputs[agentfiles.CleanPath(p)]
 		if !ok {
 			return nil, false, false
 		}
@@ -200,7 +201,7 @@ type agentSide struct {
 
 func (e *engine) compareAgentScope(fs []*fileState) {
 	name := fs[0].agent
-	m, _ := adapterFor(name).(ModelAdapter)
+	m, _ := agentfiles.AdapterFor(name).(agentfiles.ModelAdapter)
 	if m == nil {
 		return
 	}
@@ -251,7 +252,7 @@ func (e *engine) agentUnreadable(f *fileState) {
 	}
 	risk := rating.RiskHigh
 	var action policy.Action
-	text := fmt.Sprintf("%s cannot be read as %s reads it", f.Path, AgentDisplay(f.agent))
+	text := fmt.Sprintf("%s cannot be read as %s reads it", f.Path, agentfiles.AgentDisplay(f.agent))
 	if line > 0 && pe.Col > 0 {
 		text += fmt.Sprintf(" (line %d, column %d)", line, pe.Col)
 	} else if line > 0 {
@@ -307,7 +308,7 @@ func (e *engine) agentProblems(f *fileState) {
 		case agent.ProblemDuplicateKey:
 			fd.CheckID, fd.Title = report.CheckDuplicateKey, "read differently from how it looks"
 		case agent.ProblemInvalidRule:
-			fd.CheckID, fd.Title, fd.Risk = report.CheckRuleInvalid, "entry "+AgentDisplay(f.agent)+" skips", rating.RiskLow
+			fd.CheckID, fd.Title, fd.Risk = report.CheckRuleInvalid, "entry "+agentfiles.AgentDisplay(f.agent)+" skips", rating.RiskLow
 			if p.Restricts {
 				fd.Risk = rating.RiskMedium
 			}
@@ -448,10 +449,10 @@ func (e *engine) agentServers(f *fileState) {
 		case !ok:
 			e.changes = append(e.changes, report.Change{Path: f.Path, Agent: f.agent, Kind: report.KindMCPServer, Direction: report.DirAdded, After: n + ": " + h.Summary,
 				Expands: true, Access: rt.Access, Risk: rt.Risk, Line: line, HeadLine: max(line, 1), Witnesses: []string{},
-				Why: "an MCP tool surface " + AgentDisplay(f.agent) + " may call"})
+				Why: "an MCP tool surface " + agentfiles.AgentDisplay(f.agent) + " may call"})
 			e.finding(report.Finding{CheckID: report.CheckMCPServerAdded, Agent: f.agent, Risk: rt.Risk, Path: f.Path, Line: line, HeadLine: max(line, 1),
 				Evidence: "server=" + sanitize(n) + " " + h.Summary, Title: "MCP server " + n + " added",
-				Message: fmt.Sprintf("%s adds the MCP server %s (%s): a tool surface %s may call.", f.Path, n, h.Summary, AgentDisplay(f.agent)),
+				Message: fmt.Sprintf("%s adds the MCP server %s (%s): a tool surface %s may call.", f.Path, n, h.Summary, agentfiles.AgentDisplay(f.agent)),
 				Key:     report.CheckMCPServerAdded + "|" + f.Path + "|" + n})
 		case b.Canon != h.Canon:
 			e.changes = append(e.changes, report.Change{Path: f.Path, Agent: f.agent, Kind: report.KindMCPServer, Direction: report.DirChanged, Before: n + ": " + b.Summary, After: n + ": " + h.Summary,
@@ -869,7 +870,7 @@ func (e *engine) agentWidening(fs []*fileState, agentName string, w *widening, b
 		after = text
 	}
 	var why strings.Builder
-	fmt.Fprintf(&why, "%s the base %s now %s in %s", surfaceNoun(w.surface), wordsFor(b.Decision).before, wordsFor(h.Decision).now, AgentDisplay(agentName))
+	fmt.Fprintf(&why, "%s the base %s now %s in %s", surfaceNoun(w.surface), wordsFor(b.Decision).before, wordsFor(h.Decision).now, agentfiles.AgentDisplay(agentName))
 	if w.unknown {
 		why.WriteString(" (some comparisons could not be decided and count as grants)")
 	}
@@ -880,7 +881,7 @@ func (e *engine) agentWidening(fs []*fileState, agentName string, w *widening, b
 		why.WriteString("; " + b.Rule.Text + " is read as matching no call: " + b.Rule.Unknown)
 	}
 	if h.Builtin != nil {
-		fmt.Fprintf(&why, "; with no rule of the repository left for these calls %s's built-in rule %s decides them", AgentDisplay(agentName), h.Builtin.Text)
+		fmt.Fprintf(&why, "; with no rule of the repository left for these calls %s's built-in rule %s decides them", agentfiles.AgentDisplay(agentName), h.Builtin.Text)
 	}
 	switch {
 	case blocks && w.wildcard:
@@ -912,7 +913,7 @@ func hpOf(fs []*fileState) *agent.Policy {
 	if len(fs) == 0 {
 		return nil
 	}
-	m, _ := adapterFor(fs[0].agent).(ModelAdapter)
+	m, _ := agentfiles.AdapterFor(fs[0].agent).(agentfiles.ModelAdapter)
 	if m == nil {
 		return nil
 	}
@@ -976,29 +977,6 @@ func clipText(s string, n int) string {
 	return string(r[:n]) + "…"
 }
 
-// agentDisplay is an agent's display name.
-func AgentDisplay(agentName string) string {
-	switch agentName {
-	case AgentClaudeCode:
-		return "Claude Code"
-	case AgentCodex:
-		return "Codex CLI"
-	case AgentGemini:
-		return "Gemini CLI"
-	case AgentCopilotCLI:
-		return "Copilot CLI"
-	case AgentCursor:
-		return "Cursor"
-	case AgentVSCode:
-		return "VS Code (Copilot Chat)"
-	case AgentOpenCode:
-		return "OpenCode"
-	case AgentShipgate:
-		return "Shipgate policy"
-	}
-	return agentName
-}
-
 // intentCall maps a policy intent call (Claude Code's spelling) to a
 // call on an agent's surface: a Bash command is a shell call,
 // Read/Edit/Write a file call, WebFetch a fetch. ok is false for calls
@@ -1056,7 +1034,7 @@ func (e *engine) agentIntents(fs []*fileState, hp *agent.Policy) {
 			}
 			e.finding(report.Finding{CheckID: report.CheckIntent, Agent: agentName, Action: action, Path: it.Source, Line: it.Line, HeadLine: it.Line,
 				Evidence: "intent=" + wants + " call=" + it.Value + " agent=" + agentName, Title: "intent: " + it.Value + " must " + wants,
-				Message:   fmt.Sprintf("intent: `%s` must %s for %s, but at the head %s decides %s %s.", it.Value, wants, AgentDisplay(agentName), AgentDisplay(agentName), got, by),
+				Message:   fmt.Sprintf("intent: `%s` must %s for %s, but at the head %s decides %s %s.", it.Value, wants, agentfiles.AgentDisplay(agentName), agentfiles.AgentDisplay(agentName), got, by),
 				Witnesses: []string{call}, Key: report.CheckIntent + "|" + agentName + "|" + wants + "|" + it.Value})
 		}
 	}

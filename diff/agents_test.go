@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/shipgate-app/shipgate/agentfiles"
 	"github.com/shipgate-app/shipgate/policy"
 	"github.com/shipgate-app/shipgate/report"
 )
@@ -93,7 +94,7 @@ func dump(r report.Report) string {
 
 func TestOpenCode(t *testing.T) {
 	const p = "opencode.json"
-	runAgentCases(t, AgentOpenCode, []agentCase{
+	runAgentCases(t, agentfiles.AgentOpenCode, []agentCase{
 		{name: "bash star allow blocks", path: p, base: `{"model": "a"}`, head: `{"model": "a", "permission": {"bash": {"*": "allow"}}}`,
 			decision: report.DecisionBlock, checks: []string{"PERMISSION-WILDCARD-ALLOW"}},
 		{name: "permission allow string blocks", path: p, base: `{}`, head: `{"permission": "allow"}`, decision: report.DecisionBlock, checks: []string{"PERMISSION-WILDCARD-ALLOW"}},
@@ -138,7 +139,7 @@ func TestOpenCode(t *testing.T) {
 
 func TestVSCode(t *testing.T) {
 	const p = ".vscode/settings.json"
-	runAgentCases(t, AgentVSCode, []agentCase{
+	runAgentCases(t, agentfiles.AgentVSCode, []agentCase{
 		{name: "autoApprove true blocks", path: p, base: `{"editor.tabSize": 2}`, head: `{"editor.tabSize": 2, "chat.tools.autoApprove": true}`,
 			decision: report.DecisionBlock, checks: []string{"PERMISSION-WILDCARD-ALLOW"}},
 		{name: "global autoApprove true blocks", path: p, base: `{}`, head: `{"chat.tools.global.autoApprove": true}`, decision: report.DecisionBlock},
@@ -173,7 +174,7 @@ func TestVSCode(t *testing.T) {
 
 func TestCursor(t *testing.T) {
 	const p = ".cursor/cli.json"
-	runAgentCases(t, AgentCursor, []agentCase{
+	runAgentCases(t, agentfiles.AgentCursor, []agentCase{
 		{name: "Shell(bash) blocks: the first token is all it checks", path: p, base: `{}`, head: `{"permissions": {"allow": ["Shell(bash)"]}}`, decision: report.DecisionBlock, witness: "bash"},
 		{name: "a glob Shell blocks", path: p, base: `{}`, head: `{"permissions": {"allow": ["Shell(*)"]}}`, decision: report.DecisionBlock},
 		{name: "Shell(git) asks review", path: p, base: `{}`, head: `{"permissions": {"allow": ["Shell(git)"]}}`, decision: report.DecisionRequireReview, checks: []string{"PERMISSION-ALLOW-EXPANDED"}},
@@ -190,7 +191,7 @@ func TestCursor(t *testing.T) {
 }
 
 func TestCopilotCLI(t *testing.T) {
-	runAgentCases(t, AgentCopilotCLI, []agentCase{
+	runAgentCases(t, agentfiles.AgentCopilotCLI, []agentCase{
 		{name: "a skill allowing shell blocks", path: ".github/skills/deploy/SKILL.md", base: "", head: "---\nname: deploy\nallowed-tools: shell\n---\n", decision: report.DecisionBlock},
 		{name: "a skill allowing git asks review", path: ".github/skills/git/SKILL.md", base: "---\nname: git\n---\n", head: "---\nname: git\nallowed-tools: shell(git:*)\n---\n", decision: report.DecisionRequireReview},
 		{name: "a skill's description edit passes", path: ".github/skills/git/SKILL.md", base: "---\nname: git\nallowed-tools: shell(git:*)\n---\nold\n", head: "---\nname: git\nallowed-tools: shell(git:*)\n---\nnew text\n", decision: report.DecisionAllow},
@@ -225,7 +226,7 @@ func TestAgentTooManyRules(t *testing.T) {
 // TestAgentPolicyScopes: a raise scoped to one agent, and intents checked
 // against another agent's effective policy.
 func TestAgentPolicyScopes(t *testing.T) {
-	pol, err := policy.Parse("p.yml", []byte("version: 1\nchecks:\n  SHIP-HOST-BOUNDARY-PERMISSION-ALLOW-EXPANDED:\n    action: block\n    agents: [vscode]\nintent:\n  denied: [\"rm -rf /\"]\n  asked: [\"git push origin main\"]\n  agents: [opencode]\n"), PolicyOptions())
+	pol, err := policy.Parse("p.yml", []byte("version: 1\nchecks:\n  SHIP-HOST-BOUNDARY-PERMISSION-ALLOW-EXPANDED:\n    action: block\n    agents: [vscode]\nintent:\n  denied: [\"rm -rf /\"]\n  asked: [\"git push origin main\"]\n  agents: [opencode]\n"), agentfiles.PolicyOptions())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -243,7 +244,7 @@ func TestAgentPolicyScopes(t *testing.T) {
 	for _, f := range r.Findings {
 		if f.CheckID == report.CheckIntent {
 			intents = append(intents, f.Evidence)
-			if f.Agent != AgentOpenCode || f.Action != policy.Block {
+			if f.Agent != agentfiles.AgentOpenCode || f.Action != policy.Block {
 				t.Errorf("intent finding %+v", f)
 			}
 		}
@@ -257,7 +258,7 @@ func TestAgentPolicyScopes(t *testing.T) {
 }
 
 func TestVSCodeTruthy(t *testing.T) {
-	runAgentCases(t, AgentVSCode, []agentCase{
+	runAgentCases(t, agentfiles.AgentVSCode, []agentCase{
 		{name: "a string autoApprove fails closed", path: ".vscode/settings.json", base: `{}`, head: `{"chat.tools.autoApprove": "yes"}`, decision: report.DecisionBlock},
 		{name: "a zero is not truthy", path: ".vscode/settings.json", base: `{}`, head: `{"chat.tools.autoApprove": 0}`, decision: report.DecisionAllow},
 	})

@@ -17,6 +17,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/shipgate-app/shipgate/agentfiles"
 	"github.com/shipgate-app/shipgate/agentfiles/agent"
 	"github.com/shipgate-app/shipgate/lattice"
 	"github.com/shipgate-app/shipgate/policy"
@@ -243,7 +244,7 @@ func (e *engine) overBound(files []report.File) map[string]bool {
 	var paths []string
 	seen := map[string]bool{}
 	for _, f := range files {
-		if _, kind, _ := ClassifyAgent(f.ClassifiedPath(), e.pol); kind != report.NotAgentConfig && kind != report.ScriptFile && !seen[f.Path] {
+		if _, kind, _ := agentfiles.ClassifyAgent(f.ClassifiedPath(), e.pol); kind != report.NotAgentConfig && kind != report.ScriptFile && !seen[f.Path] {
 			seen[f.Path] = true
 			paths = append(paths, f.Path)
 		}
@@ -294,11 +295,11 @@ func (e *engine) load(files []report.File, rules ruleCache) {
 		}
 	}
 	for _, f := range files {
-		name, kind, scope := ClassifyAgent(f.ClassifiedPath(), e.pol)
+		name, kind, scope := agentfiles.ClassifyAgent(f.ClassifiedPath(), e.pol)
 		if skip[f.Path] && kind != report.NotAgentConfig && kind != report.ScriptFile {
 			continue
 		}
-		if kind == AgentFile && !seen[f.Path] {
+		if kind == agentfiles.AgentFile && !seen[f.Path] {
 			seen[f.Path] = true
 			e.loadAgentFile(f, name, scope)
 			continue
@@ -441,7 +442,7 @@ func (e *engine) implied(r lattice.Rule) []lattice.Rule {
 
 // compareFile records the file's status and compares it when it changed.
 func (e *engine) compareFile(f *fileState) {
-	if f.kind == AgentFile {
+	if f.kind == agentfiles.AgentFile {
 		e.agentStatus(f)
 		return
 	}
@@ -562,7 +563,7 @@ func (e *engine) headUnreadable(f *fileState) {
 			msg += fmt.Sprintf(" (the base declared %s)", strings.Join(lost, " and "))
 		}
 		risk = rating.RiskHigh
-		action = e.pol.ActionForAgent(report.CheckMCPServerAdded, AgentClaudeCode, policy.RequireReview)
+		action = e.pol.ActionForAgent(report.CheckMCPServerAdded, agentfiles.AgentClaudeCode, policy.RequireReview)
 		if f.kind == report.SettingsFile {
 			risk, action = rating.RiskCritical, policy.Block
 			msg += ", and Claude Code may read it and grant anything it holds (a wildcard allow rule such as Bash(*), defaultMode: bypassPermissions), so it blocks as that would. Bring the file under 1 MiB and within the limits (nesting, number of rules), or split it"
@@ -791,15 +792,15 @@ func (e *engine) policyChange(pc *report.PolicyChange) {
 	loose := policy.Loosenings(pc.Base, pc.Head)
 	line := max(pc.HeadLine, 1)
 	if len(loose) == 0 {
-		e.changes = append(e.changes, report.Change{Path: pc.Path, Agent: AgentShipgate, Kind: report.KindSetting, Direction: report.DirChanged, Before: "policy", After: "policy (changed)",
+		e.changes = append(e.changes, report.Change{Path: pc.Path, Agent: agentfiles.AgentShipgate, Kind: report.KindSetting, Direction: report.DirChanged, Before: "policy", After: "policy (changed)",
 			Access: "none", Risk: "low", Line: line, HeadLine: line, Witnesses: []string{},
 			Why: "the Shipgate policy changes without letting more through (it is judged under the base's policy here)"})
 		return
 	}
-	e.changes = append(e.changes, report.Change{Path: pc.Path, Agent: AgentShipgate, Kind: report.KindSetting, Direction: report.DirChanged, Before: "policy", After: "policy (loosened)",
+	e.changes = append(e.changes, report.Change{Path: pc.Path, Agent: agentfiles.AgentShipgate, Kind: report.KindSetting, Direction: report.DirChanged, Before: "policy", After: "policy (loosened)",
 		Expands: true, Access: "admin", Risk: "high", Line: line, HeadLine: line, Witnesses: []string{},
 		Why: "the Shipgate policy lets more through: " + strings.Join(loose, "; ")})
-	e.finding(report.Finding{CheckID: report.CheckPolicyLoosened, Agent: AgentShipgate, Path: pc.Path, Line: line, HeadLine: line, Evidence: strings.Join(loose, "; "),
+	e.finding(report.Finding{CheckID: report.CheckPolicyLoosened, Agent: agentfiles.AgentShipgate, Path: pc.Path, Line: line, HeadLine: line, Evidence: strings.Join(loose, "; "),
 		Title: "the policy is loosened", Key: report.CheckPolicyLoosened + "|" + pc.Path + "|" + strings.Join(loose, ";"),
 		Message: fmt.Sprintf("%s is loosened: %s. This pull request is judged under the base's policy; merged, the new policy governs every later pull request.", pc.Path, strings.Join(loose, "; "))})
 }
@@ -809,9 +810,9 @@ func (e *engine) policyChange(pc *report.PolicyChange) {
 func (e *engine) finding(f report.Finding) {
 	info := report.CheckInfoOf(f.CheckID)
 	if f.Agent == "" {
-		f.Agent = agentOfPath(f.Path, e.pol)
+		f.Agent = agentfiles.AgentOfPath(f.Path, e.pol)
 		if f.Agent == "" {
-			f.Agent = AgentClaudeCode
+			f.Agent = agentfiles.AgentClaudeCode
 		}
 	}
 	if f.Risk == "" {
@@ -838,12 +839,12 @@ func (e *engine) finding(f report.Finding) {
 func (e *engine) label(pc *report.PolicyChange) {
 	of := func(p string) string {
 		if pc != nil && p == pc.Path {
-			return AgentShipgate
+			return agentfiles.AgentShipgate
 		}
-		if a := agentOfPath(p, e.pol); a != "" {
+		if a := agentfiles.AgentOfPath(p, e.pol); a != "" {
 			return a
 		}
-		return AgentClaudeCode
+		return agentfiles.AgentClaudeCode
 	}
 	for i := range e.changes {
 		if e.changes[i].Agent == "" {
@@ -866,7 +867,7 @@ func (e *engine) label(pc *report.PolicyChange) {
 func (e *engine) report() report.Report {
 	sort.SliceStable(e.changes, func(i, j int) bool {
 		a, b := e.changes[i], e.changes[j]
-		if ga, gb := agentRank(a.Agent), agentRank(b.Agent); ga != gb {
+		if ga, gb := agentfiles.AgentRank(a.Agent), agentfiles.AgentRank(b.Agent); ga != gb {
 			return ga < gb
 		}
 		if ra, rb := a.Risk.Rank(), b.Risk.Rank(); a.Expands != b.Expands || ra != rb {
@@ -885,7 +886,7 @@ func (e *engine) report() report.Report {
 	})
 	sort.SliceStable(e.findings, func(i, j int) bool {
 		a, b := e.findings[i], e.findings[j]
-		if ga, gb := agentRank(a.Agent), agentRank(b.Agent); ga != gb {
+		if ga, gb := agentfiles.AgentRank(a.Agent), agentfiles.AgentRank(b.Agent); ga != gb {
 			return ga < gb
 		}
 		if pa, pb := a.Action.Rank(), b.Action.Rank(); pa != pb {
@@ -911,7 +912,7 @@ func (e *engine) report() report.Report {
 		}
 		return a.Line < b.Line
 	})
-	r := report.Report{Schema: report.Schema, Files: e.status, Changes: e.changes, Findings: e.findings, Suggestions: e.suggestions, CheckedAgainst: checkedAgainst(e.status)}
+	r := report.Report{Schema: report.Schema, Files: e.status, Changes: e.changes, Findings: e.findings, Suggestions: e.suggestions, CheckedAgainst: agentfiles.CheckedAgainst(e.status)}
 	if r.Files == nil {
 		r.Files = []report.FileStatus{}
 	}

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/shipgate-app/shipgate/agentfiles"
 	"github.com/shipgate-app/shipgate/jsonpos"
 	"github.com/shipgate-app/shipgate/lattice"
 	"github.com/shipgate-app/shipgate/report"
@@ -120,7 +121,7 @@ func TestClassifyAgentDocs(t *testing.T) {
 		{"docs/agents/yolo.md", report.NotAgentConfig, ""},
 	}
 	for _, c := range cases {
-		k, s := Classify(c.p, nil)
+		k, s := agentfiles.Classify(c.p, nil)
 		if k != c.kind || (k != report.NotAgentConfig && s != c.scope) {
 			t.Errorf("Classify(%s) = %v %q, want %v %q", c.p, k, s, c.kind, c.scope)
 		}

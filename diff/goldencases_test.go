@@ -3,6 +3,7 @@ package diff
 import (
 	"bytes"
 	"fmt"
+	"github.com/shipgate-app/shipgate/agentfiles"
 	"github.com/shipgate-app/shipgate/policy"
 	"github.com/shipgate-app/shipgate/report"
 	"io/fs"
@@ -129,14 +130,14 @@ func LoadCase(t *testing.T, dir string, e expectation) report.Input {
 	t.Helper()
 	in := loadFiles(t, dir, e)
 	if b, err := os.ReadFile(filepath.Join(dir, "policy.yml")); err == nil {
-		p, err := policy.Parse(".github/shipgate.yml", b, PolicyOptions())
+		p, err := policy.Parse(".github/shipgate.yml", b, agentfiles.PolicyOptions())
 		if err != nil {
 			t.Fatalf("%s/policy.yml: %v", dir, err)
 		}
 		in.Policy = p
 	}
 	if b, err := os.ReadFile(filepath.Join(dir, "policy-head.yml")); err == nil {
-		h, err := policy.Parse(".github/shipgate.yml", b, PolicyOptions())
+		h, err := policy.Parse(".github/shipgate.yml", b, agentfiles.PolicyOptions())
 		if err != nil {
 			t.Fatalf("%s/policy-head.yml: %v", dir, err)
 		}

@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/shipgate-app/shipgate/agentfiles"
 	"github.com/shipgate-app/shipgate/agentfiles/hookscript"
 	"github.com/shipgate-app/shipgate/policy"
 	"github.com/shipgate-app/shipgate/rating"
@@ -208,7 +209,7 @@ type HookCommands struct {
 // its hooks; unparsable data runs nothing (Compare reports the file).
 func CommandsOf(p string, data []byte) HookCommands {
 	out := HookCommands{Paths: ExtraPaths(p, data)}
-	kind, scope := Classify(p, nil)
+	kind, scope := agentfiles.Classify(p, nil)
 	if kind == report.NotAgentConfig || kind == report.ScriptFile {
 		return out
 	}

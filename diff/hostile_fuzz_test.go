@@ -6,6 +6,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/shipgate-app/shipgate/agentfiles"
 	"github.com/shipgate-app/shipgate/report"
 )
 
@@ -70,9 +71,9 @@ func FuzzFoldName(f *testing.F) {
 		if !utf8.ValidString(s) {
 			return
 		}
-		g := FoldName(s)
-		if FoldName(g) != g {
-			t.Fatalf("FoldName(%q) = %q, but FoldName of that is %q", s, g, FoldName(g))
+		g := agentfiles.FoldName(s)
+		if agentfiles.FoldName(g) != g {
+			t.Fatalf("FoldName(%q) = %q, but FoldName of that is %q", s, g, agentfiles.FoldName(g))
 		}
 		ascii := true
 		for i := 0; i < len(s); i++ {

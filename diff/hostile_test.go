@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/shipgate-app/shipgate/agentfiles"
 	"github.com/shipgate-app/shipgate/agentfiles/codex"
 	"github.com/shipgate-app/shipgate/lattice"
 	"github.com/shipgate-app/shipgate/policy"
@@ -211,11 +212,11 @@ func TestFoldName(t *testing.T) {
 		"ÉCOLE":                 "école",
 		"":                      "",
 	} {
-		if got := FoldName(in); got != want {
+		if got := agentfiles.FoldName(in); got != want {
 			t.Errorf("FoldName(%q) = %q, want %q", in, got, want)
 		}
 	}
-	if !MayBeAgentPath(".mcp.jſon") || !MayBeAgentPath("a/.CURſOR/cli.json") || MayBeAgentPath("docs/readme.md") {
+	if !agentfiles.MayBeAgentPath(".mcp.jſon") || !agentfiles.MayBeAgentPath("a/.CURſOR/cli.json") || agentfiles.MayBeAgentPath("docs/readme.md") {
 		t.Error("MayBeAgentPath does not fold as FoldName")
 	}
 }
@@ -254,7 +255,7 @@ func TestManyCostlyRulesFiles(t *testing.T) {
 // clear: a policy only raises (clearing a block takes reviewers.block,
 // which the policy must say explicitly; app/approvals.go).
 func TestPolicyCannotSoftenUnreadable(t *testing.T) {
-	pol, err := policy.Parse("p.yml", []byte("version: 1\nchecks:\n  SHIP-HOST-BOUNDARY-CONFIG-PARSE-FAILED:\n    action: require_review\n    risk: low\nreviewers:\n  review: [org/team]\n"), PolicyOptions())
+	pol, err := policy.Parse("p.yml", []byte("version: 1\nchecks:\n  SHIP-HOST-BOUNDARY-CONFIG-PARSE-FAILED:\n    action: require_review\n    risk: low\nreviewers:\n  review: [org/team]\n"), agentfiles.PolicyOptions())
 	if err != nil {
 		t.Fatalf("policy: %v", err)
 	}

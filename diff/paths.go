@@ -11,6 +11,7 @@ import (
 
 	"mvdan.cc/sh/v3/syntax"
 
+	"github.com/shipgate-app/shipgate/agentfiles"
 	"github.com/shipgate-app/shipgate/jsonpos"
 	"github.com/shipgate-app/shipgate/report"
 )
@@ -39,11 +40,11 @@ import (
 // p is the file's repository path; data a version of it (unparsable data
 // names nothing: Compare reports the file).
 func ExtraPaths(p string, data []byte) []string {
-	name, kind, scope := ClassifyAgent(p, nil)
-	if kind == AgentFile {
+	name, kind, scope := agentfiles.ClassifyAgent(p, nil)
+	if kind == agentfiles.AgentFile {
 		// Another agent's file: what it pulls in (OpenCode's {file:…}).
-		if rr, ok := adapterFor(name).(referenceReader); ok {
-			return rr.References(cleanPath(p), data)
+		if rr, ok := agentfiles.AdapterFor(name).(referenceReader); ok {
+			return rr.References(agentfiles.CleanPath(p), data)
 		}
 		return nil
 	}

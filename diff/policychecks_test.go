@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/shipgate-app/shipgate/agentfiles"
 	"github.com/shipgate-app/shipgate/lattice"
 	"github.com/shipgate-app/shipgate/policy"
 	"github.com/shipgate-app/shipgate/report"
@@ -11,7 +12,7 @@ import (
 
 func mustPolicy(t *testing.T, src string) *policy.Policy {
 	t.Helper()
-	p, err := policy.Parse(".github/shipgate.yml", []byte(src), PolicyOptions())
+	p, err := policy.Parse(".github/shipgate.yml", []byte(src), agentfiles.PolicyOptions())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -227,7 +228,7 @@ func TestCompoundRestriction(t *testing.T) {
 
 // TestPolicyDoesNotLower: a policy cannot lower a default below the engine.
 func TestPolicyDoesNotLower(t *testing.T) {
-	_, err := policy.Parse("p.yml", []byte("version: 1\nchecks:\n  SHIP-HOST-BOUNDARY-PERMISSION-WILDCARD-ALLOW: {action: advisory}\n"), PolicyOptions())
+	_, err := policy.Parse("p.yml", []byte("version: 1\nchecks:\n  SHIP-HOST-BOUNDARY-PERMISSION-WILDCARD-ALLOW: {action: advisory}\n"), agentfiles.PolicyOptions())
 	if err == nil || !strings.Contains(err.Error(), "below the default block") {
 		t.Fatalf("err = %v", err)
 	}

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/shipgate-app/shipgate/agentfiles"
 	"github.com/shipgate-app/shipgate/lattice"
 	"github.com/shipgate-app/shipgate/policy"
 	"github.com/shipgate-app/shipgate/report"
@@ -179,7 +180,7 @@ func TestSuggestCases(t *testing.T) {
 				for _, it := range c.intents {
 					y.WriteString("    - " + jsonString(it) + "\n")
 				}
-				p, err := policy.Parse(".github/shipgate.yml", []byte(y.String()), PolicyOptions())
+				p, err := policy.Parse(".github/shipgate.yml", []byte(y.String()), agentfiles.PolicyOptions())
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/shipgate-app/shipgate/agentfiles"
 )
 
 // surfaceExempt are the traced paths no agent's permissions come from,
@@ -98,7 +100,7 @@ func TestTracedSurfaceClassified(t *testing.T) {
 				continue
 			}
 			n++
-			if a, _, _ := ClassifyAgent(p, nil); a != "" {
+			if a, _, _ := agentfiles.ClassifyAgent(p, nil); a != "" {
 				continue
 			}
 			if _, ok := surfaceExempted(p); ok {
@@ -110,7 +112,7 @@ func TestTracedSurfaceClassified(t *testing.T) {
 				probes = append(append([]string(nil), probes...), skillProbes...)
 			}
 			for _, q := range probes {
-				if a, _, _ := ClassifyAgent(path.Join(p, q), nil); a != "" {
+				if a, _, _ := agentfiles.ClassifyAgent(path.Join(p, q), nil); a != "" {
 					folder = true
 					break
 				}

@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/shipgate-app/shipgate/agentfiles"
 	"github.com/shipgate-app/shipgate/diff"
 	"github.com/shipgate-app/shipgate/policy"
 	"github.com/shipgate-app/shipgate/report"
@@ -87,7 +88,7 @@ type gatherer struct {
 	base     map[string]Entry // the base listing
 	complete bool
 	// sparse is set when the host's base listing names, of the files,
-	// only those diff.MayBeAgentPath accepts (every symlink and submodule
+	// only those agentfiles.MayBeAgentPath accepts (every symlink and submodule
 	// still): a path it does not name is read, and filled says which
 	// folders were listed whole since (fill).
 	sparse  sparseBase
@@ -249,12 +250,12 @@ func (g *gatherer) candidate(p string) (as string, ok bool) {
 	if !g.mayBeConfig(p) {
 		return "", false
 	}
-	k, _ := diff.Classify(p, g.pol)
+	k, _ := agentfiles.Classify(p, g.pol)
 	if f := fold(p); f != p {
 		// A spelling that folds to an agent-config file opens as it (a
 		// file of a .claude folder that is not one is a script: the
 		// folded reading wins, `.claude/ſettings.json` is settings).
-		if kf, _ := diff.Classify(f, g.pol); kf != report.NotAgentConfig && (k == report.NotAgentConfig || k == report.ScriptFile && kf != report.ScriptFile) {
+		if kf, _ := agentfiles.Classify(f, g.pol); kf != report.NotAgentConfig && (k == report.NotAgentConfig || k == report.ScriptFile && kf != report.ScriptFile) {
 			return f, true
 		}
 	}
@@ -264,12 +265,12 @@ func (g *gatherer) candidate(p string) (as string, ok bool) {
 // mayBeConfig is a quick test that rules out most paths of a large tree:
 // without watched paths in the policy, an agent-config path contains one
 // of the registered agents' hints (a .claude folder, an .mcp.json, a
-// .vscode folder, …), in any case (diff.MayBeAgentPath).
+// .vscode folder, …), in any case (agentfiles.MayBeAgentPath).
 func (g *gatherer) mayBeConfig(p string) bool {
 	if g.pol != nil && len(g.pol.Paths.Watch) > 0 {
 		return true
 	}
-	return diff.MayBeAgentPath(p)
+	return agentfiles.MayBeAgentPath(p)
 }
 
 // canonicalSegments are the path segments the agents look for, by their
@@ -294,9 +295,9 @@ func fold(p string) string {
 	segs := strings.Split(p, "/")
 	inClaude := false
 	for i, s := range segs {
-		if c, ok := canonicalSegments[diff.FoldName(s)]; ok {
+		if c, ok := canonicalSegments[agentfiles.FoldName(s)]; ok {
 			segs[i] = c
-		} else if f := diff.FoldName(s); inClaude && strings.HasSuffix(f, ".md") && i == len(segs)-1 {
+		} else if f := agentfiles.FoldName(s); inClaude && strings.HasSuffix(f, ".md") && i == len(segs)-1 {
 			segs[i] = s[:len(s)-len(s[strings.LastIndexByte(s, '.'):])] + ".md"
 		}
 		if segs[i] == ".claude" {
@@ -379,7 +380,7 @@ func resolveLink(link, target string) (string, bool) {
 // targets of the base's symlinks.
 func (g *gatherer) pathspecs(backing []string) []string {
 	var out []string
-	for _, s := range diff.Pathspecs(g.pol) {
+	for _, s := range agentfiles.Pathspecs(g.pol) {
 		if rest, ok := strings.CutPrefix(s, ":(glob)"); ok {
 			out = append(out, ":(glob,icase)"+rest)
 		} else {
@@ -670,7 +671,7 @@ func (g *gatherer) basePolicy(ctx context.Context) error {
 
 // parsePolicy parses a policy file, returning its errors with positions.
 func parsePolicy(p string, data []byte) (*policy.Policy, []*policy.Error) {
-	pol, err := policy.Parse(p, data, diff.PolicyOptions())
+	pol, err := policy.Parse(p, data, agentfiles.PolicyOptions())
 	if err == nil {
 		return pol, nil
 	}
@@ -1083,7 +1084,7 @@ func (g *gatherer) linkChildren(ctx context.Context, e Entry, add func(string)) 
 }
 
 // sparseBase is a host whose ListBase lists, of the base's files, only
-// those diff.MayBeAgentPath accepts, and every symlink and submodule
+// those agentfiles.MayBeAgentPath accepts, and every symlink and submodule
 // whatever its name (the local Git sources: a large repository's tree is
 // not held whole). Revision.Read answers for any other path, and
 // ListBaseUnder lists a folder whole.
@@ -1187,14 +1188,14 @@ func (g *gatherer) siblings(ctx context.Context, have map[string]bool) error {
 		if f.As != "" {
 			p = f.As
 		}
-		if k, scope := diff.Classify(p, g.pol); (k == report.SettingsFile || k == report.ScriptFile) && !strings.HasPrefix(scope, "watched:") {
+		if k, scope := agentfiles.Classify(p, g.pol); (k == report.SettingsFile || k == report.ScriptFile) && !strings.HasPrefix(scope, "watched:") {
 			scopes[scope] = true
 		}
 	}
 	var extra []string
 	for _, f := range g.res.Input.Files {
 		// Other agents' scopes: the files their adapter reads together.
-		for _, p := range diff.SiblingPaths(f.Path, g.pol) {
+		for _, p := range agentfiles.SiblingPaths(f.Path, g.pol) {
 			if !have[p] {
 				have[p] = true
 				extra = append(extra, p)
@@ -1202,13 +1203,13 @@ func (g *gatherer) siblings(ctx context.Context, have map[string]bool) error {
 		}
 		// Folders the agent reads whole (Codex's rules files): the base's
 		// files there of the same agent and scope.
-		if dirs := diff.SiblingDirs(f.Path, g.pol); len(dirs) > 0 {
-			name, _, scope := diff.ClassifyAgent(f.Path, g.pol)
+		if dirs := agentfiles.SiblingDirs(f.Path, g.pol); len(dirs) > 0 {
+			name, _, scope := agentfiles.ClassifyAgent(f.Path, g.pol)
 			for p := range g.base {
 				if have[p] || !slices.Contains(dirs, path.Dir(p)) {
 					continue
 				}
-				if n, _, s := diff.ClassifyAgent(p, g.pol); n == name && s == scope {
+				if n, _, s := agentfiles.ClassifyAgent(p, g.pol); n == name && s == scope {
 					have[p] = true
 					extra = append(extra, p)
 				}

@@ -9,7 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/shipgate-app/shipgate/diff"
+	"github.com/shipgate-app/shipgate/agentfiles"
 	"github.com/shipgate-app/shipgate/gather/gitrepo"
 	"github.com/shipgate-app/shipgate/report"
 )
@@ -36,7 +36,7 @@ func (g *Git) Head() Revision { return gitWork{g.repo} }
 
 // ListBase lists the base commit's symlinks and submodules, wherever they
 // are, and its files that may be agent configuration
-// (diff.MayBeAgentPath): a sparse listing (the gatherer reads any other
+// (agentfiles.MayBeAgentPath): a sparse listing (the gatherer reads any other
 // path it needs, and lists a folder whole with ListBaseUnder), so a large
 // repository's tree is never held in memory.
 func (g *Git) ListBase(ctx context.Context) ([]Entry, bool, error) { return g.base.list(ctx) }
@@ -65,7 +65,7 @@ func newCommitTree(repo *gitrepo.Repo, rev string) *commitTree {
 }
 
 func (t *commitTree) list(ctx context.Context) ([]Entry, bool, error) {
-	tes, err := t.repo.ListTreeLinks(ctx, t.rev, diff.MayBeAgentPath)
+	tes, err := t.repo.ListTreeLinks(ctx, t.rev, agentfiles.MayBeAgentPath)
 	if err != nil {
 		return nil, false, &ReadError{What: "the base's file tree", Err: err}
 	}

@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/shipgate-app/shipgate/agentfiles"
 	"github.com/shipgate-app/shipgate/agentfiles/hookscript"
 	"github.com/shipgate-app/shipgate/diff"
 	"github.com/shipgate-app/shipgate/report"
@@ -98,11 +99,11 @@ func (g *gatherer) learnHooks(ctx context.Context) (baseHooks, error) {
 	sort.Strings(paths)
 	for _, p := range paths {
 		c := cands[p]
-		switch k, scope := diff.Classify(c.key(), g.pol); {
+		switch k, scope := agentfiles.Classify(c.key(), g.pol); {
 		case strings.HasPrefix(scope, "watched:"):
 			continue
 		case k == report.SettingsFile, k == report.MCPFile, k == report.SkillFile, k == report.CommandFile, k == report.SubagentFile:
-		case k == diff.AgentFile && diff.MayPullIn(c.key()):
+		case k == agentfiles.AgentFile && diff.MayPullIn(c.key()):
 			// Another agent's config that pulls in files (OpenCode's
 			// {file:…}): a change to one is a change to the config.
 		default:

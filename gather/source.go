@@ -1,7 +1,7 @@
 // Package gather builds the engine's input (diff.Input) for a change, the
 // same way for the GitHub App and for `shipgate diff`: given a repository
 // at a base and a head revision, it finds every agent-config path (by the
-// patterns the agent adapter declares: diff.Classify), resolves symlinks
+// patterns the agent adapter declares: agentfiles.Classify), resolves symlinks
 // inside the repository (one leaving it, or a submodule, is a file that
 // could not be read: the engine fails closed on it), treats case variants
 // (.claude/Settings.json, .CLAUDE/settings.json, .MCP.json, which Claude

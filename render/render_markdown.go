@@ -5,6 +5,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/shipgate-app/shipgate/agentfiles"
 	"github.com/shipgate-app/shipgate/diff"
 	"github.com/shipgate-app/shipgate/policy"
 	"github.com/shipgate-app/shipgate/report"
@@ -389,7 +390,7 @@ func mdFooter(r report.Report, o Options) string {
 	if o.Version != "" {
 		v += " " + mdEscape(clip(o.Version, 80))
 	}
-	s := "<sub>" + v + " · checked against " + mdEscape(diff.CheckedAgainstText(r)) + " · Static configuration only: this is what the files permit, not what the agent did.</sub>\n"
+	s := "<sub>" + v + " · checked against " + mdEscape(agentfiles.CheckedAgainstText(r)) + " · Static configuration only: this is what the files permit, not what the agent did.</sub>\n"
 	if o.Reproduce != "" {
 		s += "\nReproduce: " + mdCode(clip(o.Reproduce, mdMaxText)) + "\n"
 	}
@@ -502,8 +503,8 @@ func mdCode(s string) string {
 // agentLabel names a row's agent before its place, for every agent but
 // Claude Code (rows are grouped by agent, Claude Code first).
 func agentLabel(agentName string) string {
-	if agentName == "" || agentName == diff.AgentClaudeCode || agentName == diff.AgentShipgate {
+	if agentName == "" || agentName == agentfiles.AgentClaudeCode || agentName == agentfiles.AgentShipgate {
 		return ""
 	}
-	return "**" + mdEscape(diff.AgentDisplay(agentName)) + "** "
+	return "**" + mdEscape(agentfiles.AgentDisplay(agentName)) + "** "
 }

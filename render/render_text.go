@@ -7,6 +7,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/shipgate-app/shipgate/agentfiles"
 	"github.com/shipgate-app/shipgate/diff"
 	"github.com/shipgate-app/shipgate/report"
 )
@@ -57,7 +58,7 @@ func Text(r report.Report, o Options) string {
 	for _, c := range r.Changes {
 		if multi && c.Agent != group {
 			group = c.Agent
-			fmt.Fprintf(&b, "[%s]\n", diff.AgentDisplay(group))
+			fmt.Fprintf(&b, "[%s]\n", agentfiles.AgentDisplay(group))
 		}
 		marker := " "
 		if c.Expands {
@@ -89,7 +90,7 @@ func Text(r report.Report, o Options) string {
 		for _, f := range r.Findings {
 			if multi && f.Agent != group {
 				group = f.Agent
-				fmt.Fprintf(&b, "  [%s]\n", diff.AgentDisplay(group))
+				fmt.Fprintf(&b, "  [%s]\n", agentfiles.AgentDisplay(group))
 			}
 			action := string(f.Action)
 			if f.Cleared != "" {
@@ -130,7 +131,7 @@ func Text(r report.Report, o Options) string {
 	if len(r.Files) == 0 {
 		b.WriteString("  no agent-config file was read\n")
 	}
-	b.WriteString("Checked against " + plainText(diff.CheckedAgainstText(r)) + ". Static configuration only: this is what the files permit, not what the agent did.\n")
+	b.WriteString("Checked against " + plainText(agentfiles.CheckedAgainstText(r)) + ". Static configuration only: this is what the files permit, not what the agent did.\n")
 	if o.Version != "" {
 		fmt.Fprintf(&b, "\nCompared by shipgate %s.\n", plainText(o.Version))
 	}
@@ -149,7 +150,7 @@ func Text(r report.Report, o Options) string {
 func multiAgent(r report.Report) bool {
 	seen := ""
 	other := func(a string) bool {
-		if a == diff.AgentShipgate || a == "" {
+		if a == agentfiles.AgentShipgate || a == "" {
 			return false
 		}
 		if seen != "" && a != seen {

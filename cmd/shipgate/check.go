@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/shipgate-app/shipgate/agentfiles"
 	"github.com/shipgate-app/shipgate/diff"
 	"github.com/shipgate-app/shipgate/policy"
 	"github.com/shipgate-app/shipgate/render"
@@ -75,7 +76,7 @@ func loadPolicyFrom(path string, stdin io.Reader) (*policy.Policy, error) {
 	if err != nil {
 		return nil, fmt.Errorf("reading the policy: %w", err)
 	}
-	return policy.Parse(name, data, diff.PolicyOptions())
+	return policy.Parse(name, data, agentfiles.PolicyOptions())
 }
 
 // maxPolicySize bounds a policy file read from the command line (the App
@@ -259,7 +260,7 @@ func runCheck(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if repoPath == "" {
 		repoPath = guessRepoPath(pol, *head, *base)
 	}
-	if kind, _ := diff.Classify(repoPath, pol); kind == report.NotAgentConfig {
+	if kind, _ := agentfiles.Classify(repoPath, pol); kind == report.NotAgentConfig {
 		if pol.Ignored(repoPath) {
 			return usageError(stderr, "check", "--path %q is ignored by the policy (paths.ignore), so Shipgate does not review it", repoPath)
 		}
@@ -314,7 +315,7 @@ func guessRepoPath(pol *policy.Policy, paths ...string) string {
 		if pol.Watched(strings.TrimPrefix(path.Clean("/"+slash), "/")) {
 			return strings.TrimPrefix(path.Clean("/"+slash), "/")
 		}
-		if k, _ := diff.Classify(slash, nil); k != report.NotAgentConfig {
+		if k, _ := agentfiles.Classify(slash, nil); k != report.NotAgentConfig {
 			if i := strings.Index(slash, ".claude/"); i >= 0 && !strings.Contains(slash[:i], "..") {
 				return ".claude/" + slash[i+len(".claude/"):]
 			}

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/shipgate-app/shipgate/agentfiles"
 	"github.com/shipgate-app/shipgate/diff"
 	"github.com/shipgate-app/shipgate/gather"
 	"github.com/shipgate-app/shipgate/gather/gitrepo"
@@ -136,7 +137,7 @@ func scopeInput(in report.Input, scope string) report.Input {
 	}
 	under := func(p string) bool { return p == scope || strings.HasPrefix(p, scope+"/") }
 	config := func(p string) bool {
-		k, _ := diff.Classify(p, in.Policy)
+		k, _ := agentfiles.Classify(p, in.Policy)
 		return k != report.NotAgentConfig
 	}
 	keep := func(p string) bool { return under(p) || !config(p) }

@@ -7,7 +7,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/shipgate-app/shipgate/diff"
+	"github.com/shipgate-app/shipgate/agentfiles"
 	"github.com/shipgate-app/shipgate/policy"
 	"github.com/shipgate-app/shipgate/report"
 )
@@ -35,7 +35,7 @@ func runValidatePolicy(args []string, stdin io.Reader, stdout, stderr io.Writer)
 		if err != nil {
 			return nil, false, err
 		}
-		p, err := policy.Parse(name, data, diff.PolicyOptions())
+		p, err := policy.Parse(name, data, agentfiles.PolicyOptions())
 		var es policy.Errors
 		if errors.As(err, &es) {
 			for _, e := range es {

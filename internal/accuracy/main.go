@@ -29,7 +29,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/shipgate-app/shipgate/diff"
+	"github.com/shipgate-app/shipgate/agentfiles"
 )
 
 func main() {
@@ -118,7 +118,7 @@ func run(ctx context.Context, mirrors, out, bin string, perRepo, runners int) er
 	if err != nil {
 		return err
 	}
-	specs := diff.Pathspecs(nil)
+	specs := agentfiles.Pathspecs(nil)
 	for _, r := range rs {
 		name := strings.TrimSuffix(strings.TrimSuffix(r, "/repo"), "/")
 		name = filepath.Base(name)

@@ -1,4 +1,4 @@
-package diff
+package agentfiles
 
 import (
 	"sort"
@@ -8,10 +8,10 @@ import (
 )
 
 // checkedAgainst is CheckedAgainst plus every agent the files name.
-func checkedAgainst(fs []report.FileStatus) map[string]string {
+func CheckedAgainst(fs []report.FileStatus) map[string]string {
 	out := report.CheckedAgainst()
 	for _, f := range fs {
-		if a := adapterFor(f.Agent); a != nil {
+		if a := AdapterFor(f.Agent); a != nil {
 			out[f.Agent] = a.CheckedAgainst()
 		}
 	}
@@ -32,7 +32,7 @@ func CheckedAgainstText(r report.Report) string {
 		names = append(names, n)
 	}
 	sort.Slice(names, func(i, j int) bool {
-		if ri, rj := agentRank(names[i]), agentRank(names[j]); ri != rj {
+		if ri, rj := AgentRank(names[i]), AgentRank(names[j]); ri != rj {
 			return ri < rj
 		}
 		return names[i] < names[j]
@@ -46,11 +46,34 @@ func CheckedAgainstText(r report.Report) string {
 
 // agentRank orders agents in reports: the registry's order (Claude Code
 // first), Shipgate's own policy last.
-func agentRank(name string) int {
+func AgentRank(name string) int {
 	for i, a := range adapters {
 		if a.Agent() == name {
 			return i
 		}
 	}
 	return len(adapters)
+}
+
+// agentDisplay is an agent's display name.
+func AgentDisplay(agentName string) string {
+	switch agentName {
+	case AgentClaudeCode:
+		return "Claude Code"
+	case AgentCodex:
+		return "Codex CLI"
+	case AgentGemini:
+		return "Gemini CLI"
+	case AgentCopilotCLI:
+		return "Copilot CLI"
+	case AgentCursor:
+		return "Cursor"
+	case AgentVSCode:
+		return "VS Code (Copilot Chat)"
+	case AgentOpenCode:
+		return "OpenCode"
+	case AgentShipgate:
+		return "Shipgate policy"
+	}
+	return agentName
 }

@@ -1,4 +1,4 @@
-package diff
+package agentfiles
 
 import (
 	"fmt"
@@ -25,15 +25,15 @@ import (
 // command line (codex.QuoteArgv), so token boundaries stay exact: the
 // language of a rule is its alternatives' quoted spellings separated by
 // blanks, then optionally a blank and anything.
-type codexAdapter struct{}
+type CodexAdapter struct{}
 
 // codexSandboxed is the second surface of Codex rules.
 const codexSandboxed agent.Surface = "sandboxed shell"
 
-func (codexAdapter) Agent() string          { return AgentCodex }
-func (codexAdapter) CheckedAgainst() string { return codex.Version }
-func (codexAdapter) Hints() []string        { return []string{".codex", ".cursor-plugin", ".claude-plugin"} }
-func (codexAdapter) Pathspecs() []string {
+func (CodexAdapter) Agent() string          { return AgentCodex }
+func (CodexAdapter) CheckedAgainst() string { return codex.Version }
+func (CodexAdapter) Hints() []string        { return []string{".codex", ".cursor-plugin", ".claude-plugin"} }
+func (CodexAdapter) Pathspecs() []string {
 	return []string{":(glob).codex/config.toml", ":(glob)**/.codex/config.toml",
 		":(glob).codex/rules/*.rules", ":(glob)**/.codex/rules/*.rules",
 		":(glob).codex/hooks.json", ":(glob)**/.codex/hooks.json", ":(glob).codex/agents/**", ":(glob)**/.codex/agents/**",
@@ -43,7 +43,7 @@ func (codexAdapter) Pathspecs() []string {
 
 // Classify accepts .codex/config.toml and .codex/rules/<name>.rules in any
 // folder; the scope is the folder holding .codex.
-func (codexAdapter) Classify(p string) (report.FileKind, string) {
+func (CodexAdapter) Classify(p string) (report.FileKind, string) {
 	dir, base := path.Split(p)
 	dir = strings.TrimSuffix(dir, "/")
 	switch {
@@ -88,11 +88,11 @@ func codexOpaqueScope(p string) string {
 
 // Siblings: none by name (the rules files of a folder are a glob:
 // SiblingDirs names the folder).
-func (codexAdapter) Siblings(string) []string { return nil }
+func (CodexAdapter) Siblings(string) []string { return nil }
 
 // SiblingDirs: a rules file is read with every other .rules file of its
 // folder (Codex loads them all, and strictest wins across them).
-func (codexAdapter) SiblingDirs(p string) []string {
+func (CodexAdapter) SiblingDirs(p string) []string {
 	if strings.HasSuffix(p, ".rules") {
 		return []string{path.Dir(p)}
 	}
@@ -104,19 +104,19 @@ func (codexAdapter) SiblingDirs(p string) []string {
 const codexDropped = "codex-rules-dropped"
 
 // Read parses one version of a Codex file.
-func (a codexAdapter) Read(p string, data []byte) (*agent.Doc, error) {
+func (a CodexAdapter) Read(p string, data []byte) (*agent.Doc, error) {
 	return a.read(p, data, nil)
 }
 
 // ReadShared is Read with the Starlark steps drawn from what the
 // comparison's rules files have left of codex.MaxSharedSteps.
-func (a codexAdapter) ReadShared(p string, data []byte, used *int64) (*agent.Doc, error) {
+func (a CodexAdapter) ReadShared(p string, data []byte, used *int64) (*agent.Doc, error) {
 	left := codex.MaxSharedSteps - *used
 	defer func() { *used = codex.MaxSharedSteps - left }()
 	return a.read(p, data, &left)
 }
 
-func (codexAdapter) read(p string, data []byte, left *int64) (*agent.Doc, error) {
+func (CodexAdapter) read(p string, data []byte, left *int64) (*agent.Doc, error) {
 	if why := codexOpaque(p); why != "" {
 		h := uint64(14695981039346656037)
 		for _, c := range data {
@@ -178,7 +178,7 @@ func (codexAdapter) read(p string, data []byte, left *int64) (*agent.Doc, error)
 func codexDoc(p string, rf *codex.RulesFile) *agent.Doc {
 	d := &agent.Doc{}
 	for _, r := range rf.Rules {
-		lang, unknown := codexLang(r)
+		lang, unknown := CodexLang(r)
 		rule := agent.Rule{Surface: agent.Shell, Text: r.String(), Lang: lang, Unknown: unknown, Pos: agent.Pos{File: p, Line: r.Line}}
 		switch r.Decision {
 		case codex.Forbidden:
@@ -198,7 +198,7 @@ func codexDoc(p string, rf *codex.RulesFile) *agent.Doc {
 }
 
 // codexLang is a rule's language over shell-quoted argv.
-func codexLang(r codex.Rule) (*lattice.Lang, string) {
+func CodexLang(r codex.Rule) (*lattice.Lang, string) {
 	parts := make([]lattice.RE, 0, 2*len(r.Pattern)+1)
 	for i, alts := range r.Pattern {
 		if i > 0 {
@@ -242,7 +242,7 @@ func codexToken(tok string, canonical bool) lattice.RE {
 
 // Combine is a folder's effective execpolicy: the rules of every file,
 // strictest decision first; none at all when one file does not load.
-func (codexAdapter) Combine(docs []*agent.Doc) *agent.Policy {
+func (CodexAdapter) Combine(docs []*agent.Doc) *agent.Policy {
 	pol := &agent.Policy{Precedence: agent.Strictest,
 		Default: map[agent.Surface]agent.Decision{agent.Shell: agent.Ask, codexSandboxed: agent.Allow}}
 	for _, d := range docs {
@@ -263,4 +263,4 @@ func (codexAdapter) Combine(docs []*agent.Doc) *agent.Policy {
 	return pol
 }
 
-func init() { RegisterAdapter(codexAdapter{}) }
+func init() { RegisterAdapter(CodexAdapter{}) }

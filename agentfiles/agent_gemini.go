@@ -1,4 +1,4 @@
-package diff
+package agentfiles
 
 import (
 	"crypto/sha256"
@@ -74,7 +74,7 @@ func (geminiAdapter) Read(p string, data []byte) (*agent.Doc, error) {
 	}
 	out := &agent.Doc{}
 	for _, r := range gemini.Sorted(d.Rules) {
-		out.Rules = append(out.Rules, geminiRules(p, r)...)
+		out.Rules = append(out.Rules, GeminiRules(p, r)...)
 	}
 	for _, s := range d.Settings {
 		out.Settings = append(out.Settings, agent.Setting{Key: s.Key, Value: s.Value, Pos: agent.Pos{File: p, Line: s.Line},
@@ -97,7 +97,7 @@ var geminiNone = lattice.MustCompile(lattice.Alt())
 
 // geminiRules turns one settings rule into model rules, one per surface
 // it can match.
-func geminiRules(p string, r gemini.Rule) []agent.Rule {
+func GeminiRules(p string, r gemini.Rule) []agent.Rule {
 	dec := agent.Ask
 	switch r.Decision {
 	case gemini.Allow:

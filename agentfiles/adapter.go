@@ -1,4 +1,11 @@
-package diff
+// Package agentfiles says which files each agent reads and how: the
+// adapter registry (RegisterAdapter, ClassifyAgent, Classify, Pathspecs,
+// MayBeAgentPath, SiblingPaths) over the pure readers of the other agents'
+// files (agentfiles/codex, gemini, copilot, cursor, vscode, opencode, into
+// the agent-neutral model of agentfiles/agent), Claude Code's file kinds,
+// and the agents' names as reports show them. The engine (diff) compares
+// what the adapters read; the gatherer asks the registry what to read.
+package agentfiles
 
 import (
 	"path"
@@ -108,8 +115,8 @@ func SiblingPaths(p string, pol *policy.Policy) []string {
 	if k != AgentFile {
 		return nil
 	}
-	if m, ok := adapterFor(name).(ModelAdapter); ok {
-		return m.Siblings(cleanPath(p))
+	if m, ok := AdapterFor(name).(ModelAdapter); ok {
+		return m.Siblings(CleanPath(p))
 	}
 	return nil
 }
@@ -123,8 +130,8 @@ func SiblingDirs(p string, pol *policy.Policy) []string {
 	if k != AgentFile {
 		return nil
 	}
-	if d, ok := adapterFor(name).(interface{ SiblingDirs(string) []string }); ok {
-		return d.SiblingDirs(cleanPath(p))
+	if d, ok := AdapterFor(name).(interface{ SiblingDirs(string) []string }); ok {
+		return d.SiblingDirs(CleanPath(p))
 	}
 	return nil
 }
@@ -162,7 +169,7 @@ func AgentNames() []string {
 	return out
 }
 
-func adapterFor(agentName string) Adapter {
+func AdapterFor(agentName string) Adapter {
 	for _, a := range adapters {
 		if a.Agent() == agentName {
 			return a
@@ -174,7 +181,7 @@ func adapterFor(agentName string) Adapter {
 // ClassifyAgent is Classify, also naming the agent that reads the path
 // ("" when none does).
 func ClassifyAgent(p string, pol *policy.Policy) (agentName string, kind report.FileKind, scope string) {
-	p = cleanPath(p)
+	p = CleanPath(p)
 	if pol.Ignored(p) {
 		return "", report.NotAgentConfig, ""
 	}
@@ -195,7 +202,7 @@ func ClassifyAgent(p string, pol *policy.Policy) (agentName string, kind report.
 }
 
 // agentOfPath names the agent that reads a path ("" when none does).
-func agentOfPath(p string, pol *policy.Policy) string {
+func AgentOfPath(p string, pol *policy.Policy) string {
 	a, _, _ := ClassifyAgent(p, pol)
 	return a
 }
@@ -219,7 +226,7 @@ func MayBeAgentPath(p string) bool {
 // folds a path (RegisterAdapter adds them).
 var agentHints []string
 
-func cleanPath(p string) string {
+func CleanPath(p string) string {
 	return strings.TrimPrefix(path.Clean("/"+strings.ReplaceAll(p, "\\", "/")), "/")
 }
 

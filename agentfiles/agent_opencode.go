@@ -1,4 +1,4 @@
-package diff
+package agentfiles
 
 import (
 	"github.com/shipgate-app/shipgate/agentfiles/agent"
