@@ -94,10 +94,10 @@ func lostRules(d *doc) string {
 	nDeny, nAsk := len(d.rulesIn(lattice.Deny)), len(d.rulesIn(lattice.Ask))
 	var lost []string
 	if nDeny > 0 {
-		lost = append(lost, Plural(nDeny, "deny rule"))
+		lost = append(lost, report.Plural(nDeny, "deny rule"))
 	}
 	if nAsk > 0 {
-		lost = append(lost, Plural(nAsk, "ask rule"))
+		lost = append(lost, report.Plural(nAsk, "ask rule"))
 	}
 	return strings.Join(lost, " and ")
 }

@@ -513,10 +513,10 @@ func (e *engine) headUnreadable(f *fileState) {
 		}
 	}
 	if nDeny > 0 {
-		lost = append(lost, Plural(nDeny, "deny rule"))
+		lost = append(lost, report.Plural(nDeny, "deny rule"))
 	}
 	if nAsk > 0 {
-		lost = append(lost, Plural(nAsk, "ask rule"))
+		lost = append(lost, report.Plural(nAsk, "ask rule"))
 	}
 	kind := "json_parse_failed"
 	switch {
@@ -969,13 +969,6 @@ func (e *engine) oneRiskPerChange() {
 			e.findings[i].Risk = r
 		}
 	}
-}
-
-func Plural(n int, what string) string {
-	if n == 1 {
-		return "1 " + what
-	}
-	return fmt.Sprintf("%d %ss", n, what)
 }
 
 // sentence ends a message with a full stop unless it already ends a

@@ -214,7 +214,7 @@ func (e *engine) guardHooksNote(scope string) string {
 	if n == 0 {
 		return " (no hook of this project's settings is affected; the user's own hooks are)"
 	}
-	return fmt.Sprintf(" (%s of this project: %s)", Plural(n, "hook handler"), strings.Join(sortedKeys(events), ", "))
+	return fmt.Sprintf(" (%s of this project: %s)", report.Plural(n, "hook handler"), strings.Join(sortedKeys(events), ", "))
 }
 
 // heldInScope reports whether another settings file of the scope that

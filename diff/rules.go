@@ -809,7 +809,7 @@ func (e *engine) judgeRestrictionRemovals(rs *ruleSet, moved map[*event]*event) 
 				continue // carve-outs are judged by carveOuts
 			}
 			if r.Dead() {
-				d.why = "Claude Code never used this rule (" + FirstNonEmpty(r.Malformed, r.Note) + "), so no effective restriction is removed"
+				d.why = "Claude Code never used this rule (" + report.FirstNonEmpty(r.Malformed, r.Note) + "), so no effective restriction is removed"
 				continue
 			}
 			calls, ans := lattice.FindNContext(e.ctx, []lattice.Rule{r}, stops, maxWitnesses)
@@ -967,7 +967,7 @@ func (e *engine) judgeRemaining(rs *ruleSet) {
 			}
 			r := a.decl.rule
 			if r.Dead() {
-				a.why = "Claude Code skips this rule: " + FirstNonEmpty(r.Malformed, r.Note)
+				a.why = "Claude Code skips this rule: " + report.FirstNonEmpty(r.Malformed, r.Note)
 				e.invalidRuleFinding(f, a)
 				continue
 			}
@@ -1009,14 +1009,14 @@ func (e *engine) emitRuleRows(rs *ruleSet, moved map[*event]*event) {
 				row.After = string(l) + ": " + a.text()
 				row.Expands = a.expands || m.expands
 				row.Witnesses = dedupe(append(append([]string(nil), a.witnesses...), m.witnesses...))
-				row.Why = fmt.Sprintf("the same rule moved from %s to %s; %s", m.list(), l, FirstNonEmpty(a.why, m.why, moveWhy(m.list(), l)))
+				row.Why = fmt.Sprintf("the same rule moved from %s to %s; %s", m.list(), l, report.FirstNonEmpty(a.why, m.why, moveWhy(m.list(), l)))
 				e.record(m)
 			} else if a.partner != nil {
 				emitted[a.partner] = true
 				e.record(a.partner)
 				row.Direction, row.Before = a.direction, a.partner.text()
 				if a.direction == report.DirWidened && l == lattice.Allow {
-					row.Why = "the new rule matches everything the old rule matched and more; " + FirstNonEmpty(a.why, "runs without a prompt")
+					row.Why = "the new rule matches everything the old rule matched and more; " + report.FirstNonEmpty(a.why, "runs without a prompt")
 				}
 			} else if a.direction == report.DirCovered {
 				row.Direction, row.Before = report.DirCovered, a.cover
@@ -1115,15 +1115,6 @@ func upperFirst(s string) string {
 		return s
 	}
 	return strings.ToUpper(s[:1]) + s[1:]
-}
-
-func FirstNonEmpty(xs ...string) string {
-	for _, x := range xs {
-		if x != "" {
-			return x
-		}
-	}
-	return ""
 }
 
 // sortedKeys returns a map's keys in order.

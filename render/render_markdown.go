@@ -6,7 +6,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/shipgate-app/shipgate/agentfiles"
-	"github.com/shipgate-app/shipgate/diff"
 	"github.com/shipgate-app/shipgate/policy"
 	"github.com/shipgate-app/shipgate/report"
 )
@@ -93,9 +92,9 @@ func Markdown(r report.Report, o Options) string {
 		b.WriteString(suggestions)
 		b.WriteString(o.Preamble)
 		if len(changeRows) > 0 {
-			title := diff.Plural(len(changeRows), "other change")
+			title := report.Plural(len(changeRows), "other change")
 			if len(findingRows) == 0 {
-				title = diff.Plural(len(changeRows), "change")
+				title = report.Plural(len(changeRows), "change")
 			}
 			fmt.Fprintf(&b, "<details><summary>%s, %d widening what the agent may do</summary>\n\n", title, rest)
 			mdTable(&b, "Changes", "| | Risk | Direction | Where | List | Before → After | Why | Witnesses |\n|---|---|---|---|---|---|---|---|\n",
@@ -107,7 +106,7 @@ func Markdown(r report.Report, o Options) string {
 			b.WriteString(row)
 		}
 		if nv < len(coverRows) {
-			fmt.Fprintf(&b, "- … %s not listed\n", diff.Plural(len(coverRows)-nv, "more file"))
+			fmt.Fprintf(&b, "- … %s not listed\n", report.Plural(len(coverRows)-nv, "more file"))
 		}
 		if len(coverRows) == 0 {
 			b.WriteString("- no agent-config file was read\n")
@@ -187,15 +186,15 @@ func mdHeader(r report.Report, o Options) string {
 	}
 	findings := "no findings"
 	if len(r.Findings) > 0 {
-		findings = diff.Plural(len(r.Findings), "finding") + " (" + strings.Join(parts, ", ") + ")"
+		findings = report.Plural(len(r.Findings), "finding") + " (" + strings.Join(parts, ", ") + ")"
 	}
 	limited := limitedFiles(r)
 	blocking := counts["block"] + counts["require_review"]
 	switch d := decision(r); {
 	case d == report.DecisionBlock:
-		fmt.Fprintf(&b, "### ⛔ Blocked: %s %s the merge\n\n", diff.Plural(counts["block"], "finding"), map[bool]string{true: "holds", false: "hold"}[counts["block"] == 1])
+		fmt.Fprintf(&b, "### ⛔ Blocked: %s %s the merge\n\n", report.Plural(counts["block"], "finding"), map[bool]string{true: "holds", false: "hold"}[counts["block"] == 1])
 	case d == report.DecisionRequireReview:
-		fmt.Fprintf(&b, "### ⚠️ Review required: %s %s a reviewer\n\n", diff.Plural(blocking, "finding"), map[bool]string{true: "needs", false: "need"}[blocking == 1])
+		fmt.Fprintf(&b, "### ⚠️ Review required: %s %s a reviewer\n\n", report.Plural(blocking, "finding"), map[bool]string{true: "needs", false: "need"}[blocking == 1])
 	case len(limited) > 0:
 		b.WriteString("### ❔ Not every file could be compared\n\n")
 	case len(r.Changes) == 0 && len(r.Findings) == 0:
@@ -207,7 +206,7 @@ func mdHeader(r report.Report, o Options) string {
 		b.WriteString(mdEscape(clip(o.Subject, mdMaxText)) + "\n\n")
 	}
 	fmt.Fprintf(&b, "**Decision: %s** · %s, %d widening what the agent may do (⚠️) · %s.\n\n",
-		decision(r), diff.Plural(len(r.Changes), "change"), widenings(r), findings)
+		decision(r), report.Plural(len(r.Changes), "change"), widenings(r), findings)
 	if len(limited) > 0 {
 		names := make([]string, 0, len(limited))
 		for _, p := range limited {
@@ -353,11 +352,11 @@ func mdSuggestions(r report.Report) string {
 	var b strings.Builder
 	b.WriteString("#### Suggested narrower rules\n\n")
 	if n := r.HoldingBeyondSuggestions(); n > 0 && decision(r) != report.DecisionAllow {
-		fmt.Fprintf(&b, "Applying them narrows the rules they replace but does not by itself clear this run: %s would still hold the merge (a kept policy intent is still a new grant; other findings are not about these rules).\n\n", diff.Plural(n, "finding"))
+		fmt.Fprintf(&b, "Applying them narrows the rules they replace but does not by itself clear this run: %s would still hold the merge (a kept policy intent is still a new grant; other findings are not about these rules).\n\n", report.Plural(n, "finding"))
 	}
 	for i, sg := range ss {
 		if i == mdMaxSuggestions {
-			fmt.Fprintf(&b, "- … %s not listed here; `shipgate check --format json` lists them all.\n", diff.Plural(len(ss)-i, "more suggestion"))
+			fmt.Fprintf(&b, "- … %s not listed here; `shipgate check --format json` lists them all.\n", report.Plural(len(ss)-i, "more suggestion"))
 			break
 		}
 		rules := make([]string, len(sg.Rules))

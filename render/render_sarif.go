@@ -8,7 +8,6 @@ import (
 	"net/url"
 	"strings"
 
-	"github.com/shipgate-app/shipgate/diff"
 	"github.com/shipgate-app/shipgate/policy"
 	"github.com/shipgate-app/shipgate/rating"
 	"github.com/shipgate-app/shipgate/report"
@@ -43,8 +42,8 @@ func SARIF(r report.Report, o Options) ([]byte, error) {
 			ID:                   c.ID,
 			Name:                 sarifRuleName(c.ID),
 			ShortDescription:     sarifText{Text: c.Title},
-			FullDescription:      sarifText{Text: diff.FirstNonEmpty(c.Summary, c.Title)},
-			Help:                 &sarifText{Text: diff.FirstNonEmpty(c.Summary, c.Title)},
+			FullDescription:      sarifText{Text: report.FirstNonEmpty(c.Summary, c.Title)},
+			Help:                 &sarifText{Text: report.FirstNonEmpty(c.Summary, c.Title)},
 			HelpURI:              sarifHelpURI + strings.ToLower(c.ID),
 			DefaultConfiguration: sarifConfig{Level: sarifLevel(c.Action)},
 			Properties: sarifRuleProps{
@@ -60,7 +59,7 @@ func SARIF(r report.Report, o Options) ([]byte, error) {
 		res := sarifResult{
 			RuleID:  f.CheckID,
 			Level:   sarifLevel(f.Action),
-			Message: sarifText{Text: diff.FirstNonEmpty(f.Message, f.Title, f.CheckID)},
+			Message: sarifText{Text: report.FirstNonEmpty(f.Message, f.Title, f.CheckID)},
 			PartialFingerprints: map[string]string{
 				sarifFingerprintID: fingerprint(f),
 			},

@@ -8,7 +8,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/shipgate-app/shipgate/agentfiles"
-	"github.com/shipgate-app/shipgate/diff"
 	"github.com/shipgate-app/shipgate/report"
 )
 
@@ -118,7 +117,7 @@ func Text(r report.Report, o Options) string {
 	case len(r.Changes) == 0 && len(r.Findings) == 0 && len(limited) == 0:
 		b.WriteString("No permission changes detected. Decision: " + string(decision(r)) + ".\n")
 	default:
-		fmt.Fprintf(&b, "%s, %d widening what the agent may do (⚠). Decision: %s.\n", diff.Plural(len(r.Changes), "change"), widenings(r), decision(r))
+		fmt.Fprintf(&b, "%s, %d widening what the agent may do (⚠). Decision: %s.\n", report.Plural(len(r.Changes), "change"), widenings(r), decision(r))
 	}
 	if len(limited) > 0 {
 		fmt.Fprintf(&b, "Not compared: %s. Nothing in this report is a claim that the change to %s is safe.\n",
@@ -306,7 +305,7 @@ func coverageOrder(fs []report.FileStatus) []report.FileStatus {
 // could not compare says so, with the reason, and whether that is an input
 // limit of this run or something Claude Code itself trips on.
 func coverageWords(r report.Report, fs report.FileStatus) string {
-	rows := diff.Plural(fs.Rows, "row")
+	rows := report.Plural(fs.Rows, "row")
 	withDetail := func(s string) string {
 		if fs.Detail != "" {
 			return s + " (" + strings.TrimSuffix(fs.Detail, ".") + ")"

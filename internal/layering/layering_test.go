@@ -17,7 +17,7 @@ const module = "github.com/shipgate-app/shipgate"
 // rank is each folder's layer (internal/X counts as its own folder). A
 // package may import one in its own folder or in a folder of a lower
 // layer, never a folder of its own layer or above: cmd → webhook → app →
-// {gather, render} → diff (the engine) → agentfiles → report → {policy,
+// gather → {diff (the engine), render} → agentfiles → report → {policy,
 // rating} → lattice → jsonpos (CONTRIBUTING.md says the same). The test kits (githubtest, internal/*) sit just
 // under cmd: they may import any product layer, and no product layer
 // imports them.
@@ -30,7 +30,7 @@ var rank = map[string]int{
 	"agentfiles": 4,
 	"diff":       5,
 	"gather":     6,
-	"render":     6,
+	"render":     5,
 	"app":        7,
 	"webhook":    8,
 	"githubtest": 9,
