@@ -13,7 +13,7 @@ import (
 )
 
 // TestEvaluateInputBound: a pull request whose agent-config files add up
-// to far more than diff.MaxInputBytes (40 settings files of ~1 MiB,
+// to far more than report.MaxInputBytes (40 settings files of ~1 MiB,
 // edited: 80 MiB at base and head) gets a blocking check run whose
 // finding names the files not read; the App reads only what its bound
 // allows for the engine. The peak heap of the evaluation is logged (the

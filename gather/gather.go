@@ -26,7 +26,7 @@ const maxHops = 16
 type Options struct {
 	// PolicyPath is the repository's policy file (default
 	// .github/shipgate.yml), read at base (enforced) and at head (a
-	// proposed change to it is judged: diff.PolicyChange).
+	// proposed change to it is judged: report.PolicyChange).
 	PolicyPath string
 	// Override, when HasOverride, is the policy in force instead of the
 	// base's file (shipgate diff --policy FILE). The head's file is still
@@ -38,7 +38,7 @@ type Options struct {
 	Org       *policy.Policy
 	OrgBroken bool
 	// MaxInputBytes is the most bytes of content read for the engine
-	// (default diff.MaxInputBytes); past it the files left are named in
+	// (default report.MaxInputBytes); past it the files left are named in
 	// Input.Unread and not read.
 	MaxInputBytes int64
 }
@@ -683,7 +683,7 @@ func parsePolicy(p string, data []byte) (*policy.Policy, []*policy.Error) {
 }
 
 // headPolicy judges a change to the policy file: a proposed file that
-// lets more through is held for review (diff.PolicyChange), one with
+// lets more through is held for review (report.PolicyChange), one with
 // errors is reported. A read error fails the gather: a policy change
 // Shipgate could not read must not pass as no change.
 func (g *gatherer) headPolicy(ctx context.Context) error {
@@ -948,7 +948,7 @@ func (g *gatherer) extraPaths(ctx context.Context, have map[string]bool) error {
 	}
 	// A changed file a script of the base loads (or may load: its
 	// folder), and the scripts on the way to the one a command runs,
-	// which the engine reads to know it (diff.LoadsOf); those are read
+	// which the engine reads to know it (hookscript.LoadsOf); those are read
 	// even when the change leaves them alone.
 	need := map[string]bool{}
 	for p := range g.changed {

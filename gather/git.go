@@ -154,7 +154,7 @@ func (t *commitTree) Read(ctx context.Context, p string) (Entry, error) {
 // maxLinkText bounds the text of a symlink read from a commit.
 const maxLinkText = 64 << 10
 
-// read reads a listed entry: a file's content (within diff.MaxFileSize),
+// read reads a listed entry: a file's content (within report.MaxFileSize),
 // a symlink's text.
 func (t *commitTree) read(ctx context.Context, te gitrepo.TreeEntry) (Entry, error) {
 	e := treeEntry(te)

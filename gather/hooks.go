@@ -50,7 +50,7 @@ type hookOwner struct {
 type baseHooks struct {
 	byPath  map[string][]string // a file run (or where a base symlink leads it) → owners
 	dynamic []hookOwner         // owners with commands Shipgate cannot resolve
-	// loaders: a file a script of the base loads (diff.LoadsOf) → the
+	// loaders: a file a script of the base loads (hookscript.LoadsOf) → the
 	// scripts that load it; dirs: a folder any file of which a script may
 	// load (a load Shipgate cannot resolve, or past the bounds) → those
 	// scripts. The engine needs the scripts on the way to judge a change
@@ -58,7 +58,7 @@ type baseHooks struct {
 	loaders map[string][]string
 	dirs    map[string][]string
 	// unread are the scripts whose loads were not read (past
-	// diff.MaxLoadFiles, or too large), with why: the engine is given
+	// hookscript.MaxLoadFiles, or too large), with why: the engine is given
 	// them unreadable, and treats their folder as loaded.
 	unread map[string]string
 }
@@ -174,9 +174,9 @@ func (g *gatherer) learnHooks(ctx context.Context) (baseHooks, error) {
 func loadsKey(id, as string) string { return "loads\x00" + id + "\x00" + as }
 
 // learnLoads follows, from the scripts the base's commands run, what they
-// load (diff.LoadsOf on the base's content, cached by blob like the
-// settings), diff.MaxLoadDepth levels deep and over at most
-// diff.MaxLoadFiles scripts, as the engine does: a loaded file is run by
+// load (hookscript.LoadsOf on the base's content, cached by blob like the
+// settings), hookscript.MaxLoadDepth levels deep and over at most
+// hookscript.MaxLoadFiles scripts, as the engine does: a loaded file is run by
 // the owners of the script that loads it. A script whose loads Shipgate
 // cannot resolve, or that is past the bounds, makes every file in its
 // folder run by them (fail closed).

@@ -9,7 +9,7 @@ import (
 	"github.com/shipgate-app/shipgate/report"
 )
 
-// big is a settings file over diff.MaxFileSize holding allow.
+// big is a settings file over report.MaxFileSize holding allow.
 func big(allow string) string {
 	s := fmt.Sprintf(`{"permissions":{"allow":[%q]},"pad":"`, allow)
 	return s + strings.Repeat("x", report.MaxFileSize+16-len(s)) + `"}`

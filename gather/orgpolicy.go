@@ -28,7 +28,7 @@ type OrgPolicy struct {
 // (the organisation default policy, which Options.Org carries into a
 // gather) and parses it. It reads through the contents API with the raw
 // media type, as the gatherer reads every file, so a file up to
-// diff.MaxFileSize is read whole and a larger one is reported, not read.
+// report.MaxFileSize is read whole and a larger one is reported, not read.
 // A missing repository or file is an OrgPolicy that does not exist; any
 // other failure is an error (the job retries, then reports it).
 func ReadOrgPolicy(ctx context.Context, cl *github.Client, owner, repo, path string) (OrgPolicy, error) {
@@ -54,7 +54,7 @@ func ReadOrgPolicy(ctx context.Context, cl *github.Client, owner, repo, path str
 
 // readRaw GETs a contents URL with the raw media type (which serves files
 // up to 100 MB; the JSON form stops at 1 MB), reading at most
-// diff.MaxFileSize+1 bytes, and returns them with the response's
+// report.MaxFileSize+1 bytes, and returns them with the response's
 // Content-Type.
 func readRaw(ctx context.Context, cl *github.Client, u string) ([]byte, string, error) {
 	req, err := cl.NewRequest(http.MethodGet, u, nil)

@@ -1,4 +1,4 @@
-// Package gather builds the engine's input (diff.Input) for a change, the
+// Package gather builds the engine's input (report.Input) for a change, the
 // same way for the GitHub App and for `shipgate diff`: given a repository
 // at a base and a head revision, it finds every agent-config path (by the
 // patterns the agent adapter declares: agentfiles.Classify), resolves symlinks
@@ -67,7 +67,7 @@ type Entry struct {
 	Commit string
 	// Size is a file's size in bytes (-1 when unknown).
 	Size int64
-	// TooLarge marks a file over diff.MaxFileSize: Data is not read.
+	// TooLarge marks a file over report.MaxFileSize: Data is not read.
 	TooLarge bool
 	// Data is a file's content (Read only; nil in listings).
 	Data []byte
@@ -79,7 +79,7 @@ type Entry struct {
 // Revision reads one side of a change.
 type Revision interface {
 	// Read says what path is at this revision and, for a file within
-	// diff.MaxFileSize, returns its content. It never follows a symlink at
+	// report.MaxFileSize, returns its content. It never follows a symlink at
 	// path: a symlink is Kind Symlink with its Target. Paths given are
 	// already resolved by the gatherer (no symlink or submodule on the way);
 	// a host that cannot tell may answer Missing for a path under one.

@@ -40,7 +40,7 @@ const (
 )
 
 // colorize adds ANSI colours to the text report, line by line, from the
-// shapes diff.Report.Text prints: a widening change (⚠) yellow, red when its
+// shapes render.Text prints: a widening change (⚠) yellow, red when its
 // risk is high or critical; a blocking finding red and a review finding
 // yellow; the closing decision red (block), yellow (require_review) or
 // green (allow). The words stay the same, so a reader without colour loses

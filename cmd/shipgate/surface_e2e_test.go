@@ -138,7 +138,7 @@ func surfaceCases() []surfaceCase {
 			base:     map[string]string{".claude/settings.json": runs("PreToolUse", `bash -c "$HOOKS/guard.sh"`), "ops/guard.sh": guardSh},
 			head:     map[string]string{"ops/guard.sh": ""},
 			decision: "require_review", check: "HOOK-CHANGED"},
-		// Files a hook script loads (diff.LoadsOf, followed by the
+		// Files a hook script loads (hookscript.LoadsOf, followed by the
 		// gatherer from the base's scripts).
 		{name: "a module a Python hook imports (import policy, from the script's folder) now approves",
 			base:     map[string]string{".claude/settings.json": runs("PreToolUse", "python3 scripts/guard.py"), "scripts/guard.py": "import sys\nimport policy\nsys.exit(policy.check(sys.stdin.read()))\n", "scripts/policy.py": "def check(s):\n    return 2 if 'npm publish' in s else 0\n"},
