@@ -261,7 +261,10 @@ func (e *engine) judgeAllowAdditions(rs *ruleSet, moved map[*event]*event) {
 				}
 			}
 		default:
-			if why, ok := readerAddsNothing(r); ok {
+			if why, ok := readerAddsNothing(r); ok && f.kind == report.SettingsFile {
+				// (Measured for settings rules only: a skill's or
+				// command's allowed-tools take another path in Claude
+				// Code, which ask rules do not stop; they stay a grant.)
 				a.why = why
 				break
 			}

@@ -119,6 +119,13 @@ func quietWitnessCases() []quietCase {
 			base:     map[string]string{".claude/settings.json": allow("", "Bash(npm test:*)")},
 			head:     map[string]string{".claude/settings.json": allow("", "Bash(npm test:*)", "Bash(grep:*)", "Bash(find:*)", "Bash(grep *)", "Bash(find *)")},
 			decision: "allow"},
+		// Measured for settings rules only: a skill's allowed-tools take
+		// another path in Claude Code, so there Bash(grep:*) stays a grant.
+		{name: "Bash(grep:*) in a skill's allowed-tools is still reviewed",
+			base: map[string]string{".claude/settings.json": allow("", "Bash(npm test:*)")},
+			head: map[string]string{".claude/settings.json": allow("", "Bash(npm test:*)"),
+				".claude/skills/search/SKILL.md": "---\nname: search\ndescription: searches\nallowed-tools: Bash(grep:*)\n---\nSearch.\n"},
+			decision: "require_review", check: "PERMISSION-ALLOW-EXPANDED"},
 		// rg is no such reader: rg --pre runs a program (measured), and the
 		// review names it.
 		{name: "Bash(rg:*) is reviewed with rg --pre as its witness",
