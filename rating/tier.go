@@ -153,10 +153,15 @@ func (rt Rater) TierContext(ctx context.Context, r lattice.Rule) (TierMatch, boo
 	}
 	undecided := false
 	for _, text := range rt.ordered(r) {
-		l, ok := launcherFor(text)
-		if !ok || l.Excludes(r) {
+		e := entryFor(text)
+		// Excludes needs only the launcher's words: a launcher the rule's
+		// literal prefix rules out never has its automata built (a
+		// one-shot `shipgate check` would otherwise build every table
+		// entry's template for its first Bash rule).
+		if !e.ok || e.parsed.Excludes(r) {
 			continue
 		}
+		l := e.prepared()
 		if budget <= 0 {
 			undecided = true
 			break
@@ -265,34 +270,55 @@ func displayStem(stem string, star bool, entry string) (string, bool) {
 }
 
 // launcherFor returns the lattice's launcher for a table or policy entry,
-// with its command's value options, prepared once (every Bash rule asks
-// about every launcher).
+// with its command's value options and its automata built (prepared once:
+// every Bash rule the launcher does not exclude asks about it).
 func launcherFor(text string) (lattice.Launcher, bool) {
-	if l, ok := prepared.Load(text); ok {
-		pl := l.(preparedLauncher)
-		return pl.l, pl.ok
+	e := entryFor(text)
+	if !e.ok {
+		return e.parsed, false
+	}
+	return e.prepared(), true
+}
+
+// launcherEntry is a table or policy entry's launcher: parsed, with its
+// command's value options, at once; its automata built on first use.
+type launcherEntry struct {
+	parsed lattice.Launcher
+	ok     bool
+	once   sync.Once
+	ready  lattice.Launcher
+}
+
+// prepared returns the entry's launcher with its automata built, building
+// them on the first call.
+func (e *launcherEntry) prepared() lattice.Launcher {
+	e.once.Do(func() { e.ready = e.parsed.Prepared() })
+	return e.ready
+}
+
+// entryFor returns the cached entry for a launcher's text, parsing it on
+// first use.
+func entryFor(text string) *launcherEntry {
+	if e, ok := entries.Load(text); ok {
+		return e.(*launcherEntry)
 	}
 	l, ok := lattice.ParseLauncher(text)
 	if ok {
 		opts := commandOptions[l.Words[0]]
 		l.ValueOptions, l.Assignments, l.PlusOptions, l.Positionals = opts.ValueOptions, opts.Assignments, opts.PlusOptions, opts.Positionals
-		l = l.Prepared()
 	}
+	e := &launcherEntry{parsed: l, ok: ok}
 	if int64(len(Launchers))+maxPreparedExtra > preparedCount.Add(1) {
-		prepared.Store(text, preparedLauncher{l, ok})
+		got, _ := entries.LoadOrStore(text, e)
+		return got.(*launcherEntry)
 	}
-	return l, ok
+	return e
 }
 
-type preparedLauncher struct {
-	l  lattice.Launcher
-	ok bool
-}
-
-// prepared caches launchers by their text; maxPreparedExtra bounds what
+// entries caches launchers by their text; maxPreparedExtra bounds what
 // policies add to it (a hostile policy cannot grow it without end).
 var (
-	prepared         sync.Map
+	entries          sync.Map
 	preparedCount    atomic.Int64
 	maxPreparedExtra = int64(256)
 )

@@ -531,3 +531,39 @@ func FuzzTier(f *testing.F) {
 		}
 	})
 }
+
+// TestExcludedLauncherIsNotPrepared: a launcher a rule's literal prefix
+// rules out is never prepared (its automata are the cost of a one-shot
+// `shipgate check`'s first Bash rule), and one the rule may reach is, with
+// the same verdict as an unprepared decision.
+func TestExcludedLauncherIsNotPrepared(t *testing.T) {
+	const extra = "zzq-excluded-launcher -c"
+	rt := Rater{Extra: []string{extra}}
+	built := func() bool {
+		e := entryFor(extra)
+		return len(e.ready.Words) > 0
+	}
+	for _, tc := range []struct {
+		rule   string
+		inTier bool
+		built  bool
+	}{
+		{"Bash(npm test:*)", false, false},
+		{"Bash(git status)", false, false},
+		{"Bash(zzq-excluded-launcher --version)", false, true},
+		{"Bash(zzq-excluded-launcher -c *)", true, true},
+	} {
+		r := lattice.Parse(tc.rule)
+		_, in := rt.Tier(r)
+		if in != tc.inTier {
+			t.Errorf("%s: in the tier %v, want %v", tc.rule, in, tc.inTier)
+		}
+		if got := built(); got != tc.built {
+			t.Errorf("after %s: launcher %q prepared %v, want %v", tc.rule, extra, got, tc.built)
+		}
+		v := entryFor(extra).parsed.Operand(context.Background(), r, 0)
+		if (v.Answer == lattice.Yes) != tc.inTier {
+			t.Errorf("%s: the unprepared launcher answers %v", tc.rule, v.Answer)
+		}
+	}
+}
