@@ -26,6 +26,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf16"
 
 	"github.com/shipgate-app/shipgate/jsonpos"
@@ -89,12 +90,14 @@ type Schema struct {
 }
 
 // Pinned is the schema of the pinned Claude Code version. It is parsed
-// once; a pinned file that does not parse is a build defect (the tests
-// fail on it), and Pinned then returns an empty schema that accepts
-// everything and knows no key.
-func Pinned() *Schema { return pinned }
+// once, on first use (about 4 ms and 2 MB: a process that compares no
+// Claude Code settings file — `shipgate version`, `serve` starting — does
+// not pay for it); a pinned file that does not parse is a build defect
+// (the tests fail on it), and Pinned then returns an empty schema that
+// accepts everything and knows no key.
+func Pinned() *Schema { return pinned() }
 
-var pinned = mustParse(schemaJSON)
+var pinned = sync.OnceValue(func() *Schema { return mustParse(schemaJSON) })
 
 func mustParse(data []byte) *Schema {
 	s, err := Parse(data)
