@@ -9,6 +9,7 @@ import (
 
 	"github.com/shipgate-app/shipgate/agentfiles"
 	"github.com/shipgate-app/shipgate/agentfiles/agent"
+	"github.com/shipgate-app/shipgate/agentfiles/claude"
 	"github.com/shipgate-app/shipgate/lattice"
 	"github.com/shipgate-app/shipgate/policy"
 	"github.com/shipgate-app/shipgate/rating"
@@ -422,8 +423,8 @@ func (e *engine) agentSettings(f *fileState) {
 			verb = "removes"
 		}
 		e.finding(report.Finding{CheckID: id, Agent: f.agent, Risk: rt.Risk, Path: f.Path, Line: line, HeadLine: max(headLine, 1),
-			Evidence: sanitize(k + "=" + s.Value), Title: k + " " + dir,
-			Message: fmt.Sprintf("%s %s %s (%s): %s.", f.Path, verb, sanitize(k), sanitize(clipText(s.Value, 120)), strings.TrimSuffix(why, ".")),
+			Evidence: claude.Sanitize(k + "=" + s.Value), Title: k + " " + dir,
+			Message: fmt.Sprintf("%s %s %s (%s): %s.", f.Path, verb, claude.Sanitize(k), claude.Sanitize(clipText(s.Value, 120)), strings.TrimSuffix(why, ".")),
 			Key:     id + "|" + f.Path + "|" + k})
 	}
 }
@@ -451,7 +452,7 @@ func (e *engine) agentServers(f *fileState) {
 				Expands: true, Access: rt.Access, Risk: rt.Risk, Line: line, HeadLine: max(line, 1), Witnesses: []string{},
 				Why: "an MCP tool surface " + agentfiles.AgentDisplay(f.agent) + " may call"})
 			e.finding(report.Finding{CheckID: report.CheckMCPServerAdded, Agent: f.agent, Risk: rt.Risk, Path: f.Path, Line: line, HeadLine: max(line, 1),
-				Evidence: "server=" + sanitize(n) + " " + h.Summary, Title: "MCP server " + n + " added",
+				Evidence: "server=" + claude.Sanitize(n) + " " + h.Summary, Title: "MCP server " + n + " added",
 				Message: fmt.Sprintf("%s adds the MCP server %s (%s): a tool surface %s may call.", f.Path, n, h.Summary, agentfiles.AgentDisplay(f.agent)),
 				Key:     report.CheckMCPServerAdded + "|" + f.Path + "|" + n})
 		case b.Canon != h.Canon:
@@ -459,7 +460,7 @@ func (e *engine) agentServers(f *fileState) {
 				Expands: true, Access: rt.Access, Risk: rt.Risk, Line: line, HeadLine: max(line, 1), Witnesses: []string{},
 				Why: "an MCP server's definition changed; authority direction is unknown"})
 			e.finding(report.Finding{CheckID: report.CheckMCPServerChange, Agent: f.agent, Risk: rt.Risk, Path: f.Path, Line: line, HeadLine: max(line, 1),
-				Evidence: "server=" + sanitize(n), Title: "MCP server " + n + " changed",
+				Evidence: "server=" + claude.Sanitize(n), Title: "MCP server " + n + " changed",
 				Message: fmt.Sprintf("%s changes the MCP server %s (%s).", f.Path, n, h.Summary),
 				Key:     report.CheckMCPServerChange + "|" + f.Path + "|" + n})
 		}
@@ -905,7 +906,7 @@ func (e *engine) agentWidening(fs []*fileState, agentName string, w *widening, b
 	}
 	msg += "."
 	e.finding(report.Finding{CheckID: id, Agent: agentName, Risk: risk, Path: path, Line: line, HeadLine: max(headLine, 1), Base: dir == report.DirRemoved,
-		Evidence: sanitize(string(w.surface) + ":" + text), Title: text + " " + dirVerb(dir), Message: sanitize(msg), Witnesses: witnesses,
+		Evidence: claude.Sanitize(string(w.surface) + ":" + text), Title: text + " " + dirVerb(dir), Message: claude.Sanitize(msg), Witnesses: witnesses,
 		Key: id + "|" + path + "|" + string(w.surface) + "|" + text})
 }
 

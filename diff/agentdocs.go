@@ -5,6 +5,7 @@ import (
 	"path"
 	"strings"
 
+	"github.com/shipgate-app/shipgate/agentfiles/claude"
 	"github.com/shipgate-app/shipgate/jsonpos"
 	"github.com/shipgate-app/shipgate/policy"
 	"github.com/shipgate-app/shipgate/rating"
@@ -77,10 +78,10 @@ func (e *engine) agentDocContext(f *fileState) string {
 
 // compareAllTools reports `allowed-tools: *`: every tool pre-approved.
 func (e *engine) compareAllTools(f *fileState) {
-	if len(f.head.allTools) == 0 || (f.base != nil && len(f.base.allTools) > 0) {
+	if len(f.head.AllTools) == 0 || (f.base != nil && len(f.base.AllTools) > 0) {
 		return
 	}
-	line := f.head.allTools[0]
+	line := f.head.AllTools[0]
 	rt := rating.Rating{Access: rating.AccessAdmin, Risk: rating.RiskCritical, Wildcard: true,
 		Basis: "every tool call (Bash, Edit, WebFetch, MCP tools) runs without a prompt while it runs"}
 	e.row(f, report.KindRule, report.DirAdded, "", "allowed-tools: *", true, rt, line, line, rt.Basis)
@@ -92,14 +93,14 @@ func (e *engine) compareAllTools(f *fileState) {
 }
 
 // fmSetting reads a top-level frontmatter key.
-func fmSetting(d *doc, key string) setting {
+func fmSetting(d *claude.Doc, key string) claude.Setting {
 	if d == nil {
-		return setting{}
+		return claude.Setting{}
 	}
-	if m, ok := d.root.Lookup(key); ok {
-		return setting{m.Value, m.KeyStart.Line}
+	if m, ok := d.Root.Lookup(key); ok {
+		return claude.Setting{Value: m.Value, Line: m.KeyStart.Line}
 	}
-	return setting{}
+	return claude.Setting{}
 }
 
 // comparePermissionMode compares a subagent's permissionMode: a more
@@ -112,9 +113,9 @@ func (e *engine) comparePermissionMode(f *fileState) {
 	if !changed {
 		return
 	}
-	bm, hm, rt, expands := ms.base, ms.head, ms.rating, ms.expands && h.present()
+	bm, hm, rt, expands := ms.base, ms.head, ms.rating, ms.expands && h.Present()
 	line, headLine := lineOf(b, h)
-	why := "the " + kindNoun(f.kind) + " runs in permission mode " + sanitize(hm) + ": " + rt.Basis
+	why := "the " + kindNoun(f.kind) + " runs in permission mode " + claude.Sanitize(hm) + ": " + rt.Basis
 	if expands && len(ms.witnesses) > 0 {
 		why += "; it can now read " + quoteList(ms.witnesses)
 	}
@@ -130,12 +131,12 @@ func (e *engine) comparePermissionMode(f *fileState) {
 	if rt.Risk == rating.RiskCritical {
 		check = report.CheckWildcardAllow
 	}
-	msg := fmt.Sprintf("%s sets permissionMode to %s (was %s): %s.", f.Path, display(h), bm, rt.Basis)
+	msg := fmt.Sprintf("%s sets permissionMode to %s (was %s): %s.", f.Path, claude.Display(h), bm, rt.Basis)
 	if hm == "bypassPermissions" {
 		msg += " Only a disableBypassPermissionsMode lock (Claude Code 2.1.223+) makes Claude Code ignore it."
 	}
 	e.finding(report.Finding{CheckID: check, Risk: rt.Risk, Path: f.Path, Line: line, HeadLine: headLine,
-		Evidence: "permissionMode=" + sanitize(hm), Title: "permissionMode " + sanitize(hm), Message: msg, Witnesses: ms.witnesses,
+		Evidence: "permissionMode=" + claude.Sanitize(hm), Title: "permissionMode " + claude.Sanitize(hm), Message: msg, Witnesses: ms.witnesses,
 		Key: check + "|" + f.Path + "|permissionMode|" + hm})
 }
 
@@ -144,19 +145,19 @@ func (e *engine) comparePermissionMode(f *fileState) {
 // runs; a name refers to a configured server.
 func (e *engine) compareFrontmatterServers(f *fileState) {
 	b, h := fmSetting(f.base, "mcpServers"), fmSetting(f.head, "mcpServers")
-	if !h.present() || (b.present() && canon(b.v) == canon(h.v)) {
-		if b.present() && !h.present() {
-			e.row(f, report.KindMCPServer, report.DirRemoved, "mcpServers", "", false, rating.Rating{Access: rating.AccessNone, Risk: rating.RiskLow}, b.line, 1, "the subagent no longer starts these MCP servers")
+	if !h.Present() || (b.Present() && claude.Canon(b.Value) == claude.Canon(h.Value)) {
+		if b.Present() && !h.Present() {
+			e.row(f, report.KindMCPServer, report.DirRemoved, "mcpServers", "", false, rating.Rating{Access: rating.AccessNone, Risk: rating.RiskLow}, b.Line, 1, "the subagent no longer starts these MCP servers")
 		}
 		return
 	}
 	rt := rating.MCPServer()
 	check := report.CheckMCPServerAdded
-	if b.present() {
+	if b.Present() {
 		check = report.CheckMCPServerChange
 	}
-	e.row(f, report.KindMCPServer, direction(b, h), side("mcpServers", b), "mcpServers (changed)", true, rt, h.line, h.line, rt.Basis)
-	e.finding(report.Finding{CheckID: check, Risk: rt.Risk, Path: f.Path, Line: h.line, HeadLine: h.line,
+	e.row(f, report.KindMCPServer, direction(b, h), side("mcpServers", b), "mcpServers (changed)", true, rt, h.Line, h.Line, rt.Basis)
+	e.finding(report.Finding{CheckID: check, Risk: rt.Risk, Path: f.Path, Line: h.Line, HeadLine: h.Line,
 		Evidence: "mcpServers", Title: "subagent MCP servers",
 		Message: fmt.Sprintf("%s sets the subagent's mcpServers: %s (a server defined inline is a command Claude Code spawns when the subagent runs).", f.Path, rt.Basis),
 		Key:     check + "|" + f.Path + "|mcpServers"})
@@ -173,7 +174,7 @@ var fmRowKeys = []string{"name", "model", "tools", "context", "agent", "disable-
 func (e *engine) compareFrontmatterValues(f *fileState) {
 	for _, k := range fmRowKeys {
 		b, h := fmSetting(f.base, k), fmSetting(f.head, k)
-		if b.present() == h.present() && (!b.present() || canon(b.v) == canon(h.v)) {
+		if b.Present() == h.Present() && (!b.Present() || claude.Canon(b.Value) == claude.Canon(h.Value)) {
 			continue
 		}
 		line, headLine := lineOf(b, h)
@@ -187,9 +188,9 @@ func (e *engine) compareFrontmatterValues(f *fileState) {
 
 // subagentName is the name a subagent file defines: its frontmatter name,
 // else the file name without .md.
-func subagentName(f *fileState, d *doc) string {
+func subagentName(f *fileState, d *claude.Doc) string {
 	if d != nil {
-		if n := d.root.Get("name"); n.Kind() == jsonpos.String && strings.TrimSpace(n.Text()) != "" {
+		if n := d.Root.Get("name"); n.Kind() == jsonpos.String && strings.TrimSpace(n.Text()) != "" {
 			return strings.TrimSpace(n.Text())
 		}
 	}
@@ -202,17 +203,17 @@ func subagentName(f *fileState, d *doc) string {
 // grant, rated as the subagent's permission mode when its definition is in
 // the input (bypassPermissions blocks), else held for review.
 func (e *engine) compareAgentKey(f *fileState) {
-	b, h := lookupOnly(f.base, "", "agent"), lookupOnly(f.head, "", "agent")
-	if b.present() == h.present() && (!b.present() || canon(b.v) == canon(h.v)) {
+	b, h := claude.LookupOnly(f.base, "", "agent"), claude.LookupOnly(f.head, "", "agent")
+	if b.Present() == h.Present() && (!b.Present() || claude.Canon(b.Value) == claude.Canon(h.Value)) {
 		return
 	}
 	line, headLine := lineOf(b, h)
-	if !h.present() {
+	if !h.Present() {
 		e.row(f, report.KindSetting, report.DirRemoved, side("agent", b), "", false, rating.Rating{Access: rating.AccessNone, Risk: rating.RiskLow}, line, headLine,
 			"sessions no longer start as a subagent")
 		return
 	}
-	name := h.v.Text()
+	name := h.Value.Text()
 	rt := rating.Rating{Access: rating.AccessAdmin, Risk: rating.RiskHigh, Basis: "every session starts as this subagent: its prompt, tools, permissionMode and hooks govern the main session"}
 	check := report.CheckAllowExpanded
 	detail := ""
@@ -223,14 +224,14 @@ func (e *engine) compareAgentKey(f *fileState) {
 		}
 	}
 	switch {
-	case h.v.Kind() != jsonpos.String:
+	case h.Value.Kind() != jsonpos.String:
 		detail = " The value is not a string."
 	case def == nil:
-		detail = fmt.Sprintf(" Its definition was not among the files read (a .claude/agents/%s.md of this project, a user or plugin subagent): review what it allows by hand.", sanitize(name))
+		detail = fmt.Sprintf(" Its definition was not among the files read (a .claude/agents/%s.md of this project, a user or plugin subagent): review what it allows by hand.", claude.Sanitize(name))
 	default:
-		if m := def.head.root.Get("permissionMode"); m.Kind() == jsonpos.String {
+		if m := def.head.Root.Get("permissionMode"); m.Kind() == jsonpos.String {
 			mr := rating.Mode(m.Text(), true)
-			detail = fmt.Sprintf(" %s defines it with permissionMode %s: %s.", def.Path, sanitize(m.Text()), mr.Basis)
+			detail = fmt.Sprintf(" %s defines it with permissionMode %s: %s.", def.Path, claude.Sanitize(m.Text()), mr.Basis)
 			if mr.Risk.Rank() >= rt.Risk.Rank() {
 				rt.Risk = mr.Risk
 			}
@@ -244,7 +245,7 @@ func (e *engine) compareAgentKey(f *fileState) {
 	}
 	e.row(f, report.KindSetting, direction(b, h), side("agent", b), side("agent", h), true, rt, line, headLine, rt.Basis)
 	e.finding(report.Finding{CheckID: check, Risk: rt.Risk, Path: f.Path, Line: line, HeadLine: headLine,
-		Evidence: "setting=agent value=" + display(h), Title: "agent " + display(h),
+		Evidence: "setting=agent value=" + claude.Display(h), Title: "agent " + claude.Display(h),
 		Message: fmt.Sprintf("%s %s: %s.%s", f.Path, switchChange("agent", b, h), rt.Basis, detail),
 		Key:     check + "|" + f.Path + "|agent"})
 }
@@ -259,18 +260,18 @@ func (e *engine) frontmatterUnreadable(f *fileState) {
 	pe := f.headErr
 	risk := rating.RiskMedium
 	lost := ""
-	if f.base != nil && (len(f.base.rulesIn("deny")) > 0 || f.base.root.Get("hooks").Kind() != jsonpos.Invalid) {
+	if f.base != nil && (len(f.base.RulesIn("deny")) > 0 || f.base.Root.Get("hooks").Kind() != jsonpos.Invalid) {
 		risk = rating.RiskHigh
 		lost = " Its disallowed tools and hooks stop applying with it."
 	}
 	kind := "frontmatter_parse_failed"
 	msg := fmt.Sprintf("%s: the %s's frontmatter cannot be read", f.Path, kindNoun(f.kind))
-	if pe.line > 0 {
-		msg += fmt.Sprintf(" (line %d)", pe.line)
+	if pe.Line > 0 {
+		msg += fmt.Sprintf(" (line %d)", pe.Line)
 	}
-	msg += ": " + strings.TrimSuffix(pe.msg, ".") + "."
+	msg += ": " + strings.TrimSuffix(pe.Msg, ".") + "."
 	var action policy.Action // "" keeps the catalogue's
-	if f.Head.Unreadable != "" || pe.tooLarge || pe.limit != "" {
+	if f.Head.Unreadable != "" || pe.TooLarge || pe.Limit != "" {
 		// Shipgate's own limit (over 1 MiB, a symlink out of the
 		// repository, not a regular file): Claude Code may read the file,
 		// and then it grants whatever it holds — allowed-tools: Bash(*) or
@@ -284,12 +285,12 @@ func (e *engine) frontmatterUnreadable(f *fileState) {
 		msg += fmt.Sprintf(" This is an input limit of Shipgate: nothing in the file was compared, and Claude Code may read it and grant anything it holds (%s), so it blocks as that would. Bring the file under 1 MiB as a regular file of the repository.", what)
 	} else {
 		msg += " Claude Code ignores a frontmatter block that does not parse; what it would grant if read otherwise was not reviewed."
-		if pe.hint != "" {
-			msg += " To fix it: " + sentence(pe.hint)
+		if pe.Hint != "" {
+			msg += " To fix it: " + sentence(pe.Hint)
 		}
 	}
 	msg += lost
-	line := pe.line
+	line := pe.Line
 	e.changes = append(e.changes, report.Change{
 		Path: f.Path, Kind: report.KindFile, Direction: report.DirChanged, Before: "readable", After: "unreadable (" + kind + ")",
 		Expands: true, Access: "unknown", Risk: risk, Line: line, HeadLine: max(line, 1), Witnesses: []string{},

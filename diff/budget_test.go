@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/shipgate-app/shipgate/agentfiles/claude"
 	"github.com/shipgate-app/shipgate/lattice"
 	"github.com/shipgate-app/shipgate/report"
 )
@@ -53,7 +54,7 @@ func findingBy(r report.Report, check, evidence string) *report.Finding {
 func TestUnreadableSettingsBlock(t *testing.T) {
 	base := settingsJSON(perms{allow: []string{"Bash(npm test)"}}, nil)
 	deep := `{"permissions":{"allow":["Bash(*)"]},"x":` + strings.Repeat("[", 1500) + strings.Repeat("]", 1500) + `}`
-	many := make([]string, MaxRules+1)
+	many := make([]string, claude.MaxRules+1)
 	for i := range many {
 		many[i] = "Bash(echo " + strings.Repeat("x", i%7) + ")"
 	}

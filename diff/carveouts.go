@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/shipgate-app/shipgate/agentfiles/claude"
 	"github.com/shipgate-app/shipgate/lattice"
 	"github.com/shipgate-app/shipgate/rating"
 	"github.com/shipgate-app/shipgate/report"
@@ -21,15 +22,15 @@ func (e *engine) carveOuts(rs *ruleSet) {
 	f := rs.f
 	for _, l := range []lattice.List{lattice.Deny, lattice.Ask} {
 		baseTexts := map[string]bool{}
-		for _, r := range f.base.rulesIn(l) {
-			baseTexts[r.rule.Text] = true
+		for _, r := range f.base.RulesIn(l) {
+			baseTexts[r.Rule.Text] = true
 		}
 		baseReach := map[string]map[string]bool{}
-		for _, c := range f.base.rulesIn(l) {
-			if c.rule.Negated {
-				baseReach[c.rule.Text] = map[string]bool{}
-				for _, t := range reach(f.base.rulesIn(l), c) {
-					baseReach[c.rule.Text][t.rule.Text] = true
+		for _, c := range f.base.RulesIn(l) {
+			if c.Rule.Negated {
+				baseReach[c.Rule.Text] = map[string]bool{}
+				for _, t := range reach(f.base.RulesIn(l), c) {
+					baseReach[c.Rule.Text][t.Rule.Text] = true
 				}
 			}
 		}
@@ -37,32 +38,32 @@ func (e *engine) carveOuts(rs *ruleSet) {
 		for _, a := range rs.added[l] {
 			addedEv[a.text()] = a
 		}
-		for _, c := range f.head.rulesIn(l) {
-			if !c.rule.Negated {
+		for _, c := range f.head.RulesIn(l) {
+			if !c.Rule.Negated {
 				continue
 			}
-			reached := reach(f.head.rulesIn(l), c)
+			reached := reach(f.head.RulesIn(l), c)
 			var lifted []string
 			var witness string
 			for _, t := range reached {
-				if !baseTexts[t.rule.Text] {
+				if !baseTexts[t.Rule.Text] {
 					continue
 				}
-				if br, ok := baseReach[c.rule.Text]; ok && br[t.rule.Text] {
+				if br, ok := baseReach[c.Rule.Text]; ok && br[t.Rule.Text] {
 					continue
 				}
-				lifted = append(lifted, t.rule.Text)
+				lifted = append(lifted, t.Rule.Text)
 				if witness == "" {
-					if call, ans := lattice.FindContext(e.ctx, []lattice.Rule{positive(c.rule), t.rule}, nil); ans == lattice.Yes {
+					if call, ans := lattice.FindContext(e.ctx, []lattice.Rule{positive(c.Rule), t.Rule}, nil); ans == lattice.Yes {
 						witness = call.String()
 					}
 				}
 			}
 			var from []string
 			for _, t := range reached {
-				from = append(from, t.rule.Text)
+				from = append(from, t.Rule.Text)
 			}
-			ev := addedEv[c.rule.Text]
+			ev := addedEv[c.Rule.Text]
 			switch {
 			case len(lifted) == 0 && ev != nil && len(reached) == 0:
 				ev.why = "a carve-out listed before every " + string(l) + " rule whose paths it shares in this file, so it excepts nothing"
@@ -83,13 +84,13 @@ func (e *engine) carveOuts(rs *ruleSet) {
 				// The carve-out was there at the base and now follows a rule
 				// it did not: a reorder that widens.
 				e.changes = append(e.changes, report.Change{Path: f.Path, Kind: report.KindRule, List: string(l), Direction: report.DirWidened,
-					Before: c.rule.Text, After: c.rule.Text, Expands: true, Access: "none", Risk: "low", Line: c.line, HeadLine: c.line,
+					Before: c.Rule.Text, After: c.Rule.Text, Expands: true, Access: "none", Risk: "low", Line: c.Line, HeadLine: c.Line,
 					Witnesses: wit, Why: why + " (it was reordered)"})
 				e.finding(fd)
 			}
 		}
 		for _, r := range rs.removed[l] {
-			if r.decl.rule.Negated && r.why == "" {
+			if r.decl.Rule.Negated && r.why == "" {
 				r.why = "removes a carve-out; the paths it excepted are " + map[lattice.List]string{lattice.Deny: "denied", lattice.Ask: "asked about"}[l] + " again"
 			}
 		}
@@ -98,12 +99,12 @@ func (e *engine) carveOuts(rs *ruleSet) {
 
 // carveFinding raises DENY-REMOVED (or ASK-REMOVED) for a carve-out that
 // lifts part of a restriction.
-func (e *engine) carveFinding(f *fileState, l lattice.List, c ruleDecl, lifted []string, witness string) report.Finding {
+func (e *engine) carveFinding(f *fileState, l lattice.List, c claude.RuleDecl, lifted []string, witness string) report.Finding {
 	check := report.CheckDenyRemoved
 	if l == lattice.Ask {
 		check = report.CheckAskRemoved
 	}
-	msg := fmt.Sprintf("%s: %s in %s excepts paths from %s", l, c.rule.Text, f.Path, strings.Join(lifted, ", "))
+	msg := fmt.Sprintf("%s: %s in %s excepts paths from %s", l, c.Rule.Text, f.Path, strings.Join(lifted, ", "))
 	if witness != "" {
 		msg += fmt.Sprintf(": `%s` is no longer %s", witness, map[lattice.List]string{lattice.Deny: "denied", lattice.Ask: "asked about"}[l])
 	}
@@ -111,24 +112,24 @@ func (e *engine) carveFinding(f *fileState, l lattice.List, c ruleDecl, lifted [
 	if witness != "" {
 		wit = []string{witness}
 	}
-	return report.Finding{CheckID: check, Path: f.Path, Line: c.line, HeadLine: c.line, Evidence: rating.Redact(c.rule),
-		Message: msg + ".", Title: "carve-out " + c.rule.Text, Witnesses: wit,
-		Key: check + "|" + f.Path + "|carve|" + c.rule.Text}
+	return report.Finding{CheckID: check, Path: f.Path, Line: c.Line, HeadLine: c.Line, Evidence: rating.Redact(c.Rule),
+		Message: msg + ".", Title: "carve-out " + c.Rule.Text, Witnesses: wit,
+		Key: check + "|" + f.Path + "|carve|" + c.Rule.Text}
 }
 
 // reach returns the earlier rules of a list that a carve-out excepts paths
 // from: same tool, not a carve-out, not anchored, sharing a path with it.
-func reach(rules []ruleDecl, c ruleDecl) []ruleDecl {
-	pos := positive(c.rule)
-	var out []ruleDecl
+func reach(rules []claude.RuleDecl, c claude.RuleDecl) []claude.RuleDecl {
+	pos := positive(c.Rule)
+	var out []claude.RuleDecl
 	for _, t := range rules {
-		if t.index >= c.index {
+		if t.Index >= c.Index {
 			break
 		}
-		if t.rule.Negated || t.rule.Canonical != c.rule.Canonical || anchored(t.rule.Specifier) {
+		if t.Rule.Negated || t.Rule.Canonical != c.Rule.Canonical || anchored(t.Rule.Specifier) {
 			continue
 		}
-		if _, ans := lattice.Find([]lattice.Rule{pos, t.rule}, nil); ans == lattice.No {
+		if _, ans := lattice.Find([]lattice.Rule{pos, t.Rule}, nil); ans == lattice.No {
 			continue
 		}
 		out = append(out, t)

@@ -4,7 +4,8 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/shipgate-app/shipgate/diff/claudeschema"
+	"github.com/shipgate-app/shipgate/agentfiles/claude"
+	"github.com/shipgate-app/shipgate/agentfiles/claude/claudeschema"
 	"github.com/shipgate-app/shipgate/lattice"
 	"github.com/shipgate-app/shipgate/policy"
 	"github.com/shipgate-app/shipgate/rating"
@@ -29,10 +30,10 @@ func (e *engine) droppedVersions(f *fileState) {
 	}
 	var bv, hv *claudeschema.Violation
 	if f.base != nil {
-		bv = f.base.dropped
+		bv = f.base.Dropped
 	}
 	if f.head != nil {
-		hv = f.head.dropped
+		hv = f.head.Dropped
 	}
 	switch {
 	case hv != nil && bv != nil:
@@ -87,11 +88,11 @@ func fixHint(v *claudeschema.Violation) string {
 
 // lostRules names the deny and ask rules a version held ("2 deny rules
 // and 1 ask rule"), or "".
-func lostRules(d *doc) string {
+func lostRules(d *claude.Doc) string {
 	if d == nil {
 		return ""
 	}
-	nDeny, nAsk := len(d.rulesIn(lattice.Deny)), len(d.rulesIn(lattice.Ask))
+	nDeny, nAsk := len(d.RulesIn(lattice.Deny)), len(d.RulesIn(lattice.Ask))
 	var lost []string
 	if nDeny > 0 {
 		lost = append(lost, report.Plural(nDeny, "deny rule"))

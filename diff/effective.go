@@ -5,6 +5,7 @@ import (
 	"path"
 	"strings"
 
+	"github.com/shipgate-app/shipgate/agentfiles/claude"
 	"github.com/shipgate-app/shipgate/jsonpos"
 	"github.com/shipgate-app/shipgate/rating"
 	"github.com/shipgate-app/shipgate/report"
@@ -25,7 +26,7 @@ import (
 // effective is a scalar's effective value in a scope on one side, and
 // the file that sets it.
 type effective struct {
-	setting
+	claude.Setting
 	file *fileState
 }
 
@@ -49,13 +50,13 @@ func (e *engine) effectiveFiles(scope string) []*fileState {
 
 // effectiveAt reads a setting where Claude Code reads it, from the file of
 // highest precedence that sets it.
-func effectiveAt(files []*fileState, head bool, read func(*doc) setting) effective {
+func effectiveAt(files []*fileState, head bool, read func(*claude.Doc) claude.Setting) effective {
 	for _, f := range files {
 		d := f.base
 		if head {
 			d = f.head
 		}
-		if s := read(d); s.present() {
+		if s := read(d); s.Present() {
 			return effective{s, f}
 		}
 	}
@@ -127,18 +128,18 @@ func overrideWords(key string, b, h effective) string {
 }
 
 func effDisplay(x effective) string {
-	if !x.present() {
+	if !x.Present() {
 		return "unset"
 	}
-	return display(x.setting)
+	return claude.Display(x.Setting)
 }
 
 // effectiveMode compares the effective defaultMode.
 func (e *engine) effectiveMode(scope string, files []*fileState) {
-	read := func(d *doc) setting { return lookup(d, "defaultMode", true) }
+	read := func(d *claude.Doc) claude.Setting { return claude.Lookup(d, "defaultMode", true) }
 	b, h := effectiveAt(files, false, read), effectiveAt(files, true, read)
 	f := cause(b, h, files)
-	ms, changed := e.modeShift(f, b.setting, h.setting)
+	ms, changed := e.modeShift(f, b.Setting, h.Setting)
 	if !changed || !ms.expands {
 		return
 	}
@@ -146,7 +147,7 @@ func (e *engine) effectiveMode(scope string, files []*fileState) {
 		e.flagged(files, func(g *fileState) string { return report.CheckWildcardAllow + "|" + g.Path + "|defaultMode|" }) {
 		return
 	}
-	line, headLine := lineOf(b.setting, h.setting)
+	line, headLine := lineOf(b.Setting, h.Setting)
 	why := overrideWords("defaultMode", b, h) + "; the permission mode becomes " + ms.head + ": " + ms.rating.Basis
 	if len(ms.witnesses) > 0 {
 		why += "; the agent can now read " + quoteList(ms.witnesses)
@@ -159,8 +160,8 @@ func (e *engine) effectiveMode(scope string, files []*fileState) {
 	if ms.rating.Risk == rating.RiskCritical {
 		check = report.CheckWildcardAllow
 	}
-	e.finding(report.Finding{CheckID: check, Risk: ms.rating.Risk, Path: f.Path, Line: line, HeadLine: max(headLine, 1), Base: !h.present(),
-		Evidence: "effective mode=" + sanitize(ms.head), Title: "effective defaultMode " + ms.head, Witnesses: ms.witnesses,
+	e.finding(report.Finding{CheckID: check, Risk: ms.rating.Risk, Path: f.Path, Line: line, HeadLine: max(headLine, 1), Base: !h.Present(),
+		Evidence: "effective mode=" + claude.Sanitize(ms.head), Title: "effective defaultMode " + ms.head, Witnesses: ms.witnesses,
 		Message: fmt.Sprintf("%s: %s, so the permission mode becomes %s: %s.", f.Path, overrideWords("defaultMode", b, h), ms.head, ms.rating.Basis),
 		Key:     check + "|" + f.Path + "|effective|defaultMode"})
 }
@@ -169,9 +170,9 @@ func (e *engine) effectiveMode(scope string, files []*fileState) {
 // widen when they go on (compareSwitches rates the file-by-file change).
 func (e *engine) effectiveSwitches(scope string, files []*fileState) {
 	for _, k := range []string{"skipDangerousModePermissionPrompt", "enableAllProjectMcpServers", "disableAllHooks"} {
-		read := func(d *doc) setting { return lookup(d, k, true) }
+		read := func(d *claude.Doc) claude.Setting { return claude.Lookup(d, k, true) }
 		b, h := effectiveAt(files, false, read), effectiveAt(files, true, read)
-		if truthy(b.v) == truthy(h.v) {
+		if claude.Truthy(b.Value) == claude.Truthy(h.Value) {
 			continue
 		}
 		var check string
@@ -181,22 +182,22 @@ func (e *engine) effectiveSwitches(scope string, files []*fileState) {
 			// Either way round the hooks that run change.
 			check, rt = report.CheckHookChanged, rating.Hook("")
 		default:
-			if !truthy(h.v) {
+			if !claude.Truthy(h.Value) {
 				continue
 			}
-			check, rt = report.CheckAllowExpanded, rating.Switch(k, true, h.v.Kind() == jsonpos.Bool && h.v.Bool())
+			check, rt = report.CheckAllowExpanded, rating.Switch(k, true, h.Value.Kind() == jsonpos.Bool && h.Value.Bool())
 		}
 		if e.flagged(files, func(g *fileState) string { return check + "|" + g.Path + "|" + k }) {
 			continue
 		}
 		f := cause(b, h, files)
-		line, headLine := lineOf(b.setting, h.setting)
+		line, headLine := lineOf(b.Setting, h.Setting)
 		why := overrideWords(k, b, h) + "; " + rt.Basis
 		e.row(f, report.KindSetting, report.DirChanged, "effective "+k+": "+effDisplay(b), "effective "+k+": "+effDisplay(h), true, rt, line, headLine, why)
 		if rt.Risk == rating.RiskCritical {
 			check = report.CheckWildcardAllow
 		}
-		e.finding(report.Finding{CheckID: check, Risk: rt.Risk, Path: f.Path, Line: line, HeadLine: max(headLine, 1), Base: !h.present(),
+		e.finding(report.Finding{CheckID: check, Risk: rt.Risk, Path: f.Path, Line: line, HeadLine: max(headLine, 1), Base: !h.Present(),
 			Evidence: "effective setting=" + k + " value=" + effDisplay(h), Title: "effective " + k + " " + effDisplay(h),
 			Message: fmt.Sprintf("%s: %s.", f.Path, why),
 			Key:     check + "|" + f.Path + "|effective|" + k})
@@ -207,22 +208,22 @@ func (e *engine) effectiveSwitches(scope string, files []*fileState) {
 // scope held at the base and no longer holds is lifted, whichever file
 // held it.
 func (e *engine) effectiveLocks(scope string, files []*fileState) {
-	for _, l := range locks {
-		read := func(d *doc) setting { return at(d, l.path) }
+	for _, l := range claude.Locks {
+		read := func(d *claude.Doc) claude.Setting { return claude.At(d, l.Path) }
 		b, h := effectiveAt(files, false, read), effectiveAt(files, true, read)
-		if !l.holds(b.setting) || l.holds(h.setting) {
+		if !l.Holds(b.Setting) || l.Holds(h.Setting) {
 			continue
 		}
-		key := strings.Join(l.path, ".")
+		key := strings.Join(l.Path, ".")
 		if e.flagged(files, func(g *fileState) string { return report.CheckAllowExpanded + "|" + g.Path + "|" + key }) {
 			continue
 		}
 		f := cause(b, h, files)
-		line, headLine := lineOf(b.setting, h.setting)
-		rt := rating.Rating{Access: rating.AccessAdmin, Risk: rating.RiskHigh, Basis: "the lock is lifted (while it held, " + l.what + ")"}
+		line, headLine := lineOf(b.Setting, h.Setting)
+		rt := rating.Rating{Access: rating.AccessAdmin, Risk: rating.RiskHigh, Basis: "the lock is lifted (while it held, " + l.What + ")"}
 		why := overrideWords(key, b, h) + "; " + rt.Basis
 		e.row(f, report.KindSetting, report.DirChanged, "effective "+key+": "+effDisplay(b), "effective "+key+": "+effDisplay(h), true, rt, line, headLine, why)
-		e.finding(report.Finding{CheckID: report.CheckAllowExpanded, Risk: rt.Risk, Path: f.Path, Line: line, HeadLine: max(headLine, 1), Base: !h.present(),
+		e.finding(report.Finding{CheckID: report.CheckAllowExpanded, Risk: rt.Risk, Path: f.Path, Line: line, HeadLine: max(headLine, 1), Base: !h.Present(),
 			Evidence: "effective setting=" + key + " value=" + effDisplay(h), Title: "effective " + key + " lifted",
 			Message: fmt.Sprintf("%s: %s.", f.Path, why),
 			Key:     report.CheckAllowExpanded + "|" + f.Path + "|effective|" + key})
@@ -244,33 +245,33 @@ func (e *engine) effectiveSandbox(files []*fileState) {
 		keys[k] = true
 	}
 	for _, k := range sortedKeys(keys) {
-		read := func(d *doc) setting {
+		read := func(d *claude.Doc) claude.Setting {
 			if d == nil {
-				return setting{}
+				return claude.Setting{}
 			}
-			v := d.root.Get("sandbox")
+			v := d.Root.Get("sandbox")
 			parts := strings.Split(k, ".")
 			for i, p := range parts {
 				if v == nil || v.Kind() != jsonpos.Object {
-					return setting{}
+					return claude.Setting{}
 				}
 				m, ok := v.Lookup(p)
 				if !ok {
-					return setting{}
+					return claude.Setting{}
 				}
 				if i == len(parts)-1 {
-					return setting{m.Value, m.KeyStart.Line}
+					return claude.Setting{Value: m.Value, Line: m.KeyStart.Line}
 				}
 				v = m.Value
 			}
-			return setting{}
+			return claude.Setting{}
 		}
 		b, h := effectiveAt(files, false, read), effectiveAt(files, true, read)
 		on := func(x effective) bool {
-			if !x.present() {
+			if !x.Present() {
 				return sandboxDefaultOn[k]
 			}
-			return truthy(x.v)
+			return claude.Truthy(x.Value)
 		}
 		loosens := sandboxOnLoosens[k] && on(h) && !on(b) || sandboxOffLoosens[k] && on(b) && !on(h)
 		if !loosens || e.flagged(files, func(g *fileState) string { return report.CheckSandboxLoosened + "|" + g.Path + "|" + k }) {
@@ -278,10 +279,10 @@ func (e *engine) effectiveSandbox(files []*fileState) {
 		}
 		f := cause(b, h, files)
 		rt := rating.Sandbox(k)
-		line, headLine := lineOf(b.setting, h.setting)
+		line, headLine := lineOf(b.Setting, h.Setting)
 		why := overrideWords("sandbox."+k, b, h) + "; " + rt.Basis
 		e.row(f, report.KindSandbox, report.DirChanged, "effective sandbox."+k+": "+effDisplay(b), "effective sandbox."+k+": "+effDisplay(h), true, rt, line, headLine, why)
-		e.finding(report.Finding{CheckID: report.CheckSandboxLoosened, Risk: rt.Risk, Path: f.Path, Line: line, HeadLine: max(headLine, 1), Base: !h.present(),
+		e.finding(report.Finding{CheckID: report.CheckSandboxLoosened, Risk: rt.Risk, Path: f.Path, Line: line, HeadLine: max(headLine, 1), Base: !h.Present(),
 			Evidence: "effective setting=sandbox." + k + " value=" + effDisplay(h), Title: "effective sandbox." + k + " " + effDisplay(h),
 			Message: fmt.Sprintf("%s: %s.", f.Path, why),
 			Key:     report.CheckSandboxLoosened + "|" + f.Path + "|effective|" + k})

@@ -19,6 +19,7 @@ import (
 
 	"github.com/shipgate-app/shipgate/agentfiles"
 	"github.com/shipgate-app/shipgate/agentfiles/agent"
+	"github.com/shipgate-app/shipgate/agentfiles/claude"
 	"github.com/shipgate-app/shipgate/lattice"
 	"github.com/shipgate-app/shipgate/policy"
 	"github.com/shipgate-app/shipgate/rating"
@@ -30,9 +31,9 @@ type fileState struct {
 	report.File
 	kind       report.FileKind
 	scope      string
-	base, head *doc
-	baseErr    *parseError
-	headErr    *parseError
+	base, head *claude.Doc
+	baseErr    *claude.ParseError
+	headErr    *claude.ParseError
 	changed    bool
 
 	// Files of agents other than Claude Code (kind AgentFile): the
@@ -204,7 +205,7 @@ func CompareContext(ctx context.Context, in report.Input) (report.Report, error)
 		ctx = lattice.WithBudget(ctx, b)
 	}
 	e := &engine{ctx: ctx, budget: b, pol: in.Policy, rater: rating.Rater{Extra: in.Policy.ExtraLaunchers()}, scopes: map[string][]*fileState{}}
-	e.load(in.Files, ruleCache{})
+	e.load(in.Files, claude.RuleCache{})
 	e.tooManyFiles()
 	e.unreadInput(in.Unread)
 	for _, f := range e.files {
@@ -280,7 +281,7 @@ func (e *engine) tooManyFiles() {
 
 // load classifies and parses every file (the first maxCompared
 // agent-config files in path order; tooManyFiles reports the rest).
-func (e *engine) load(files []report.File, rules ruleCache) {
+func (e *engine) load(files []report.File, rules claude.RuleCache) {
 	seen := map[string]bool{}
 	skip := e.overBound(files)
 	var others []report.File // not agent-config files: scripts hooks run, or nothing
@@ -320,7 +321,7 @@ func (e *engine) load(files []report.File, rules ruleCache) {
 			fs.base, fs.baseErr = e.parseMetered(f.Path, kind, f.Base, rules)
 		}
 		switch {
-		case fs.baseErr != nil && fs.baseErr.limit == budgetSpent:
+		case fs.baseErr != nil && fs.baseErr.Limit == budgetSpent:
 			// A base not read for the budget would read as empty (and a
 			// deleted file as nothing removed): the head is not read either,
 			// and the file fails closed whole as one Shipgate cannot read.
@@ -368,22 +369,22 @@ func (e *engine) affords(n int64) bool {
 // once the budget is spent (its parseError's limit is budgetSpent), and
 // the rules it compiles are charged (each distinct rule once per
 // comparison: the cache shares them between versions and files).
-func (e *engine) parseMetered(p string, kind report.FileKind, v report.Version, rules ruleCache) (*doc, *parseError) {
+func (e *engine) parseMetered(p string, kind report.FileKind, v report.Version, rules claude.RuleCache) (*claude.Doc, *claude.ParseError) {
 	if !e.affords(ruleByteSteps * int64(len(v.Data))) {
 		// What its rules would cost (at most its size in rule text) is
 		// more than the budget has left: not read, so that no file's
 		// compilation runs far past the budget. (The first file read is
 		// always within it: MaxFileSize × ruleByteSteps is under the
 		// default total.)
-		return nil, &parseError{limit: budgetSpent, msg: "its rules were not compiled: the comparison's work budget was spent before this file was read (by the rules of the files before it in path order), so they are too complex to compare together"}
+		return nil, &claude.ParseError{Limit: budgetSpent, Msg: "its rules were not compiled: the comparison's work budget was spent before this file was read (by the rules of the files before it in path order), so they are too complex to compare together"}
 	}
-	d, pe := parseDoc(p, kind, v, rules)
+	d, pe := claude.ParseDoc(p, kind, v, rules)
 	if d == nil {
 		return d, pe
 	}
 	var steps int64
-	for _, r := range d.rules {
-		k := ruleID{r.rule.List, r.rule.Text}
+	for _, r := range d.Rules {
+		k := ruleID{r.Rule.List, r.Rule.Text}
 		if e.compiled[k] {
 			continue
 		}
@@ -391,7 +392,7 @@ func (e *engine) parseMetered(p string, kind report.FileKind, v report.Version, 
 			e.compiled = map[ruleID]bool{}
 		}
 		e.compiled[k] = true
-		steps += ruleSteps + ruleByteSteps*int64(len(r.rule.Text))
+		steps += ruleSteps + ruleByteSteps*int64(len(r.Rule.Text))
 	}
 	e.budget.Spend(steps)
 	return d, pe
@@ -448,8 +449,8 @@ func (e *engine) compareFile(f *fileState) {
 	}
 	st := report.FileStatus{Path: f.Path, Status: report.StatusCompared}
 	switch {
-	case f.Head.Exists && f.headErr != nil && f.headErr.tooLarge:
-		st.Status, st.Detail = report.StatusTooLarge, f.headErr.msg
+	case f.Head.Exists && f.headErr != nil && f.headErr.TooLarge:
+		st.Status, st.Detail = report.StatusTooLarge, f.headErr.Msg
 	case f.Head.Exists && f.headErr != nil:
 		st.Status, st.Detail = report.StatusParseFailed, f.headErr.Error()
 	case !f.changed:
@@ -463,7 +464,7 @@ func (e *engine) compareFile(f *fileState) {
 	}
 	before := len(e.changes)
 	if f.changed {
-		if f.headErr != nil && frontmatterKind(f.kind) {
+		if f.headErr != nil && claude.FrontmatterKind(f.kind) {
 			e.frontmatterUnreadable(f)
 		} else if f.headErr != nil {
 			e.headUnreadable(f)
@@ -503,8 +504,8 @@ func (e *engine) headUnreadable(f *fileState) {
 	var lost []string
 	nDeny, nAsk := 0, 0
 	if f.base != nil {
-		for _, r := range f.base.rules {
-			switch r.rule.List {
+		for _, r := range f.base.Rules {
+			switch r.Rule.List {
 			case lattice.Deny:
 				nDeny++
 			case lattice.Ask:
@@ -520,9 +521,9 @@ func (e *engine) headUnreadable(f *fileState) {
 	}
 	kind := "json_parse_failed"
 	switch {
-	case pe.limit != "":
-		kind = pe.limit
-	case pe.tooLarge:
+	case pe.Limit != "":
+		kind = pe.Limit
+	case pe.TooLarge:
 		kind = "too_large"
 	case f.Head.Unreadable != "":
 		kind = "unreadable"
@@ -533,10 +534,10 @@ func (e *engine) headUnreadable(f *fileState) {
 	if kind == "json_parse_failed" {
 		// Claude Code itself cannot read the file: it drops it whole.
 		msg = fmt.Sprintf("%s does not parse as JSON", f.Path)
-		if pe.line > 0 {
-			msg += fmt.Sprintf(" at line %d, column %d", pe.line, pe.col)
+		if pe.Line > 0 {
+			msg += fmt.Sprintf(" at line %d, column %d", pe.Line, pe.Col)
 		}
-		msg += ": " + strings.TrimSuffix(pe.msg, ".") + ". Claude Code drops a file it cannot parse"
+		msg += ": " + strings.TrimSuffix(pe.Msg, ".") + ". Claude Code drops a file it cannot parse"
 		if len(lost) > 0 {
 			verb := " stop applying"
 			if nDeny+nAsk == 1 {
@@ -546,8 +547,8 @@ func (e *engine) headUnreadable(f *fileState) {
 			risk = "high"
 		}
 		msg += "."
-		if pe.hint != "" {
-			msg += " To fix it: " + pe.hint
+		if pe.Hint != "" {
+			msg += " To fix it: " + pe.Hint
 			if !strings.HasSuffix(msg, ".") {
 				msg += "."
 			}
@@ -558,7 +559,7 @@ func (e *engine) headUnreadable(f *fileState) {
 		// then it grants whatever it holds. The finding decides at least
 		// what such a file could grant: a settings file may hold Bash(*) or
 		// bypassPermissions (block); an .mcp.json may add servers.
-		msg = fmt.Sprintf("Shipgate could not read %s: %s. This is an input limit of Shipgate, not a claim about the change: nothing in the file was compared", f.Path, strings.TrimSuffix(pe.msg, "."))
+		msg = fmt.Sprintf("Shipgate could not read %s: %s. This is an input limit of Shipgate, not a claim about the change: nothing in the file was compared", f.Path, strings.TrimSuffix(pe.Msg, "."))
 		if len(lost) > 0 {
 			msg += fmt.Sprintf(" (the base declared %s)", strings.Join(lost, " and "))
 		}
@@ -576,7 +577,7 @@ func (e *engine) headUnreadable(f *fileState) {
 		msg += "."
 		why = "Shipgate could not read this version, so nothing in it was compared"
 	}
-	line := pe.line
+	line := pe.Line
 	e.changes = append(e.changes, report.Change{
 		Path: f.Path, Kind: report.KindFile, Direction: report.DirChanged, Before: "readable", After: "unreadable (" + kind + ")",
 		Expands: len(lost) > 0, Access: "unknown", Risk: risk, Line: line, HeadLine: max(line, 1), Witnesses: []string{},
@@ -595,21 +596,21 @@ func (e *engine) tooComplex(f *fileState, n int64) {
 	action, risk := policy.RequireReview, rating.RiskHigh
 	var worst []string
 	base := map[string]bool{}
-	for _, r := range f.base.rulesIn(lattice.Allow) {
-		base[r.rule.Text] = true
+	for _, r := range f.base.RulesIn(lattice.Allow) {
+		base[r.Rule.Text] = true
 	}
 	line := 0
-	for _, r := range f.head.rulesIn(lattice.Allow) {
-		if base[r.rule.Text] {
+	for _, r := range f.head.RulesIn(lattice.Allow) {
+		if base[r.Rule.Text] {
 			continue
 		}
 		if line == 0 {
-			line = r.line
+			line = r.Line
 		}
-		if rt := e.rate(r.rule); rt.ExecTier || rt.Wildcard || r.rule.MayBeWhole() {
+		if rt := e.rate(r.Rule); rt.ExecTier || rt.Wildcard || r.Rule.MayBeWhole() {
 			action, risk = policy.Block, rating.RiskCritical
 			if len(worst) < 3 {
-				worst = append(worst, r.rule.Text)
+				worst = append(worst, r.Rule.Text)
 			}
 		}
 	}
@@ -670,7 +671,7 @@ const maxComplexRules = 20
 func (e *engine) tooComplexRules(rs *ruleSet) {
 	f := rs.f
 	var complex []*event
-	for _, l := range lists {
+	for _, l := range claude.Lists {
 		for _, evs := range [][]*event{rs.added[l], rs.removed[l]} {
 			for _, ev := range evs {
 				if ev.stops > 0 {
@@ -682,7 +683,7 @@ func (e *engine) tooComplexRules(rs *ruleSet) {
 	if len(complex) == 0 {
 		return
 	}
-	sort.SliceStable(complex, func(i, j int) bool { return complex[i].decl.line < complex[j].decl.line })
+	sort.SliceStable(complex, func(i, j int) bool { return complex[i].decl.Line < complex[j].decl.Line })
 	why := "too complex to decide within Shipgate's work budget"
 	if err := e.ctx.Err(); err != nil {
 		why = "not decided before the evaluation was stopped (" + err.Error() + ")"
@@ -693,8 +694,8 @@ func (e *engine) tooComplexRules(rs *ruleSet) {
 		if !ev.added || ev.list() != lattice.Allow {
 			return false
 		}
-		rt := e.rate(ev.decl.rule)
-		return rt.ExecTier || rt.Wildcard || ev.decl.rule.MayBeWhole()
+		rt := e.rate(ev.decl.Rule)
+		return rt.ExecTier || rt.Wildcard || ev.decl.Rule.MayBeWhole()
 	}
 	for i, ev := range complex {
 		if i == maxComplexRules {
@@ -706,7 +707,7 @@ func (e *engine) tooComplexRules(rs *ruleSet) {
 					action, risk = policy.Block, rating.RiskCritical
 				}
 				if len(names) < 3 {
-					names = append(names, fmt.Sprintf("line %d: %s", r.decl.line, r.text()))
+					names = append(names, fmt.Sprintf("line %d: %s", r.decl.Line, r.text()))
 				}
 			}
 			msg := fmt.Sprintf("%s: %d more rules were %s (%s, …), so each counts as a grant", f.Path, len(rest), why, strings.Join(names, "; "))
@@ -714,15 +715,15 @@ func (e *engine) tooComplexRules(rs *ruleSet) {
 				msg += "; some could be wildcard or launcher grants, so this blocks"
 			}
 			msg += ". " + complexAdvice
-			e.finding(report.Finding{CheckID: report.CheckParseFailed, Risk: risk, Action: action, Path: f.Path, Line: rest[0].decl.line, HeadLine: max(rest[0].decl.line, 1),
+			e.finding(report.Finding{CheckID: report.CheckParseFailed, Risk: risk, Action: action, Path: f.Path, Line: rest[0].decl.Line, HeadLine: max(rest[0].decl.Line, 1),
 				Evidence: "too_complex", Message: msg, Title: fmt.Sprintf("%d more rules too complex to decide in %s", len(rest), f.Path),
 				Key: "complex|" + f.Path + "|more"})
 			break
 		}
-		r := ev.decl.rule
+		r := ev.decl.Rule
 		action, risk := policy.RequireReview, rating.RiskHigh
 		var msg string
-		line, head := ev.decl.line, ev.decl.line
+		line, head := ev.decl.Line, ev.decl.Line
 		if ev.added {
 			msg = fmt.Sprintf("%s:%d: whether %s: %s grants anything new was %s, so it counts as a grant", f.Path, line, r.List, r.Text, why)
 			if ev.list() != lattice.Allow {
@@ -733,7 +734,7 @@ func (e *engine) tooComplexRules(rs *ruleSet) {
 				msg += "; it could be a wildcard or launcher grant, so this blocks"
 			}
 		} else {
-			head = f.head.listLine(r.List)
+			head = f.head.ListLine(r.List)
 			msg = fmt.Sprintf("%s:%d (base): what removing %s: %s frees was %s, so it counts as removed", f.Path, line, r.List, r.Text, why)
 			if ev.list() == lattice.Allow {
 				msg = fmt.Sprintf("%s:%d (base): what removing %s: %s takes away was %s", f.Path, line, r.List, r.Text, why)
@@ -758,28 +759,28 @@ func (e *engine) problems(f *fileState) {
 	}
 	had := map[string]bool{}
 	if f.base != nil {
-		for _, p := range f.base.problems {
-			had[p.kind+"|"+p.key+"|"+p.message] = true
+		for _, p := range f.base.Problems {
+			had[p.Kind+"|"+p.Key+"|"+p.Message] = true
 		}
 	}
-	for _, p := range f.head.problems {
-		if had[p.kind+"|"+p.key+"|"+p.message] {
+	for _, p := range f.head.Problems {
+		if had[p.Kind+"|"+p.Key+"|"+p.Message] {
 			continue
 		}
-		switch p.kind {
+		switch p.Kind {
 		case "duplicate_key", "invalid_utf8", "lone_surrogate":
-			e.finding(report.Finding{CheckID: report.CheckDuplicateKey, Path: f.Path, Line: p.line, HeadLine: p.line, Evidence: p.kind + ": " + p.key,
-				Message: f.Path + ": " + p.message, Title: "read differently from how it looks", Key: "problem|" + f.Path + "|" + p.kind + "|" + p.key})
+			e.finding(report.Finding{CheckID: report.CheckDuplicateKey, Path: f.Path, Line: p.Line, HeadLine: p.Line, Evidence: p.Kind + ": " + p.Key,
+				Message: f.Path + ": " + p.Message, Title: "read differently from how it looks", Key: "problem|" + f.Path + "|" + p.Kind + "|" + p.Key})
 		case "invalid_rule":
 			risk := rating.RiskLow
-			if p.list == "deny" || p.list == "ask" {
+			if p.List == "deny" || p.List == "ask" {
 				risk = rating.RiskMedium
 			}
-			e.finding(report.Finding{CheckID: report.CheckRuleInvalid, Risk: risk, Path: f.Path, Line: p.line, HeadLine: p.line, Evidence: p.key,
-				Message: f.Path + ": " + sentence(p.message), Title: "entry Claude Code skips", Key: "problem|" + f.Path + "|" + p.key})
+			e.finding(report.Finding{CheckID: report.CheckRuleInvalid, Risk: risk, Path: f.Path, Line: p.Line, HeadLine: p.Line, Evidence: p.Key,
+				Message: f.Path + ": " + sentence(p.Message), Title: "entry Claude Code skips", Key: "problem|" + f.Path + "|" + p.Key})
 		case "unknown_key":
-			e.finding(report.Finding{CheckID: report.CheckUnknownKey, Path: f.Path, Line: p.line, HeadLine: p.line, Evidence: p.key,
-				Message: f.Path + ": " + sentence(p.message), Title: "unknown key " + p.key, Key: "problem|" + f.Path + "|unknown|" + p.key})
+			e.finding(report.Finding{CheckID: report.CheckUnknownKey, Path: f.Path, Line: p.Line, HeadLine: p.Line, Evidence: p.Key,
+				Message: f.Path + ": " + sentence(p.Message), Title: "unknown key " + p.Key, Key: "problem|" + f.Path + "|unknown|" + p.Key})
 		}
 	}
 }

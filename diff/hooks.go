@@ -7,6 +7,7 @@ import (
 
 	"mvdan.cc/sh/v3/syntax"
 
+	"github.com/shipgate-app/shipgate/agentfiles/claude"
 	"github.com/shipgate-app/shipgate/policy"
 	"github.com/shipgate-app/shipgate/rating"
 	"github.com/shipgate-app/shipgate/report"
@@ -23,7 +24,7 @@ func decidingEvent(ev string) bool { return ev == "PreToolUse" || ev == "Permiss
 func hookWhen(ev, matcher string) string {
 	m := "tool"
 	if matcher != "" && matcher != "*" {
-		m = "`" + sanitize(matcher) + "`"
+		m = "`" + claude.Sanitize(matcher) + "`"
 	}
 	switch ev {
 	case "PreToolUse":
@@ -31,7 +32,7 @@ func hookWhen(ev, matcher string) string {
 	case "PermissionRequest":
 		return "when a " + m + " call asks for permission"
 	}
-	return "on " + ev + hookMatcher(matcher)
+	return "on " + ev + claude.HookMatcher(matcher)
 }
 
 // hookEffect is what a handler does, as far as Shipgate can tell from its
@@ -42,18 +43,18 @@ func hookWhen(ev, matcher string) string {
 // the command runs in. Two handlers with the same effect run the same
 // thing; handlers whose effect differs are treated as different (a
 // command Shipgate cannot normalise keeps its exact text).
-func hookEffect(h handler, scope string) string {
-	if h.v == nil {
-		return "\x00raw\x00" + h.canon
+func hookEffect(h claude.Handler, scope string) string {
+	if h.Value == nil {
+		return "\x00raw\x00" + h.Canon
 	}
-	typ := h.v.Get("type").Text()
+	typ := h.Value.Get("type").Text()
 	if typ == "" {
 		typ = "command"
 	}
-	if c := h.v.Get("command"); c.Text() != "" {
+	if c := h.Value.Get("command"); c.Text() != "" {
 		return typ + "\x00" + normaliseCommand(c.Text(), scope)
 	}
-	return typ + "\x00" + canon(h.v.Get("url")) + "\x00" + canon(h.v.Get("prompt")) + "\x00" + canon(h.v.Get("agent"))
+	return typ + "\x00" + claude.Canon(h.Value.Get("url")) + "\x00" + claude.Canon(h.Value.Get("prompt")) + "\x00" + claude.Canon(h.Value.Get("agent"))
 }
 
 // normaliseCommand spells a single simple command (no operators,
@@ -99,7 +100,7 @@ func normaliseCommand(cmd, scope string) string {
 var quietHook = rating.Rating{Access: rating.AccessNone, Risk: rating.RiskLow}
 
 // hookPair is a base handler and a head handler that run the same thing.
-type hookPair struct{ base, head handler }
+type hookPair struct{ base, head claude.Handler }
 
 // compareHooks judges hooks by their effect: which command runs, on which
 // event and matcher, and whether that event can decide a permission.
@@ -118,10 +119,10 @@ type hookPair struct{ base, head handler }
 //     otherwise.
 func (e *engine) compareHooks(f *fileState) {
 	scope := ownerScope(f)
-	bh, hh := hookHandlers(f.base), hookHandlers(f.head)
+	bh, hh := claude.HookHandlers(f.base), claude.HookHandlers(f.head)
 	// Pair handlers that run the same thing on the same event and matcher.
 	type slot struct {
-		h      handler
+		h      claude.Handler
 		effect string
 		used   bool
 	}
@@ -153,9 +154,9 @@ func (e *engine) compareHooks(f *fileState) {
 	}
 	// Exact text first, so a respelling pairs only what is left.
 	pair(func(b, h *slot) bool {
-		return b.h.event == h.h.event && b.h.matcher == h.h.matcher && b.h.canon == h.h.canon
+		return b.h.Event == h.h.Event && b.h.Matcher == h.h.Matcher && b.h.Canon == h.h.Canon
 	}, &same)
-	pair(func(b, h *slot) bool { return b.h.event == h.h.event && b.h.matcher == h.h.matcher }, &same)
+	pair(func(b, h *slot) bool { return b.h.Event == h.h.Event && b.h.Matcher == h.h.Matcher }, &same)
 	pair(func(b, h *slot) bool { return true }, &moved)
 
 	type group struct {
@@ -191,82 +192,82 @@ func (e *engine) compareHooks(f *fileState) {
 
 	for _, p := range same {
 		b, h := p.base, p.head
-		if b.canon == h.canon {
+		if b.Canon == h.Canon {
 			continue // the same handler, perhaps reordered
 		}
-		label := h.event + hookMatcher(h.matcher) + ": " + h.summary
+		label := h.Event + claude.HookMatcher(h.Matcher) + ": " + h.Summary
 		fields := changedFields(b, h)
 		if len(fields) == 0 {
 			// Only the spelling differs: the same command runs.
-			e.row(f, report.KindHook, report.DirRespelled, b.event+hookMatcher(b.matcher)+": "+b.summary, label, false, quietHook, h.line, h.line,
+			e.row(f, report.KindHook, report.DirRespelled, b.Event+claude.HookMatcher(b.Matcher)+": "+b.Summary, label, false, quietHook, h.Line, h.Line,
 				"the same command, spelled otherwise: it runs the same thing at the same moments")
 			continue
 		}
-		if !decidingEvent(h.event) || onlyCosmetic(fields) {
-			e.row(f, report.KindHook, report.DirChanged, label, label+": "+strings.Join(fields, ", "), false, quietHook, h.line, h.line,
-				"the same command with other settings, "+hookWhen(h.event, h.matcher)+": it cannot decide a permission either way")
+		if !decidingEvent(h.Event) || onlyCosmetic(fields) {
+			e.row(f, report.KindHook, report.DirChanged, label, label+": "+strings.Join(fields, ", "), false, quietHook, h.Line, h.Line,
+				"the same command with other settings, "+hookWhen(h.Event, h.Matcher)+": it cannot decide a permission either way")
 			continue
 		}
-		rt := rating.Hook(h.event)
-		e.row(f, report.KindHook, report.DirChanged, label, label+": "+strings.Join(fields, ", "), true, rt, h.line, h.line,
-			"the same command with other settings, "+hookWhen(h.event, h.matcher)+": a guard's timeout and async decide whether it can stop a call in time")
-		note(at(h.event), true, "changes "+h.summary+hookMatcher(h.matcher)+" ("+strings.Join(fields, ", ")+")", h.line, false)
+		rt := rating.Hook(h.Event)
+		e.row(f, report.KindHook, report.DirChanged, label, label+": "+strings.Join(fields, ", "), true, rt, h.Line, h.Line,
+			"the same command with other settings, "+hookWhen(h.Event, h.Matcher)+": a guard's timeout and async decide whether it can stop a call in time")
+		note(at(h.Event), true, "changes "+h.Summary+claude.HookMatcher(h.Matcher)+" ("+strings.Join(fields, ", ")+")", h.Line, false)
 	}
 	for _, p := range moved {
 		b, h := p.base, p.head
-		before := b.event + hookMatcher(b.matcher) + ": " + b.summary
-		after := h.event + hookMatcher(h.matcher) + ": " + h.summary
-		if !decidingEvent(b.event) && !decidingEvent(h.event) {
-			e.row(f, report.KindHook, report.DirMoved, before, after, false, quietHook, h.line, h.line,
-				"the same command now runs "+hookWhen(h.event, h.matcher)+" (was "+hookWhen(b.event, b.matcher)+"): neither event can decide a permission")
+		before := b.Event + claude.HookMatcher(b.Matcher) + ": " + b.Summary
+		after := h.Event + claude.HookMatcher(h.Matcher) + ": " + h.Summary
+		if !decidingEvent(b.Event) && !decidingEvent(h.Event) {
+			e.row(f, report.KindHook, report.DirMoved, before, after, false, quietHook, h.Line, h.Line,
+				"the same command now runs "+hookWhen(h.Event, h.Matcher)+" (was "+hookWhen(b.Event, b.Matcher)+"): neither event can decide a permission")
 			continue
 		}
-		rt := rating.Hook(h.event)
-		if !decidingEvent(h.event) {
-			rt = rating.Hook(b.event)
+		rt := rating.Hook(h.Event)
+		if !decidingEvent(h.Event) {
+			rt = rating.Hook(b.Event)
 		}
-		why := "the same command now runs " + hookWhen(h.event, h.matcher) + " (was " + hookWhen(b.event, b.matcher) + ")"
+		why := "the same command now runs " + hookWhen(h.Event, h.Matcher) + " (was " + hookWhen(b.Event, b.Matcher) + ")"
 		switch {
-		case !decidingEvent(h.event):
-			why += ": it no longer stops the calls it could deny " + hookWhen(b.event, b.matcher)
-		case !decidingEvent(b.event):
+		case !decidingEvent(h.Event):
+			why += ": it no longer stops the calls it could deny " + hookWhen(b.Event, b.Matcher)
+		case !decidingEvent(b.Event):
 			why += ": it may now allow or deny those calls"
 		default:
 			why += ": it may now answer other calls, and no longer stops the ones it no longer sees"
 		}
-		e.row(f, report.KindHook, report.DirMoved, before, after, true, rt, h.line, h.line, why)
-		note(at(h.event), true, "moves "+h.summary+" to "+hookWhen(h.event, h.matcher)+" (was "+hookWhen(b.event, b.matcher)+")", h.line, false)
+		e.row(f, report.KindHook, report.DirMoved, before, after, true, rt, h.Line, h.Line, why)
+		note(at(h.Event), true, "moves "+h.Summary+" to "+hookWhen(h.Event, h.Matcher)+" (was "+hookWhen(b.Event, b.Matcher)+")", h.Line, false)
 	}
 	for _, s := range hs {
 		if s.used {
 			continue
 		}
 		h := s.h
-		rt := rating.Hook(h.event)
-		label := h.event + hookMatcher(h.matcher)
-		why := "a new command runs " + hookWhen(h.event, h.matcher) + ", by itself and without a prompt"
-		if decidingEvent(h.event) {
-			why = "a new command runs " + hookWhen(h.event, h.matcher) + ": it may allow or deny them without a prompt"
+		rt := rating.Hook(h.Event)
+		label := h.Event + claude.HookMatcher(h.Matcher)
+		why := "a new command runs " + hookWhen(h.Event, h.Matcher) + ", by itself and without a prompt"
+		if decidingEvent(h.Event) {
+			why = "a new command runs " + hookWhen(h.Event, h.Matcher) + ": it may allow or deny them without a prompt"
 		}
-		e.row(f, report.KindHook, report.DirAdded, "", label+": "+h.summary, true, rt, h.line, h.line, why)
-		note(at(h.event), true, "adds "+h.summary+hookMatcher(h.matcher), h.line, false)
+		e.row(f, report.KindHook, report.DirAdded, "", label+": "+h.Summary, true, rt, h.Line, h.Line, why)
+		note(at(h.Event), true, "adds "+h.Summary+claude.HookMatcher(h.Matcher), h.Line, false)
 	}
 	for _, s := range bs {
 		if s.used {
 			continue
 		}
 		b := s.h
-		label := b.event + hookMatcher(b.matcher) + ": " + b.summary
-		if decidingEvent(b.event) {
-			rt := rating.Hook(b.event)
-			e.row(f, report.KindHook, report.DirRemoved, label, "", true, rt, b.line, 1,
-				"a hook that could deny calls is removed: it no longer stops what it stopped "+hookWhen(b.event, b.matcher))
-			note(at(b.event), true, "removes "+b.summary+hookMatcher(b.matcher)+", so it no longer stops what it stopped "+hookWhen(b.event, b.matcher), b.line, true)
+		label := b.Event + claude.HookMatcher(b.Matcher) + ": " + b.Summary
+		if decidingEvent(b.Event) {
+			rt := rating.Hook(b.Event)
+			e.row(f, report.KindHook, report.DirRemoved, label, "", true, rt, b.Line, 1,
+				"a hook that could deny calls is removed: it no longer stops what it stopped "+hookWhen(b.Event, b.Matcher))
+			note(at(b.Event), true, "removes "+b.Summary+claude.HookMatcher(b.Matcher)+", so it no longer stops what it stopped "+hookWhen(b.Event, b.Matcher), b.Line, true)
 			continue
 		}
-		e.row(f, report.KindHook, report.DirRemoved, label, "", false, quietHook, b.line, 1,
-			"no longer runs "+hookWhen(b.event, b.matcher)+"; a hook on this event cannot decide a permission, so no call it could have stopped now runs")
-		note(at(b.event), false, "removes "+b.summary+hookMatcher(b.matcher), b.line, true)
+		e.row(f, report.KindHook, report.DirRemoved, label, "", false, quietHook, b.Line, 1,
+			"no longer runs "+hookWhen(b.Event, b.Matcher)+"; a hook on this event cannot decide a permission, so no call it could have stopped now runs")
+		note(at(b.Event), false, "removes "+b.Summary+claude.HookMatcher(b.Matcher), b.Line, true)
 	}
 
 	for _, ev := range order {
@@ -307,15 +308,15 @@ func hookEffectBasis(ev string, parts []string) string {
 
 // changedFields names the fields, other than the command's spelling, in
 // which two handlers that run the same thing differ.
-func changedFields(b, h handler) []string {
-	if b.v == nil || h.v == nil {
+func changedFields(b, h claude.Handler) []string {
+	if b.Value == nil || h.Value == nil {
 		return []string{"(the entry)"}
 	}
 	keys := map[string]bool{}
-	for _, m := range b.v.Members() {
+	for _, m := range b.Value.Members() {
 		keys[m.Key] = true
 	}
-	for _, m := range h.v.Members() {
+	for _, m := range h.Value.Members() {
 		keys[m.Key] = true
 	}
 	var fields []string
@@ -323,8 +324,8 @@ func changedFields(b, h handler) []string {
 		if k == "command" {
 			continue // same effect: the spelling is all that differs
 		}
-		if canon(b.v.Get(k)) != canon(h.v.Get(k)) {
-			fields = append(fields, fmt.Sprintf("%s %s → %s", k, fieldValue(b.v.Get(k)), fieldValue(h.v.Get(k))))
+		if claude.Canon(b.Value.Get(k)) != claude.Canon(h.Value.Get(k)) {
+			fields = append(fields, fmt.Sprintf("%s %s → %s", k, claude.FieldValue(b.Value.Get(k)), claude.FieldValue(h.Value.Get(k))))
 		}
 	}
 	return fields

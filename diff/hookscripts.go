@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/shipgate-app/shipgate/agentfiles"
+	"github.com/shipgate-app/shipgate/agentfiles/claude"
 	"github.com/shipgate-app/shipgate/agentfiles/hookscript"
 	"github.com/shipgate-app/shipgate/policy"
 	"github.com/shipgate-app/shipgate/rating"
@@ -53,7 +54,7 @@ func (e *engine) loadScripts(others []report.File) {
 	var dynText []string
 	for _, f := range e.files {
 		for _, side := range []struct {
-			d    *doc
+			d    *claude.Doc
 			head bool
 		}{{f.base, false}, {f.head, true}} {
 			refs, bad := commandRefs(side.d, f.kind, f.Path, ownerScope(f))
@@ -213,7 +214,7 @@ func CommandsOf(p string, data []byte) HookCommands {
 	if kind == report.NotAgentConfig || kind == report.ScriptFile {
 		return out
 	}
-	d, err := parseDoc(p, kind, report.Version{Exists: true, Data: data}, ruleCache{})
+	d, err := claude.ParseDoc(p, kind, report.Version{Exists: true, Data: data}, claude.RuleCache{})
 	if err != nil {
 		return out
 	}
@@ -379,7 +380,7 @@ func (e *engine) compareScript(f *fileState) {
 	e.changes = append(e.changes, report.Change{Path: f.Path, Kind: report.KindHook, Direction: dir, Before: before, After: after, Expands: expands,
 		Access: rt.Access, Risk: rt.Risk, Line: 1, HeadLine: max(headLine, 1), Witnesses: []string{}, Why: why})
 	e.finding(report.Finding{CheckID: check, Action: action, Risk: rt.Risk, Path: f.Path, Line: 1, HeadLine: 1, Base: !f.Head.Exists,
-		Evidence: "script=" + sanitize(f.Path), Title: f.Path + " (run by " + what + ") changed",
+		Evidence: "script=" + claude.Sanitize(f.Path), Title: f.Path + " (run by " + what + ") changed",
 		Message: msg,
 		Key:     check + "|" + f.Path + "|script"})
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/shipgate-app/shipgate/agentfiles"
+	"github.com/shipgate-app/shipgate/agentfiles/claude"
 	"github.com/shipgate-app/shipgate/agentfiles/codex"
 	"github.com/shipgate-app/shipgate/lattice"
 	"github.com/shipgate-app/shipgate/policy"
@@ -237,7 +238,7 @@ func TestManyCostlyRulesFiles(t *testing.T) {
 				in.Files = append(in.Files, report.File{Path: fmt.Sprintf("p%03d/.codex/rules/x.rules", i), Head: report.Version{Exists: true, Data: []byte(src)}})
 			}
 			e := &engine{ctx: context.Background(), budget: lattice.NewBudget(0, 0), pol: in.Policy, scopes: map[string][]*fileState{}}
-			e.load(in.Files, ruleCache{})
+			e.load(in.Files, claude.RuleCache{})
 			if e.starlarkUsed > codex.MaxSharedSteps+codex.MaxSteps {
 				t.Errorf("the files took %d Starlark steps, over the shared bound %d", e.starlarkUsed, codex.MaxSharedSteps)
 			}

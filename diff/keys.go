@@ -4,163 +4,57 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/shipgate-app/shipgate/jsonpos"
+	"github.com/shipgate-app/shipgate/agentfiles/claude"
 	"github.com/shipgate-app/shipgate/rating"
 	"github.com/shipgate-app/shipgate/report"
 )
-
-// Where Claude Code reads a settings key. Keys Claude Code reads only
-// inside `permissions` (defaultMode, disableBypassPermissionsMode), keys it
-// reads in both places (disableAutoMode), and every other key at the top
-// level only — from the settings reference
-// (code.claude.com/docs/en/settings-reference, "permissions" table) and
-// checked against Claude Code 2.1.328, whose list of restrictive settings
-// names ["permissions","disableBypassPermissionsMode"],
-// ["disableAutoMode"] and ["permissions","disableAutoMode"], and which reads
-// the starting mode from permissions.defaultMode only.
-type place int
-
-const (
-	placeTop place = iota
-	placePermissions
-	placeBoth
-)
-
-// settingPlaces lists the keys not read at the top level only.
-var settingPlaces = map[string]place{
-	"defaultMode":                          placePermissions,
-	"disableBypassPermissionsMode":         placePermissions,
-	"disableAutoMode":                      placeBoth,
-	"additionalDirectories":                placeBoth,
-	"blockReadsOutsideWorkingDirectories":  placePermissions,
-	"blockWritesOutsideWorkingDirectories": placePermissions,
-	"denyInsteadOfPrompting":               placePermissions,
-}
-
-// settingPlace says where Claude Code reads a key.
-func settingPlace(key string) place { return settingPlaces[key] }
-
-// lock is a setting that forbids something while it holds its restrictive
-// value at its path; lifting it (removing it, moving it where Claude Code
-// does not read it, another value) lets the forbidden thing happen again.
-type lock struct {
-	path  []string
-	value string // "disable", or "true" for JSON true
-	what  string
-}
-
-// locks are the restrictive settings Claude Code 2.1.328 honours from a
-// project file (its list of restrictive settings, less the managed-only
-// ones and those user or managed settings alone may set).
-var locks = []lock{
-	{[]string{"permissions", "disableBypassPermissionsMode"}, "disable", "bypassPermissions mode (--dangerously-skip-permissions, a subagent's permissionMode: bypassPermissions) is refused"},
-	{[]string{"permissions", "disableAutoMode"}, "disable", "auto mode is removed"},
-	{[]string{"disableAutoMode"}, "disable", "auto mode is removed"},
-	{[]string{"permissions", "blockReadsOutsideWorkingDirectories"}, "true", "reads outside the working directories are refused"},
-	{[]string{"permissions", "blockWritesOutsideWorkingDirectories"}, "true", "writes outside the working directories are refused"},
-	{[]string{"permissions", "denyInsteadOfPrompting"}, "true", "what would prompt is denied instead"},
-	{[]string{"disableSkillShellExecution"}, "true", "skills cannot run shell commands inline"},
-}
-
-// at reads a value by path.
-func at(d *doc, p []string) setting {
-	if d == nil {
-		return setting{}
-	}
-	v := d.root
-	var line int
-	for _, k := range p {
-		m, ok := v.Lookup(k)
-		if !ok {
-			return setting{}
-		}
-		v, line = m.Value, m.KeyStart.Line
-	}
-	return setting{v, line}
-}
-
-func (l lock) holds(s setting) bool {
-	if !s.present() {
-		return false
-	}
-	if l.value == "true" {
-		return s.v.Kind() == jsonpos.Bool && s.v.Bool()
-	}
-	return s.v.Kind() == jsonpos.String && s.v.Text() == l.value
-}
 
 // compareLocks reports each lock the base held at its path and the head no
 // longer holds there. A lock that only moved (permissions.disableBypassPermissionsMode
 // to the top level, where Claude Code does not read it) is lifted.
 func (e *engine) compareLocks(f *fileState) {
-	for _, l := range locks {
-		key := strings.Join(l.path, ".")
-		b, h := at(f.base, l.path), at(f.head, l.path)
-		if b.present() == h.present() && (!b.present() || canon(b.v) == canon(h.v)) {
+	for _, l := range claude.Locks {
+		key := strings.Join(l.Path, ".")
+		b, h := claude.At(f.base, l.Path), claude.At(f.head, l.Path)
+		if b.Present() == h.Present() && (!b.Present() || claude.Canon(b.Value) == claude.Canon(h.Value)) {
 			continue
 		}
 		line, headLine := lineOf(b, h)
-		if !l.holds(b) || l.holds(h) || heldElsewhere(f.head, l) || e.heldInScope(f, l) {
-			e.row(f, report.KindSetting, direction(b, h), side(key, b), side(key, h), false, rating.Rating{Access: rating.AccessNone, Risk: rating.RiskLow}, line, headLine, "a lock: "+l.what)
+		if !l.Holds(b) || l.Holds(h) || claude.HeldElsewhere(f.head, l) || e.heldInScope(f, l) {
+			e.row(f, report.KindSetting, direction(b, h), side(key, b), side(key, h), false, rating.Rating{Access: rating.AccessNone, Risk: rating.RiskLow}, line, headLine, "a lock: "+l.What)
 			continue
 		}
-		rt := rating.Rating{Access: rating.AccessAdmin, Risk: rating.RiskHigh, Basis: "the lock is lifted (while it held, " + l.what + ")"}
+		rt := rating.Rating{Access: rating.AccessAdmin, Risk: rating.RiskHigh, Basis: "the lock is lifted (while it held, " + l.What + ")"}
 		why := rt.Basis
 		if moved := e.movedTo(f.head, l); moved != "" {
 			why += "; the head writes it at " + moved + ", where Claude Code does not read it"
 			headLine = max(headLine, 1)
 		}
 		e.row(f, report.KindSetting, direction(b, h), side(key, b), side(key, h), true, rt, line, headLine, why)
-		e.finding(report.Finding{CheckID: report.CheckAllowExpanded, Risk: rt.Risk, Path: f.Path, Line: line, HeadLine: headLine, Base: !h.present(),
-			Evidence: "setting=" + key + " value=" + display(h), Title: key + " lifted",
+		e.finding(report.Finding{CheckID: report.CheckAllowExpanded, Risk: rt.Risk, Path: f.Path, Line: line, HeadLine: headLine, Base: !h.Present(),
+			Evidence: "setting=" + key + " value=" + claude.Display(h), Title: key + " lifted",
 			Message: fmt.Sprintf("%s %s: %s.", f.Path, switchChange(key, b, h), why),
 			Key:     report.CheckAllowExpanded + "|" + f.Path + "|" + key})
 	}
 }
 
-// heldElsewhere reports whether the document holds the same lock at
-// another path Claude Code reads it at (disableAutoMode, read inside
-// permissions and at the top level).
-func heldElsewhere(d *doc, l lock) bool {
-	name := l.path[len(l.path)-1]
-	for _, o := range locks {
-		if o.path[len(o.path)-1] == name && strings.Join(o.path, ".") != strings.Join(l.path, ".") && o.holds(at(d, o.path)) {
-			return true
-		}
-	}
-	return false
-}
-
 // movedTo names another place of the document that holds the lock's
 // value under the lock's last key (where Claude Code does not read it).
-func (e *engine) movedTo(d *doc, l lock) string {
+func (e *engine) movedTo(d *claude.Doc, l claude.Lock) string {
 	if d == nil {
 		return ""
 	}
-	name := l.path[len(l.path)-1]
+	name := l.Path[len(l.Path)-1]
 	cands := [][]string{{name}, {"permissions", name}}
 	for _, c := range cands {
-		if strings.Join(c, ".") == strings.Join(l.path, ".") || settingReadAt(c) {
+		if strings.Join(c, ".") == strings.Join(l.Path, ".") || claude.SettingReadAt(c) {
 			continue
 		}
-		if l.holds(at(d, c)) {
+		if l.Holds(claude.At(d, c)) {
 			return strings.Join(c, ".")
 		}
 	}
 	return ""
-}
-
-// settingReadAt reports whether Claude Code reads a key at this path.
-func settingReadAt(p []string) bool {
-	name := p[len(p)-1]
-	pl := settingPlace(name)
-	switch len(p) {
-	case 1:
-		return pl != placePermissions
-	case 2:
-		return p[0] == "permissions" && (pl == placePermissions || pl == placeBoth || isKnownKey("permissions", name))
-	}
-	return false
 }
 
 // misplacedKeys notes, as an advisory, a security key written where Claude
@@ -170,18 +64,18 @@ func (e *engine) misplacedKeys(f *fileState) {
 		return
 	}
 	check := func(p []string, where string) {
-		h := at(f.head, p)
-		if !h.present() || at(f.base, p).present() {
+		h := claude.At(f.head, p)
+		if !h.Present() || claude.At(f.base, p).Present() {
 			return
 		}
 		key := strings.Join(p, ".")
-		e.finding(report.Finding{CheckID: report.CheckUnknownKey, Path: f.Path, Line: h.line, HeadLine: h.line, Evidence: key,
+		e.finding(report.Finding{CheckID: report.CheckUnknownKey, Path: f.Path, Line: h.Line, HeadLine: h.Line, Evidence: key,
 			Title:   key + " is not read there",
 			Message: fmt.Sprintf("%s: Claude Code does not read %s %s, so it has no effect there; write it %s.", f.Path, p[len(p)-1], placeWords(len(p) == 1), where),
 			Key:     report.CheckUnknownKey + "|" + f.Path + "|misplaced|" + key})
 	}
-	for name, pl := range settingPlaces {
-		if pl == placePermissions && name != "additionalDirectories" {
+	for name, pl := range claude.SettingPlaces {
+		if pl == claude.PlacePermissions && name != "additionalDirectories" {
 			check([]string{name}, "inside \"permissions\"")
 		}
 	}
@@ -206,7 +100,7 @@ func (e *engine) guardHooksNote(scope string) string {
 		if g.kind != report.SettingsFile || g.head == nil {
 			continue
 		}
-		for ev, hs := range hookHandlers(g.head) {
+		for ev, hs := range claude.HookHandlers(g.head) {
 			n += len(hs)
 			events[ev] = true
 		}
@@ -221,10 +115,10 @@ func (e *engine) guardHooksNote(scope string) string {
 // Claude Code surely reads holds the lock at the head, and none of higher
 // precedence overrides it there: the merged settings still hold it, so
 // removing it from this file lifts nothing (effective.go).
-func (e *engine) heldInScope(f *fileState, l lock) bool {
+func (e *engine) heldInScope(f *fileState, l claude.Lock) bool {
 	if !surelyRead(f, f.scope) {
 		return false
 	}
 	files := e.effectiveFiles(f.scope)
-	return l.holds(effectiveAt(files, true, func(d *doc) setting { return at(d, l.path) }).setting)
+	return l.Holds(effectiveAt(files, true, func(d *claude.Doc) claude.Setting { return claude.At(d, l.Path) }).Setting)
 }

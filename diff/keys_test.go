@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/shipgate-app/shipgate/diff/claudeschema"
+	"github.com/shipgate-app/shipgate/agentfiles/claude/claudeschema"
 	"github.com/shipgate-app/shipgate/jsonpos"
 	"github.com/shipgate-app/shipgate/report"
 )

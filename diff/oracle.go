@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 
+	"github.com/shipgate-app/shipgate/agentfiles/claude"
 	"github.com/shipgate-app/shipgate/lattice"
 	"github.com/shipgate-app/shipgate/report"
 )
@@ -53,7 +54,7 @@ func NewEffective(files map[string][]byte) *Effective {
 	ctx := context.Background()
 	b := lattice.NewBudget(0, 0) // the default work budget, as CompareContext
 	e := &engine{ctx: lattice.WithBudget(ctx, b), budget: b, scopes: map[string][]*fileState{}}
-	e.load(in, ruleCache{})
+	e.load(in, claude.RuleCache{})
 	return &Effective{e: e}
 }
 

@@ -12,6 +12,7 @@ import (
 	"mvdan.cc/sh/v3/syntax"
 
 	"github.com/shipgate-app/shipgate/agentfiles"
+	"github.com/shipgate-app/shipgate/agentfiles/claude"
 	"github.com/shipgate-app/shipgate/jsonpos"
 	"github.com/shipgate-app/shipgate/report"
 )
@@ -51,7 +52,7 @@ func ExtraPaths(p string, data []byte) []string {
 	if kind == report.NotAgentConfig || kind == report.ScriptFile {
 		return nil
 	}
-	d, err := parseDoc(p, kind, report.Version{Exists: true, Data: data}, ruleCache{})
+	d, err := claude.ParseDoc(p, kind, report.Version{Exists: true, Data: data}, claude.RuleCache{})
 	if err != nil {
 		return nil
 	}
@@ -65,7 +66,7 @@ func ExtraPaths(p string, data []byte) []string {
 		}
 	}
 	if kind == report.SettingsFile && !strings.HasPrefix(scope, "watched:") {
-		if a := d.root.Get("agent"); a.Kind() == jsonpos.String && agentFileName.MatchString(a.Text()) {
+		if a := d.Root.Get("agent"); a.Kind() == jsonpos.String && agentFileName.MatchString(a.Text()) {
 			q := path.Join(scope, ".claude/agents", a.Text()+".md")
 			if !seen[q] {
 				seen[q] = true
@@ -112,14 +113,14 @@ type commandSite struct {
 }
 
 // commandSites lists the commands a document runs.
-func commandSites(d *doc, kind report.FileKind) []commandSite {
+func commandSites(d *claude.Doc, kind report.FileKind) []commandSite {
 	var out []commandSite
-	if d == nil || d.root == nil {
+	if d == nil || d.Root == nil {
 		return nil
 	}
 	switch kind {
 	case report.SettingsFile, report.SkillFile, report.CommandFile, report.SubagentFile:
-		for _, ev := range d.root.Get("hooks").Members() {
+		for _, ev := range d.Root.Get("hooks").Members() {
 			for gi, g := range ev.Value.Elements() {
 				for hi, h := range g.Get("hooks").Elements() {
 					c := h.Get("command")
@@ -138,7 +139,7 @@ func commandSites(d *doc, kind report.FileKind) []commandSite {
 			break
 		}
 		for _, k := range helperKeys {
-			m, ok := d.root.Lookup(k)
+			m, ok := d.Root.Lookup(k)
 			if !ok {
 				continue
 			}
@@ -152,7 +153,7 @@ func commandSites(d *doc, kind report.FileKind) []commandSite {
 			}
 		}
 	case report.MCPFile:
-		for _, s := range d.root.Get("mcpServers").Members() {
+		for _, s := range d.Root.Get("mcpServers").Members() {
 			c := s.Value.Get("command")
 			if c.Kind() != jsonpos.String {
 				continue
@@ -170,7 +171,7 @@ func commandSites(d *doc, kind report.FileKind) []commandSite {
 // commandRefs resolves every command of a document to the repository
 // files it runs. scope is the project folder ("" for the root); filePath
 // the document's own path (a skill's ${CLAUDE_SKILL_DIR}).
-func commandRefs(d *doc, kind report.FileKind, filePath, scope string) ([]scriptRef, []unresolvedCommand) {
+func commandRefs(d *claude.Doc, kind report.FileKind, filePath, scope string) ([]scriptRef, []unresolvedCommand) {
 	var refs []scriptRef
 	var bad []unresolvedCommand
 	env := ProjectEnv(scope)

@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/shipgate-app/shipgate/agentfiles/claude"
 	"github.com/shipgate-app/shipgate/jsonpos"
 	"github.com/shipgate-app/shipgate/lattice"
 	"github.com/shipgate-app/shipgate/policy"
@@ -48,8 +49,8 @@ func (e *engine) ceiling(c policy.Ceiling, touched map[string]bool) {
 			if (f.kind != report.SettingsFile && f.kind != report.SkillFile && f.kind != report.CommandFile) || !f.changed || f.head == nil {
 				continue
 			}
-			for _, d := range f.head.rulesIn(lattice.Allow) {
-				r := d.rule
+			for _, d := range f.head.RulesIn(lattice.Allow) {
+				r := d.Rule
 				if r.Dead() && r.Family != lattice.FamilyToolGlob {
 					continue
 				}
@@ -86,7 +87,7 @@ func (e *engine) ceiling(c policy.Ceiling, touched map[string]bool) {
 				case v.Answer == lattice.Unknown:
 					msg += ": it cannot be proven to fit (" + v.Reason + ")"
 				}
-				e.finding(report.Finding{CheckID: report.CheckCeiling, Action: action, Path: f.Path, Line: d.line, HeadLine: d.line,
+				e.finding(report.Finding{CheckID: report.CheckCeiling, Action: action, Path: f.Path, Line: d.Line, HeadLine: d.Line,
 					Evidence: "rule=" + r.Text, Title: "outside the ceiling: " + r.Text, Message: msg + ".", Witnesses: wit,
 					Key: report.CheckCeiling + "|" + f.Path + "|" + r.Text})
 			}
@@ -541,8 +542,8 @@ func (e *engine) headMode(scope string) string {
 	sort.Slice(files, func(i, j int) bool { return files[i].Path < files[j].Path })
 	for _, f := range files { // settings.json sorts before settings.local.json
 		if f.kind == report.SettingsFile && f.head != nil {
-			if s := lookup(f.head, "defaultMode", true); s.present() && s.v.Kind() == jsonpos.String {
-				mode = s.v.Text()
+			if s := claude.Lookup(f.head, "defaultMode", true); s.Present() && s.Value.Kind() == jsonpos.String {
+				mode = s.Value.Text()
 			}
 		}
 	}
@@ -681,8 +682,8 @@ func (e *engine) extraDirReads(scope string, head bool) []lattice.Rule {
 		if f.kind != report.SettingsFile || d == nil {
 			continue
 		}
-		for _, s := range []setting{lookupOnly(d, "permissions", "additionalDirectories"), lookupOnly(d, "", "additionalDirectories")} {
-			for dir := range stringSet(s.v) {
+		for _, s := range []claude.Setting{claude.LookupOnly(d, "permissions", "additionalDirectories"), claude.LookupOnly(d, "", "additionalDirectories")} {
+			for dir := range stringSet(s.Value) {
 				dir = strings.TrimRight(dir, "/")
 				if !strings.HasPrefix(dir, "/") || strings.ContainsAny(dir, "*?[\\") || strings.Contains(dir, "..") {
 					continue
@@ -706,8 +707,8 @@ func (e *engine) inExtraDir(scope, p string) bool {
 		if f.kind != report.SettingsFile || f.head == nil {
 			continue
 		}
-		for _, s := range []setting{lookupOnly(f.head, "permissions", "additionalDirectories"), lookupOnly(f.head, "", "additionalDirectories")} {
-			for dir := range stringSet(s.v) {
+		for _, s := range []claude.Setting{claude.LookupOnly(f.head, "permissions", "additionalDirectories"), claude.LookupOnly(f.head, "", "additionalDirectories")} {
+			for dir := range stringSet(s.Value) {
 				d := strings.TrimRight(dir, "/")
 				if strings.HasPrefix(d, "/") && d != "" && (p == d || strings.HasPrefix(p, d+"/")) {
 					return true

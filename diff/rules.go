@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/shipgate-app/shipgate/agentfiles/claude"
 	"github.com/shipgate-app/shipgate/jsonpos"
 	"github.com/shipgate-app/shipgate/lattice"
 	"github.com/shipgate-app/shipgate/rating"
@@ -17,7 +18,7 @@ const maxWitnesses = 3
 
 // event is one rule that appeared in or left a list of one file.
 type event struct {
-	decl  ruleDecl
+	decl  claude.RuleDecl
 	added bool
 	done  bool // already explained by another row
 
@@ -35,8 +36,8 @@ type event struct {
 	stops int64
 }
 
-func (ev *event) list() lattice.List { return ev.decl.rule.List }
-func (ev *event) text() string       { return ev.decl.rule.Text }
+func (ev *event) list() lattice.List { return ev.decl.Rule.List }
+func (ev *event) text() string       { return ev.decl.Rule.Text }
 
 // ruleSet is the rule events of one file, by list.
 type ruleSet struct {
@@ -49,27 +50,27 @@ type ruleSet struct {
 // findings.
 func (e *engine) compareRules(f *fileState) {
 	rs := ruleSet{f: f, added: map[lattice.List][]*event{}, removed: map[lattice.List][]*event{}}
-	for _, l := range lists {
+	for _, l := range claude.Lists {
 		baseTexts, headTexts := map[string]bool{}, map[string]bool{}
-		for _, r := range f.base.rulesIn(l) {
-			baseTexts[r.rule.Text] = true
+		for _, r := range f.base.RulesIn(l) {
+			baseTexts[r.Rule.Text] = true
 		}
-		for _, r := range f.head.rulesIn(l) {
-			headTexts[r.rule.Text] = true
+		for _, r := range f.head.RulesIn(l) {
+			headTexts[r.Rule.Text] = true
 		}
 		seen := map[string]bool{}
-		for _, r := range f.head.rulesIn(l) {
-			if !baseTexts[r.rule.Text] && !seen[r.rule.Text] {
+		for _, r := range f.head.RulesIn(l) {
+			if !baseTexts[r.Rule.Text] && !seen[r.Rule.Text] {
 				rs.added[l] = append(rs.added[l], &event{decl: r, added: true})
 			}
-			seen[r.rule.Text] = true
+			seen[r.Rule.Text] = true
 		}
 		seen = map[string]bool{}
-		for _, r := range f.base.rulesIn(l) {
-			if !headTexts[r.rule.Text] && !seen[r.rule.Text] {
+		for _, r := range f.base.RulesIn(l) {
+			if !headTexts[r.Rule.Text] && !seen[r.Rule.Text] {
 				rs.removed[l] = append(rs.removed[l], &event{decl: r})
 			}
-			seen[r.rule.Text] = true
+			seen[r.Rule.Text] = true
 		}
 	}
 	moved := e.pairMoves(&rs)
@@ -90,14 +91,14 @@ func (e *engine) compareRules(f *fileState) {
 // another of the same file.
 func (e *engine) pairMoves(rs *ruleSet) map[*event]*event {
 	moved := map[*event]*event{}
-	for _, from := range lists {
+	for _, from := range claude.Lists {
 		for _, r := range rs.removed[from] {
 			if from == lattice.Allow && len(rs.removed[lattice.Allow]) == 1 && len(rs.added[lattice.Allow]) > 0 {
 				// The only allow rule that left is what the arrivals replaced
 				// (shipgate-spec 2.3): pair it by containment, not as a move.
 				continue
 			}
-			for _, to := range lists {
+			for _, to := range claude.Lists {
 				if to == from {
 					continue
 				}
@@ -116,21 +117,21 @@ func (e *engine) pairMoves(rs *ruleSet) map[*event]*event {
 // the same grant written another way (Bash(x:*) and Bash(x *), Bash(*) and
 // Bash). Only tidy rules respell: padding and case are never documented.
 func (e *engine) pairRespellings(rs *ruleSet, moved map[*event]*event) {
-	for _, l := range lists {
+	for _, l := range claude.Lists {
 		// Equivalent rules share a respelling key: compare each removed
 		// rule with the added rules of its key only, not every pair.
 		byKey := map[string][]*event{}
 		for _, a := range rs.added[l] {
-			if k, ok := lattice.RespellKeyContext(e.ctx, a.decl.rule); ok {
+			if k, ok := lattice.RespellKeyContext(e.ctx, a.decl.Rule); ok {
 				byKey[k] = append(byKey[k], a)
 			}
 		}
 		for _, r := range rs.removed[l] {
-			if moved[r] != nil || r.done || !r.decl.rule.Tidy() || r.decl.rule.Negated {
+			if moved[r] != nil || r.done || !r.decl.Rule.Tidy() || r.decl.Rule.Negated {
 				continue
 			}
 			candidates := rs.added[l]
-			if k, ok := lattice.RespellKeyContext(e.ctx, r.decl.rule); ok {
+			if k, ok := lattice.RespellKeyContext(e.ctx, r.decl.Rule); ok {
 				candidates = byKey[k]
 			} else if e.budget.Exhausted() {
 				// Without a key every added rule is a candidate, and with
@@ -140,16 +141,16 @@ func (e *engine) pairRespellings(rs *ruleSet, moved map[*event]*event) {
 				continue
 			}
 			for _, a := range candidates {
-				if moved[a] != nil || a.done || !a.decl.rule.Tidy() || a.decl.rule.Negated {
+				if moved[a] != nil || a.done || !a.decl.Rule.Tidy() || a.decl.Rule.Negated {
 					continue
 				}
-				if r.decl.rule.Canonical != a.decl.rule.Canonical {
+				if r.decl.Rule.Canonical != a.decl.Rule.Canonical {
 					continue
 				}
-				if lattice.EquivalentContext(e.ctx, r.decl.rule, a.decl.rule) == lattice.Yes {
+				if lattice.EquivalentContext(e.ctx, r.decl.Rule, a.decl.Rule) == lattice.Yes {
 					a.direction, a.partner, a.done = report.DirRespelled, r, true
 					r.done = true
-					a.why = respellWhy(r.decl.rule, a.decl.rule)
+					a.why = respellWhy(r.decl.Rule, a.decl.Rule)
 					break
 				}
 			}
@@ -191,7 +192,7 @@ func (e *engine) judgeAllowAdditions(rs *ruleSet, moved map[*event]*event) {
 			continue
 		}
 		judging(a)
-		r := a.decl.rule
+		r := a.decl.Rule
 		rt := e.rate(r)
 		switch {
 		case r.Family == lattice.FamilyToolGlob:
@@ -323,7 +324,7 @@ func (e *engine) judgeAllowAdditions(rs *ruleSet, moved map[*event]*event) {
 			if e.budget.Exhausted() {
 				break // each question would answer Unknown: no partner is proved
 			}
-			if moved[rem] == nil && !rem.done && sameTool(r, rem.decl.rule) && lattice.CoversAnswer(e.ctx, r, rem.decl.rule) == lattice.Yes {
+			if moved[rem] == nil && !rem.done && sameTool(r, rem.decl.Rule) && lattice.CoversAnswer(e.ctx, r, rem.decl.Rule) == lattice.Yes {
 				wider = append(wider, rem)
 			}
 		}
@@ -586,9 +587,9 @@ func (e *engine) whyNothingNew(f *fileState, r lattice.Rule, headStop, baseAllow
 		return "adds nothing: the base's defaultMode acceptEdits already edits and writes every path it matches (inside the project) without a prompt (Claude Code " + lattice.ClaudeCodeVersion + ", measured)", ""
 	}
 	// Prefer a cover from the same file.
-	for _, d := range f.base.rulesIn(lattice.Allow) {
-		if lattice.CoversAnswer(e.ctx, d.rule, r) == lattice.Yes {
-			return "runs without a prompt, but adds nothing: allow: " + d.rule.Text + ", declared in this file at the base, already matches everything it matches", d.rule.Text
+	for _, d := range f.base.RulesIn(lattice.Allow) {
+		if lattice.CoversAnswer(e.ctx, d.Rule, r) == lattice.Yes {
+			return "runs without a prompt, but adds nothing: allow: " + d.Rule.Text + ", declared in this file at the base, already matches everything it matches", d.Rule.Text
 		}
 	}
 	for _, b := range baseAllow {
@@ -606,7 +607,7 @@ func (e *engine) whyNothingNew(f *fileState, r lattice.Rule, headStop, baseAllow
 // new: WILDCARD-ALLOW for wildcard-shaped rules above read-only and for
 // exec-tier rules, ALLOW-EXPANDED otherwise.
 func (e *engine) allowFinding(f *fileState, a *event, rt rating.Rating, replaced []*event) {
-	r := a.decl.rule
+	r := a.decl.Rule
 	check := report.CheckAllowExpanded
 	if rt.ExecTier || (rt.Wildcard && rt.Risk.Rank() > rating.RiskLow.Rank()) {
 		check = report.CheckWildcardAllow
@@ -650,7 +651,7 @@ func (e *engine) allowFinding(f *fileState, a *event, rt rating.Rating, replaced
 		fmt.Fprintf(&msg, " Suggested instead: %s.", suggestion)
 	}
 	a.findings = append(a.findings, report.Finding{
-		CheckID: check, Risk: rt.Risk, Path: f.Path, Line: a.decl.line, HeadLine: a.decl.line,
+		CheckID: check, Risk: rt.Risk, Path: f.Path, Line: a.decl.Line, HeadLine: a.decl.Line,
 		Evidence: rt.Evidence, Message: msg.String(), Title: "allow " + r.Text, Witnesses: a.witnesses,
 		Suggestion: suggestion, Key: check + "|" + f.Path + "|allow|" + r.Text,
 	})
@@ -658,7 +659,7 @@ func (e *engine) allowFinding(f *fileState, a *event, rt rating.Rating, replaced
 
 // invalidRuleFinding notes an added rule Claude Code does not use.
 func (e *engine) invalidRuleFinding(f *fileState, a *event) {
-	r := a.decl.rule
+	r := a.decl.Rule
 	risk := rating.RiskLow
 	effect := "it grants nothing"
 	if r.List != lattice.Allow {
@@ -667,7 +668,7 @@ func (e *engine) invalidRuleFinding(f *fileState, a *event) {
 		risk, effect = rating.RiskMedium, "it protects nothing (a reviewer who reads it as a "+stopNoun(r.List)+" is misled; the agent is not subject to it)"
 	}
 	a.findings = append(a.findings, report.Finding{
-		CheckID: report.CheckRuleInvalid, Risk: risk, Path: f.Path, Line: a.decl.line, HeadLine: a.decl.line,
+		CheckID: report.CheckRuleInvalid, Risk: risk, Path: f.Path, Line: a.decl.Line, HeadLine: a.decl.Line,
 		Evidence: rating.Redact(r), Title: string(r.List) + " rule Claude Code skips",
 		Message: fmt.Sprintf("%s: %s in %s is not used by Claude Code, so %s: %s.", r.List, r.Text, f.Path, effect, strings.TrimSuffix(a.why, ".")),
 		Key:     report.CheckRuleInvalid + "|" + f.Path + "|" + string(r.List) + "|" + r.Text,
@@ -734,9 +735,9 @@ func compoundReach(r lattice.Rule, ops []string) string {
 // that stops less than it reads (see compoundRestriction): the author
 // meant a restriction the agent is not subject to.
 func (e *engine) compoundRestrictionFinding(f *fileState, a *event) {
-	r := a.decl.rule
+	r := a.decl.Rule
 	a.findings = append(a.findings, report.Finding{
-		CheckID: report.CheckRuleInvalid, Risk: "medium", Path: f.Path, Line: a.decl.line, HeadLine: a.decl.line,
+		CheckID: report.CheckRuleInvalid, Risk: "medium", Path: f.Path, Line: a.decl.Line, HeadLine: a.decl.Line,
 		Evidence: rating.Redact(r), Title: string(r.List) + " rule that never sees a whole compound command",
 		Message: fmt.Sprintf("%s: %s in %s is %s.", r.List, r.Text, f.Path, a.why),
 		Key:     report.CheckRuleInvalid + "|" + f.Path + "|" + string(r.List) + "|" + r.Text,
@@ -807,7 +808,7 @@ func (e *engine) judgeRestrictionRemovals(rs *ruleSet, moved map[*event]*event) 
 				continue
 			}
 			judging(d)
-			r := d.decl.rule
+			r := d.decl.Rule
 			if r.Negated {
 				continue // carve-outs are judged by carveOuts
 			}
@@ -825,7 +826,7 @@ func (e *engine) judgeRestrictionRemovals(rs *ruleSet, moved map[*event]*event) 
 				}
 				d.why = fmt.Sprintf("removes this %s rule, but the %s rules at the head still stop everything it stopped", l, stopWord(l))
 				for _, a := range rs.added[l] {
-					if moved[a] == nil && !a.done && sameTool(a.decl.rule, r) && lattice.CoversAnswer(e.ctx, a.decl.rule, r) == lattice.Yes {
+					if moved[a] == nil && !a.done && sameTool(a.decl.Rule, r) && lattice.CoversAnswer(e.ctx, a.decl.Rule, r) == lattice.Yes {
 						a.direction, a.partner, a.done = report.DirWidened, d, true
 						a.why = fmt.Sprintf("the %s rule now matches everything it matched and more", l)
 						d.done = true
@@ -844,7 +845,7 @@ func (e *engine) judgeRestrictionRemovals(rs *ruleSet, moved map[*event]*event) 
 			// An added rule of the same list that it strictly covers is what
 			// it was narrowed to.
 			for _, a := range rs.added[l] {
-				if moved[a] == nil && !a.done && !a.decl.rule.Negated && !a.decl.rule.Dead() && sameTool(r, a.decl.rule) && lattice.CoversAnswer(e.ctx, r, a.decl.rule) == lattice.Yes {
+				if moved[a] == nil && !a.done && !a.decl.Rule.Negated && !a.decl.Rule.Dead() && sameTool(r, a.decl.Rule) && lattice.CoversAnswer(e.ctx, r, a.decl.Rule) == lattice.Yes {
 					a.direction, a.partner, a.done = report.DirNarrowed, d, true
 					d.partner = a
 					a.expands = true
@@ -863,7 +864,7 @@ func (e *engine) judgeRestrictionRemovals(rs *ruleSet, moved map[*event]*event) 
 // restrictionFinding raises DENY-REMOVED or ASK-REMOVED and says what the
 // freed calls now do.
 func (e *engine) restrictionFinding(f *fileState, d *event, calls []lattice.Call) {
-	r := d.decl.rule
+	r := d.decl.Rule
 	check := report.CheckDenyRemoved
 	if r.List == lattice.Ask {
 		check = report.CheckAskRemoved
@@ -903,7 +904,7 @@ func (e *engine) restrictionFinding(f *fileState, d *event, calls []lattice.Call
 		msg.WriteString(bypassNote(calls, via, "The deny rules that remain"))
 	}
 	d.findings = append(d.findings, report.Finding{
-		CheckID: check, Path: f.Path, Line: d.decl.line, HeadLine: f.head.listLine(r.List), Base: true,
+		CheckID: check, Path: f.Path, Line: d.decl.Line, HeadLine: f.head.ListLine(r.List), Base: true,
 		Evidence: rating.Redact(r), Message: msg.String(), Title: string(r.List) + " " + r.Text + " removed",
 		Witnesses: d.witnesses, Key: check + "|" + f.Path + "|" + string(r.List) + "|" + r.Text,
 	})
@@ -955,9 +956,9 @@ func (e *engine) judgeRemaining(rs *ruleSet) {
 			continue
 		}
 		switch {
-		case r.decl.rule.Dead():
+		case r.decl.Rule.Dead():
 			r.why = "Claude Code never used this rule, so no permission is removed"
-		case lattice.CoveredByContext(e.ctx, r.decl.rule, headAllow).Answer == lattice.Yes:
+		case lattice.CoveredByContext(e.ctx, r.decl.Rule, headAllow).Answer == lattice.Yes:
 			r.why = "removes this allow rule; the allow rules at the head still cover its matches"
 		default:
 			r.why = "removes a permission the agent previously had here"
@@ -965,10 +966,10 @@ func (e *engine) judgeRemaining(rs *ruleSet) {
 	}
 	for _, l := range []lattice.List{lattice.Deny, lattice.Ask} {
 		for _, a := range rs.added[l] {
-			if a.done || a.decl.rule.Negated {
+			if a.done || a.decl.Rule.Negated {
 				continue
 			}
-			r := a.decl.rule
+			r := a.decl.Rule
 			if r.Dead() {
 				a.why = "Claude Code skips this rule: " + report.FirstNonEmpty(r.Malformed, r.Note)
 				e.invalidRuleFinding(f, a)
@@ -995,15 +996,15 @@ func (e *engine) emitRuleRows(rs *ruleSet, moved map[*event]*event) {
 	f := rs.f
 	rt := e.rate
 	emitted := map[*event]bool{}
-	for _, l := range lists {
+	for _, l := range claude.Lists {
 		for _, a := range rs.added[l] {
 			if emitted[a] {
 				continue
 			}
 			emitted[a] = true
 			row := report.Change{Path: f.Path, Kind: report.KindRule, List: string(l), Direction: report.DirAdded, After: a.text(),
-				Expands: a.expands, Line: a.decl.line, HeadLine: a.decl.line, Witnesses: a.witnesses, Why: a.why}
-			ra := rt(a.decl.rule)
+				Expands: a.expands, Line: a.decl.Line, HeadLine: a.decl.Line, Witnesses: a.witnesses, Why: a.why}
+			ra := rt(a.decl.Rule)
 			row.Access, row.Risk = ra.Access, ra.Risk
 			if m := moved[a]; m != nil {
 				emitted[m] = true
@@ -1036,7 +1037,7 @@ func (e *engine) emitRuleRows(rs *ruleSet, moved map[*event]*event) {
 			e.record(a)
 		}
 	}
-	for _, l := range lists {
+	for _, l := range claude.Lists {
 		for _, r := range rs.removed[l] {
 			if emitted[r] || (r.done && !r.expands && len(r.findings) == 0) {
 				continue
@@ -1047,9 +1048,9 @@ func (e *engine) emitRuleRows(rs *ruleSet, moved map[*event]*event) {
 				continue
 			}
 			emitted[r] = true
-			ra := rt(r.decl.rule)
+			ra := rt(r.decl.Rule)
 			e.changes = append(e.changes, report.Change{Path: f.Path, Kind: report.KindRule, List: string(l), Direction: report.DirRemoved, Before: r.text(),
-				Expands: r.expands, Access: ra.Access, Risk: ra.Risk, Line: r.decl.line, HeadLine: f.head.listLine(l),
+				Expands: r.expands, Access: ra.Access, Risk: ra.Risk, Line: r.decl.Line, HeadLine: f.head.ListLine(l),
 				Witnesses: r.witnesses, Why: r.why})
 			e.record(r)
 		}
@@ -1210,8 +1211,8 @@ func (e *engine) baseMode(scope string) string {
 	sort.Slice(files, func(i, j int) bool { return files[i].Path < files[j].Path })
 	for _, f := range files {
 		if f.kind == report.SettingsFile && f.base != nil {
-			if s := lookup(f.base, "defaultMode", true); s.present() && s.v.Kind() == jsonpos.String {
-				mode = s.v.Text()
+			if s := claude.Lookup(f.base, "defaultMode", true); s.Present() && s.Value.Kind() == jsonpos.String {
+				mode = s.Value.Text()
 			}
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/shipgate-app/shipgate/agentfiles/claude"
 	"github.com/shipgate-app/shipgate/jsonpos"
 	"github.com/shipgate-app/shipgate/lattice"
 	"github.com/shipgate-app/shipgate/rating"
@@ -82,20 +83,20 @@ func (e *engine) sandboxState(scope string, head bool) sandboxState {
 		if d == nil {
 			continue
 		}
-		sb := d.root.Get("sandbox")
+		sb := d.Root.Get("sandbox")
 		if sb.Kind() != jsonpos.Object {
 			continue
 		}
 		for _, m := range sb.Members() {
 			switch m.Key {
 			case "enabled":
-				st.enabled = m.Value.Kind() == jsonpos.Bool && truthy(m.Value)
+				st.enabled = m.Value.Kind() == jsonpos.Bool && claude.Truthy(m.Value)
 				st.line, st.path = m.KeyStart.Line, f.Path
 			case "autoAllowBashIfSandboxed":
-				st.autoAllow = m.Value.Kind() == jsonpos.Bool && truthy(m.Value)
+				st.autoAllow = m.Value.Kind() == jsonpos.Bool && claude.Truthy(m.Value)
 				st.line, st.path = m.KeyStart.Line, f.Path
 			case "allowUnsandboxedCommands":
-				st.unsandboxed = !(m.Value.Kind() == jsonpos.Bool && !truthy(m.Value))
+				st.unsandboxed = !(m.Value.Kind() == jsonpos.Bool && !claude.Truthy(m.Value))
 			case "excludedCommands":
 				st.excluded = append(st.excluded, sortedKeys(stringSet(m.Value))...)
 			case "network":

@@ -67,10 +67,10 @@ func (e *engine) poolRules(scope string, head bool, ls []lattice.List) []lattice
 		if d == nil {
 			continue
 		}
-		for _, r := range d.rules {
+		for _, r := range d.Rules {
 			for _, l := range ls {
-				if r.rule.List == l {
-					out = append(out, r.rule)
+				if r.Rule.List == l {
+					out = append(out, r.Rule)
 				}
 			}
 		}

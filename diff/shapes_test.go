@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/shipgate-app/shipgate/agentfiles/claude"
 	"github.com/shipgate-app/shipgate/report"
 )
 
@@ -97,7 +98,7 @@ func fill(size, most int, rule func(i int) string) []string {
 // run, an eighth of it under the race detector (which runs the engine about
 // fifty times slower; the decisions do not depend on the size).
 func hugeShapes(mib int) map[string]report.Input {
-	most := MaxRules * mib / hugeSize // as many rules as fit, within the limit
+	most := claude.MaxRules * mib / hugeSize // as many rules as fit, within the limit
 	base := perms{allow: []string{"Bash(npm test)"}, deny: []string{"Bash(rm *)"}}.json()
 	pair := func(p perms) report.Input { return settingsPair(base, p.json()) }
 	return map[string]report.Input{
@@ -272,7 +273,7 @@ func spentFirst(in report.Input) report.Input {
 // nothing is shared between files, so each costs its whole compilation.
 func bigFiles(n int, size int) report.Input {
 	var in report.Input
-	most := MaxRules * size / hugeSize
+	most := claude.MaxRules * size / hugeSize
 	for i := 0; i < n; i++ {
 		head := perms{allow: fill(size, most, func(k int) string { return fmt.Sprintf("Bash(git%d log * --flag%d * --x%d)", i, k, k%13) })}.json()
 		in.Files = append(in.Files, report.File{Path: fmt.Sprintf("p%d/.claude/settings.json", i),

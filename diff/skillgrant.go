@@ -28,13 +28,13 @@ func (e *engine) skillGrantRating(r lattice.Rule) rating.Rating {
 		if (f.kind != report.SkillFile && f.kind != report.CommandFile) || f.head == nil {
 			continue
 		}
-		for _, d := range f.head.rulesIn(lattice.Allow) {
-			rt := e.rater.RuleContext(e.ctx, d.rule)
+		for _, d := range f.head.RulesIn(lattice.Allow) {
+			rt := e.rater.RuleContext(e.ctx, d.Rule)
 			switch {
 			case rt.Risk.Rank() > worst.Risk.Rank() || rt.Wildcard && !worst.Wildcard && rt.Risk.Rank() == worst.Risk.Rank():
-				worst, widest = rt, []string{d.rule.Text + " (" + f.Path + ")"}
+				worst, widest = rt, []string{d.Rule.Text + " (" + f.Path + ")"}
 			case rt.Risk == worst.Risk && rt.Wildcard == worst.Wildcard:
-				widest = append(widest, d.rule.Text+" ("+f.Path+")")
+				widest = append(widest, d.Rule.Text+" ("+f.Path+")")
 			}
 		}
 	}

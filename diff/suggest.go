@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/shipgate-app/shipgate/agentfiles/claude"
 	"github.com/shipgate-app/shipgate/lattice"
 	"github.com/shipgate-app/shipgate/policy"
 	"github.com/shipgate-app/shipgate/report"
@@ -25,13 +26,13 @@ import (
 // with nothing the base or the policy needs it for gets none: nothing says
 // what a narrower rule would have to keep.
 func (e *engine) suggest(f *fileState, a *event, replaced []*event) (report.Suggestion, bool) {
-	r := a.decl.rule
+	r := a.decl.Rule
 	if r.Negated || r.Dead() || r.Malformed != "" || r.Family == lattice.FamilyToolGlob || f.head == nil {
 		return report.Suggestion{}, false
 	}
 	var keep []lattice.Rule
 	for _, b := range replaced {
-		keep = append(keep, b.decl.rule)
+		keep = append(keep, b.decl.Rule)
 	}
 	var allowed []policy.Item
 	if f.scope == "" && e.pol != nil {
@@ -91,7 +92,7 @@ func (e *engine) suggest(f *fileState, a *event, replaced []*event) (report.Sugg
 	for i, s := range rules {
 		texts[i] = s.Text
 	}
-	before, after, ok := lineEditAt(e.headLines(f), a.decl.line, r.Text, texts)
+	before, after, ok := lineEditAt(e.headLines(f), a.decl.Line, r.Text, texts)
 	if !ok {
 		return report.Suggestion{}, false
 	}
@@ -108,7 +109,7 @@ func (e *engine) suggest(f *fileState, a *event, replaced []*event) (report.Sugg
 	}
 	why := fmt.Sprintf("Matches %s; does not match `%s`, which `%s` runs without a prompt. Proved by the lattice: `%s` covers each suggested rule, and `%s` is matched by it and by none of them.",
 		joinAnd(kept), w.String(), r.Text, r.Text, w.String())
-	return report.Suggestion{Path: f.Path, Line: a.decl.line, Before: before, After: after, Why: why, Rule: r.Text, Rules: texts, Restores: len(extra) == 0}, true
+	return report.Suggestion{Path: f.Path, Line: a.decl.Line, Before: before, After: after, Why: why, Rule: r.Text, Rules: texts, Restores: len(extra) == 0}, true
 }
 
 // matchesAny reports whether some rule surely matches c.
@@ -198,10 +199,10 @@ func spellingStyle(f *fileState, replaced lattice.Rule, keep []lattice.Rule) str
 			modern++
 		}
 	}
-	for _, l := range lists {
-		for _, d := range f.head.rulesIn(l) {
-			if d.rule.Text != replaced.Text {
-				count(d.rule)
+	for _, l := range claude.Lists {
+		for _, d := range f.head.RulesIn(l) {
+			if d.Rule.Text != replaced.Text {
+				count(d.Rule)
 			}
 		}
 	}

@@ -1,95 +1,16 @@
 package diff
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
-	"net/url"
-	"regexp"
 	"strings"
 
+	"github.com/shipgate-app/shipgate/agentfiles/claude"
 	"github.com/shipgate-app/shipgate/jsonpos"
 	"github.com/shipgate-app/shipgate/lattice"
 	"github.com/shipgate-app/shipgate/policy"
 	"github.com/shipgate-app/shipgate/rating"
 	"github.com/shipgate-app/shipgate/report"
 )
-
-// canon renders a value as canonical JSON (object keys sorted), the form
-// in which two versions of a setting are compared.
-func canon(v *jsonpos.Value) string { return jsonpos.Canon(v) }
-
-// truthy is JavaScript truthiness of a JSON value (as Claude Code reads a
-// switch): false, 0, "", null are falsy.
-func truthy(v *jsonpos.Value) bool {
-	switch v.Kind() {
-	case jsonpos.Bool:
-		return v.Bool()
-	case jsonpos.Number:
-		r := strings.TrimLeft(v.Raw(), "-")
-		return strings.Trim(strings.Split(strings.Split(r, "e")[0], "E")[0], "0.") != ""
-	case jsonpos.String:
-		return v.Text() != ""
-	case jsonpos.Null, jsonpos.Invalid:
-		return false
-	}
-	return true
-}
-
-// setting is one setting's value in one version, with its line.
-type setting struct {
-	v    *jsonpos.Value
-	line int
-}
-
-func (s setting) present() bool { return s.v != nil }
-
-// lookup reads a setting where Claude Code reads it (settingPlace): inside
-// `permissions`, at the top level, or — for a key read in both places —
-// inside permissions when present there, else at the top level. A key
-// written where Claude Code does not read it is not seen (keys.go reports
-// it): reading it there too would let a pull request move a setting to a
-// dead place, or a lock out of its live one, unseen. inPermissions is kept
-// for the callers; the place table decides.
-func lookup(d *doc, key string, inPermissions bool) setting {
-	if d == nil {
-		return setting{}
-	}
-	place := settingPlace(key)
-	if place != placeTop {
-		if perms := d.root.Get("permissions"); perms.Kind() == jsonpos.Object {
-			if m, ok := perms.Lookup(key); ok {
-				return setting{m.Value, m.KeyStart.Line}
-			}
-		}
-	}
-	if place == placePermissions {
-		return setting{}
-	}
-	if m, ok := d.root.Lookup(key); ok {
-		return setting{m.Value, m.KeyStart.Line}
-	}
-	return setting{}
-}
-
-// display renders a setting value for a row, bounded and with anything
-// secret-shaped masked.
-func display(s setting) string {
-	if !s.present() {
-		return "(not set)"
-	}
-	var t string
-	if s.v.Kind() == jsonpos.String {
-		t = s.v.Text()
-	} else {
-		t = canon(s.v)
-	}
-	t = sanitize(t)
-	if len(t) > 200 {
-		t = t[:197] + "..."
-	}
-	return t
-}
 
 // compareValues compares every non-rule setting that changes what runs.
 func (e *engine) compareValues(f *fileState) {
@@ -115,35 +36,35 @@ func (e *engine) row(f *fileState, kind, dir, before, after string, expands bool
 }
 
 // side renders one side of a setting row: "" when absent.
-func side(key string, s setting) string {
-	if !s.present() {
+func side(key string, s claude.Setting) string {
+	if !s.Present() {
 		return ""
 	}
-	return key + ": " + display(s)
+	return key + ": " + claude.Display(s)
 }
 
-func direction(b, h setting) string {
+func direction(b, h claude.Setting) string {
 	switch {
-	case !b.present():
+	case !b.Present():
 		return report.DirAdded
-	case !h.present():
+	case !h.Present():
 		return report.DirRemoved
 	}
 	return report.DirChanged
 }
 
 // lineOf returns the head line when present, else the base line.
-func lineOf(b, h setting) (line, headLine int) {
-	if h.present() {
-		return h.line, h.line
+func lineOf(b, h claude.Setting) (line, headLine int) {
+	if h.Present() {
+		return h.Line, h.Line
 	}
-	return b.line, 1
+	return b.Line, 1
 }
 
 // compareMode compares defaultMode: a change to a more permissive mode is
 // a grant (rated as the new mode), a change to a stricter one narrows.
 func (e *engine) compareMode(f *fileState) {
-	b, h := lookup(f.base, "defaultMode", true), lookup(f.head, "defaultMode", true)
+	b, h := claude.Lookup(f.base, "defaultMode", true), claude.Lookup(f.head, "defaultMode", true)
 	ms, changed := e.modeShift(f, b, h)
 	if !changed {
 		return
@@ -166,9 +87,9 @@ func (e *engine) compareMode(f *fileState) {
 		if rt.Risk == rating.RiskCritical {
 			check = report.CheckWildcardAllow
 		}
-		e.finding(report.Finding{CheckID: check, Risk: rt.Risk, Path: f.Path, Line: line, HeadLine: headLine, Base: !h.present(),
-			Evidence: "mode=" + sanitize(hm), Title: "defaultMode " + hm, Witnesses: witnesses,
-			Message: fmt.Sprintf("%s sets defaultMode to %s (was %s): %s.", f.Path, display(h), bm, rt.Basis),
+		e.finding(report.Finding{CheckID: check, Risk: rt.Risk, Path: f.Path, Line: line, HeadLine: headLine, Base: !h.Present(),
+			Evidence: "mode=" + claude.Sanitize(hm), Title: "defaultMode " + hm, Witnesses: witnesses,
+			Message: fmt.Sprintf("%s sets defaultMode to %s (was %s): %s.", f.Path, claude.Display(h), bm, rt.Basis),
 			Key:     check + "|" + f.Path + "|defaultMode|" + hm})
 	}
 }
@@ -193,15 +114,15 @@ type modeShift struct {
 // asks outside the project. So a switch to plan widens what the agent
 // reads unless the rules already allowed every read. changed is false when
 // the mode did not change.
-func (e *engine) modeShift(f *fileState, b, h setting) (ms modeShift, changed bool) {
-	if b.present() == h.present() && (!b.present() || canon(b.v) == canon(h.v)) {
+func (e *engine) modeShift(f *fileState, b, h claude.Setting) (ms modeShift, changed bool) {
+	if b.Present() == h.Present() && (!b.Present() || claude.Canon(b.Value) == claude.Canon(h.Value)) {
 		return ms, false
 	}
-	modeOf := func(s setting) (string, bool) {
-		if !s.present() {
+	modeOf := func(s claude.Setting) (string, bool) {
+		if !s.Present() {
 			return "default", true
 		}
-		return s.v.Text(), s.v.Kind() == jsonpos.String
+		return s.Value.Text(), s.Value.Kind() == jsonpos.String
 	}
 	bm, _ := modeOf(b)
 	hm, hs := modeOf(h)
@@ -234,8 +155,8 @@ var switchKeys = []string{"skipDangerousModePermissionPrompt", "enableAllProject
 // compareSwitches compares the permission switches.
 func (e *engine) compareSwitches(f *fileState) {
 	for _, k := range switchKeys {
-		b, h := lookup(f.base, k, true), lookup(f.head, k, true)
-		if b.present() == h.present() && (!b.present() || canon(b.v) == canon(h.v)) {
+		b, h := claude.Lookup(f.base, k, true), claude.Lookup(f.head, k, true)
+		if b.Present() == h.Present() && (!b.Present() || claude.Canon(b.Value) == claude.Canon(h.Value)) {
 			continue
 		}
 		line, headLine := lineOf(b, h)
@@ -245,12 +166,14 @@ func (e *engine) compareSwitches(f *fileState) {
 		why := ""
 		switch k {
 		case "skipDangerousModePermissionPrompt", "enableAllProjectMcpServers":
-			rt = rating.Switch(k, truthy(h.v), h.v.Kind() == jsonpos.Bool && h.v.Bool())
-			expands = truthy(h.v) && !truthy(b.v)
+			rt = rating.Switch(k, claude.Truthy(h.Value), h.Value.Kind() == jsonpos.Bool && h.Value.Bool())
+			expands = claude.Truthy(h.Value) && !claude.Truthy(b.Value)
 			why = rt.Basis
 		case "disableBypassPermissionsMode", "disableAutoMode":
 			rt = rating.Switch(k, false, false)
-			locked := func(s setting) bool { return s.present() && s.v.Kind() == jsonpos.String && s.v.Text() == "disable" }
+			locked := func(s claude.Setting) bool {
+				return s.Present() && s.Value.Kind() == jsonpos.String && s.Value.Text() == "disable"
+			}
 			expands = locked(b) && !locked(h)
 			why = "a mode lock"
 			if expands {
@@ -261,10 +184,10 @@ func (e *engine) compareSwitches(f *fileState) {
 			// Either way round the hooks that run change: switched off, a
 			// guard hook (a PreToolUse hook that exits 2) stops nothing
 			// (measured on Claude Code 2.1.328); switched on, hooks run again.
-			expands = truthy(b.v) != truthy(h.v)
+			expands = claude.Truthy(b.Value) != claude.Truthy(h.Value)
 			check = report.CheckHookChanged
 			why = "hooks are switched on or off"
-			if expands && truthy(h.v) {
+			if expands && claude.Truthy(h.Value) {
 				why = "every hook of the project and of the user's own settings (not managed hooks) is switched off, so a guard hook stops nothing" + e.guardHooksNote(f.scope)
 			} else if expands {
 				why = "hooks of this project run again"
@@ -278,8 +201,8 @@ func (e *engine) compareSwitches(f *fileState) {
 			if rt.Risk == rating.RiskCritical {
 				check = report.CheckWildcardAllow
 			}
-			e.finding(report.Finding{CheckID: check, Risk: rt.Risk, Path: f.Path, Line: line, HeadLine: headLine, Base: !h.present(),
-				Evidence: "setting=" + k + " value=" + display(h), Title: k + " " + display(h),
+			e.finding(report.Finding{CheckID: check, Risk: rt.Risk, Path: f.Path, Line: line, HeadLine: headLine, Base: !h.Present(),
+				Evidence: "setting=" + k + " value=" + claude.Display(h), Title: k + " " + claude.Display(h),
 				Message: fmt.Sprintf("%s %s: %s.", f.Path, switchChange(k, b, h), why),
 				Key:     check + "|" + f.Path + "|" + k})
 		}
@@ -288,15 +211,15 @@ func (e *engine) compareSwitches(f *fileState) {
 
 // switchChange words a setting's change: "sets k to v (was w)" or
 // "removes k (was w)".
-func switchChange(k string, b, h setting) string {
+func switchChange(k string, b, h claude.Setting) string {
 	was := "not set"
-	if b.present() {
-		was = display(b)
+	if b.Present() {
+		was = claude.Display(b)
 	}
-	if !h.present() {
+	if !h.Present() {
 		return fmt.Sprintf("removes %s (was %s)", k, was)
 	}
-	return fmt.Sprintf("sets %s to %s (was %s)", k, display(h), was)
+	return fmt.Sprintf("sets %s to %s (was %s)", k, claude.Display(h), was)
 }
 
 // missingFrom lists, sorted and sanitized for messages, the strings of a
@@ -305,7 +228,7 @@ func missingFrom(a, b map[string]int) []string {
 	var out []string
 	for _, x := range sortedKeys(a) {
 		if _, ok := b[x]; !ok {
-			out = append(out, sanitize(x))
+			out = append(out, claude.Sanitize(x))
 		}
 	}
 	return out
@@ -331,14 +254,14 @@ func stringSet(v *jsonpos.Value) map[string]int {
 // without approval) and disabledMcpjsonServers (a removed name does).
 func (e *engine) compareNameLists(f *fileState) {
 	for _, k := range []string{"enabledMcpjsonServers", "disabledMcpjsonServers"} {
-		b, h := lookup(f.base, k, false), lookup(f.head, k, false)
-		bs, hs := stringSet(b.v), stringSet(h.v)
+		b, h := claude.Lookup(f.base, k, false), claude.Lookup(f.head, k, false)
+		bs, hs := stringSet(b.Value), stringSet(h.Value)
 		grant := func(name string, line, headLine int, dir string) {
 			rt := rating.MCPServerApproval()
 			why := "the .mcp.json server " + name + " connects without asking for approval"
 			e.row(f, report.KindMCPApprove, dir, beforeIf(dir, k+": "+name), afterIf(dir, k+": "+name), true, rt, line, headLine, why)
 			e.finding(report.Finding{CheckID: report.CheckAllowExpanded, Risk: rt.Risk, Path: f.Path, Line: line, HeadLine: headLine, Base: dir == report.DirRemoved,
-				Evidence: "setting=" + k + " value=" + sanitize(name), Title: "MCP server " + name + " approved",
+				Evidence: "setting=" + k + " value=" + claude.Sanitize(name), Title: "MCP server " + name + " approved",
 				Message: fmt.Sprintf("%s: %s %s %s: %s.", f.Path, map[string]string{report.DirAdded: "adds", report.DirRemoved: "removes"}[dir], name, map[string]string{report.DirAdded: "to", report.DirRemoved: "from"}[dir]+" "+k, why),
 				Key:     report.CheckAllowExpanded + "|" + f.Path + "|" + k + "|" + name})
 		}
@@ -356,7 +279,7 @@ func (e *engine) compareNameLists(f *fileState) {
 			if _, ok := hs[n]; ok {
 				continue
 			}
-			headLine := max(h.line, 1)
+			headLine := max(h.Line, 1)
 			if k == "disabledMcpjsonServers" {
 				grant(n, bs[n], headLine, report.DirRemoved)
 			} else {
@@ -383,10 +306,10 @@ func afterIf(dir, s string) string {
 // compareDirectories compares additionalDirectories (in permissions and
 // at the top level): each new directory is file access beyond the project.
 func (e *engine) compareDirectories(f *fileState) {
-	collect := func(d *doc) map[string]int {
+	collect := func(d *claude.Doc) map[string]int {
 		out := map[string]int{}
-		for _, s := range []setting{lookupOnly(d, "permissions", "additionalDirectories"), lookupOnly(d, "", "additionalDirectories")} {
-			for k, v := range stringSet(s.v) {
+		for _, s := range []claude.Setting{claude.LookupOnly(d, "permissions", "additionalDirectories"), claude.LookupOnly(d, "", "additionalDirectories")} {
+			for k, v := range stringSet(s.Value) {
 				out[k] = v
 			}
 		}
@@ -400,7 +323,7 @@ func (e *engine) compareDirectories(f *fileState) {
 		rt := rating.AdditionalDirectory(dir)
 		e.row(f, report.KindDirectory, report.DirAdded, "", dir, true, rt, hs[dir], hs[dir], rt.Basis)
 		e.finding(report.Finding{CheckID: report.CheckDirectoryAdded, Risk: rt.Risk, Path: f.Path, Line: hs[dir], HeadLine: hs[dir],
-			Evidence: "directory=" + sanitize(dir), Title: "additional directory " + dir,
+			Evidence: "directory=" + claude.Sanitize(dir), Title: "additional directory " + dir,
 			Message: fmt.Sprintf("%s adds the additional directory %s: %s.", f.Path, dir, rt.Basis),
 			Key:     report.CheckDirectoryAdded + "|" + f.Path + "|" + dir})
 	}
@@ -412,139 +335,16 @@ func (e *engine) compareDirectories(f *fileState) {
 	}
 }
 
-// lookupOnly reads one key from one object (parent "" = top level).
-func lookupOnly(d *doc, parent, key string) setting {
-	if d == nil {
-		return setting{}
-	}
-	obj := d.root
-	if parent != "" {
-		obj = d.root.Get(parent)
-	}
-	if m, ok := obj.Lookup(key); ok {
-		return setting{m.Value, m.KeyStart.Line}
-	}
-	return setting{}
-}
-
-// handler is one hook handler, flattened.
-type handler struct {
-	event, matcher string
-	canon          string
-	ident          string // what it runs: type and command or URL
-	summary        string
-	line           int
-	v              *jsonpos.Value
-}
-
-// hookHandlers flattens hooks.<Event>[].hooks[] into handlers.
-func hookHandlers(d *doc) map[string][]handler {
-	out := map[string][]handler{}
-	if d == nil {
-		return out
-	}
-	hooks := d.root.Get("hooks")
-	for _, ev := range hooks.Members() {
-		groups := ev.Value
-		if groups.Kind() != jsonpos.Array {
-			out[ev.Key] = append(out[ev.Key], handler{event: ev.Key, canon: canon(groups), summary: "an entry that is not a list of matcher groups", line: ev.KeyStart.Line})
-			continue
-		}
-		for _, g := range groups.Elements() {
-			matcher := g.Get("matcher").Text()
-			hs := g.Get("hooks")
-			if hs.Kind() != jsonpos.Array {
-				out[ev.Key] = append(out[ev.Key], handler{event: ev.Key, matcher: matcher, canon: canon(g), summary: "a matcher group without a hooks list", line: g.Start().Line})
-				continue
-			}
-			for _, h := range hs.Elements() {
-				id := matcher + "\x00" + h.Get("type").Text() + "\x00" + h.Get("command").Text() + "\x00" + h.Get("url").Text()
-				out[ev.Key] = append(out[ev.Key], handler{event: ev.Key, matcher: matcher, canon: matcher + "\x00" + canon(h), ident: id,
-					summary: handlerSummary(h), line: h.Start().Line, v: h})
-			}
-		}
-	}
-	return out
-}
-
-// handlerSummary names what a handler runs without disclosing it: the type,
-// the command's first word (or the URL's host), and a digest.
-func handlerSummary(h *jsonpos.Value) string {
-	typ := h.Get("type").Text()
-	if typ == "" {
-		typ = "command"
-	}
-	switch {
-	case h.Get("command").Kind() == jsonpos.String:
-		return typ + " " + commandSummary(h.Get("command").Text())
-	case h.Get("url").Kind() == jsonpos.String:
-		return typ + " " + hostOf(h.Get("url").Text())
-	}
-	return typ + " handler"
-}
-
-// commandSummary is the program a command runs (its first word after any
-// leading VAR=value assignments, which may hold secrets and are shown by
-// name only) and a short digest of the whole command.
-func commandSummary(cmd string) string {
-	sum := sha256.Sum256([]byte(cmd))
-	var assigned []string
-	word := ""
-	for _, f := range strings.Fields(cmd) {
-		if name, _, ok := strings.Cut(f, "="); ok && envName.MatchString(name) {
-			assigned = append(assigned, name)
-			continue
-		}
-		word = sanitize(f)
-		break
-	}
-	s := fmt.Sprintf("`%s`", word)
-	if len(assigned) > 0 {
-		s += " with " + strings.Join(assigned, ", ") + " set"
-	}
-	return s + " (sha256 " + hex.EncodeToString(sum[:4]) + ")"
-}
-
-// envName is a shell variable name.
-var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
-
-func hostOf(raw string) string {
-	u, err := url.Parse(raw)
-	if err != nil || u.Host == "" {
-		return "(an unparsable URL)"
-	}
-	return u.Hostname()
-}
-
-// fieldValue shows a scalar hook field (timeouts, flags); anything else,
-// which may carry a command or a secret, only as changed.
-func fieldValue(v *jsonpos.Value) string {
-	switch v.Kind() {
-	case jsonpos.Number, jsonpos.Bool:
-		return v.Raw()
-	case jsonpos.Invalid:
-		return "(not set)"
-	}
-	return "(a value)"
-}
-
-func hookMatcher(m string) string {
-	if m == "" {
-		return ""
-	}
-	return " [" + sanitize(m) + "]"
-}
-
 // compareEnv compares the env block by name; values are compared but
 // never shown.
 func (e *engine) compareEnv(f *fileState) {
-	get := func(d *doc) map[string]setting {
-		out := map[string]setting{}
+	get := func(d *claude.Doc) map[string]claude.Setting {
+		out := map[string]claude.Setting{}
 		if d == nil {
 			return out
 		}
-		for _, m := range d.root.Get("env").Members() {
-			out[m.Key] = setting{m.Value, m.KeyStart.Line}
+		for _, m := range d.Root.Get("env").Members() {
+			out[m.Key] = claude.Setting{Value: m.Value, Line: m.KeyStart.Line}
 		}
 		return out
 	}
@@ -552,7 +352,7 @@ func (e *engine) compareEnv(f *fileState) {
 	for _, k := range sortedKeys(hs) {
 		h := hs[k]
 		b, ok := bs[k]
-		if ok && canon(b.v) == canon(h.v) {
+		if ok && claude.Canon(b.Value) == claude.Canon(h.Value) {
 			continue
 		}
 		rt, _ := rating.Env(k)
@@ -567,21 +367,21 @@ func (e *engine) compareEnv(f *fileState) {
 		if rt.Risk == rating.RiskHigh || rt.Access == rating.AccessNone {
 			why += ": " + rt.Basis
 		}
-		e.row(f, report.KindEnv, dir, envLabel(k, ok), envLabel(k, true), rt.Access != rating.AccessNone, rt, h.line, h.line, why)
+		e.row(f, report.KindEnv, dir, envLabel(k, ok), envLabel(k, true), rt.Access != rating.AccessNone, rt, h.Line, h.Line, why)
 		var action policy.Action
 		if rt.Access == rating.AccessNone {
 			// Claude Code's own tuning (rating.ClaudeTuningEnv): said,
 			// not put up for review.
 			action = policy.Advisory
 		}
-		e.finding(report.Finding{CheckID: report.CheckEnvChanged, Action: action, Risk: rt.Risk, Path: f.Path, Line: h.line, HeadLine: h.line,
+		e.finding(report.Finding{CheckID: report.CheckEnvChanged, Action: action, Risk: rt.Risk, Path: f.Path, Line: h.Line, HeadLine: h.Line,
 			Evidence: "env=" + k, Title: "env " + k,
 			Message: fmt.Sprintf("%s %s the environment variable %s: %s.", f.Path, map[string]string{report.DirAdded: "sets", report.DirChanged: "changes"}[dir], k, rt.Basis),
 			Key:     report.CheckEnvChanged + "|" + f.Path + "|" + k})
 	}
 	for _, k := range sortedKeys(bs) {
 		if _, ok := hs[k]; !ok {
-			e.row(f, report.KindEnv, report.DirRemoved, envLabel(k, true), "", false, rating.Rating{Access: rating.AccessNone, Risk: rating.RiskLow}, bs[k].line, 1, "no longer sets this environment variable")
+			e.row(f, report.KindEnv, report.DirRemoved, envLabel(k, true), "", false, rating.Rating{Access: rating.AccessNone, Risk: rating.RiskLow}, bs[k].Line, 1, "no longer sets this environment variable")
 		}
 	}
 }
@@ -601,10 +401,10 @@ var helperKeys = []string{"apiKeyHelper", "awsAuthRefresh", "awsCredentialExport
 func helperSummary(v *jsonpos.Value) string {
 	switch v.Kind() {
 	case jsonpos.String:
-		return commandSummary(v.Text())
+		return claude.CommandSummary(v.Text())
 	case jsonpos.Object:
 		if c := v.Get("command"); c.Kind() == jsonpos.String {
-			return commandSummary(c.Text())
+			return claude.CommandSummary(c.Text())
 		}
 		return "an object without a command"
 	}
@@ -615,35 +415,35 @@ func helperSummary(v *jsonpos.Value) string {
 // on every session, in claude -p even before trust.
 func (e *engine) compareHelpers(f *fileState) {
 	for _, k := range helperKeys {
-		b, h := lookup(f.base, k, false), lookup(f.head, k, false)
-		if b.present() == h.present() && (!b.present() || canon(b.v) == canon(h.v)) {
+		b, h := claude.Lookup(f.base, k, false), claude.Lookup(f.head, k, false)
+		if b.Present() == h.Present() && (!b.Present() || claude.Canon(b.Value) == claude.Canon(h.Value)) {
 			continue
 		}
 		rt := rating.Helper(k)
 		line, headLine := lineOf(b, h)
 		before, after := "", ""
-		if b.present() {
-			before = k + ": " + helperSummary(b.v)
+		if b.Present() {
+			before = k + ": " + helperSummary(b.Value)
 		}
-		if h.present() {
-			after = k + ": " + helperSummary(h.v)
+		if h.Present() {
+			after = k + ": " + helperSummary(h.Value)
 		}
-		expands := h.present() && rt.Risk != rating.RiskLow
+		expands := h.Present() && rt.Risk != rating.RiskLow
 		e.row(f, report.KindHelper, direction(b, h), before, after, expands, rt, line, headLine, rt.Basis)
 		if expands {
-			e.finding(report.Finding{CheckID: report.CheckHelperChanged, Risk: rt.Risk, Path: f.Path, Line: line, HeadLine: headLine, Base: !h.present(),
+			e.finding(report.Finding{CheckID: report.CheckHelperChanged, Risk: rt.Risk, Path: f.Path, Line: line, HeadLine: headLine, Base: !h.Present(),
 				Evidence: "setting=" + k, Title: k + " changed",
-				Message: fmt.Sprintf("%s %s %s to run %s: %s.", f.Path, map[string]string{report.DirAdded: "sets", report.DirChanged: "changes"}[direction(b, h)], k, helperSummary(h.v), rt.Basis),
+				Message: fmt.Sprintf("%s %s %s to run %s: %s.", f.Path, map[string]string{report.DirAdded: "sets", report.DirChanged: "changes"}[direction(b, h)], k, helperSummary(h.Value), rt.Basis),
 				Key:     report.CheckHelperChanged + "|" + f.Path + "|" + k})
 		}
 	}
 }
 
 // flatten turns an object into dotted keys with canonical values.
-func flatten(prefix string, v *jsonpos.Value, out map[string]setting) {
+func flatten(prefix string, v *jsonpos.Value, out map[string]claude.Setting) {
 	if v.Kind() != jsonpos.Object {
 		if v != nil {
-			out[prefix] = setting{v, v.Start().Line}
+			out[prefix] = claude.Setting{Value: v, Line: v.Start().Line}
 		}
 		return
 	}
@@ -656,7 +456,7 @@ func flatten(prefix string, v *jsonpos.Value, out map[string]setting) {
 			flatten(key, m.Value, out)
 			continue
 		}
-		out[key] = setting{m.Value, m.KeyStart.Line}
+		out[key] = claude.Setting{Value: m.Value, Line: m.KeyStart.Line}
 	}
 }
 
@@ -678,12 +478,12 @@ var (
 // compareSandbox compares sandbox settings key by key and decides which
 // changes loosen the OS boundary around Bash.
 func (e *engine) compareSandbox(f *fileState) {
-	bs, hs := map[string]setting{}, map[string]setting{}
+	bs, hs := map[string]claude.Setting{}, map[string]claude.Setting{}
 	if f.base != nil {
-		flatten("", f.base.root.Get("sandbox"), bs)
+		flatten("", f.base.Root.Get("sandbox"), bs)
 	}
 	if f.head != nil {
-		flatten("", f.head.root.Get("sandbox"), hs)
+		flatten("", f.head.Root.Get("sandbox"), hs)
 	}
 	keys := map[string]bool{}
 	for k := range bs {
@@ -694,24 +494,24 @@ func (e *engine) compareSandbox(f *fileState) {
 	}
 	for _, k := range sortedKeys(keys) {
 		b, h := bs[k], hs[k]
-		if b.present() && h.present() && canon(b.v) == canon(h.v) {
+		if b.Present() && h.Present() && claude.Canon(b.Value) == claude.Canon(h.Value) {
 			continue
 		}
-		on := func(s setting) bool {
-			if !s.present() {
+		on := func(s claude.Setting) bool {
+			if !s.Present() {
 				return sandboxDefaultOn[k]
 			}
-			return truthy(s.v)
+			return claude.Truthy(s.Value)
 		}
 		var loosens bool
 		what := ""
 		switch {
 		case sandboxGrowLists[k]:
-			added := missingFrom(stringSet(h.v), stringSet(b.v))
+			added := missingFrom(stringSet(h.Value), stringSet(b.Value))
 			loosens = len(added) > 0
 			what = "adds " + strings.Join(added, ", ")
 		case sandboxShrinkLists[k]:
-			removed := missingFrom(stringSet(b.v), stringSet(h.v))
+			removed := missingFrom(stringSet(b.Value), stringSet(h.Value))
 			loosens = len(removed) > 0
 			what = "removes " + strings.Join(removed, ", ")
 		case sandboxOnLoosens[k]:
@@ -726,7 +526,7 @@ func (e *engine) compareSandbox(f *fileState) {
 			loosens = false
 			what = "changes the auto-allow half of the sandbox grant"
 		default:
-			loosens = h.present()
+			loosens = h.Present()
 			what = "changes a sandbox setting whose direction Shipgate does not model"
 		}
 		rt := rating.Sandbox(k)
@@ -737,9 +537,9 @@ func (e *engine) compareSandbox(f *fileState) {
 		}
 		e.row(f, report.KindSandbox, direction(b, h), side("sandbox."+k, b), side("sandbox."+k, h), loosens, rt, line, headLine, why)
 		if loosens {
-			e.finding(report.Finding{CheckID: report.CheckSandboxLoosened, Risk: rt.Risk, Path: f.Path, Line: line, HeadLine: headLine, Base: !h.present(),
+			e.finding(report.Finding{CheckID: report.CheckSandboxLoosened, Risk: rt.Risk, Path: f.Path, Line: line, HeadLine: headLine, Base: !h.Present(),
 				Evidence: "setting=sandbox." + k, Title: "sandbox." + k,
-				Message: fmt.Sprintf("%s: sandbox.%s %s (was %s, now %s): %s.", f.Path, k, what, display(b), display(h), rt.Basis),
+				Message: fmt.Sprintf("%s: sandbox.%s %s (was %s, now %s): %s.", f.Path, k, what, claude.Display(b), claude.Display(h), rt.Basis),
 				Key:     report.CheckSandboxLoosened + "|" + f.Path + "|" + k})
 		}
 	}
@@ -749,13 +549,13 @@ func (e *engine) compareSandbox(f *fileState) {
 // comparePlugins compares enabledPlugins and extraKnownMarketplaces.
 func (e *engine) comparePlugins(f *fileState) {
 	for _, key := range []string{"enabledPlugins", "extraKnownMarketplaces"} {
-		get := func(d *doc) map[string]setting {
-			out := map[string]setting{}
+		get := func(d *claude.Doc) map[string]claude.Setting {
+			out := map[string]claude.Setting{}
 			if d == nil {
 				return out
 			}
-			for _, m := range d.root.Get(key).Members() {
-				out[m.Key] = setting{m.Value, m.KeyStart.Line}
+			for _, m := range d.Root.Get(key).Members() {
+				out[m.Key] = claude.Setting{Value: m.Value, Line: m.KeyStart.Line}
 			}
 			return out
 		}
@@ -764,11 +564,11 @@ func (e *engine) comparePlugins(f *fileState) {
 		for _, name := range sortedKeys(hs) {
 			h := hs[name]
 			b, ok := bs[name]
-			if ok && canon(b.v) == canon(h.v) {
+			if ok && claude.Canon(b.Value) == claude.Canon(h.Value) {
 				continue
 			}
-			enables := key == "extraKnownMarketplaces" || truthy(h.v)
-			if key == "enabledPlugins" && ok && truthy(b.v) && truthy(h.v) {
+			enables := key == "extraKnownMarketplaces" || claude.Truthy(h.Value)
+			if key == "enabledPlugins" && ok && claude.Truthy(b.Value) && claude.Truthy(h.Value) {
 				enables = true // re-pointed
 			}
 			dir := report.DirAdded
@@ -777,23 +577,23 @@ func (e *engine) comparePlugins(f *fileState) {
 			}
 			before := ""
 			if ok {
-				before = key + ": " + name + " = " + display(b)
+				before = key + ": " + name + " = " + claude.Display(b)
 			}
 			basis := rt.Basis
 			if key == "extraKnownMarketplaces" {
 				basis = "a plugin marketplace: plugins from it can be enabled, and they bring hooks, MCP servers and agents"
 			}
-			e.row(f, report.KindPlugin, dir, before, key+": "+name+" = "+display(h), enables, rt, h.line, h.line, basis)
+			e.row(f, report.KindPlugin, dir, before, key+": "+name+" = "+claude.Display(h), enables, rt, h.Line, h.Line, basis)
 			if enables {
-				e.finding(report.Finding{CheckID: report.CheckPluginAdded, Risk: rt.Risk, Path: f.Path, Line: h.line, HeadLine: h.line,
-					Evidence: key + "=" + sanitize(name), Title: key + " " + name,
+				e.finding(report.Finding{CheckID: report.CheckPluginAdded, Risk: rt.Risk, Path: f.Path, Line: h.Line, HeadLine: h.Line,
+					Evidence: key + "=" + claude.Sanitize(name), Title: key + " " + name,
 					Message: fmt.Sprintf("%s %s %s %s: %s.", f.Path, map[string]string{report.DirAdded: "adds", report.DirChanged: "changes"}[dir], key, name, basis),
 					Key:     report.CheckPluginAdded + "|" + f.Path + "|" + key + "|" + name})
 			}
 		}
 		for _, name := range sortedKeys(bs) {
 			if _, ok := hs[name]; !ok {
-				e.row(f, report.KindPlugin, report.DirRemoved, key+": "+name, "", false, rating.Rating{Access: rating.AccessNone, Risk: rating.RiskLow}, bs[name].line, 1, "removes a plugin or marketplace")
+				e.row(f, report.KindPlugin, report.DirRemoved, key+": "+name, "", false, rating.Rating{Access: rating.AccessNone, Risk: rating.RiskLow}, bs[name].Line, 1, "removes a plugin or marketplace")
 			}
 		}
 	}

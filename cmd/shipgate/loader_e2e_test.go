@@ -38,7 +38,7 @@ func loaderCases() []surfaceCase {
 			decision: "require_review", check: "PERMISSION-ALLOW-EXPANDED"},
 		// Checks zod runs that JSON Schema cannot state (refinements):
 		// each drops the file on Claude Code 2.1.328 (its loader's verdict
-		// in diff/claudeschema's loads file); Shipgate kept such files.
+		// in agentfiles/claude/claudeschema's loads file); Shipgate kept such files.
 		{name: "a head whose inline marketplace plugin has no source drops the file's denials",
 			base:     map[string]string{".claude/settings.json": denials},
 			head:     map[string]string{".claude/settings.json": settingsJSON(nil, []string{"Read(./.env)", "Bash(curl *)"}, ",\n  \"strictKnownMarketplaces\": [{\"source\": \"settings\", \"name\": \"x\", \"plugins\": [{\"name\": \"x\"}]}]\n")},

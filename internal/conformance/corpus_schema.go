@@ -4,16 +4,16 @@ import (
 	"encoding/json"
 	"strings"
 
-	"github.com/shipgate-app/shipgate/diff/claudeschema"
+	"github.com/shipgate-app/shipgate/agentfiles/claude/claudeschema"
 )
 
 // SchemaClass perturbs the keys of Claude Code's own settings schema (the
-// schema pinned from the binary, diff/claudeschema): for a node of it, a
+// schema pinned from the binary, agentfiles/claude/claudeschema): for a node of it, a
 // value of a JSON kind it does not take (a top-level scalar, an object's
 // member, a list's entry), a value off an enum's list, or a valid sample,
 // written into settings.json and, independently, settings.local.json,
 // each beside deny, ask and allow rules of its own. The loads file of
-// diff/claudeschema holds the loader's verdict on such documents; this
+// agentfiles/claude/claudeschema holds the loader's verdict on such documents; this
 // class measures what the verdict does to decisions: a dropped file's
 // rules are gone, a kept one's apply, exactly where Shipgate says so.
 const SchemaClass = "schema-perturb"

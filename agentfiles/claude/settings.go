@@ -1,4 +1,4 @@
-package diff
+package claude
 
 import (
 	"bytes"
@@ -7,33 +7,33 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/shipgate-app/shipgate/diff/claudeschema"
+	"github.com/shipgate-app/shipgate/agentfiles/claude/claudeschema"
 	"github.com/shipgate-app/shipgate/jsonpos"
 	"github.com/shipgate-app/shipgate/lattice"
 	"github.com/shipgate-app/shipgate/policy"
 	"github.com/shipgate-app/shipgate/report"
 )
 
-// doc is one parsed version of an agent-config file.
-type doc struct {
+// Doc is one parsed version of an agent-config file.
+type Doc struct {
 	path   string
 	kind   report.FileKind
-	root   *jsonpos.Value
-	rules  []ruleDecl
-	byList map[lattice.List][]ruleDecl // rules by list, built on first use
+	Root   *jsonpos.Value
+	Rules  []RuleDecl
+	byList map[lattice.List][]RuleDecl // rules by list, built on first use
 	// problems are entries Claude Code reads differently from how they
 	// look: duplicate keys, non-string or blank rules, unknown keys.
-	problems []docProblem
+	Problems []docProblem
 
 	// allTools are the lines of a frontmatter `allowed-tools: *` (every
 	// tool pre-approved while the skill runs).
-	allTools []int
+	AllTools []int
 
 	// dropped is the value of a settings file that fails Claude Code's
 	// settings schema (claudeschema): the binary then ignores the whole
 	// file, so the document is read as {} — no rules, no settings — and
 	// the engine says why.
-	dropped *claudeschema.Violation
+	Dropped *claudeschema.Violation
 }
 
 // emptyRoot is the document Claude Code reads from a file it drops.
@@ -42,22 +42,22 @@ var emptyRoot = func() *jsonpos.Value {
 	return v
 }()
 
-// ruleDecl is one permission rule as declared in a file.
-type ruleDecl struct {
-	rule  lattice.Rule
-	line  int
+// RuleDecl is one permission rule as declared in a file.
+type RuleDecl struct {
+	Rule  lattice.Rule
+	Line  int
 	col   int
-	index int
+	Index int
 }
 
 // docProblem is a non-fatal problem of a document.
 type docProblem struct {
-	kind    string // duplicate_key, invalid_rule, unknown_key, invalid_utf8, lone_surrogate
-	line    int
+	Kind    string // duplicate_key, invalid_rule, unknown_key, invalid_utf8, lone_surrogate
+	Line    int
 	col     int
-	key     string // the key path or list ("permissions.allow[3]")
-	list    string
-	message string
+	Key     string // the key path or list ("permissions.allow[3]")
+	List    string
+	Message string
 }
 
 // MaxRules is the most permission rules a settings file may declare (all
@@ -81,30 +81,30 @@ const (
 	maxFileRuleCost = 1 << 25
 )
 
-// parseError is why a version could not be read at all.
-type parseError struct {
+// ParseError is why a version could not be read at all.
+type ParseError struct {
 	// limit names a limit of Shipgate's own that the version is over
 	// (too_deep, too_many_rules): Claude Code may well read it.
-	limit    string
-	tooLarge bool
-	line     int
-	col      int
-	msg      string
-	hint     string
+	Limit    string
+	TooLarge bool
+	Line     int
+	Col      int
+	Msg      string
+	Hint     string
 }
 
-func (e *parseError) Error() string {
-	if e.line > 0 {
-		return fmt.Sprintf("line %d, column %d: %s", e.line, e.col, e.msg)
+func (e *ParseError) Error() string {
+	if e.Line > 0 {
+		return fmt.Sprintf("line %d, column %d: %s", e.Line, e.Col, e.Msg)
 	}
-	return e.msg
+	return e.Msg
 }
 
-// ruleCache shares parsed rules between the base and head of every file of
+// RuleCache shares parsed rules between the base and head of every file of
 // one comparison: most rules are unchanged, and a Rule is immutable.
-type ruleCache map[string]lattice.Rule
+type RuleCache map[string]lattice.Rule
 
-func (c ruleCache) parse(l lattice.List, text string) lattice.Rule {
+func (c RuleCache) parse(l lattice.List, text string) lattice.Rule {
 	k := string(l) + "\x00" + text
 	if r, ok := c[k]; ok {
 		return r
@@ -114,8 +114,8 @@ func (c ruleCache) parse(l lattice.List, text string) lattice.Rule {
 	return r
 }
 
-// lists are the permission lists, in evaluation order.
-var lists = []lattice.List{lattice.Deny, lattice.Ask, lattice.Allow}
+// Lists are the permission lists, in evaluation order.
+var Lists = []lattice.List{lattice.Deny, lattice.Ask, lattice.Allow}
 
 // looksBinary applies git's test for binary content: a NUL byte in the
 // first 8,000 bytes.
@@ -123,13 +123,13 @@ func looksBinary(data []byte) bool {
 	return bytes.IndexByte(data[:min(len(data), 8000)], 0) >= 0
 }
 
-// parseDoc reads one version of a file strictly, as Claude Code does.
-func parseDoc(p string, kind report.FileKind, v report.Version, rules ruleCache) (*doc, *parseError) {
-	if frontmatterKind(kind) {
+// ParseDoc reads one version of a file strictly, as Claude Code does.
+func ParseDoc(p string, kind report.FileKind, v report.Version, rules RuleCache) (*Doc, *ParseError) {
+	if FrontmatterKind(kind) {
 		return parseFrontmatterDoc(p, kind, v, rules)
 	}
 	if v.Unreadable != "" {
-		return nil, &parseError{tooLarge: v.TooLarge, msg: v.Unreadable}
+		return nil, &ParseError{TooLarge: v.TooLarge, Msg: v.Unreadable}
 	}
 	// Claude Code 2.1.328 reads a settings file that starts with a UTF-8
 	// byte order mark (measured: its rules apply), so the mark is skipped
@@ -141,7 +141,7 @@ func parseDoc(p string, kind report.FileKind, v report.Version, rules ruleCache)
 		switch {
 		case errors.As(err, &se) && se.Kind == jsonpos.SyntaxTooDeep:
 			// JSON.parse accepts it; Shipgate does not read it.
-			return nil, &parseError{limit: "too_deep", line: se.Line, col: se.Column, msg: se.Msg, hint: se.Hint}
+			return nil, &ParseError{Limit: "too_deep", Line: se.Line, Col: se.Column, Msg: se.Msg, Hint: se.Hint}
 		case errors.As(err, &se):
 			hint := se.Hint
 			if looksBinary(v.Data) {
@@ -149,42 +149,42 @@ func parseDoc(p string, kind report.FileKind, v report.Version, rules ruleCache)
 				// advice for a file that is not text at all.
 				hint = "the file holds binary data (NUL bytes), not JSON text: restore the settings file's text, or delete it"
 			}
-			return nil, &parseError{line: se.Line, col: se.Column, msg: se.Msg, hint: hint}
+			return nil, &ParseError{Line: se.Line, Col: se.Column, Msg: se.Msg, Hint: hint}
 		case errors.As(err, &tl):
-			return nil, &parseError{tooLarge: true, msg: tl.Error()}
+			return nil, &ParseError{TooLarge: true, Msg: tl.Error()}
 		}
-		return nil, &parseError{msg: err.Error()}
+		return nil, &ParseError{Msg: err.Error()}
 	}
 	if root.Kind() != jsonpos.Object {
 		s := root.Start()
-		return nil, &parseError{line: s.Line, col: s.Column, msg: fmt.Sprintf("the document is a JSON %s, not an object", root.Kind()),
-			hint: "a settings file is one JSON object: { \"permissions\": { ... } }"}
+		return nil, &ParseError{Line: s.Line, Col: s.Column, Msg: fmt.Sprintf("the document is a JSON %s, not an object", root.Kind()),
+			Hint: "a settings file is one JSON object: { \"permissions\": { ... } }"}
 	}
-	d := &doc{path: p, kind: kind, root: root}
+	d := &Doc{path: p, kind: kind, Root: root}
 	for _, pr := range probs {
-		dp := docProblem{line: pr.Line, col: pr.Column, key: pr.Key, message: pr.Message}
+		dp := docProblem{Line: pr.Line, col: pr.Column, Key: pr.Key, Message: pr.Message}
 		switch pr.Kind {
 		case jsonpos.ProblemDuplicateKey:
-			dp.kind = "duplicate_key"
-			dp.message = fmt.Sprintf("key %q appears twice in one object (also at line %d); Claude Code keeps the last one and ignores the first", pr.Key, pr.Other.Line)
+			dp.Kind = "duplicate_key"
+			dp.Message = fmt.Sprintf("key %q appears twice in one object (also at line %d); Claude Code keeps the last one and ignores the first", pr.Key, pr.Other.Line)
 		case jsonpos.ProblemInvalidUTF8:
-			dp.kind = "invalid_utf8"
+			dp.Kind = "invalid_utf8"
 		case jsonpos.ProblemLoneSurrogate:
-			dp.kind = "lone_surrogate"
+			dp.Kind = "lone_surrogate"
 		default:
-			dp.kind = pr.Kind.String()
+			dp.Kind = pr.Kind.String()
 		}
-		d.problems = append(d.problems, dp)
+		d.Problems = append(d.Problems, dp)
 	}
 	if kind == report.SettingsFile {
 		if n := d.countRules(); n > MaxRules {
-			return nil, &parseError{limit: "too_many_rules", msg: fmt.Sprintf("it declares %d permission rules, over Shipgate's limit of %d", n, MaxRules)}
+			return nil, &ParseError{Limit: "too_many_rules", Msg: fmt.Sprintf("it declares %d permission rules, over Shipgate's limit of %d", n, MaxRules)}
 		}
 		if pe := d.checkRuleSizes(); pe != nil {
 			return nil, pe
 		}
 		if v := claudeschema.Pinned().Validate(root); v != nil {
-			d.dropped, d.root, d.problems = v, emptyRoot, nil
+			d.Dropped, d.Root, d.Problems = v, emptyRoot, nil
 			return d, nil
 		}
 		d.readRules(rules)
@@ -195,13 +195,13 @@ func parseDoc(p string, kind report.FileKind, v report.Version, rules ruleCache)
 
 // countRules counts the entries of permissions.allow, ask and deny before
 // any of them is parsed.
-func (d *doc) countRules() int {
-	perms := d.root.Get("permissions")
+func (d *Doc) countRules() int {
+	perms := d.Root.Get("permissions")
 	if perms == nil || perms.Kind() != jsonpos.Object {
 		return 0
 	}
 	n := 0
-	for _, l := range lists {
+	for _, l := range Lists {
 		if arr := perms.Get(string(l)); arr != nil && arr.Kind() == jsonpos.Array {
 			n += arr.Len()
 		}
@@ -211,14 +211,14 @@ func (d *doc) countRules() int {
 
 // checkRuleSizes refuses a file whose rules are too large to compile
 // exactly (see MaxRuleRunes), before any is compiled.
-func (d *doc) checkRuleSizes() *parseError {
-	perms := d.root.Get("permissions")
+func (d *Doc) checkRuleSizes() *ParseError {
+	perms := d.Root.Get("permissions")
 	if perms == nil || perms.Kind() != jsonpos.Object {
 		return nil
 	}
 	total := 0
 	seen := map[rune]bool{}
-	for _, l := range lists {
+	for _, l := range Lists {
 		arr := perms.Get(string(l))
 		if arr == nil || arr.Kind() != jsonpos.Array {
 			continue
@@ -242,17 +242,17 @@ func (d *doc) checkRuleSizes() *parseError {
 			st := e.Start()
 			switch {
 			case n > MaxRuleRunes:
-				return &parseError{limit: "rule_too_large", line: st.Line, col: st.Column,
-					msg:  fmt.Sprintf("permissions.%s[%d] is over %d characters, Shipgate's limit for a rule it compares exactly", l, i, MaxRuleRunes),
-					hint: "write the grant as a command prefix (Bash(git status *)) or an exact command"}
+				return &ParseError{Limit: "rule_too_large", Line: st.Line, Col: st.Column,
+					Msg:  fmt.Sprintf("permissions.%s[%d] is over %d characters, Shipgate's limit for a rule it compares exactly", l, i, MaxRuleRunes),
+					Hint: "write the grant as a command prefix (Bash(git status *)) or an exact command"}
 			case cost > maxRuleCost:
-				return &parseError{limit: "rule_too_large", line: st.Line, col: st.Column,
-					msg:  fmt.Sprintf("permissions.%s[%d] has %d characters, %d of them distinct: too complex for Shipgate to compile exactly", l, i, n, len(seen)),
-					hint: "write the grant as a command prefix (Bash(git status *)) or an exact command"}
+				return &ParseError{Limit: "rule_too_large", Line: st.Line, Col: st.Column,
+					Msg:  fmt.Sprintf("permissions.%s[%d] has %d characters, %d of them distinct: too complex for Shipgate to compile exactly", l, i, n, len(seen)),
+					Hint: "write the grant as a command prefix (Bash(git status *)) or an exact command"}
 			case total > maxFileRuleCost:
-				return &parseError{limit: "rules_too_large", line: st.Line, col: st.Column,
-					msg:  "its rules together are too long and varied for Shipgate to compile exactly",
-					hint: "split the rules or write them as command prefixes"}
+				return &ParseError{Limit: "rules_too_large", Line: st.Line, Col: st.Column,
+					Msg:  "its rules together are too long and varied for Shipgate to compile exactly",
+					Hint: "split the rules or write them as command prefixes"}
 			}
 		}
 	}
@@ -260,44 +260,44 @@ func (d *doc) checkRuleSizes() *parseError {
 }
 
 // readRules collects permissions.allow, ask and deny.
-func (d *doc) readRules(cache ruleCache) {
-	perms := d.root.Get("permissions")
+func (d *Doc) readRules(cache RuleCache) {
+	perms := d.Root.Get("permissions")
 	if perms == nil {
 		return
 	}
 	if perms.Kind() != jsonpos.Object {
 		s := perms.Start()
-		d.problems = append(d.problems, docProblem{kind: "invalid_rule", line: s.Line, col: s.Column, key: "permissions",
-			message: fmt.Sprintf("\"permissions\" is a JSON %s, not an object: Claude Code reads no rules from it", perms.Kind())})
+		d.Problems = append(d.Problems, docProblem{Kind: "invalid_rule", Line: s.Line, col: s.Column, Key: "permissions",
+			Message: fmt.Sprintf("\"permissions\" is a JSON %s, not an object: Claude Code reads no rules from it", perms.Kind())})
 		return
 	}
-	for _, l := range lists {
+	for _, l := range Lists {
 		arr := perms.Get(string(l))
 		if arr == nil {
 			continue
 		}
 		if arr.Kind() != jsonpos.Array {
 			s := arr.Start()
-			d.problems = append(d.problems, docProblem{kind: "invalid_rule", line: s.Line, col: s.Column, key: "permissions." + string(l), list: string(l),
-				message: fmt.Sprintf("permissions.%s is a JSON %s, not an array of rules: Claude Code reads no %s rules from it", l, arr.Kind(), l)})
+			d.Problems = append(d.Problems, docProblem{Kind: "invalid_rule", Line: s.Line, col: s.Column, Key: "permissions." + string(l), List: string(l),
+				Message: fmt.Sprintf("permissions.%s is a JSON %s, not an array of rules: Claude Code reads no %s rules from it", l, arr.Kind(), l)})
 			continue
 		}
-		d.rules = slices.Grow(d.rules, arr.Len())
+		d.Rules = slices.Grow(d.Rules, arr.Len())
 		for i, e := range arr.Elements() {
 			s := e.Start()
 			key := func() string { return fmt.Sprintf("permissions.%s[%d]", l, i) }
 			if e.Kind() != jsonpos.String {
-				d.problems = append(d.problems, docProblem{kind: "invalid_rule", line: s.Line, col: s.Column, key: key(), list: string(l),
-					message: fmt.Sprintf("a %s entry that is a JSON %s, not a rule string: Claude Code skips it", l, e.Kind())})
+				d.Problems = append(d.Problems, docProblem{Kind: "invalid_rule", Line: s.Line, col: s.Column, Key: key(), List: string(l),
+					Message: fmt.Sprintf("a %s entry that is a JSON %s, not a rule string: Claude Code skips it", l, e.Kind())})
 				continue
 			}
 			text := e.Text()
 			if strings.TrimSpace(text) == "" {
-				d.problems = append(d.problems, docProblem{kind: "invalid_rule", line: s.Line, col: s.Column, key: key(), list: string(l),
-					message: fmt.Sprintf("a blank %s rule: Claude Code skips it", l)})
+				d.Problems = append(d.Problems, docProblem{Kind: "invalid_rule", Line: s.Line, col: s.Column, Key: key(), List: string(l),
+					Message: fmt.Sprintf("a blank %s rule: Claude Code skips it", l)})
 				continue
 			}
-			d.rules = append(d.rules, ruleDecl{rule: cache.parse(l, text), line: s.Line, col: s.Column, index: i})
+			d.Rules = append(d.Rules, RuleDecl{Rule: cache.parse(l, text), Line: s.Line, col: s.Column, Index: i})
 		}
 	}
 }
@@ -314,18 +314,18 @@ func (d *doc) readRules(cache ruleCache) {
 func isKnownKey(path ...string) bool { return claudeschema.Pinned().Has(path...) }
 
 // readUnknownKeys notes keys Claude Code ignores, with a likely intent.
-func (d *doc) readUnknownKeys() {
-	for _, m := range d.root.Members() {
-		if !isKnownKey(m.Key) && settingPlace(m.Key) != placePermissions {
-			d.problems = append(d.problems, docProblem{kind: "unknown_key", line: m.KeyStart.Line, col: m.KeyStart.Column, key: m.Key,
-				message: unknownKeyMessage(m.Key, claudeschema.Pinned().Keys())})
+func (d *Doc) readUnknownKeys() {
+	for _, m := range d.Root.Members() {
+		if !isKnownKey(m.Key) && settingPlace(m.Key) != PlacePermissions {
+			d.Problems = append(d.Problems, docProblem{Kind: "unknown_key", Line: m.KeyStart.Line, col: m.KeyStart.Column, Key: m.Key,
+				Message: unknownKeyMessage(m.Key, claudeschema.Pinned().Keys())})
 		}
 	}
-	if perms := d.root.Get("permissions"); perms.Kind() == jsonpos.Object {
+	if perms := d.Root.Get("permissions"); perms.Kind() == jsonpos.Object {
 		for _, m := range perms.Members() {
 			if !isKnownKey("permissions", m.Key) {
-				d.problems = append(d.problems, docProblem{kind: "unknown_key", line: m.KeyStart.Line, col: m.KeyStart.Column, key: "permissions." + m.Key,
-					message: unknownKeyMessage(m.Key, claudeschema.Pinned().KeysAt("permissions"))})
+				d.Problems = append(d.Problems, docProblem{Kind: "unknown_key", Line: m.KeyStart.Line, col: m.KeyStart.Column, Key: "permissions." + m.Key,
+					Message: unknownKeyMessage(m.Key, claudeschema.Pinned().KeysAt("permissions"))})
 			}
 		}
 	}
@@ -341,28 +341,28 @@ func unknownKeyMessage(key string, known []string) string {
 	return msg
 }
 
-// rulesIn returns the document's rules of one list (nil-safe). The slice
+// RulesIn returns the document's rules of one list (nil-safe). The slice
 // is shared: do not modify it.
-func (d *doc) rulesIn(l lattice.List) []ruleDecl {
+func (d *Doc) RulesIn(l lattice.List) []RuleDecl {
 	if d == nil {
 		return nil
 	}
 	if d.byList == nil {
-		d.byList = map[lattice.List][]ruleDecl{}
-		for _, r := range d.rules {
-			d.byList[r.rule.List] = append(d.byList[r.rule.List], r)
+		d.byList = map[lattice.List][]RuleDecl{}
+		for _, r := range d.Rules {
+			d.byList[r.Rule.List] = append(d.byList[r.Rule.List], r)
 		}
 	}
 	return d.byList[l]
 }
 
-// listLine returns the line of a permissions list key, or of the
+// ListLine returns the line of a permissions list key, or of the
 // permissions key, or 1 (where an annotation about a removal goes).
-func (d *doc) listLine(l lattice.List) int {
+func (d *Doc) ListLine(l lattice.List) int {
 	if d == nil {
 		return 1
 	}
-	perms, ok := d.root.Lookup("permissions")
+	perms, ok := d.Root.Lookup("permissions")
 	if !ok {
 		return 1
 	}

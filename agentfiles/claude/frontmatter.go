@@ -1,4 +1,4 @@
-package diff
+package claude
 
 import (
 	"bytes"
@@ -38,9 +38,9 @@ const maxFrontmatterDepth = 64
 // have (YAML aliases can make a small text expand exponentially).
 const maxFrontmatterNodes = 100000
 
-// frontmatterKind reports whether a file kind is a Markdown file with YAML
+// FrontmatterKind reports whether a file kind is a Markdown file with YAML
 // frontmatter.
-func frontmatterKind(k report.FileKind) bool {
+func FrontmatterKind(k report.FileKind) bool {
 	return k == report.SkillFile || k == report.CommandFile || k == report.SubagentFile
 }
 
@@ -82,17 +82,17 @@ func isYAMLSpace(c byte) bool {
 // (JSON allows newlines between tokens), so the settings machinery (hooks,
 // positions, canonical values) reads a frontmatter block as it reads a
 // settings file. An empty block is an empty object.
-func frontmatterJSON(block []byte, firstLine int) ([]byte, *parseError) {
+func frontmatterJSON(block []byte, firstLine int) ([]byte, *ParseError) {
 	var root yaml.Node
 	if err := yaml.Unmarshal(block, &root); err != nil {
 		line, msg := yamlErrorLine(err)
 		if line > 0 {
 			line += firstLine - 1
 		}
-		pe := &parseError{line: line, col: 1, msg: "the YAML frontmatter does not parse: " + msg,
-			hint: "Claude Code ignores a frontmatter block that does not parse (allowed-tools, hooks and permissionMode included); fix the YAML"}
+		pe := &ParseError{Line: line, Col: 1, Msg: "the YAML frontmatter does not parse: " + msg,
+			Hint: "Claude Code ignores a frontmatter block that does not parse (allowed-tools, hooks and permissionMode included); fix the YAML"}
 		if strings.Contains(msg, "exceeded max depth") {
-			pe.limit = "too_deep" // the YAML library's bound, not Claude Code's
+			pe.Limit = "too_deep" // the YAML library's bound, not Claude Code's
 		}
 		return nil, pe
 	}
@@ -104,8 +104,8 @@ func frontmatterJSON(block []byte, firstLine int) ([]byte, *parseError) {
 		return []byte("{}"), nil
 	}
 	if top.Kind != yaml.MappingNode {
-		return nil, &parseError{line: top.Line + firstLine - 1, col: top.Column, msg: "the YAML frontmatter is a list or a single value, not a mapping of keys",
-			hint: "write the frontmatter as key: value lines"}
+		return nil, &ParseError{Line: top.Line + firstLine - 1, Col: top.Column, Msg: "the YAML frontmatter is a list or a single value, not a mapping of keys",
+			Hint: "write the frontmatter as key: value lines"}
 	}
 	w := &fmWriter{offset: firstLine - 1, line: 1}
 	if err := w.node(top, 0); err != nil {
@@ -143,16 +143,16 @@ func (w *fmWriter) at(n *yaml.Node) {
 	}
 }
 
-func (w *fmWriter) fail(n *yaml.Node, msg string) *parseError {
-	return &parseError{line: n.Line + w.offset, col: n.Column, msg: msg,
-		hint: "Shipgate reads frontmatter strictly: write plain keys and values"}
+func (w *fmWriter) fail(n *yaml.Node, msg string) *ParseError {
+	return &ParseError{Line: n.Line + w.offset, Col: n.Column, Msg: msg,
+		Hint: "Shipgate reads frontmatter strictly: write plain keys and values"}
 }
 
-func (w *fmWriter) node(n *yaml.Node, depth int) *parseError {
+func (w *fmWriter) node(n *yaml.Node, depth int) *ParseError {
 	w.nodes++
 	if depth > maxFrontmatterDepth || w.nodes > maxFrontmatterNodes {
 		pe := w.fail(n, "the YAML frontmatter is nested or expanded too deeply to review")
-		pe.limit = "too_deep" // Shipgate's bound: Claude Code may read it
+		pe.Limit = "too_deep" // Shipgate's bound: Claude Code may read it
 		return pe
 	}
 	if n.Anchor != "" {
@@ -239,25 +239,25 @@ func scalarJSON(n *yaml.Node) []byte {
 // file: its frontmatter as a document (root), and its tool lists as rules
 // (allowed-tools as allow rules, disallowed-tools / disallowedTools as
 // deny rules).
-func parseFrontmatterDoc(p string, kind report.FileKind, v report.Version, cache ruleCache) (*doc, *parseError) {
+func parseFrontmatterDoc(p string, kind report.FileKind, v report.Version, cache RuleCache) (*Doc, *ParseError) {
 	if v.Unreadable != "" {
-		return nil, &parseError{tooLarge: v.TooLarge, msg: v.Unreadable}
+		return nil, &ParseError{TooLarge: v.TooLarge, Msg: v.Unreadable}
 	}
 	if len(v.Data) > report.MaxFileSize {
-		return nil, &parseError{tooLarge: true, msg: fmt.Sprintf("the file is %d bytes, over Shipgate's limit of %d", len(v.Data), report.MaxFileSize)}
+		return nil, &ParseError{TooLarge: true, Msg: fmt.Sprintf("the file is %d bytes, over Shipgate's limit of %d", len(v.Data), report.MaxFileSize)}
 	}
 	js := []byte("{}")
 	if block, line, ok := frontmatterBlock(v.Data); ok {
-		var pe *parseError
+		var pe *ParseError
 		if js, pe = frontmatterJSON(block, line); pe != nil {
 			return nil, pe
 		}
 	}
 	root, _, err := jsonpos.ParseLimit(js, 64*report.MaxFileSize)
 	if err != nil {
-		return nil, &parseError{msg: "the frontmatter could not be read: " + err.Error()}
+		return nil, &ParseError{Msg: "the frontmatter could not be read: " + err.Error()}
 	}
-	d := &doc{path: p, kind: kind, root: root}
+	d := &Doc{path: p, kind: kind, Root: root}
 	for _, l := range []struct {
 		key  string
 		list lattice.List
@@ -271,10 +271,10 @@ func parseFrontmatterDoc(p string, kind report.FileKind, v report.Version, cache
 		}
 		for i, t := range toolList(m.Value) {
 			if t.text == "*" && l.list == lattice.Allow {
-				d.allTools = append(d.allTools, t.line)
+				d.AllTools = append(d.AllTools, t.line)
 				continue
 			}
-			d.rules = append(d.rules, ruleDecl{rule: cache.parse(l.list, t.text), line: t.line, col: 1, index: i})
+			d.Rules = append(d.Rules, RuleDecl{Rule: cache.parse(l.list, t.text), Line: t.line, col: 1, Index: i})
 		}
 	}
 	return d, nil

@@ -32,7 +32,7 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/shipgate-app/shipgate/diff/claudeschema"
+	"github.com/shipgate-app/shipgate/agentfiles/claude/claudeschema"
 	"github.com/shipgate-app/shipgate/internal/conformance"
 	"github.com/shipgate-app/shipgate/lattice"
 )
@@ -251,7 +251,7 @@ func TestSchemaFromBinary(t *testing.T) {
 		t.Errorf("loader drift: %s", row)
 	}
 	if t.Failed() {
-		t.Log("the binary's settings schema or loader differs from the pinned files: review the rows, then run go test ./diff/claudeschema -run TestSchemaFromBinary -update")
+		t.Log("the binary's settings schema or loader differs from the pinned files: review the rows, then run go test ./agentfiles/claude/claudeschema -run TestSchemaFromBinary -update")
 	}
 }
 

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/shipgate-app/shipgate/diff/claudeschema"
+	"github.com/shipgate-app/shipgate/agentfiles/claude/claudeschema"
 	"github.com/shipgate-app/shipgate/internal/conformance"
 	"github.com/shipgate-app/shipgate/jsonpos"
 	"github.com/shipgate-app/shipgate/lattice"

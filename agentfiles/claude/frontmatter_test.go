@@ -1,4 +1,4 @@
-package diff
+package claude
 
 import (
 	"reflect"
@@ -64,7 +64,7 @@ func TestFrontmatterDoc(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			d, pe := parseFrontmatterDoc("p", c.kind, report.Version{Exists: true, Data: []byte(c.data)}, ruleCache{})
+			d, pe := parseFrontmatterDoc("p", c.kind, report.Version{Exists: true, Data: []byte(c.data)}, RuleCache{})
 			if c.err != "" {
 				if pe == nil || !strings.Contains(pe.Error(), c.err) {
 					t.Fatalf("error = %v, want one containing %q", pe, c.err)
@@ -75,17 +75,17 @@ func TestFrontmatterDoc(t *testing.T) {
 				t.Fatalf("unexpected error %v", pe)
 			}
 			var got []string
-			for _, r := range d.rules {
-				got = append(got, string(r.rule.List)+":"+r.rule.Text+"@"+strconv.Itoa(r.line))
+			for _, r := range d.Rules {
+				got = append(got, string(r.Rule.List)+":"+r.Rule.Text+"@"+strconv.Itoa(r.Line))
 			}
 			if !reflect.DeepEqual(got, c.rules) {
 				t.Errorf("rules = %q, want %q", got, c.rules)
 			}
-			if (len(d.allTools) > 0) != c.all {
-				t.Errorf("allTools = %v, want %v", d.allTools, c.all)
+			if (len(d.AllTools) > 0) != c.all {
+				t.Errorf("allTools = %v, want %v", d.AllTools, c.all)
 			}
 			if c.key != "" {
-				m, ok := d.root.Lookup(c.key)
+				m, ok := d.Root.Lookup(c.key)
 				if !ok || m.KeyStart.Line != c.line {
 					t.Errorf("key %s at line %d, want %d", c.key, m.KeyStart.Line, c.line)
 				}
@@ -134,23 +134,23 @@ func FuzzFrontmatter(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		d, pe := parseFrontmatterDoc("p", report.SkillFile, report.Version{Exists: true, Data: data}, ruleCache{})
+		d, pe := parseFrontmatterDoc("p", report.SkillFile, report.Version{Exists: true, Data: data}, RuleCache{})
 		if pe != nil {
 			if d != nil {
 				t.Fatal("a document and an error")
 			}
 			return
 		}
-		if d.root.Kind() != jsonpos.Object {
-			t.Fatalf("root is %v, not an object", d.root.Kind())
+		if d.Root.Kind() != jsonpos.Object {
+			t.Fatalf("root is %v, not an object", d.Root.Kind())
 		}
 		lines := strings.Count(string(data), "\n") + 1
-		for _, r := range d.rules {
-			if r.line < 1 || r.line > lines {
-				t.Fatalf("rule %q at line %d of a %d-line file", r.rule.Text, r.line, lines)
+		for _, r := range d.Rules {
+			if r.Line < 1 || r.Line > lines {
+				t.Fatalf("rule %q at line %d of a %d-line file", r.Rule.Text, r.Line, lines)
 			}
-			if r.rule.List != lattice.Allow && r.rule.List != lattice.Deny {
-				t.Fatalf("rule in list %s", r.rule.List)
+			if r.Rule.List != lattice.Allow && r.Rule.List != lattice.Deny {
+				t.Fatalf("rule in list %s", r.Rule.List)
 			}
 		}
 	})
