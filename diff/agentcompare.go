@@ -156,6 +156,8 @@ func (e *engine) agentStatus(f *fileState) {
 		st.Status = report.StatusAdded
 	case !f.Head.Exists:
 		st.Status = report.StatusDeleted
+	case agentBaseLimited(f):
+		st.Detail = "Shipgate could not read the base version (" + strings.TrimSuffix(f.mbaseErr.Error(), ".") + "): compared against an empty base, and what the change removes is not known"
 	case f.mbaseErr != nil:
 		st.Detail = "the base version could not be read (" + f.mbaseErr.Error() + "): compared against an empty base"
 	}
@@ -219,6 +221,8 @@ func (e *engine) compareAgentScope(fs []*fileState) {
 		gave := e.stopped()
 		if f.Head.Exists && f.mheadErr != nil {
 			e.agentUnreadable(f)
+		} else if agentBaseLimited(f) {
+			e.agentBaseUnreadable(f)
 		}
 		e.agentProblems(f)
 		e.agentSettings(f)
@@ -240,6 +244,40 @@ func (e *engine) compareAgentScope(fs []*fileState) {
 			}
 		}
 	}
+}
+
+// agentBaseLimited reports a base version Shipgate did not read although
+// the agent may have (over 1 MiB, unreadable to the gatherer, left for the
+// budget, or a tolerant reader that applies what it can): read as empty,
+// it would hide every rule the change removes — an opencode.json over
+// 1 MiB that asks about bash, replaced by {}, passed while OpenCode's
+// built-in allow-everything took over.
+func agentBaseLimited(f *fileState) bool {
+	var pe *agent.ParseError
+	return f.Base.Exists && errors.As(f.mbaseErr, &pe) && pe.MayStillGrant
+}
+
+// agentBaseUnreadable reports such a base: what the change removes is not
+// known, so it requires review at least (a removed deny rule's level).
+func (e *engine) agentBaseUnreadable(f *fileState) {
+	msg := f.mbaseErr.Error()
+	var pe *agent.ParseError
+	if errors.As(f.mbaseErr, &pe) {
+		msg = pe.Msg
+	}
+	msg = strings.TrimSuffix(msg, ".")
+	now := "deletes it"
+	if f.Head.Exists {
+		now = "replaces it"
+	}
+	action := e.pol.ActionForAgent(report.CheckDenyRemoved, f.agent, policy.RequireReview)
+	e.changes = append(e.changes, report.Change{Path: f.Path, Agent: f.agent, Kind: report.KindFile, Direction: report.DirChanged,
+		Before: "unreadable", After: headWord(f), Expands: true, Access: rating.AccessUnknown, Risk: rating.RiskHigh, Line: 0, HeadLine: 1,
+		Witnesses: []string{}, Why: "Shipgate could not read the base version, so the rules this change removes are not known"})
+	e.finding(report.Finding{CheckID: report.CheckParseFailed, Agent: f.agent, Risk: rating.RiskHigh, Action: action, Path: f.Path, Line: 0, HeadLine: 1, Base: true,
+		Evidence: "base_unreadable", Title: "cannot read the base of " + f.Path, Key: "parse-base|" + f.Path,
+		Message: fmt.Sprintf("Shipgate could not read the base version of %s as %s reads it: %s. %s may well have applied it, and this change %s, so any rule of it that denied or asked may stop applying: nothing it removes could be compared. Review the base by hand (git show BASE:%s), or bring the file within Shipgate's limits in a change of its own first.",
+			f.Path, agentfiles.AgentDisplay(f.agent), msg, agentfiles.AgentDisplay(f.agent), now, f.Path)})
 }
 
 // agentUnreadable reports a head version the agent cannot read.

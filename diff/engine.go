@@ -459,6 +459,16 @@ func (e *engine) compareFile(f *fileState) {
 		st.Status = report.StatusAdded
 	case !f.Head.Exists:
 		st.Status = report.StatusDeleted
+		switch {
+		case f.baseErr != nil && baseLimited(f):
+			st.Detail = "Shipgate could not read the base version (" + strings.TrimSuffix(f.baseErr.Error(), ".") + "), so what the deletion removes is not known"
+		case f.baseErr != nil && f.kind == report.SettingsFile:
+			st.Detail = "the base version does not parse (" + f.baseErr.Error() + "), so Claude Code never read it: deleting it changes nothing"
+		case f.base != nil && f.base.dropped != nil:
+			st.Detail = "Claude Code ignored the base version (" + f.base.dropped.Message() + "), so deleting it changes nothing"
+		}
+	case f.baseErr != nil && baseLimited(f):
+		st.Detail = "Shipgate could not read the base version (" + strings.TrimSuffix(f.baseErr.Error(), ".") + "): the head is compared against an empty base, and what it removes is not known"
 	case f.baseErr != nil:
 		st.Detail = "the base version could not be read (" + f.baseErr.Error() + "), so Claude Code ignored it: compared against an empty base"
 	}
@@ -469,6 +479,9 @@ func (e *engine) compareFile(f *fileState) {
 		} else if f.headErr != nil {
 			e.headUnreadable(f)
 		} else {
+			if f.baseErr != nil && baseLimited(f) {
+				e.baseUnreadable(f)
+			}
 			e.problems(f)
 			e.droppedVersions(f)
 			gave := e.stopped()
@@ -585,6 +598,59 @@ func (e *engine) headUnreadable(f *fileState) {
 	})
 	e.finding(report.Finding{CheckID: report.CheckParseFailed, Risk: risk, Action: action, Path: f.Path, Line: line, HeadLine: max(line, 1),
 		Evidence: kind, Message: msg, Title: "cannot read " + f.Path, Key: "parse|" + f.Path})
+}
+
+// baseLimited reports a base version Shipgate did not read for a limit of
+// its own (over 1 MiB, nested past its bounds, a symlink or submodule it
+// does not follow, left unread for the input bound), which Claude Code may
+// well have read. Read as empty, such a base would hide every deny and ask
+// rule the change removes: a >1 MiB settings file of denials replaced by
+// {} or deleted passed as "no changes". (A base Claude Code cannot read
+// either — a JSON syntax error — is rightly empty.)
+func baseLimited(f *fileState) bool {
+	pe := f.baseErr
+	return pe != nil && (pe.limit != "" || pe.tooLarge || f.Base.Unreadable != "")
+}
+
+// baseUnreadable reports a base version Shipgate could not read (a limit
+// of its own): the head's rules are compared against an empty base, so
+// every grant it holds is a row, but what it removes is unknown — the base
+// may have denied or asked about anything. It requires review, at least,
+// as a removed deny rule does.
+func (e *engine) baseUnreadable(f *fileState) {
+	pe := f.baseErr
+	kind := "too_large"
+	switch {
+	case pe.limit != "":
+		kind = pe.limit
+	case !pe.tooLarge && f.Base.Unreadable != "":
+		kind = "unreadable"
+	}
+	now := "deletes it"
+	if f.Head.Exists {
+		now = "replaces it"
+	}
+	msg := fmt.Sprintf("Shipgate could not read the base version of %s: %s. Claude Code may well have read it, and this change %s, so any deny or ask rule it held may stop applying: nothing it removes could be compared. Review the base by hand (git show BASE:%s), or bring the file under Shipgate's limits in a change of its own first",
+		f.Path, strings.TrimSuffix(pe.msg, "."), now, f.Path)
+	if f.Head.Exists {
+		msg += "; the head's rules were each compared as new"
+	}
+	action := e.pol.ActionForAgent(report.CheckDenyRemoved, agentfiles.AgentClaudeCode, policy.RequireReview)
+	e.changes = append(e.changes, report.Change{
+		Path: f.Path, Kind: report.KindFile, Direction: report.DirChanged, Before: "unreadable (" + kind + ")", After: headWord(f),
+		Expands: true, Access: "unknown", Risk: rating.RiskHigh, Line: 0, HeadLine: 1, Witnesses: []string{},
+		Why: "Shipgate could not read the base version, so the rules this change removes are not known",
+	})
+	e.finding(report.Finding{CheckID: report.CheckParseFailed, Risk: rating.RiskHigh, Action: action, Path: f.Path, Line: 0, HeadLine: 1, Base: true,
+		Evidence: "base_" + kind, Message: msg + ".", Title: "cannot read the base of " + f.Path, Key: "parse-base|" + f.Path})
+}
+
+// headWord names the head version in a file row.
+func headWord(f *fileState) string {
+	if !f.Head.Exists {
+		return "deleted"
+	}
+	return "read"
 }
 
 // tooComplex reports a file some of whose questions the work budget (or

@@ -51,6 +51,21 @@ func loaderCases() []surfaceCase {
 			base:     map[string]string{".claude/settings.json": "{}\n", ".claude/settings.local.json": denials},
 			head:     map[string]string{".claude/settings.local.json": settingsJSON(nil, []string{"Read(./.env)", "Bash(curl *)"}, ",\n  \"sandbox\": {\"network\": {\"allowMachLookup\": [\"com.*.x\"]}}\n")},
 			decision: "require_review", check: "PERMISSION-DENY-REMOVED"},
+		// A base Shipgate could not read (over 1 MiB) but Claude Code
+		// would: read as empty, what the change removes was invisible
+		// and these passed as "no changes".
+		{name: "a base over 1 MiB of denials becomes {}",
+			base:     map[string]string{".claude/settings.json": bigDenials()},
+			head:     map[string]string{".claude/settings.json": "{}\n"},
+			decision: "require_review", check: "CONFIG-PARSE-FAILED"},
+		{name: "a base over 1 MiB of denials is deleted",
+			base:     map[string]string{".claude/settings.json": bigDenials()},
+			head:     map[string]string{".claude/settings.json": ""},
+			decision: "require_review", check: "CONFIG-PARSE-FAILED"},
+		{name: "an opencode.json over 1 MiB that asks about bash becomes {}",
+			base:     map[string]string{"opencode.json": bigOpenCodeAsks()},
+			head:     map[string]string{"opencode.json": "{}\n"},
+			decision: "require_review", check: "CONFIG-PARSE-FAILED"},
 		// settings.local.json overrides settings.json's scalars.
 		{name: "a local defaultMode default over a project acceptEdits is removed",
 			base:     map[string]string{".claude/settings.json": mode("acceptEdits"), ".claude/settings.local.json": mode("default")},
@@ -102,4 +117,26 @@ func TestE2EKnownKeysAppAndCLI(t *testing.T) {
 			}
 		})
 	}
+}
+
+// bigDenials is a settings file of deny rules over Shipgate's 1 MiB read
+// limit (Claude Code reads it).
+func bigDenials() string {
+	deny := []string{"Bash(curl *)"}
+	for i := 0; len(deny)*24 < 1<<20+4096; i++ {
+		deny = append(deny, fmt.Sprintf("Read(./secret-%06d)", i))
+	}
+	return settingsJSON(nil, deny)
+}
+
+// bigOpenCodeAsks is an opencode.json over 1 MiB whose bash permission
+// asks (without it, OpenCode's built-in first rule allows everything).
+func bigOpenCodeAsks() string {
+	var b strings.Builder
+	b.WriteString("{\"permission\": {\"bash\": {\"*\": \"ask\"")
+	for i := 0; b.Len() < 1<<20+4096; i++ {
+		fmt.Fprintf(&b, ", \"cmd-%06d *\": \"ask\"", i)
+	}
+	b.WriteString("}}}\n")
+	return b.String()
 }
