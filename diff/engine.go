@@ -1006,34 +1006,66 @@ func (e *engine) report() report.Report {
 // rating is low) but the finding that it left is high, and a reviewer must
 // not read two severities for one fact. A finding is on a change when both
 // name the same place (path, line, and side: a removal's line is the
-// base's).
+// base's) and, where several widening changes share that place (a
+// one-line `"allow": ["Bash(git status:*)", "mcp__x"]`), the same rule:
+// the finding's key ends with the change's rule text. Matching by place
+// alone gave every rule on such a line the risk of the worst one.
 func (e *engine) oneRiskPerChange() {
 	type place struct {
 		path string
 		line int
 		base bool
 	}
-	risk := map[place]rating.Risk{}
-	for _, f := range e.findings {
-		p := place{f.Path, f.Line, f.Base}
-		if f.Risk.Rank() > risk[p].Rank() {
-			risk[p] = f.Risk
-		}
-	}
+	subjects := map[place][]int{}
 	for i, c := range e.changes {
-		if !c.Expands {
-			continue
-		}
-		p := place{c.Path, c.Line, c.Direction == report.DirRemoved}
-		if fr, ok := risk[p]; ok && fr.Rank() > c.Risk.Rank() {
-			e.changes[i].Risk = fr
-		} else if ok && c.Risk.Rank() > fr.Rank() {
-			risk[p] = c.Risk
+		if c.Expands {
+			p := place{c.Path, c.Line, c.Direction == report.DirRemoved}
+			subjects[p] = append(subjects[p], i)
 		}
 	}
-	for i, f := range e.findings {
-		if r := risk[place{f.Path, f.Line, f.Base}]; r.Rank() > f.Risk.Rank() {
-			e.findings[i].Risk = r
+	// on is the change a finding is on, or -1.
+	on := func(f report.Finding) int {
+		cs := subjects[place{f.Path, f.Line, f.Base}]
+		if len(cs) == 1 {
+			return cs[0]
+		}
+		match := -1
+		for _, i := range cs {
+			c := e.changes[i]
+			texts := []string{c.After, c.Before}
+			for _, t := range []string{c.After, c.Before} {
+				if _, rest, ok := strings.Cut(t, ": "); ok {
+					texts = append(texts, rest) // a moved rule's "list: text"
+				}
+			}
+			for _, t := range texts {
+				if t != "" && strings.HasSuffix(f.Key, "|"+t) {
+					if match >= 0 && match != i {
+						return -1 // two candidates: no claim
+					}
+					match = i
+				}
+			}
+		}
+		return match
+	}
+	risk := map[int]rating.Risk{}
+	for i := range e.changes {
+		risk[i] = e.changes[i].Risk
+	}
+	links := make([]int, len(e.findings))
+	for j, f := range e.findings {
+		links[j] = on(f)
+		if i := links[j]; i >= 0 && f.Risk.Rank() > risk[i].Rank() {
+			risk[i] = f.Risk
+		}
+	}
+	for i := range e.changes {
+		e.changes[i].Risk = risk[i]
+	}
+	for j, i := range links {
+		if i >= 0 && risk[i].Rank() > e.findings[j].Risk.Rank() {
+			e.findings[j].Risk = risk[i]
 		}
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/shipgate-app/shipgate/rating"
 	"github.com/shipgate-app/shipgate/report"
 )
 
@@ -444,5 +445,30 @@ func TestEffectiveScalars(t *testing.T) {
 				t.Errorf("no finding naming %q: %v", c.want, r.Findings)
 			}
 		})
+	}
+}
+
+// TestOneRiskPerRuleOnOneLine: rules that share a line (a one-line allow
+// list, a frontmatter allowed-tools) keep their own risks; the finding and
+// the row of one rule share the higher of theirs. Matched by place alone,
+// every rule on the line took the worst one's risk (Bash(git status:*)
+// rated high beside mcp__sentry).
+func TestOneRiskPerRuleOnOneLine(t *testing.T) {
+	r := Compare(settingsPair("{}", `{"permissions": {"allow": ["Bash(git status:*)", "mcp__sentry", "Bash(sh:*)"]}}`))
+	want := map[string]rating.Risk{"Bash(git status:*)": rating.RiskMedium, "mcp__sentry": rating.RiskHigh, "Bash(sh:*)": rating.RiskCritical}
+	for _, c := range r.Changes {
+		if w, ok := want[c.After]; ok && c.Risk != w {
+			t.Errorf("row %s: risk %s, want %s", c.After, c.Risk, w)
+		}
+	}
+	for _, f := range r.Findings {
+		for text, w := range want {
+			if strings.HasSuffix(f.Key, "|"+text) && f.Risk != w {
+				t.Errorf("finding %s on %s: risk %s, want %s", f.CheckID, text, f.Risk, w)
+			}
+		}
+	}
+	if len(r.Changes) != 3 {
+		t.Fatalf("rows: %v", rowsSummary(r))
 	}
 }
