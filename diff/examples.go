@@ -106,7 +106,11 @@ func (e *engine) concrete(calls []lattice.Call, all, none []lattice.Rule, keep f
 	}
 	for i, c := range calls {
 		out[i] = c
-		for _, r := range readableForms(c) {
+		forms := readableForms(c)
+		if r, ok := ruleCase(c, all); ok {
+			forms = append([]lattice.Call{r}, forms...)
+		}
+		for _, r := range forms {
 			if seen[r] || !e.isWitness(r, all, none) || (keep != nil && !keep(r)) {
 				continue
 			}
@@ -115,6 +119,41 @@ func (e *engine) concrete(calls []lattice.Call, all, none []lattice.Rule, keep f
 		}
 	}
 	return out
+}
+
+// ruleCase spells a path witness with the letter case of the rules it
+// was found for: Claude Code matches paths without regard to case, so the
+// search may return `changelog.md` for Edit(CHANGELOG.md); a reviewer
+// should read the file as the rule names it. Each literal run of a rule's
+// pattern found in the witness, ignoring case, is put back in the rule's
+// case (concrete then checks the result is still a witness). Paths
+// outside the project keep the folded spelling.
+func ruleCase(c lattice.Call, all []lattice.Rule) (lattice.Call, bool) {
+	if c.Tool != "Read" && c.Tool != "Edit" && c.Tool != "Write" || strings.HasPrefix(c.Arg, "/") || strings.HasPrefix(c.Arg, "~") {
+		// Outside the project the folded spelling (/etc/hosts for
+		// Edit(//ETC/Hosts)) is the file that exists on Linux.
+		return c, false
+	}
+	arg := c.Arg
+	for _, r := range all {
+		if !r.HasSpecifier {
+			continue
+		}
+		for _, lit := range strings.FieldsFunc(r.Specifier, func(r rune) bool { return strings.ContainsRune("*?[]{}/", r) }) {
+			low, lowArg := strings.ToLower(lit), strings.ToLower(arg)
+			if len(lit) < 2 || len(low) != len(lit) || len(lowArg) != len(arg) || lit == low {
+				continue
+			}
+			if j := strings.Index(lowArg, low); j >= 0 && arg[j:j+len(lit)] != lit {
+				arg = arg[:j] + lit + arg[j+len(lit):]
+			}
+		}
+	}
+	if arg == c.Arg {
+		return c, false
+	}
+	c.Arg = arg
+	return c, true
 }
 
 // maxConcreteRules bounds the rules concrete checks a replacement against.

@@ -223,6 +223,9 @@ func (e *engine) judgeAllowAdditions(rs *ruleSet, moved map[*event]*event) {
 		case lattice.Yes:
 			a.expands = true
 			a.witnesses = callStrings(calls)
+			if why, ok := e.onlyOptions(calls); ok {
+				a.why = why
+			}
 		case lattice.No:
 			if v := lattice.CoveredByExceptContext(e.ctx, r, none, skipped); v.Answer != lattice.Yes {
 				// An ambiguous rule on either side: what it may grant is not
@@ -402,7 +405,30 @@ func (e *engine) newlyRuns(r lattice.Rule, none []lattice.Rule, n int) ([]lattic
 // outsideOperands are operands that take a read-only command out of
 // Claude Code's no-rule set: a path outside the project, an option that
 // writes.
-var outsideOperands = []string{" ~/.ssh/id_rsa", " /etc/passwd", " ~/.aws/credentials", " /", " --output=out.txt"}
+var outsideOperands = []string{" ~/.ssh/id_rsa", " /etc/passwd", " ~/.aws/credentials", " /", optionOperand}
+
+// optionOperand is an option no read-only command of Claude Code's takes:
+// it asks about the line with no rule (`git status --output=out.txt`,
+// measured on 2.1.328), and a prefix rule lets it run.
+const optionOperand = " --output=out.txt"
+
+// onlyOptions explains witnesses that are read-only commands with
+// optionOperand added: the command runs with no rule already, and what the
+// rule adds is the options Claude Code does not know as read-only.
+func (e *engine) onlyOptions(calls []lattice.Call) (string, bool) {
+	if len(calls) == 0 {
+		return "", false
+	}
+	var plain string
+	for _, c := range calls {
+		base, ok := strings.CutSuffix(c.Arg, optionOperand)
+		if c.Tool != "Bash" || !ok || !e.isReadOnly(base) {
+			return "", false
+		}
+		plain = base
+	}
+	return "`" + plain + "` itself runs with no rule in Claude Code " + lattice.ClaudeCodeVersion + "; what this rule adds is the options Claude Code does not know as read-only, such as `" + strings.TrimSpace(optionOperand) + "`, which ask with no rule (measured)", true
+}
 
 // pastReadOnly looks for a call the rule grants near the read-only
 // commands the search found: the command with an operand outside the
@@ -1093,6 +1119,13 @@ func callStrings(cs []lattice.Call) []string {
 		if c.Tool == "Write" && c.Arg != "" && c.Param == "" {
 			// A Write call is a path, like Read and Edit.
 			out = append(out, c.Arg)
+			continue
+		}
+		if server, ok := strings.CutSuffix(c.Tool, "__"); ok && c.Arg == "" && strings.HasPrefix(server, "mcp__") && !strings.Contains(server[len("mcp__"):], "__") {
+			// A server-wide rule's witness is the server's prefix with an
+			// empty tool name (mcp__sentry__): it stands for every tool
+			// the server offers, so it is written as such.
+			out = append(out, c.Tool+"<any tool>")
 			continue
 		}
 		out = append(out, c.String())

@@ -101,6 +101,21 @@ func quietWitnessCases() []quietCase {
 		return "{\n  \"permissions\": {" + m + "\"allow\": " + string(b) + "}\n}\n"
 	}
 	return []quietCase{
+		// Witnesses a reviewer can read: the rule's own spelling of a
+		// path (Claude Code folds case when it matches), a server-wide
+		// MCP rule's "any tool", and why an option is the witness.
+		{name: "Edit(CHANGELOG.md) is witnessed as CHANGELOG.md",
+			base:     map[string]string{".claude/settings.json": allow("", "Bash(npm test:*)")},
+			head:     map[string]string{".claude/settings.json": allow("", "Bash(npm test:*)", "Edit(CHANGELOG.md)")},
+			decision: "require_review", check: "PERMISSION-ALLOW-EXPANDED", contains: "edit `CHANGELOG.md`", lacks: "changelog.md"},
+		{name: "mcp__sentry__* is witnessed as any tool of the server",
+			base:     map[string]string{".claude/settings.json": allow("", "Bash(npm test:*)")},
+			head:     map[string]string{".claude/settings.json": allow("", "Bash(npm test:*)", "mcp__sentry__*")},
+			decision: "block", check: "PERMISSION-WILDCARD-ALLOW", contains: "`mcp__sentry__<any tool>`"},
+		{name: "Bash(git status:*) says it adds options, not git status",
+			base:     map[string]string{".claude/settings.json": allow("", "Bash(npm test:*)")},
+			head:     map[string]string{".claude/settings.json": allow("", "Bash(npm test:*)", "Bash(git status:*)")},
+			decision: "require_review", check: "PERMISSION-ALLOW-EXPANDED", contains: "options Claude Code does not know as read-only"},
 		{name: "Bash(echo $(whoami):*) grants nothing",
 			base:     map[string]string{".claude/settings.json": allow("", "Bash(npm test:*)")},
 			head:     map[string]string{".claude/settings.json": allow("", "Bash(npm test:*)", "Bash(echo $(whoami):*)", "Bash(echo $FOO *)")},
