@@ -464,8 +464,8 @@ func (e *engine) compareFile(f *fileState) {
 			st.Detail = "Shipgate could not read the base version (" + strings.TrimSuffix(f.baseErr.Error(), ".") + "), so what the deletion removes is not known"
 		case f.baseErr != nil && f.kind == report.SettingsFile:
 			st.Detail = "the base version does not parse (" + f.baseErr.Error() + "), so Claude Code never read it: deleting it changes nothing"
-		case f.base != nil && f.base.dropped != nil:
-			st.Detail = "Claude Code ignored the base version (" + f.base.dropped.Message() + "), so deleting it changes nothing"
+		case f.base != nil && f.base.Dropped != nil:
+			st.Detail = "Claude Code ignored the base version (" + f.base.Dropped.Message() + "), so deleting it changes nothing"
 		}
 	case f.baseErr != nil && baseLimited(f):
 		st.Detail = "Shipgate could not read the base version (" + strings.TrimSuffix(f.baseErr.Error(), ".") + "): the head is compared against an empty base, and what it removes is not known"
@@ -609,7 +609,7 @@ func (e *engine) headUnreadable(f *fileState) {
 // either — a JSON syntax error — is rightly empty.)
 func baseLimited(f *fileState) bool {
 	pe := f.baseErr
-	return pe != nil && (pe.limit != "" || pe.tooLarge || f.Base.Unreadable != "")
+	return pe != nil && (pe.Limit != "" || pe.TooLarge || f.Base.Unreadable != "")
 }
 
 // baseUnreadable reports a base version Shipgate could not read (a limit
@@ -621,9 +621,9 @@ func (e *engine) baseUnreadable(f *fileState) {
 	pe := f.baseErr
 	kind := "too_large"
 	switch {
-	case pe.limit != "":
-		kind = pe.limit
-	case !pe.tooLarge && f.Base.Unreadable != "":
+	case pe.Limit != "":
+		kind = pe.Limit
+	case !pe.TooLarge && f.Base.Unreadable != "":
 		kind = "unreadable"
 	}
 	now := "deletes it"
@@ -631,7 +631,7 @@ func (e *engine) baseUnreadable(f *fileState) {
 		now = "replaces it"
 	}
 	msg := fmt.Sprintf("Shipgate could not read the base version of %s: %s. Claude Code may well have read it, and this change %s, so any deny or ask rule it held may stop applying: nothing it removes could be compared. Review the base by hand (git show BASE:%s), or bring the file under Shipgate's limits in a change of its own first",
-		f.Path, strings.TrimSuffix(pe.msg, "."), now, f.Path)
+		f.Path, strings.TrimSuffix(pe.Msg, "."), now, f.Path)
 	if f.Head.Exists {
 		msg += "; the head's rules were each compared as new"
 	}
