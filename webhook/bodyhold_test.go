@@ -10,6 +10,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/shipgate-app/shipgate/internal/testwait"
 )
 
 // fakeClock is a settable clock for Options.Now.
@@ -64,7 +66,7 @@ func signedPing(t *testing.T, addr string) int {
 	req.Header.Set(headerDelivery, fmt.Sprintf("real-%d", time.Now().UnixNano()))
 	req.Header.Set(headerSignature, Sign([]byte(testSecret), []byte(body)))
 	req.Close = true
-	resp, err := (&http.Client{Timeout: guard}).Do(req)
+	resp, err := (&http.Client{Timeout: testwait.Bound(t)}).Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -89,7 +91,7 @@ func TestBodyHoldPerClient(t *testing.T) {
 	first := holdFrom(t, addr, "127.0.0.2", 30_000, 20_000)
 	waitFor(t, "the first body to be held", func() bool { return env.srv.budget.used.Load() == 32<<10 })
 	second := holdFrom(t, addr, "127.0.0.2", 30_000, 20_000)
-	_ = second.SetReadDeadline(time.Now().Add(guard))
+	_ = second.SetReadDeadline(testwait.Deadline(t))
 	resp, err := http.ReadResponse(bufio.NewReader(second), nil)
 	if err != nil {
 		t.Fatalf("the second body of one client was not refused: %v (budget in use %d)", err, env.srv.budget.used.Load())
@@ -129,7 +131,7 @@ func TestBodyHoldIsEvicted(t *testing.T) {
 		t.Fatalf("a delivery once the holders stopped moving: %d, want 200 (they must give their room up)", code)
 	}
 	for _, c := range []net.Conn{a, b} {
-		_ = c.SetReadDeadline(time.Now().Add(guard))
+		_ = c.SetReadDeadline(testwait.Deadline(t))
 		resp, err := http.ReadResponse(bufio.NewReader(c), nil)
 		if err != nil {
 			t.Fatalf("a cut holder got no answer: %v", err)
@@ -152,7 +154,7 @@ func TestStalledBodyIsCut(t *testing.T) {
 	addr := startLoopback(t, env.srv, HTTPOptions{ErrorLog: nopLogger()})
 	c := halfOpen(t, addr, 100_000, 50_000)
 	defer c.Close()
-	_ = c.SetReadDeadline(time.Now().Add(guard))
+	_ = c.SetReadDeadline(testwait.Deadline(t))
 	if _, err := io.ReadAll(c); err != nil {
 		t.Fatalf("the stalled body's connection was not closed: %v", err)
 	}

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/shipgate-app/shipgate/internal/testwait"
 )
 
 // startLoopback serves srv on 127.0.0.1 with HTTPServer's limits.
@@ -55,16 +57,10 @@ func heapInuse() uint64 {
 	return ms.HeapInuse
 }
 
-// waitFor polls cond until it holds or the guard passes.
+// waitFor polls cond until it holds, or fails at the binary's deadline.
 func waitFor(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(guard)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	testwait.For(t, what, cond)
 }
 
 // TestHalfOpenFloodIsBounded is the attack of issue 11 on a real server on
@@ -186,7 +182,7 @@ func TestSlowClientsAreCutOff(t *testing.T) {
 	noBody := halfOpen(t, addr, 1000, 10)
 	defer noBody.Close()
 	for name, c := range map[string]net.Conn{"partial headers": partialHeaders, "missing body": noBody} {
-		_ = c.SetReadDeadline(time.Now().Add(guard))
+		_ = c.SetReadDeadline(testwait.Deadline(t))
 		_, err := io.ReadAll(c) // returns when the server closes the connection
 		if err != nil {
 			t.Fatalf("%s: %v (the server did not close the connection)", name, err)

@@ -19,16 +19,18 @@ import (
 	dto "github.com/prometheus/client_model/go"
 
 	"github.com/shipgate-app/shipgate/app"
+	"github.com/shipgate-app/shipgate/internal/testwait"
 )
 
 const (
 	testSecret  = "it's a secret to everybody"
 	testAppID   = 4242
 	testAppSlug = "shipgate"
-	// guard bounds every wait on a channel; tests never sleep, they only
-	// fail if something that must happen does not happen within it.
-	guard = 10 * time.Second
 )
+
+// Every wait for something that must happen is bounded by the test
+// binary's deadline (testwait), not by a figure of wall time: tests never
+// sleep, they only fail if it does not happen before go test's -timeout.
 
 // fixture loads testdata/<name>.json (real payloads from
 // @octokit/webhooks-examples) as a generic map so cases can adjust fields.
@@ -266,17 +268,10 @@ func labelsMatch(pairs []*dto.LabelPair, want map[string]string) bool {
 	return true
 }
 
-// wait receives from ch or fails the test after guard.
+// wait receives from ch or fails the test at the binary's deadline.
 func wait[T any](t testing.TB, ch <-chan T, what string) T {
 	t.Helper()
-	select {
-	case v := <-ch:
-		return v
-	case <-time.After(guard):
-		t.Fatalf("timed out waiting for %s", what)
-		var zero T
-		return zero
-	}
+	return testwait.Recv(t, ch, what)
 }
 
 // processorFunc adapts a function to app.Processor.

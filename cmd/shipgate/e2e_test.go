@@ -25,11 +25,16 @@ import (
 	"time"
 
 	"github.com/shipgate-app/shipgate/githubtest"
+	"github.com/shipgate-app/shipgate/internal/testwait"
 )
 
-// e2eTimeout bounds every wait of the end-to-end tests (generous: -race on
-// a busy CI machine is slow, and a passing test never waits this long).
-const e2eTimeout = 45 * time.Second
+// Every wait of the end-to-end tests for something that must happen is
+// bounded by the test binary's deadline (testwait.Deadline), not by a
+// figure of wall time: 3,000 rules under -race on a machine running
+// something else take as long as they take. e2eJobTimeout is the App's
+// job timeout in them for the same reason (a case about the timeout sets
+// its own).
+const e2eJobTimeout = 10 * time.Minute
 
 // e2eOwner is the organisation every test repository belongs to; the App
 // is installed on all of its repositories.
@@ -87,7 +92,7 @@ func newE2E(t *testing.T, opts ...func(*e2eSetup)) *e2eEnv {
 	st := &e2eSetup{
 		fake: githubtest.Options{AppID: 1, AppSlug: "shipgate", AppPublicKey: &key.PublicKey},
 		cfg: serveConfig{Listen: "127.0.0.1:0", OpsListen: "127.0.0.1:0", AppID: 1, PrivateKey: pemKey, WebhookSecrets: []string{secret},
-			Workers: 4, QueueSize: 100, JobTimeout: 30 * time.Second,
+			Workers: 4, QueueSize: 100, JobTimeout: e2eJobTimeout,
 			Logger:           slog.New(slog.NewTextHandler(env.logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
 			QueueMaxAttempts: 3, QueueBackoff: func(int) time.Duration { return 20 * time.Millisecond },
 			RetrySleep: env.recordSleep},
@@ -113,7 +118,7 @@ func newE2E(t *testing.T, opts ...func(*e2eSetup)) *e2eEnv {
 		t.Fatalf("starting the App: %v", err)
 	}
 	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		ctx, cancel := context.WithDeadline(context.Background(), testwait.Deadline(t))
 		defer cancel()
 		if err := env.srv.shutdown(ctx); err != nil {
 			t.Errorf("shutdown: %v", err)
@@ -179,20 +184,11 @@ func (e *e2eEnv) openPR(repo, branch string, files map[string]string) githubtest
 	return pr
 }
 
-// eventually polls cond until it holds or e2eTimeout passes.
+// eventually polls cond until it holds, failing the test at the binary's
+// deadline (testwait).
 func (e *e2eEnv) eventually(what string, cond func() (bool, string)) {
 	e.t.Helper()
-	deadline := time.Now().Add(e2eTimeout)
-	for {
-		ok, state := cond()
-		if ok {
-			return
-		}
-		if time.Now().After(deadline) {
-			e.t.Fatalf("timed out after %s waiting for %s; last state: %s", e2eTimeout, what, state)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	testwait.Until(e.t, what, cond)
 }
 
 // runs returns the shipgate check runs of a commit, oldest first.

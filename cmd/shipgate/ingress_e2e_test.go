@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/shipgate-app/shipgate/githubtest"
+	"github.com/shipgate-app/shipgate/internal/testwait"
 	"github.com/shipgate-app/shipgate/webhook"
 )
 
@@ -350,7 +351,7 @@ func TestE2EOrphanRunIsAdoptedBySweep(t *testing.T) {
 	// and the worker's memory are gone) and its sweep finds the head.
 	env.gh.ClearFaults()
 	clock.Set(time.Now().UTC()) // the App's JWTs are minted on the real clock
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	ctx, cancel := context.WithDeadline(context.Background(), testwait.Deadline(t))
 	if err := env.srv.shutdown(ctx); err != nil {
 		t.Fatal(err)
 	}

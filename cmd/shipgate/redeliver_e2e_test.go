@@ -9,6 +9,7 @@ import (
 
 	"github.com/shipgate-app/shipgate/githubtest"
 	"github.com/shipgate-app/shipgate/internal/redistest"
+	"github.com/shipgate-app/shipgate/internal/testwait"
 	"github.com/shipgate-app/shipgate/webhook/redisqueue"
 )
 
@@ -35,7 +36,7 @@ func TestE2ERedisRedeliveryIsSharedByReplicas(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		ctx, cancel := context.WithDeadline(context.Background(), testwait.Deadline(t))
 		defer cancel()
 		_ = b.shutdown(ctx)
 	})

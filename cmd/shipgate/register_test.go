@@ -24,6 +24,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/shipgate-app/shipgate/githubtest"
+	"github.com/shipgate-app/shipgate/internal/testwait"
 )
 
 // registerFlow is a registration page served on loopback against the fake
@@ -205,7 +206,7 @@ func TestRegisterManifestFlow(t *testing.T) {
 	case reg = <-f.res:
 	case err := <-f.errc:
 		t.Fatal(err)
-	case <-time.After(10 * time.Second):
+	case <-testwait.After(t):
 		t.Fatal("the flow did not finish")
 	}
 

@@ -9,6 +9,7 @@ import (
 
 	"github.com/shipgate-app/shipgate/githubtest"
 	"github.com/shipgate-app/shipgate/internal/redistest"
+	"github.com/shipgate-app/shipgate/internal/testwait"
 	"github.com/shipgate-app/shipgate/webhook/redisqueue"
 )
 
@@ -77,7 +78,7 @@ func startReplica(t *testing.T, env *e2eEnv) *server {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		ctx, cancel := context.WithDeadline(context.Background(), testwait.Deadline(t))
 		defer cancel()
 		_ = srv.shutdown(ctx)
 	})

@@ -16,6 +16,7 @@ import (
 
 	"github.com/shipgate-app/shipgate/githubtest"
 	"github.com/shipgate-app/shipgate/internal/redistest"
+	"github.com/shipgate-app/shipgate/internal/testwait"
 )
 
 // TestProcessRestartMidBurst measures the restart with real
@@ -74,7 +75,7 @@ func TestProcessRestartMidBurst(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer r.stop()
-			if err := waitReady(addr, time.Now().Add(30*time.Second)); err != nil {
+			if err := waitReady(addr, testwait.Deadline(t)); err != nil {
 				t.Fatalf("%v\n%s", err, r.tail(20))
 			}
 			const owner, repo = "acme", "svc"
@@ -133,7 +134,7 @@ func TestProcessRestartMidBurst(t *testing.T) {
 			thirdOnce.Do(func() { close(third) })
 			halfOnce.Do(func() { close(half) })
 			restart.Wait()
-			if err := waitReady(addr, time.Now().Add(30*time.Second)); err != nil {
+			if err := waitReady(addr, testwait.Deadline(t)); err != nil {
 				t.Fatalf("%v\n%s", err, r.tail(20))
 			}
 			// The heads whose delivery was accepted (202 "queued").
@@ -164,7 +165,7 @@ func TestProcessRestartMidBurst(t *testing.T) {
 			}
 			// Until the process's queue holds nothing pending or running
 			// (every sender is done: nothing more arrives).
-			if err := waitQueueIdle(addr, time.Now().Add(90*time.Second)); err != nil {
+			if err := waitQueueIdle(addr, testwait.Deadline(t)); err != nil {
 				t.Fatalf("%v\n%s", err, r.tail(20))
 			}
 			noRun, twice := counts()

@@ -14,6 +14,7 @@ import (
 	"github.com/shipgate-app/shipgate/app"
 	"github.com/shipgate-app/shipgate/githubtest"
 	"github.com/shipgate-app/shipgate/internal/redistest"
+	"github.com/shipgate-app/shipgate/internal/testwait"
 	"github.com/shipgate-app/shipgate/webhook"
 	"github.com/shipgate-app/shipgate/webhook/redisqueue"
 )
@@ -68,7 +69,7 @@ func (e *e2eEnv) waitQueueIdle(srv *server) {
 func sweepUntilCovered(t *testing.T, env *e2eEnv, srv *server, prs []sweptPR, budget int) []app.SweepResult {
 	t.Helper()
 	var results []app.SweepResult
-	deadline := time.Now().Add(e2eTimeout)
+	deadline := testwait.Deadline(t)
 	for len(withoutRun(env, prs)) > 0 {
 		if time.Now().After(deadline) {
 			t.Fatalf("%d PRs still without a run after %d sweeps: %+v", len(withoutRun(env, prs)), len(results), results)
@@ -254,7 +255,7 @@ func TestE2ERedisSweepResumesAcrossReplicas(t *testing.T) {
 	}
 	var results []app.SweepResult
 	checked := 0
-	deadline := time.Now().Add(e2eTimeout)
+	deadline := testwait.Deadline(t)
 	for i := 0; ; i++ {
 		// Sweep when the shared queue is idle, so no head is in progress
 		// (and what the last sweep queued has its run).
@@ -272,7 +273,7 @@ func TestE2ERedisSweepResumesAcrossReplicas(t *testing.T) {
 		}
 		if i == 3 {
 			// The first replica restarts: a new process, nothing in memory.
-			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+			ctx, cancel := context.WithDeadline(context.Background(), testwait.Deadline(t))
 			_ = env.srv.shutdown(ctx)
 			cancel()
 			restarted, err := startServer(context.Background(), env.srv.cfg)

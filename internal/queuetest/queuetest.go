@@ -27,22 +27,24 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/shipgate-app/shipgate/app"
+	"github.com/shipgate-app/shipgate/internal/testwait"
 	"github.com/shipgate-app/shipgate/webhook"
 )
 
-// guard bounds every wait; cases poll state, they never sleep hoping.
-const guard = 20 * time.Second
-
+// Every wait for something that must happen is bounded by the test
+// binary's deadline (testwait), not by a figure of wall time: cases poll
+// state or receive events, they never sleep hoping.
+//
 // Leases are independent of scheduling delay. A live replica's lease
-// (liveLease) is as long as the guard, so a heartbeat that a loaded machine
-// runs late never lets it expire and no case depends on the heartbeat's
+// (liveLease) is minutes long, so a heartbeat that a loaded machine runs
+// late never lets it expire and no case depends on the heartbeat's
 // timing; a dead replica's lease (deadLease, taken through the store by
 // leaseDirect and never renewed) is short, and a case that needs it expired
 // calls Reclaim until the recovery is counted (waitReclaimed) instead of
 // waiting for a background reaper, which with liveLease runs only every
-// few seconds.
+// minute or two.
 const (
-	liveLease = guard
+	liveLease = 5 * time.Minute
 	deadLease = 100 * time.Millisecond
 )
 
@@ -142,7 +144,7 @@ func (r *replica) run(t *testing.T, p app.Processor) {
 		cancel()
 		select {
 		case <-r.done:
-		case <-time.After(guard):
+		case <-testwait.After(t):
 			t.Error("queue did not stop")
 		}
 	})
@@ -159,7 +161,7 @@ func (r *replica) stop(t *testing.T) {
 		if r.err != nil {
 			t.Fatalf("Run: %v", r.err)
 		}
-	case <-time.After(guard):
+	case <-testwait.After(t):
 		t.Fatal("Run did not return after Shutdown")
 	}
 }
@@ -287,13 +289,7 @@ func prJob(pr int, head string) app.Job {
 
 func waitFor(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(guard)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	testwait.For(t, what, cond)
 }
 
 // blocker is a processor whose jobs with a head in block wait for release
@@ -872,7 +868,7 @@ func shutdown(t *testing.T, b Backend) {
 	go func() { shut <- r.q.Shutdown(ctx) }()
 	select {
 	case <-begun.Seen():
-	case <-time.After(guard):
+	case <-testwait.After(t):
 		t.Fatal("Shutdown did not begin")
 	}
 	// While shutting down: a durable store keeps accepting (the jobs are
@@ -893,7 +889,7 @@ func shutdown(t *testing.T, b Backend) {
 		if err != nil {
 			t.Fatalf("Shutdown: %v", err)
 		}
-	case <-time.After(guard):
+	case <-testwait.After(t):
 		t.Fatal("Shutdown did not return")
 	}
 	<-r.done
@@ -933,7 +929,7 @@ func shutdownDeadline(t *testing.T, b Backend) {
 	}
 	select {
 	case <-r.done:
-	case <-time.After(guard):
+	case <-testwait.After(t):
 		t.Fatal("Run did not return")
 	}
 	s := stats(t, r.q)

@@ -10,6 +10,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/shipgate-app/shipgate/app"
+	"github.com/shipgate-app/shipgate/internal/testwait"
 )
 
 // TestSweepLeaseIsOneReplicaPerInterval: of two replicas asking for the
@@ -27,13 +28,7 @@ func TestSweepLeaseIsOneReplicaPerInterval(t *testing.T) {
 	if b(ctx) || a(ctx) {
 		t.Fatal("a second sweep within the TTL got the lease")
 	}
-	deadline := time.Now().Add(5 * time.Second)
-	for !b(ctx) {
-		if time.Now().After(deadline) {
-			t.Fatal("the lease never expired")
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	testwait.For(t, "the lease to expire", func() bool { return b(ctx) })
 	down := redis.NewClient(&redis.Options{Addr: "127.0.0.1:1", MaxRetries: -1})
 	defer down.Close()
 	if !SweepLease(down, "", "c", time.Second, log)(ctx) {
