@@ -208,8 +208,25 @@ func (g *Git) Changed(ctx context.Context, sel Selector) ([]Change, bool, error)
 	if err != nil {
 		return nil, false, &ReadError{What: "the changed files", Err: err}
 	}
+	// A submodule that is not checked out has no folder, so git diff calls
+	// it deleted; the index still pins it.
+	pinned := func(p string) (bool, error) {
+		_, ok, err := g.repo.IndexSubmodule(ctx, p)
+		if err != nil {
+			return false, &ReadError{What: "the index", Err: err}
+		}
+		return ok, nil
+	}
+	out, err := changesOf(cs, pinned, isLink)
+	return out, false, err
+}
+
+// changesOf turns git's changed paths into the gatherer's changes: renames
+// split into a deletion and an addition, a deleted path that pinned (when
+// not nil) says is still there a modification, and symlinks marked by
+// isLink (markLinks).
+func changesOf(cs []gitrepo.Change, pinned func(path string) (bool, error), isLink func(string) (string, bool)) ([]Change, error) {
 	var out []Change
-	defer func() { markLinks(out, isLink) }()
 	for _, c := range gitrepo.SplitRenames(cs) {
 		st := Modified
 		switch c.Status {
@@ -217,17 +234,20 @@ func (g *Git) Changed(ctx context.Context, sel Selector) ([]Change, bool, error)
 			st = Added
 		case gitrepo.StatusDeleted:
 			st = Deleted
-			// A submodule that is not checked out has no folder, so git
-			// diff calls it deleted; the index still pins it.
-			if _, ok, err := g.repo.IndexSubmodule(ctx, c.Path); err != nil {
-				return nil, false, &ReadError{What: "the index", Err: err}
-			} else if ok {
-				st = Modified
+			if pinned != nil {
+				ok, err := pinned(c.Path)
+				if err != nil {
+					return nil, err
+				}
+				if ok {
+					st = Modified
+				}
 			}
 		}
 		out = append(out, Change{Path: c.Path, Status: st})
 	}
-	return out, false, nil
+	markLinks(out, isLink)
+	return out, nil
 }
 
 type gitWork struct{ repo *gitrepo.Repo }

@@ -73,19 +73,8 @@ func (g *GitStaged) Changed(ctx context.Context, sel Selector) ([]Change, bool, 
 	if err != nil {
 		return nil, false, &ReadError{What: "the staged changes", Err: err}
 	}
-	var out []Change
-	defer func() { markLinks(out, isLink) }()
-	for _, c := range gitrepo.SplitRenames(cs) {
-		st := Modified
-		switch c.Status {
-		case gitrepo.StatusAdded:
-			st = Added
-		case gitrepo.StatusDeleted:
-			st = Deleted
-		}
-		out = append(out, Change{Path: c.Path, Status: st})
-	}
-	return out, false, nil
+	out, err := changesOf(cs, nil, isLink)
+	return out, false, err
 }
 
 // noRevision is the side before the first commit: nothing is there.

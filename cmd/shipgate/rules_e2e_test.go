@@ -69,39 +69,10 @@ func ruleReadingCases() []surfaceCase {
 
 // TestE2ERuleReadingsAppAndCLI runs every rule-reading case through the
 // App and the CLI: both give the expected decision, raise the expected
-// check (or none that needs a reviewer), and agree.
+// check (or none that needs a reviewer), and agree (runAppAndCLI).
 func TestE2ERuleReadingsAppAndCLI(t *testing.T) {
 	t.Parallel()
-	env := newE2E(t)
-	for i, c := range ruleReadingCases() {
-		name := fmt.Sprintf("rr%d", i)
-		t.Run(c.name, func(t *testing.T) {
-			env.repo(name, c.base)
-			pr := env.openPR(name, "change", c.head)
-			run := env.waitCompleted(name, pr.HeadSHA, 1)
-			rep := cliReport(t, c.base, c.head)
-			t.Logf("App: %s %q; CLI: %s %v", run.Conclusion, run.Title, rep.Decision, findingIDs(rep))
-			if rep.Decision != c.decision {
-				t.Errorf("CLI: %s, want %s: %v", rep.Decision, c.decision, findingIDs(rep))
-			}
-			if want := conclusionOf(c.decision); run.Conclusion != want {
-				t.Errorf("App: %s %q, want %s\n%s", run.Conclusion, run.Title, want, run.Summary)
-			}
-			if c.check == "" {
-				return
-			}
-			found := false
-			for _, f := range rep.Findings {
-				found = found || strings.TrimPrefix(f.CheckID, "SHIP-HOST-BOUNDARY-") == c.check
-			}
-			if !found {
-				t.Errorf("CLI: no %s finding: %v", c.check, findingIDs(rep))
-			}
-			if !strings.Contains(run.Summary, c.check) {
-				t.Errorf("App: no %s in the summary:\n%s", c.check, run.Summary)
-			}
-		})
-	}
+	runAppAndCLI(t, newE2E(t), "rr", ruleReadingCases())
 }
 
 // TestE2ECompoundDenyWorks: a pipeline deny such as Bash(curl * | bash)
