@@ -20,23 +20,25 @@ const module = "github.com/shipgate-app/shipgate"
 // gather → {diff (the engine), render} → agentfiles → report → {policy,
 // rating} → lattice → jsonpos (CONTRIBUTING.md says the same). The test kits (githubtest, internal/*) sit just
 // under cmd: they may import any product layer, and no product layer
-// imports them.
+// imports them; internal/testwait (how long a test waits) sits under the
+// other kits, which use it.
 var rank = map[string]int{
-	"jsonpos":    0,
-	"lattice":    1,
-	"policy":     2,
-	"rating":     2,
-	"report":     3,
-	"agentfiles": 4,
-	"diff":       5,
-	"gather":     6,
-	"render":     5,
-	"app":        7,
-	"webhook":    8,
-	"githubtest": 9,
-	"internal/*": 9,
-	"cmd":        10,
-	"deploy":     10, // deploy/validate: the manifests' checks, a tool
+	"jsonpos":           0,
+	"lattice":           1,
+	"policy":            2,
+	"rating":            2,
+	"report":            3,
+	"agentfiles":        4,
+	"diff":              5,
+	"gather":            6,
+	"render":            5,
+	"app":               7,
+	"webhook":           8,
+	"internal/testwait": 9,
+	"githubtest":        10,
+	"internal/*":        10,
+	"cmd":               11,
+	"deploy":            11, // deploy/validate: the manifests' checks, a tool
 }
 
 // folder is the layering folder of a directory relative to the module root.
@@ -49,6 +51,9 @@ func folder(rel string) string {
 }
 
 func rankOf(f string) (int, bool) {
+	if r, ok := rank[f]; ok {
+		return r, true
+	}
 	if strings.HasPrefix(f, "internal/") {
 		f = "internal/*"
 	}
