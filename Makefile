@@ -171,7 +171,7 @@ conformance-copilot: copilot
 # Record again which repository paths each agent binary touches
 # (diff/testdata/surface; strace from Debian). SURFACE=1 compares instead.
 SURFACE ?= update
-surfaces: opencode copilot codex claude-code
+surfaces: opencode copilot codex gemini claude-code
 	SHIPGATE_TRACE_SURFACE=$(SURFACE) $(GO) test -count=1 -timeout 30m -run 'TestTraceSurfaces' -v ./internal/conformance/
 
 clean:

@@ -47,6 +47,28 @@ var surfaceExempt = []struct{ pattern, why string }{
 	{"package.json", "the project's manifest, read to detect the project type (no permission)"},
 	{"node_modules", "the project's dependencies folder (probed for tools)"},
 	{"node_modules/**", "the project's dependencies"},
+	// At a tool call (the *-tool.txt traces, sessions against a fake model).
+	{"**/.ignore", "ripgrep's ignore file: OpenCode's file walker (the snapshot it takes around a tool call) reads it in every folder; it grants nothing"},
+	{"**/.gitattributes", "git's attributes file: OpenCode's snapshot (git add of the worktree) reads it in every folder"},
+	{"**/.jj", "Jujutsu's repository folder: OpenCode looks for one in every folder it walks (a VCS root)"},
+	{"testing", "a folder OpenCode's runtime probes when its shell tool starts; no file in it is read (the trace lists a stat)"},
+	{"**/info/exclude", "git's own exclude file, read by OpenCode's snapshot"},
+	{"devpts", "not a repository path: a mount point bwrap (Codex's sandbox around the shell call) names relative to its new root"},
+	{"newroot", "not a repository path: bwrap's new root, relative to its own working folder"},
+	{"oldroot", "not a repository path: bwrap's old root (pivot_root), relative to its new root"},
+	{"none", "not a repository path: the source argument of a mount bwrap makes"},
+	{"proc", "not a repository path: bwrap's /proc mount, relative to its new root"},
+	{"tmpfs", "not a repository path: the source argument of a tmpfs mount bwrap makes"},
+	{"pts/ptmx", "not a repository path: bwrap's pseudo-terminal mount, relative to its new root"},
+	{".github/PULL_REQUEST_TEMPLATE", "pull request templates (Copilot CLI reads them for its PR tools): text"},
+	{"**/pull_request_template.md", "a pull request template: text"},
+	{".github/pull_request_template.md", "a pull request template: text"},
+	{".github/allowed_models.txt", "Copilot CLI's list of models the repository allows: it narrows which model runs, never what a tool may do"},
+	{".geminiignore", "Gemini CLI's ignore list for its file tools: it hides files, grants nothing"},
+	{".gemini/skills", "Gemini CLI skills: instructions, and scripts that run only through the shell tool (whose rules are reviewed)"},
+	{".env", "Gemini CLI loads it into its environment (trusted folder, when no .gemini/.env is found first): not classified yet, next commit"},
+	{".gemini/.env", "Gemini CLI loads it into its environment (trusted folder): not classified yet, next commit"},
+	{".gemini/agents", "Gemini CLI subagents (.gemini/agents/*.md): not modelled yet (docs/agents.md)"},
 }
 
 func surfaceExempted(p string) (string, bool) {

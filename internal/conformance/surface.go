@@ -15,8 +15,8 @@ import (
 )
 
 // The traced surface: which repository paths each agent's binary opens,
-// stats or lists when it starts in a repository (and, for Claude Code,
-// when it runs a tool call), recorded with `strace -f -e trace=file` over
+// stats or lists when it starts in a repository and when it runs a tool
+// call (against a fake model: fakeapi.go, fakemodels.go), recorded with `strace -f -e trace=file` over
 // a fixture repository that holds a file of every kind the agent is known
 // to read. The lists are pinned in diff/testdata/surface/<agent>-<version>.txt
 // and diff's TestTracedSurfaceClassified fails when one names a path
@@ -96,9 +96,14 @@ func ParseTrace(trace []byte, root string) []string {
 var syscallLine = regexp.MustCompile(`^(?:\[?pid\s+)?(?:\d+\]?\s+)?([a-z0-9_]+)\(`)
 
 // SurfaceFile is where an agent's pinned list lives, relative to the
-// module root.
-func SurfaceFile(agentName, version string) string {
-	return filepath.Join("diff", "testdata", "surface", agentName+"-"+version+".txt")
+// module root: <agent>-<version>.txt for a start, with a suffix for
+// another kind of run ("tool": a session that runs tool calls).
+func SurfaceFile(agentName, version, kind string) string {
+	name := agentName + "-" + version
+	if kind != "" {
+		name += "-" + kind
+	}
+	return filepath.Join("diff", "testdata", "surface", name+".txt")
 }
 
 // WriteSurface renders a pinned list: a header naming the agent, its
@@ -152,4 +157,34 @@ func writeTree(dir string, files map[string]string) error {
 		}
 	}
 	return nil
+}
+
+// traceWrap is the command that runs an agent under strace, writing to
+// out.
+func traceWrap(out string) []string {
+	return []string{"strace", "-f", "-qq", "-e", "trace=file", "-o", out}
+}
+
+// traceSession runs an agent session under strace and returns the
+// repository paths it touched with the session's result.
+func traceSession(ctx context.Context, s AgentSession) ([]string, AgentResult, error) {
+	f, err := os.CreateTemp("", "shipgate-strace-")
+	if err != nil {
+		return nil, AgentResult{}, err
+	}
+	f.Close()
+	defer os.Remove(f.Name())
+	s.Wrap = traceWrap(f.Name())
+	res, err := RunAgent(ctx, s)
+	if err != nil {
+		return nil, res, err
+	}
+	data, err := os.ReadFile(f.Name())
+	if err != nil {
+		return nil, res, err
+	}
+	if len(data) == 0 {
+		return nil, res, fmt.Errorf("strace %s: no trace: %s", s.Agent, clip(res.Stderr, 400))
+	}
+	return ParseTrace(data, s.Proj), res, nil
 }

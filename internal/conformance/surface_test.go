@@ -49,6 +49,13 @@ var surfaceFixture = map[string]string{
 	".vscode/settings.json":           "{}",
 }
 
+// surfaceRun is one traced run of an agent: kind "" a start, "tool" a
+// session that runs tool calls; how says what ran, for the header.
+type surfaceRun struct {
+	agent, version, kind, how string
+	trace                     func(proj, home string) ([]string, error)
+}
+
 // TestTraceSurfaces records, with strace, which repository paths each
 // agent binary that runs offline touches, and compares them with the
 // pinned lists (SHIPGATE_TRACE_SURFACE=1) or rewrites them (=update).
@@ -61,13 +68,10 @@ func TestTraceSurfaces(t *testing.T) {
 		t.Fatal("strace is not installed (apt-get install strace)")
 	}
 	ctx := context.Background()
-	type run struct {
-		agent, version, how string
-		trace               func(proj, home string) ([]string, error)
-	}
+	type run = surfaceRun
 	var runs []run
 	if bin := FindOpenCode(); bin != "" {
-		runs = append(runs, run{"opencode", OpenCodeVersion, "opencode debug config; debug agent build; debug skill", func(proj, home string) ([]string, error) {
+		runs = append(runs, run{"opencode", OpenCodeVersion, "", "opencode debug config; debug agent build; debug skill", func(proj, home string) ([]string, error) {
 			env := append(os.Environ(), "HOME="+home, "XDG_CONFIG_HOME="+home+"/.config", "XDG_DATA_HOME="+home+"/.local/share",
 				"XDG_CACHE_HOME="+home+"/.cache", "XDG_STATE_HOME="+home+"/.local/state", "OPENCODE_DISABLE_AUTOUPDATE=1", "OPENCODE_DISABLE_MODELS_FETCH=1")
 			var all []string
@@ -82,7 +86,7 @@ func TestTraceSurfaces(t *testing.T) {
 		}})
 	}
 	if bin := FindCopilot(); bin != "" {
-		runs = append(runs, run{"copilot-cli", CopilotVersion, "copilot skill list; lsp list; instruction list; mcp list (the folder trusted)", func(proj, home string) ([]string, error) {
+		runs = append(runs, run{"copilot-cli", CopilotVersion, "", "copilot skill list; lsp list; instruction list; mcp list (the folder trusted)", func(proj, home string) ([]string, error) {
 			if err := writeTree(home, map[string]string{".copilot/config.json": fmt.Sprintf(`{"trusted_folders": [%q]}`, proj)}); err != nil {
 				return nil, err
 			}
@@ -99,7 +103,7 @@ func TestTraceSurfaces(t *testing.T) {
 		}})
 	}
 	if bin := FindCodex(); bin != "" {
-		runs = append(runs, run{"codex", CodexVersion, "codex debug prompt-input hi (the project trusted)", func(proj, home string) ([]string, error) {
+		runs = append(runs, run{"codex", CodexVersion, "", "codex debug prompt-input hi (the project trusted)", func(proj, home string) ([]string, error) {
 			if err := writeTree(home, map[string]string{".codex/config.toml": fmt.Sprintf("[projects.%q]\ntrust_level = \"trusted\"\n", proj)}); err != nil {
 				return nil, err
 			}
@@ -109,7 +113,7 @@ func TestTraceSurfaces(t *testing.T) {
 	}
 	var claudeTrace string
 	if bin := FindBinary(); bin != "" {
-		runs = append(runs, run{"claude-code", ClaudeCodeVersion, "claude -p with one Bash tool call from the harness's fake API (Driver.Wrap)", func(proj, home string) ([]string, error) {
+		runs = append(runs, run{"claude-code", ClaudeCodeVersion, "", "claude -p with one Bash tool call from the harness's fake API (Driver.Wrap)", func(proj, home string) ([]string, error) {
 			f, err := os.CreateTemp("", "shipgate-strace-claude-")
 			if err != nil {
 				return nil, err
@@ -135,16 +139,27 @@ func TestTraceSurfaces(t *testing.T) {
 			return ParseTrace(data, res.Layout.Proj), nil
 		}})
 	}
+	runs = append(runs, toolTraceRuns(ctx)...)
 	if len(runs) == 0 {
-		t.Fatal("no agent binary to trace (make opencode copilot codex claude-code)")
+		t.Fatal("no agent binary to trace (make opencode copilot codex gemini claude-code)")
 	}
 	root, err := filepath.Abs("../..")
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, r := range runs {
-		t.Run(r.agent, func(t *testing.T) {
-			dir := t.TempDir()
+		name := r.kind
+		if name == "" {
+			name = "start"
+		}
+		t.Run(r.agent+"/"+name, func(t *testing.T) {
+			// Not under /tmp: Codex refuses to put its sandbox helper
+			// under a temporary folder (and then cannot run a command).
+			dir, err := os.MkdirTemp(codexConfigTmp, "shipgate-surface-")
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer os.RemoveAll(dir)
 			proj, home := filepath.Join(dir, "proj"), filepath.Join(dir, "home")
 			if err := writeTree(proj, surfaceFixture); err != nil {
 				t.Fatal(err)
@@ -169,7 +184,7 @@ func TestTraceSurfaces(t *testing.T) {
 			}
 			sort.Strings(uniq)
 			got := WriteSurface(r.agent, r.version, r.how, uniq)
-			file := filepath.Join(root, SurfaceFile(r.agent, r.version))
+			file := filepath.Join(root, SurfaceFile(r.agent, r.version, r.kind))
 			if mode == "update" {
 				if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
 					t.Fatal(err)
