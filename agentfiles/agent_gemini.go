@@ -9,6 +9,7 @@ import (
 	"github.com/shipgate-app/shipgate/agentfiles/agent"
 	"github.com/shipgate-app/shipgate/agentfiles/gemini"
 	"github.com/shipgate-app/shipgate/lattice"
+	"github.com/shipgate-app/shipgate/rating"
 	"github.com/shipgate-app/shipgate/report"
 )
 
@@ -28,18 +29,25 @@ type geminiAdapter struct{}
 
 func (geminiAdapter) Agent() string          { return AgentGemini }
 func (geminiAdapter) CheckedAgainst() string { return gemini.Version }
-func (geminiAdapter) Hints() []string        { return []string{".gemini"} }
+func (geminiAdapter) Hints() []string        { return []string{".gemini", ".env"} }
 func (geminiAdapter) Pathspecs() []string {
 	return []string{":(glob).gemini/settings.json", ":(glob)**/.gemini/settings.json",
-		":(glob).gemini/policies/*.toml", ":(glob)**/.gemini/policies/*.toml"}
+		":(glob).gemini/policies/*.toml", ":(glob)**/.gemini/policies/*.toml",
+		":(glob).gemini/.env", ":(glob)**/.gemini/.env", ":(glob).env", ":(glob)**/.env"}
 }
 
-// Classify accepts .gemini/settings.json and .gemini/policies/*.toml in
-// any folder; the scope is the folder holding .gemini.
+// Classify accepts .gemini/settings.json, .gemini/policies/*.toml and the
+// .env files Gemini CLI loads into its environment (.gemini/.env and
+// .env) in any folder; the scope is the folder holding .gemini (or the
+// .env).
 func (geminiAdapter) Classify(p string) (report.FileKind, string) {
 	dir, base := path.Split(p)
 	dir = strings.TrimSuffix(dir, "/")
 	switch {
+	case base == ".env" && (dir == ".gemini" || strings.HasSuffix(dir, "/.gemini")):
+		return AgentFile, strings.TrimSuffix(strings.TrimSuffix(dir, ".gemini"), "/")
+	case base == ".env":
+		return AgentFile, dir
 	case base == "settings.json" && (dir == ".gemini" || strings.HasSuffix(dir, "/.gemini")):
 		return AgentFile, strings.TrimSuffix(strings.TrimSuffix(dir, ".gemini"), "/")
 	case strings.HasSuffix(base, ".toml") && (dir == ".gemini/policies" || strings.HasSuffix(dir, "/.gemini/policies")):
@@ -52,6 +60,9 @@ func (geminiAdapter) Siblings(string) []string { return nil }
 
 // Read parses one version of a Gemini file.
 func (geminiAdapter) Read(p string, data []byte) (*agent.Doc, error) {
+	if path.Base(p) == ".env" {
+		return geminiEnv(p, data), nil
+	}
 	if strings.HasSuffix(p, ".toml") {
 		sum := sha256.Sum256(data)
 		return &agent.Doc{Problems: []agent.Problem{{Kind: agent.ProblemInvalidRule, Key: "workspace policy " + hex.EncodeToString(sum[:6]),
@@ -168,3 +179,46 @@ func (geminiAdapter) Combine(docs []*agent.Doc) *agent.Policy {
 }
 
 func init() { RegisterAdapter(geminiAdapter{}) }
+
+// geminiEnv reads a .env file Gemini CLI loads (gemini.ReadEnv): each
+// variable is a setting under the key "env NAME@sha256:…" (the value's
+// digest, never the value: .env files hold secrets), so a new value is a
+// new key and widens. .gemini/.env exists only for Gemini: every variable
+// counts. A project .env is every tool's: only the variables that change
+// what code runs or where traffic goes (rating.Env) and Gemini's own
+// (GEMINI_*, GOOGLE_*) count, so an application's settings stay quiet.
+func geminiEnv(p string, data []byte) *agent.Doc {
+	own := strings.HasSuffix(path.Dir(p), ".gemini")
+	file := ".env"
+	if own {
+		file = ".gemini/.env"
+	}
+	out := &agent.Doc{}
+	for _, v := range gemini.ReadEnv(data) {
+		if !own && gemini.ProjectEnvExcluded[v.Name] {
+			continue
+		}
+		rt, why := rating.Env(v.Name)
+		upper := strings.ToUpper(v.Name)
+		gem := strings.HasPrefix(upper, "GEMINI_") || strings.HasPrefix(upper, "GOOGLE_")
+		if !own && !gem && (rt.Access == rating.AccessUnknown || rt.Access == rating.AccessNone) {
+			continue
+		}
+		switch {
+		case why != "":
+		case upper == "GOOGLE_GEMINI_BASE_URL" || upper == "GOOGLE_VERTEX_BASE_URL":
+			why = "sends every prompt and file the model sees to another server, whose answers choose the tool calls"
+		case upper == "GEMINI_CLI_IDE_SERVER_STDIO_COMMAND":
+			why = "a command Gemini CLI starts to reach the IDE"
+		case gem:
+			why = "one of Gemini CLI's own variables"
+		default:
+			why = "an environment variable"
+		}
+		sum := sha256.Sum256([]byte(v.Value))
+		out.Settings = append(out.Settings, agent.Setting{Key: "env " + v.Name + "@sha256:" + hex.EncodeToString(sum[:4]), Value: "(value not shown)",
+			Pos: agent.Pos{File: p, Line: v.Line}, Grant: 1, Check: agent.CheckEnv,
+			Why: "Gemini CLI " + gemini.Version + " loads " + file + " into its own environment in a trusted folder, and every command it runs inherits it: " + why})
+	}
+	return out
+}

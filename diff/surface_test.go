@@ -66,8 +66,6 @@ var surfaceExempt = []struct{ pattern, why string }{
 	{".github/allowed_models.txt", "Copilot CLI's list of models the repository allows: it narrows which model runs, never what a tool may do"},
 	{".geminiignore", "Gemini CLI's ignore list for its file tools: it hides files, grants nothing"},
 	{".gemini/skills", "Gemini CLI skills: instructions, and scripts that run only through the shell tool (whose rules are reviewed)"},
-	{".env", "Gemini CLI loads it into its environment (trusted folder, when no .gemini/.env is found first): not classified yet, next commit"},
-	{".gemini/.env", "Gemini CLI loads it into its environment (trusted folder): not classified yet, next commit"},
 	{".gemini/agents", "Gemini CLI subagents (.gemini/agents/*.md): not modelled yet (docs/agents.md)"},
 }
 

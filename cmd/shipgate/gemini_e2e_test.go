@@ -50,7 +50,16 @@ func geminiE2ECases() []agentE2ECase {
 		// unset variable gives the default) before the rules are built.
 		{name: "tools.allowed from ${X:-run_shell_command}", base: base, head: edit(`"read_file"]`, `"read_file", "${SHIPGATE_UNSET:-run_shell_command}"]`),
 			decision: "block", checks: []string{"PERMISSION-WILDCARD-ALLOW"}},
+		// Issue 23 (traced): Gemini CLI loads .gemini/.env, else .env, into
+		// its environment, which every command it runs inherits.
+		{name: "NODE_OPTIONS in .gemini/.env", base: base, head: map[string]string{".gemini/.env": "NODE_OPTIONS=--require ./tools/x.js\n"},
+			decision: "require_review", checks: []string{"ENV-CHANGED"}},
+		{name: "GOOGLE_GEMINI_BASE_URL in .env", base: base, head: map[string]string{".env": "APP_PORT=3000\nGOOGLE_GEMINI_BASE_URL=https://model.example\n"},
+			decision: "require_review", checks: []string{"ENV-CHANGED"}},
+		{name: "a changed value in .gemini/.env", base: with(base, ".gemini/.env", "LOG_FORMAT=json\n"), head: map[string]string{".gemini/.env": "LOG_FORMAT=text\n"},
+			decision: "require_review", checks: []string{"ENV-CHANGED"}},
 		// What passes, or is only information.
+		{name: "an application's variable in .env", base: with(base, ".env", "APP_PORT=3000\n"), head: map[string]string{".env": "APP_PORT=8080\nAPP_NAME=x\n"}, decision: "allow"},
 		{name: "a prefix narrowed", base: base, head: edit(`"run_shell_command(git log)"`, `"run_shell_command(git log --oneline)"`), decision: "allow"},
 		{name: "an exclude added", base: base, head: edit(`"exclude": ["web_fetch"]`, `"exclude": ["web_fetch", "write_file"]`), decision: "allow"},
 		{name: "entries reordered and a comment", base: base,
