@@ -21,7 +21,6 @@
 package copilot
 
 import (
-	"bytes"
 	"fmt"
 	"path"
 	"sort"
@@ -281,26 +280,13 @@ func addRule(d *agent.Doc, text string, dec agent.Decision, p agent.Pos, where s
 // for the session once the skill runs (addApprovedRules).
 func readSkill(file string, data []byte) (*agent.Doc, error) {
 	d := &agent.Doc{File: file}
-	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
-	if !bytes.HasPrefix(data, []byte("---\n")) && !bytes.HasPrefix(data, []byte("---\r\n")) {
-		return d, nil // no frontmatter: no tools
+	m, err := agent.Frontmatter(file, data)
+	if err != nil {
+		return nil, err
 	}
-	rest := data[bytes.IndexByte(data, '\n')+1:]
-	end := bytes.Index(rest, []byte("\n---"))
-	if end < 0 {
-		return nil, &agent.ParseError{File: file, Line: 1, Col: 1, Msg: "the frontmatter is never closed (a line of ---)"}
+	if m == nil {
+		return d, nil // no frontmatter: no tools (or not a mapping)
 	}
-	var n yaml.Node
-	if err := yaml.Unmarshal(rest[:end+1], &n); err != nil {
-		// Nesting past the YAML library's bound is Shipgate's limit, not
-		// Copilot CLI's: it may read the block, so that fails closed.
-		return nil, &agent.ParseError{File: file, Line: 2, Col: 1, Msg: "the frontmatter is not YAML: " + err.Error(),
-			MayStillGrant: strings.Contains(err.Error(), "exceeded max depth")}
-	}
-	if len(n.Content) == 0 || n.Content[0].Kind != yaml.MappingNode {
-		return d, nil
-	}
-	m := n.Content[0]
 	for i := 0; i+1 < len(m.Content); i += 2 {
 		if m.Content[i].Value != "allowed-tools" {
 			continue

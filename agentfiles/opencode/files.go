@@ -176,27 +176,16 @@ func agentName(file string) string {
 // own rules.
 func readAgent(file string, data []byte) (*agent.Doc, error) {
 	d := &agent.Doc{File: file}
-	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
-	if !bytes.HasPrefix(data, []byte("---\n")) && !bytes.HasPrefix(data, []byte("---\r\n")) {
-		return d, nil // no frontmatter: the default agent's rules
+	m, err := agent.Frontmatter(file, data)
+	if err != nil {
+		return nil, err
 	}
-	rest := data[bytes.IndexByte(data, '\n')+1:]
-	end := bytes.Index(rest, []byte("\n---"))
-	if end < 0 {
-		return nil, &agent.ParseError{File: file, Line: 1, Col: 1, Msg: "the frontmatter is never closed (a line of ---)"}
-	}
-	var n yaml.Node
-	if err := yaml.Unmarshal(rest[:end+1], &n); err != nil {
-		return nil, &agent.ParseError{File: file, Line: 2, Col: 1, Msg: "the frontmatter is not YAML: " + err.Error(),
-			MayStillGrant: strings.Contains(err.Error(), "exceeded max depth")}
-	}
-	if len(n.Content) == 0 || n.Content[0].Kind != yaml.MappingNode {
-		return d, nil
+	if m == nil {
+		return d, nil // no frontmatter: the default agent's rules (or not a mapping)
 	}
 	name := agentName(file)
 	r := &reader{file: file, doc: d}
 	pos := func(y *yaml.Node) agent.Pos { return agent.Pos{File: file, Line: y.Line + 1, Col: y.Column} }
-	m := n.Content[0]
 	var tools, perm []rawRule
 	for i := 0; i+1 < len(m.Content); i += 2 {
 		k, v := m.Content[i], m.Content[i+1]
