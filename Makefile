@@ -135,6 +135,8 @@ SHIPGATE_OPENCODE_CACHE ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/shipgate/openc
 SHIPGATE_COPILOT_CACHE  ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/shipgate/copilot-cli/$(COPILOT_VERSION)
 export SHIPGATE_OPENCODE_CACHE SHIPGATE_COPILOT_CACHE
 ORACLE_N ?= 200
+# Runtime sessions (a real tool call each, against a fake model): slower.
+ORACLE_RUN_N ?= 40
 
 opencode-version:
 	@echo $(OPENCODE_VERSION)
@@ -163,7 +165,7 @@ copilot:
 	fi
 
 conformance-opencode: opencode
-	SHIPGATE_OPENCODE_N=$(ORACLE_N) SHIPGATE_REQUIRE_OPENCODE=1 $(GO) test -count=1 -timeout 120m -run 'TestOpenCodeConformance' -v ./internal/conformance/
+	SHIPGATE_OPENCODE_N=$(ORACLE_N) SHIPGATE_OPENCODE_RUN_N=$(ORACLE_RUN_N) SHIPGATE_REQUIRE_OPENCODE=1 $(GO) test -count=1 -timeout 120m -run 'TestOpenCodeConformance|TestOpenCodeRuntime' -v ./internal/conformance/
 
 conformance-copilot: copilot
 	SHIPGATE_COPILOT_N=$(ORACLE_N) SHIPGATE_REQUIRE_COPILOT=1 $(GO) test -count=1 -timeout 120m -run 'TestCopilotConformance' -v ./internal/conformance/

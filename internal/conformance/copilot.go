@@ -34,37 +34,14 @@ const (
 	CopilotRequireEnv = "SHIPGATE_REQUIRE_COPILOT"
 )
 
-// CopilotCacheDir is where `make copilot` installs the pinned package.
-func CopilotCacheDir() string {
-	if d := os.Getenv("SHIPGATE_COPILOT_CACHE"); d != "" {
-		return d
-	}
-	return filepath.Join(cacheBase(), "shipgate", "copilot-cli", CopilotVersion)
-}
+// copilotBinary is the pinned @github/copilot package's native binary.
+var copilotBinary = pinnedBinary{name: "Copilot CLI", version: CopilotVersion, target: "copilot", pkg: "@github/copilot",
+	binEnv: CopilotBinaryEnv, cacheEnv: "SHIPGATE_COPILOT_CACHE", requireEnv: CopilotRequireEnv, cacheName: "copilot-cli",
+	path:      []string{"node_modules", "@github", "copilot-linux-x64", "copilot"},
+	versionOK: func(out string) bool { return strings.HasPrefix(out, "GitHub Copilot CLI "+CopilotVersion+".") }}
 
 // FindCopilot returns the native copilot executable ("" if none).
-func FindCopilot() string {
-	if b := os.Getenv(CopilotBinaryEnv); b != "" {
-		return b
-	}
-	p := filepath.Join(CopilotCacheDir(), "node_modules", "@github", "copilot-linux-x64", "copilot")
-	if st, err := os.Stat(p); err == nil && !st.IsDir() {
-		return p
-	}
-	return ""
-}
-
-// CheckCopilotVersion refuses another release.
-func CheckCopilotVersion(ctx context.Context, bin string) error {
-	out, err := exec.CommandContext(ctx, bin, "--version").Output()
-	if err != nil {
-		return fmt.Errorf("%s --version: %w", bin, err)
-	}
-	if !strings.HasPrefix(strings.TrimSpace(string(out)), "GitHub Copilot CLI "+CopilotVersion+".") {
-		return fmt.Errorf("%s is %q, the oracle is pinned to Copilot CLI %s (make copilot)", bin, firstLine(string(out), ""), CopilotVersion)
-	}
-	return nil
-}
+func FindCopilot() string { return copilotBinary.find() }
 
 // CopilotCase is one generated repository.
 type CopilotCase struct {

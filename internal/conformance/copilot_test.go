@@ -3,8 +3,6 @@ package conformance
 import (
 	"bytes"
 	"context"
-	"os"
-	"strconv"
 	"testing"
 )
 
@@ -18,28 +16,8 @@ const copilotCICases = 4
 // (CI). SHIPGATE_COPILOT_N sets the number of cases (make
 // conformance-copilot runs the full corpus).
 func TestCopilotConformance(t *testing.T) {
-	bin := FindCopilot()
-	if bin == "" {
-		msg := "no Copilot CLI binary: `make copilot` installs @github/copilot@" + CopilotVersion + " into " + CopilotCacheDir()
-		if os.Getenv(CopilotRequireEnv) == "1" {
-			t.Fatal(msg + "; $" + CopilotRequireEnv + "=1 makes this a failure")
-		}
-		t.Skip(msg)
-	}
 	ctx := context.Background()
-	if err := CheckCopilotVersion(ctx, bin); err != nil {
-		t.Fatal(err)
-	}
-	n := copilotCICases
-	if testing.Short() {
-		n = 2
-	}
-	if s := os.Getenv("SHIPGATE_COPILOT_N"); s != "" {
-		var err error
-		if n, err = strconv.Atoi(s); err != nil {
-			t.Fatalf("SHIPGATE_COPILOT_N: %v", err)
-		}
-	}
+	bin, n := pinnedForTest(t, copilotBinary, "SHIPGATE_COPILOT_N", copilotCICases)
 	r := RunCopilot(ctx, bin, GenerateCopilot(1, n))
 	var buf bytes.Buffer
 	r.Write(&buf, 20)

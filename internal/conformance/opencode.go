@@ -38,37 +38,14 @@ const (
 	OpenCodeRequireEnv = "SHIPGATE_REQUIRE_OPENCODE"
 )
 
-// OpenCodeCacheDir is where `make opencode` installs the pinned package.
-func OpenCodeCacheDir() string {
-	if d := os.Getenv("SHIPGATE_OPENCODE_CACHE"); d != "" {
-		return d
-	}
-	return filepath.Join(cacheBase(), "shipgate", "opencode", OpenCodeVersion)
-}
+// openCodeBinary is the pinned opencode-ai package's native binary.
+var openCodeBinary = pinnedBinary{name: "OpenCode", version: OpenCodeVersion, target: "opencode", pkg: "opencode-ai",
+	binEnv: OpenCodeBinaryEnv, cacheEnv: "SHIPGATE_OPENCODE_CACHE", requireEnv: OpenCodeRequireEnv, cacheName: "opencode",
+	path:      []string{"node_modules", "opencode-linux-x64", "bin", "opencode"},
+	versionOK: func(out string) bool { return out == OpenCodeVersion }}
 
 // FindOpenCode returns the opencode executable ("" if none).
-func FindOpenCode() string {
-	if b := os.Getenv(OpenCodeBinaryEnv); b != "" {
-		return b
-	}
-	p := filepath.Join(OpenCodeCacheDir(), "node_modules", "opencode-linux-x64", "bin", "opencode")
-	if st, err := os.Stat(p); err == nil && !st.IsDir() {
-		return p
-	}
-	return ""
-}
-
-// CheckOpenCodeVersion refuses another release.
-func CheckOpenCodeVersion(ctx context.Context, bin string) error {
-	out, err := exec.CommandContext(ctx, bin, "--version").Output()
-	if err != nil {
-		return fmt.Errorf("%s --version: %w", bin, err)
-	}
-	if got := strings.TrimSpace(string(out)); got != OpenCodeVersion {
-		return fmt.Errorf("%s is %q, the oracle is pinned to opencode %s (make opencode)", bin, got, OpenCodeVersion)
-	}
-	return nil
-}
+func FindOpenCode() string { return openCodeBinary.find() }
 
 // OpenCodeCase is one generated repository: its files by path.
 type OpenCodeCase struct {
