@@ -388,11 +388,11 @@ func (e *engine) outcome(scope string, c lattice.Call) outcome {
 			// A read inside the project needs no rule (Claude Code
 			// 2.1.328, measured).
 			o = outcome{state: "allowed", by: "no rule: a read inside the project, which Claude Code " + lattice.ClaudeCodeVersion + " allows with no rule"}
-		case (c.Tool == "Edit" || c.Tool == "Write") && e.headMode(scope) == "acceptEdits" && (inProjectPath(c.Arg) || e.inExtraDir(scope, c.Arg)):
+		case (c.Tool == "Edit" || c.Tool == "Write" || c.Tool == "NotebookEdit") && e.headMode(scope) == "acceptEdits" && (inProjectPath(c.Arg) || e.inExtraDir(scope, c.Arg)):
 			o = outcome{state: "allowed", by: "defaultMode acceptEdits, in which Claude Code " + lattice.ClaudeCodeVersion + " edits and writes inside the project without a prompt"}
 		case c.Tool == "Read" && e.inExtraDir(scope, c.Arg):
 			o = outcome{state: "allowed", by: "additionalDirectories: Claude Code " + lattice.ClaudeCodeVersion + " reads inside an additional directory with no rule"}
-		case (c.Tool == "Edit" || c.Tool == "Write") && e.headMode(scope) == "plan":
+		case (c.Tool == "Edit" || c.Tool == "Write" || c.Tool == "NotebookEdit") && e.headMode(scope) == "plan":
 			o = outcome{state: "denied", by: "defaultMode plan, in which Claude Code " + lattice.ClaudeCodeVersion + " refuses edits and writes"}
 		case c.Tool == "Read" && e.headMode(scope) == "plan":
 			o = outcome{state: "allowed", by: "defaultMode plan, in which Claude Code " + lattice.ClaudeCodeVersion + " reads any file without a prompt"}

@@ -1116,8 +1116,8 @@ func stopNoun(l lattice.List) string {
 func callStrings(cs []lattice.Call) []string {
 	out := make([]string, 0, len(cs))
 	for _, c := range cs {
-		if c.Tool == "Write" && c.Arg != "" && c.Param == "" {
-			// A Write call is a path, like Read and Edit.
+		if (c.Tool == "Write" || c.Tool == "NotebookEdit") && c.Arg != "" && c.Param == "" {
+			// A Write or NotebookEdit call is a path, like Read and Edit.
 			out = append(out, c.Arg)
 			continue
 		}

@@ -54,8 +54,39 @@ func TestMeasuredReadingsIssue19(t *testing.T) {
 			t.Errorf("%s %s: Dead = %v, want %v", c.list, c.rule, got, c.dead)
 		}
 	}
-	if r := ParseIn(Allow, "NotebookEdit(*)"); !r.Whole() {
-		t.Errorf("NotebookEdit(*) is not the whole tool")
+	// NotebookEdit(*) edits the project's notebooks only in an allow list
+	// (a home notebook still asks), and is the whole tool in a deny or
+	// ask list (measured on 2.1.328, the conformance class notebook).
+	if r := ParseIn(Allow, "NotebookEdit(*)"); r.Whole() || Matches(r, Call{Tool: "NotebookEdit", Arg: "~/h.ipynb"}) || !Matches(r, Call{Tool: "NotebookEdit", Arg: "sub/b.ipynb"}) {
+		t.Errorf("allow NotebookEdit(*) is not the project's notebooks")
+	}
+	for _, l := range []List{Deny, Ask} {
+		if r := ParseIn(l, "NotebookEdit(*)"); !r.Whole() {
+			t.Errorf("%s NotebookEdit(*) is not the whole tool", l)
+		}
+	}
+	// Edit path rules govern NotebookEdit as they govern Write; Edit(*)
+	// does not.
+	for _, c := range []struct {
+		list List
+		rule string
+		path string
+		want bool
+	}{
+		{Allow, "Edit(**)", "sub/b.ipynb", true},
+		{Allow, "Edit(*.ipynb)", "sub/b.ipynb", true},
+		{Allow, "Edit(~/**)", "~/h.ipynb", true},
+		{Allow, "Edit(*)", "nb.ipynb", false},
+		{Deny, "Edit(./sub/**)", "sub/b.ipynb", true},
+		{Ask, "Edit(./sub/**)", "sub/b.ipynb", true},
+	} {
+		got := false
+		for _, d := range Implied(ParseIn(c.list, c.rule)) {
+			got = got || d.Canonical == "NotebookEdit" && Matches(d, Call{Tool: "NotebookEdit", Arg: c.path})
+		}
+		if got != c.want {
+			t.Errorf("%s %s implies NotebookEdit of %s: %v, want %v", c.list, c.rule, c.path, got, c.want)
+		}
 	}
 }
 

@@ -388,15 +388,13 @@ func (r *Rule) compileSpecifier(tool string, fam Family) []*reading {
 	case FamilyPath:
 		readings = r.compilePath(tool, spec)
 	case FamilyUnconsulted:
-		if tool == "Write" && starSlashOnly(spec) {
-			return r.compileWriteStars(spec)
-		}
-		if tool == "NotebookEdit" && spec != "*" && starSlashOnly(spec) {
-			// Measured on 2.1.328 (issue 19): NotebookEdit(*) is the whole
-			// tool, NotebookEdit(**) allows nothing (a NotebookEdit still
-			// asks under it).
-			r.Note = fmt.Sprintf("Claude Code %s reads NotebookEdit(*) as the whole tool but NotebookEdit(%s) as a path rule it never consults: it allows and restricts nothing", ClaudeCodeVersion, spec)
-			return []*reading{empty}
+		if (tool == "Write" || tool == "NotebookEdit") && starSlashOnly(spec) {
+			// NotebookEdit's stars read as Write's (measured on 2.1.328,
+			// the conformance class notebook): NotebookEdit(*) edits
+			// notebooks in the project only, NotebookEdit(**) allows
+			// nothing, and in a deny or ask list NotebookEdit(*) is the
+			// whole tool while NotebookEdit(**) restricts nothing.
+			return r.compileWriteStars(tool, spec)
 		}
 		if starSlashOnly(spec) {
 			return []*reading{wholeTool(tool)}
@@ -491,27 +489,27 @@ func starCompound(spec string) bool {
 // `Write(**)` and the other spellings grant nothing. Deny and ask lists
 // were not measured: such a rule reads two ways there, as nothing (the
 // narrow reading a claim that it protects must survive) or the whole tool.
-func (r *Rule) compileWriteStars(spec string) []*reading {
+func (r *Rule) compileWriteStars(tool, spec string) []*reading {
 	if r.List != Allow {
 		// Measured on 2.1.328: deny Write(*) refuses every Write, in the
 		// project, the home and an additional directory; ask Write(**)
 		// asks for none (acceptEdits still wrote in the project), nor does
 		// ask Write(./*). An ask Write(*) is read as the deny is.
 		if spec == "*" {
-			r.Note = "Claude Code " + ClaudeCodeVersion + " reads " + r.Text + " in a " + string(r.List) + " list as the whole Write tool (measured)"
-			return []*reading{wholeTool("Write")}
+			r.Note = "Claude Code " + ClaudeCodeVersion + " reads " + r.Text + " in a " + string(r.List) + " list as the whole " + tool + " tool (measured)"
+			return []*reading{wholeTool(tool)}
 		}
-		r.Note = "Claude Code " + ClaudeCodeVersion + " never consults " + r.Text + " (measured: only Write(*) and bare Write are Write rules)"
+		r.Note = "Claude Code " + ClaudeCodeVersion + " never consults " + r.Text + " (measured: only " + tool + "(*) and bare " + tool + " are " + tool + " rules)"
 		return []*reading{empty}
 	}
 	if spec != "*" {
 		// (Write(./*) too: measured on 2.1.328, a Write in the project
 		// root asks under allow Write(./*).)
-		r.Note = "Claude Code " + ClaudeCodeVersion + " lets " + r.Text + " write nowhere (measured: only bare Write and Write(*) grant writes)"
+		r.Note = "Claude Code " + ClaudeCodeVersion + " lets " + r.Text + " write nowhere (measured: only bare " + tool + " and " + tool + "(*) grant writes)"
 		return []*reading{empty}
 	}
-	r.Note = "Claude Code " + ClaudeCodeVersion + " lets Write(*) write inside the project only (measured)"
-	rd := argsReading("Write", argPath, emitPath([]string{"**"}))
+	r.Note = "Claude Code " + ClaudeCodeVersion + " lets " + tool + "(*) write inside the project only (measured)"
+	rd := argsReading(tool, argPath, emitPath([]string{"**"}))
 	rd.zone = zoneProject
 	return []*reading{rd}
 }
@@ -558,7 +556,11 @@ func Implied(r Rule) []Rule {
 		// while Edit(**), Edit(*.env) and Edit(./src/**) allow Write).
 		tools = []string{"Read"}
 	case r.List == Allow && r.Canonical == "Edit":
-		tools = []string{"Read", "Write"}
+		// NotebookEdit checks a notebook's path against the Edit rules
+		// as Write does (measured on 2.1.328, the conformance class
+		// notebook: Edit(**), Edit(*.ipynb), Edit(~/**) allow it there;
+		// Edit(*) does not).
+		tools = []string{"Read", "Write", "NotebookEdit"}
 	case r.List == Deny && r.Canonical == "Read":
 		tools = []string{"Edit", "Write"}
 	case r.List == Ask && r.Canonical == "Edit" && r.Specifier == "*":
@@ -569,7 +571,10 @@ func Implied(r Rule) []Rule {
 	case (r.List == Deny || r.List == Ask) && r.Canonical == "Edit":
 		// (An ask too: ask Edit(src/deep/**) and Edit(**/src/**) made a
 		// Write there ask under acceptEdits; 2.1.328, measured.)
-		tools = []string{"Write"}
+		// (NotebookEdit too: deny Edit(./sub/**) denies and ask
+		// Edit(./sub/**) asks for a notebook there under allow
+		// NotebookEdit; 2.1.328, measured.)
+		tools = []string{"Write", "NotebookEdit"}
 	default:
 		return nil
 	}

@@ -38,7 +38,7 @@ func ShipgateCall(lay Layout, c Call) lattice.Call {
 
 func shipgateCall(lay Layout, c Call) lattice.Call {
 	switch c.Tool {
-	case "Read", "Edit", "Write":
+	case "Read", "Edit", "Write", "NotebookEdit":
 		p := c.Path()
 		switch {
 		case strings.HasPrefix(p, "$PROJ/"):

@@ -554,6 +554,8 @@ func (g *gen) batch() Batch {
 		g.scopeBatch(&b)
 	case SchemaClass:
 		g.schemaBatch(&b) // corpus_schema.go
+	case NotebookClass:
+		g.notebookBatch(&b) // corpus_tools_notebook.go
 	case "bypass":
 		// Claude Code ignores bypassPermissions for root, so the session
 		// runs unprivileged; the mode is set in the project (where a

@@ -356,6 +356,18 @@ func prepare(lay Layout, s Session) error {
 					return fmt.Errorf("conformance: %w", err)
 				}
 			}
+		case "NotebookEdit":
+			// The notebook must exist (and have been read: notebookRead)
+			// for the call to reach the permission decision.
+			p := lay.Expand(c.Arg)
+			if strings.HasPrefix(p, lay.Root+"/") {
+				if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+					return fmt.Errorf("conformance: %w", err)
+				}
+				if err := os.WriteFile(p, []byte(seedNotebook), 0o644); err != nil {
+					return fmt.Errorf("conformance: %w", err)
+				}
+			}
 		case "Bash":
 			for _, w := range commandWords(c.Arg) {
 				words[w] = true
@@ -373,6 +385,12 @@ func prepare(lay Layout, s Session) error {
 	}
 	return nil
 }
+
+// seedNotebook is the notebook a NotebookEdit call edits: one code cell,
+// nbformat 4.
+const seedNotebook = `{"cells": [{"cell_type": "code", "execution_count": null, "id": "c1", "metadata": {}, "outputs": [], "source": ["x = 0"]}],
+ "metadata": {"kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"}}, "nbformat": 4, "nbformat_minor": 5}
+`
 
 // stubName is a word that may name a command.
 var stubName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_.+-]*$`)
