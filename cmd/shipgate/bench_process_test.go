@@ -5,7 +5,7 @@ package main
 // developer already pays for), and one `shipgate check` (start-up
 // included). Each figure is the operating system's accounting of the
 // finished child (user + system CPU, its waited-for git processes
-// included), as farm-bench measures it; the pairs alternate so that a
+// included), as /usr/bin/time reports it; the pairs alternate so that a
 // machine whose speed drifts moves both sides.
 //
 //	go test ./cmd/shipgate -run '^$' -bench 'Process' -benchtime 5x
