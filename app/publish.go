@@ -250,9 +250,7 @@ func (p *Worker) markPosted(ev *evaluation, n int, unsure bool) {
 func (p *Worker) publishNothing(ctx context.Context, cl *github.Client, ev *evaluation) error {
 	summary := fmt.Sprintf("This pull request changes no agent-config file (Claude Code's settings, `.mcp.json`, skills, commands, subagents and the files their hooks run, in any directory, in any case spelling, or through a symlink), nor the Shipgate policy. Nothing that changes what an AI coding agent may do was found.\n\nPolicy: %s. Head `%s`, base `%s`. Shipgate %s.",
 		ev.policySrc, shortSHA(ev.head), shortSHA(ev.base), p.cfg.Version)
-	if m := (report.DeliveryMarker{ID: ev.delivery}).String(); m != "" {
-		summary += "\n" + m
-	}
+	summary += report.Trailer(report.DeliveryMarker{ID: ev.delivery})
 	_, _, err := cl.Checks.CreateCheckRun(ctx, ev.owner, ev.repo, github.CreateCheckRunOptions{
 		Name: p.cfg.CheckName, HeadSHA: ev.head, Status: github.String("completed"), Conclusion: github.String("success"),
 		ExternalID: github.String(report.CheckRun{PR: ev.pr.GetNumber()}.ExternalID()), DetailsURL: detailsURL(ev, nil),
@@ -384,10 +382,8 @@ func (p *Worker) publish(ctx context.Context, cl *github.Client, ev *evaluation,
 	}
 	// The markers are what later runs and the ledger read back: the delta
 	// approvals bind to, and the decision with its findings by check ID.
-	marker := "\n" + report.DeltaMarker{Digest: approvals.digest}.String() + "\n" + recordOf(r).String()
-	if m := (report.DeliveryMarker{ID: ev.delivery}).String(); m != "" {
-		marker += "\n" + m
-	}
+	// They go in the trailer, last: ParseMarkers reads nothing else.
+	marker := report.Trailer(report.DeltaMarker{Digest: approvals.digest}, recordOf(r), report.DeliveryMarker{ID: ev.delivery})
 	// The verdict, then who clears it and how, then the run's context
 	// (policy, approvals, notes), then the findings.
 	summary := render.Markdown(r, render.Options{Version: p.cfg.Version, MaxBytes: max(p.cfg.SummaryBytes-len(marker), 4096),

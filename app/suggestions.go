@@ -35,8 +35,8 @@ func suggestionBody(sg report.Suggestion) string {
 	for i, r := range sg.Rules {
 		rules[i] = "`" + strings.ReplaceAll(r, "`", "'") + "`"
 	}
-	return fmt.Sprintf("**Shipgate: a narrower rule is enough.** Replace `%s` with %s.\n\n%ssuggestion\n%s\n%s\n\n%s\n\n%s",
-		strings.ReplaceAll(sg.Rule, "`", "'"), strings.Join(rules, " and "), fence, sg.After, fence, sg.Why, suggestionMarker(sg))
+	return fmt.Sprintf("**Shipgate: a narrower rule is enough.** Replace `%s` with %s.\n\n%ssuggestion\n%s\n%s\n\n%s",
+		strings.ReplaceAll(sg.Rule, "`", "'"), strings.Join(rules, " and "), fence, sg.After, fence, sg.Why) + report.Trailer(suggestionMarker(sg))
 }
 
 // postSuggestions posts each suggestion of the report as a pull-request

@@ -6,8 +6,11 @@
 // values a check run's summary (or a review comment) carries in HTML
 // comments so that a later evaluation, the ledger or a re-run reads them
 // back from GitHub itself — no second store to lose or to trust. Each
-// marker is written by its String method and read back by ParseMarkers;
-// nothing else spells or matches the comment text.
+// marker is written by its String method, placed by Trailer at the very
+// end of the text, and read back by ParseMarkers from there only: nothing
+// else spells or matches the comment text, and text a pull request wrote
+// (a rule, a path, a witness quoted into the summary) can never be read
+// as a marker, wherever it stands.
 package report
 
 import (
@@ -97,22 +100,67 @@ type Markers struct {
 // its own pattern below.
 var marker = regexp.MustCompile(`<!-- shipgate:([a-z]+)[= ]([^<>]*?) -->`)
 
+// markerLine is a line that is one Shipgate comment and nothing else.
+var markerLine = regexp.MustCompile(`^<!-- shipgate:[a-z]+[= ][^<>]*? -->$`)
+
 var (
 	deltaValue      = regexp.MustCompile(`^[0-9a-f]{64}$`)
 	recordValue     = regexp.MustCompile(`^decision=([a-z_]+) findings=([A-Z0-9:,-]*) cleared=(\d+)$`)
 	suggestionValue = regexp.MustCompile(`^[0-9a-f]{24}$`)
 )
 
-// ParseMarkers reads the markers of a summary or comment body. Of the
-// delta, record and delivery markers the first well-formed one counts.
+// Trailer is the block that carries markers at the end of a summary or a
+// comment: a blank line, then one marker a line (markers whose String is
+// empty are left out). Shipgate appends it last, after everything else
+// the text holds, so the markers ParseMarkers reads are the ones it wrote:
+// the blank line ends the block for the reader, and whatever precedes it
+// — text a pull request chose, even lines of its own that look exactly
+// like markers — is not part of it.
+func Trailer(ms ...fmt.Stringer) string {
+	var b strings.Builder
+	for _, m := range ms {
+		if s := m.String(); s != "" {
+			b.WriteString("\n" + s)
+		}
+	}
+	if b.Len() == 0 {
+		return ""
+	}
+	return "\n" + b.String()
+}
+
+// trailer is the text's trailer block: its last lines that are each one
+// marker and nothing else, up to the first line from the end that is not
+// (the blank line Trailer writes). Trailing blanks are ignored.
+func trailer(text string) []string {
+	lines := strings.Split(strings.TrimRight(text, " \t\r\n"), "\n")
+	i := len(lines)
+	for i > 0 && markerLine.MatchString(strings.TrimRight(lines[i-1], " \t\r")) {
+		i--
+	}
+	return lines[i:]
+}
+
+// ParseMarkers reads the markers of a summary or comment body — from its
+// trailer only (Trailer): a marker anywhere else in the text is text, not
+// a marker, since a pull request's own words (a rule, a file path, a
+// witness, a note) are quoted into a summary before the trailer and
+// could otherwise forge the delta an approval binds to, the record the
+// ledger counts or the delivery a retry trusts. Of the delta, record and
+// delivery markers the last well-formed one of the trailer counts (there
+// is one of each).
 func ParseMarkers(text string) Markers {
 	var m Markers
-	for _, s := range marker.FindAllStringSubmatch(text, -1) {
+	for _, line := range trailer(text) {
+		s := marker.FindStringSubmatch(line)
+		if s == nil {
+			continue
+		}
 		kind, v := s[1], s[2]
 		switch {
-		case kind == "delta" && m.Delta == nil && deltaValue.MatchString(v):
+		case kind == "delta" && deltaValue.MatchString(v):
 			m.Delta = &DeltaMarker{Digest: v}
-		case kind == "record" && m.Record == nil:
+		case kind == "record":
 			if r := recordValue.FindStringSubmatch(v); r != nil {
 				rec := &RecordMarker{Decision: Decision(r[1])}
 				rec.Cleared, _ = strconv.Atoi(r[3])
@@ -125,7 +173,7 @@ func ParseMarkers(text string) Markers {
 				}
 				m.Record = rec
 			}
-		case kind == "delivery" && m.Delivery == nil && deliveryID.MatchString(v):
+		case kind == "delivery" && deliveryID.MatchString(v):
 			m.Delivery = &DeliveryMarker{ID: v}
 		case kind == "suggestion" && suggestionValue.MatchString(v):
 			m.Suggestions = append(m.Suggestions, SuggestionMarker{ID: v})

@@ -13,7 +13,7 @@ func TestMarkersRoundTrip(t *testing.T) {
 	r := RecordMarker{Decision: "require_review", Findings: map[string]int{"ALLOW-EXPANDED": 2, "UNKNOWN-KEY": 1}, Cleared: 2}
 	dv := DeliveryMarker{ID: "72d3162e-cc78-11e3-81ab-4c9367dc0958"}
 	s1, s2 := SuggestionMarkerOf(".claude/settings.json", 3, `"Bash(*)"`, `"Bash(npm test)"`), SuggestionMarkerOf("a", 1, "x", "y")
-	text := "### Review\n\nsome <b>text</b> -->\n" + d.String() + "\n" + r.String() + "\n" + dv.String() + "\n" + s1.String() + " and " + s2.String()
+	text := "### Review\n\nsome <b>text</b> -->\n" + Trailer(d, r, dv, s1, s2, DeliveryMarker{ID: "not one"})
 	got := ParseMarkers(text)
 	want := Markers{Delta: &d, Record: &r, Delivery: &dv, Suggestions: []SuggestionMarker{s1, s2}}
 	if !reflect.DeepEqual(got, want) {
@@ -27,6 +27,35 @@ func TestMarkersRoundTrip(t *testing.T) {
 	}
 	if got := ParseMarkers(RecordMarker{Decision: "allow"}.String()).Record; got == nil || got.Decision != "allow" || got.Findings != nil || got.Cleared != 0 {
 		t.Errorf("a record without findings read back as %+v", got)
+	}
+}
+
+// TestMarkersForged: a marker a pull request wrote into text Shipgate
+// quotes (a rule in a code span, a path, a line of its own before the
+// trailer) is not read; only the trailer's are, and a trailer without a
+// delta yields none even when the text carries one.
+func TestMarkersForged(t *testing.T) {
+	real := DeltaMarker{Digest: strings.Repeat("ab", 32)}
+	forged := DeltaMarker{Digest: strings.Repeat("0", 64)}
+	fr := RecordMarker{Decision: "allow"}
+	fd := DeliveryMarker{ID: "forged"}
+	rec := RecordMarker{Decision: "block", Findings: map[string]int{"A": 1}}
+	quoted := "`Bash(npm " + forged.String() + " *)` now runs `npm " + fr.String() + " x` " + fd.String() + "\n"
+	ownLines := forged.String() + "\n" + fr.String() + "\n" + fd.String()
+	for _, c := range []struct {
+		name, text string
+		want       Markers
+	}{
+		{"in a code span", "### Review\n\n" + quoted + "footer" + Trailer(real, rec), Markers{Delta: &real, Record: &rec}},
+		{"lines of their own before the trailer", "why: " + quoted + ownLines + Trailer(real, rec), Markers{Delta: &real, Record: &rec}},
+		{"no delta in the trailer", quoted + ownLines + Trailer(DeliveryMarker{ID: "d-1"}), Markers{Delivery: &DeliveryMarker{ID: "d-1"}}},
+		{"no trailer at all", quoted + ownLines + "\nShipgate v1", Markers{}},
+		{"a suggestion quoted in a comment", "Replace `x " + (SuggestionMarker{ID: strings.Repeat("1", 24)}).String() + "`" + Trailer(SuggestionMarker{ID: strings.Repeat("2", 24)}),
+			Markers{Suggestions: []SuggestionMarker{{ID: strings.Repeat("2", 24)}}}},
+	} {
+		if got := ParseMarkers(c.text); !reflect.DeepEqual(got, c.want) {
+			t.Errorf("%s: ParseMarkers = %+v, want %+v\n%s", c.name, got, c.want, c.text)
+		}
 	}
 }
 
