@@ -43,7 +43,7 @@ func (e *engine) loadAgentFile(f report.File, name, scope string) {
 		var err error
 		if sr, ok := m.(sharedReader); ok {
 			d, err = sr.ReadShared(f.Path, v.Data, &e.starlarkUsed)
-		} else if rr, ok := m.(referenceReader); ok {
+		} else if rr, ok := m.(agentfiles.ReferenceReader); ok {
 			d, err = rr.ReadWith(f.Path, v.Data, e.lookup(head))
 		} else {
 			d, err = m.Read(f.Path, v.Data)
@@ -54,7 +54,7 @@ func (e *engine) loadAgentFile(f report.File, name, scope string) {
 		e.budget.Spend(agentByteSteps * int64(len(v.Data)))
 		return d, err
 	}
-	if rr, ok := m.(referenceReader); ok && !fs.changed {
+	if rr, ok := m.(agentfiles.ReferenceReader); ok && !fs.changed {
 		// A file it pulls in changed: so did what the agent reads.
 		for _, v := range []report.Version{f.Base, f.Head} {
 			for _, q := range rr.References(f.Path, v.Data) {
@@ -78,26 +78,6 @@ func (e *engine) loadAgentFile(f report.File, name, scope string) {
 	}
 	e.files = append(e.files, fs)
 	e.scopes[fs.scope] = append(e.scopes[fs.scope], fs)
-}
-
-// referenceReader is a ModelAdapter whose files pull in other
-// repository files (OpenCode's {file:…}): References names them (the
-// front ends read them at base and head: ExtraPaths), ReadWith reads a
-// version with the same side's files at hand.
-type referenceReader interface {
-	// MayReference says whether a path's files can pull others in.
-	MayReference(path string) bool
-	References(path string, data []byte) []string
-	ReadWith(path string, data []byte, look func(string) (data []byte, exists, known bool)) (*agent.Doc, error)
-}
-
-// MayPullIn reports whether an agent file at p (in a base tree) can
-// pull in other repository files that the front ends must watch: a
-// change to only such a file is a change to p (ExtraPaths names them).
-func MayPullIn(p string) bool {
-	name, k, _ := agentfiles.ClassifyAgent(p, nil)
-	rr, ok := agentfiles.AdapterFor(name).(referenceReader)
-	return k == agentfiles.AgentFile && ok && rr.MayReference(agentfiles.CleanPath(p))
 }
 
 // lookup finds another input file's version on one side for ReadWith:

@@ -8,6 +8,7 @@ import (
 	"mvdan.cc/sh/v3/syntax"
 
 	"github.com/shipgate-app/shipgate/agentfiles/claude"
+	"github.com/shipgate-app/shipgate/agentfiles/hookscript"
 	"github.com/shipgate-app/shipgate/policy"
 	"github.com/shipgate-app/shipgate/rating"
 	"github.com/shipgate-app/shipgate/report"
@@ -66,7 +67,7 @@ func hookEffect(h claude.Handler, scope string) string {
 // trimmed text, so only identical text is the same command.
 func normaliseCommand(cmd, scope string) string {
 	raw := "\x00text\x00" + strings.TrimSpace(cmd)
-	if strings.Contains(cmd, repoMark) {
+	if strings.Contains(cmd, hookscript.RepoMark) {
 		return raw
 	}
 	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(cmd), "")
@@ -78,16 +79,16 @@ func normaliseCommand(cmd, scope string) string {
 	if !ok || st.Negated || st.Background || st.Coprocess || len(st.Redirs) > 0 || len(call.Assigns) > 0 || len(call.Args) == 0 {
 		return raw
 	}
-	env := ProjectEnv(scope)
+	env := hookscript.ProjectEnv(scope)
 	words := make([]string, 0, len(call.Args))
 	for _, w := range call.Args {
-		s, ok := wordText(w, env)
+		s, ok := hookscript.WordText(w, env)
 		if !ok {
 			return raw
 		}
 		switch {
-		case strings.HasPrefix(s, repoMark):
-			s = "\x02" + path.Clean("/"+strings.TrimLeft(s[len(repoMark):], "/"))
+		case strings.HasPrefix(s, hookscript.RepoMark):
+			s = "\x02" + path.Clean("/"+strings.TrimLeft(s[len(hookscript.RepoMark):], "/"))
 		case strings.HasPrefix(s, "./") || strings.HasPrefix(s, "../") || (strings.Contains(s, "/") && !strings.HasPrefix(s, "/") && !strings.HasPrefix(s, "-") && !strings.Contains(s, "://") && !strings.ContainsAny(s, "=*?[")):
 			s = "\x02" + path.Clean("/"+path.Join(scope, s))
 		}

@@ -11,7 +11,6 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/shipgate-app/shipgate/agentfiles"
 	"github.com/shipgate-app/shipgate/agentfiles/claude"
 	"github.com/shipgate-app/shipgate/agentfiles/hookscript"
 	"github.com/shipgate-app/shipgate/policy"
@@ -57,13 +56,13 @@ func (e *engine) loadScripts(others []report.File) {
 			d    *claude.Doc
 			head bool
 		}{{f.base, false}, {f.head, true}} {
-			refs, bad := commandRefs(side.d, f.kind, f.Path, ownerScope(f))
+			refs, bad := hookscript.CommandRefs(side.d, f.kind, f.Path, ownerScope(f))
 			for _, r := range refs {
-				uses[r.path] = append(uses[r.path], scriptUse{owner: f.Path, key: r.key, event: r.event, line: r.line, head: side.head})
+				uses[r.Path] = append(uses[r.Path], scriptUse{owner: f.Path, key: r.Key, event: r.Event, line: r.Line, head: side.head})
 			}
 			for _, b := range bad {
-				dyn = append(dyn, scriptUse{owner: f.Path, key: b.key, event: b.event, line: b.line, head: side.head, dynamic: b.reason})
-				dynText = append(dynText, b.command)
+				dyn = append(dyn, scriptUse{owner: f.Path, key: b.Key, event: b.Event, line: b.Line, head: side.head, dynamic: b.Reason})
+				dynText = append(dynText, b.Command)
 			}
 		}
 	}
@@ -86,7 +85,7 @@ func (e *engine) loadScripts(others []report.File) {
 			// A command Shipgate cannot resolve whose text names the file
 			// may run it: fail closed.
 			for i, u := range dyn {
-				if Mentions(dynText[i], p) {
+				if hookscript.Mentions(dynText[i], p) {
 					us = append(us, u)
 				}
 			}
@@ -190,84 +189,6 @@ func unreadScript(f report.File) string {
 		return f.Base.Unreadable
 	}
 	return f.Head.Unreadable
-}
-
-// HookCommands is what one version of an agent-config file runs from the
-// repository.
-type HookCommands struct {
-	// Paths are the files its commands run (ExtraPaths).
-	Paths []string
-	// Dynamic are the texts of the commands Shipgate cannot map to the
-	// files they run (`$(git rev-parse --show-toplevel)/x.sh`, `python3
-	// "$SCRIPT"`, `python3 -m pkg.hook`): a file whose name one of them
-	// names (Mentions) may be what it runs.
-	Dynamic []string
-}
-
-// CommandsOf lists what one version of an agent-config file runs from the
-// repository (p is its repository path, as Classify reads it). A gatherer
-// learns from it, for an unchanged file, which changed files are part of
-// its hooks; unparsable data runs nothing (Compare reports the file).
-func CommandsOf(p string, data []byte) HookCommands {
-	out := HookCommands{Paths: ExtraPaths(p, data)}
-	kind, scope := agentfiles.Classify(p, nil)
-	if kind == report.NotAgentConfig || kind == report.ScriptFile {
-		return out
-	}
-	d, err := claude.ParseDoc(p, kind, report.Version{Exists: true, Data: data}, claude.RuleCache{})
-	if err != nil {
-		return out
-	}
-	_, bad := commandRefs(d, kind, p, strings.TrimPrefix(scope, skillPoolPrefix))
-	for _, b := range bad {
-		out.Dynamic = append(out.Dynamic, b.command)
-	}
-	return out
-}
-
-// isNameByte is a byte of a file-name token in a command's text.
-func isNameByte(c byte) bool {
-	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-' || c == '.'
-}
-
-// CommandTokens splits a command's text into the words that could name a
-// file: the longest runs of letters, digits, '_', '-' and '.'.
-func CommandTokens(command string) []string {
-	var out []string
-	for i := 0; i < len(command); {
-		if !isNameByte(command[i]) {
-			i++
-			continue
-		}
-		j := i
-		for j < len(command) && isNameByte(command[j]) {
-			j++
-		}
-		out = append(out, command[i:j])
-		i = j
-	}
-	return out
-}
-
-// Mentions reports whether the text of a command Shipgate cannot resolve
-// could name the repository file p: p's file name is one of its words
-// (CommandTokens: `$(git rev-parse --show-toplevel)/scripts/guard.py`
-// names guard.py), or p's name without its extension ends one of them
-// after a dot (`python3 -m scripts.guard` names scripts/guard.py). It
-// over-approximates on purpose (guard.py anywhere in the repository
-// matches): the answer fails closed.
-func Mentions(command, p string) bool {
-	b := path.Base(hookscript.CleanPath(p))
-	stem := strings.TrimSuffix(b, path.Ext(b))
-	for _, t := range CommandTokens(command) {
-		if t == b {
-			return true
-		}
-		if stem != "" && stem != b && (t == stem || strings.HasSuffix(t, "."+stem)) {
-			return true
-		}
-	}
-	return false
 }
 
 // digest is a short SHA-256 prefix of a version.
@@ -455,18 +376,18 @@ func (e *engine) unresolvedCommands(f *fileState) {
 	if !f.changed || f.head == nil {
 		return
 	}
-	_, hb := commandRefs(f.head, f.kind, f.Path, ownerScope(f))
+	_, hb := hookscript.CommandRefs(f.head, f.kind, f.Path, ownerScope(f))
 	if len(hb) == 0 {
 		return
 	}
-	_, bb := commandRefs(f.base, f.kind, f.Path, ownerScope(f))
+	_, bb := hookscript.CommandRefs(f.base, f.kind, f.Path, ownerScope(f))
 	// A hook's key holds its position (hooks.PreToolUse[0].hooks[1]):
 	// the same command on the same event, reordered, is not new.
-	id := func(u unresolvedCommand) string {
-		if u.event != "" && strings.HasPrefix(u.key, "hooks.") {
-			return "hooks." + u.event + "\x00" + u.command
+	id := func(u hookscript.UnresolvedCommand) string {
+		if u.Event != "" && strings.HasPrefix(u.Key, "hooks.") {
+			return "hooks." + u.Event + "\x00" + u.Command
 		}
-		return u.key + "\x00" + u.command
+		return u.Key + "\x00" + u.Command
 	}
 	had := map[string]bool{}
 	for _, u := range bb {
@@ -476,15 +397,15 @@ func (e *engine) unresolvedCommands(f *fileState) {
 		if had[id(u)] {
 			continue
 		}
-		rt := rating.Hook(u.event)
+		rt := rating.Hook(u.Event)
 		check := report.CheckHookChanged
-		if u.event == "" {
-			check, rt = report.CheckHelperChanged, rating.Helper(strings.TrimSuffix(u.key, ".command"))
+		if u.Event == "" {
+			check, rt = report.CheckHelperChanged, rating.Helper(strings.TrimSuffix(u.Key, ".command"))
 		}
-		e.finding(report.Finding{CheckID: check, Risk: rt.Risk, Path: f.Path, Line: u.line, HeadLine: u.line,
-			Evidence: "unresolved=" + u.key, Title: "cannot tell what " + u.key + " runs",
+		e.finding(report.Finding{CheckID: check, Risk: rt.Risk, Path: f.Path, Line: u.Line, HeadLine: u.Line,
+			Evidence: "unresolved=" + u.Key, Title: "cannot tell what " + u.Key + " runs",
 			Message: fmt.Sprintf("%s: Shipgate cannot tell which repository files %s runs (%s): %s, and a later change to the files it runs would not be seen. Review what it runs, or name the script by a path (\"$CLAUDE_PROJECT_DIR\"/.claude/hooks/x.sh).",
-				f.Path, u.key, strings.TrimSuffix(u.reason, "."), rt.Basis),
-			Key: check + "|" + f.Path + "|unresolved|" + u.key + "|" + u.command})
+				f.Path, u.Key, strings.TrimSuffix(u.Reason, "."), rt.Basis),
+			Key: check + "|" + f.Path + "|unresolved|" + u.Key + "|" + u.Command})
 	}
 }

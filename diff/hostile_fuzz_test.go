@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/shipgate-app/shipgate/agentfiles"
+	"github.com/shipgate-app/shipgate/agentfiles/hookscript"
 	"github.com/shipgate-app/shipgate/report"
 )
 
@@ -51,7 +52,7 @@ func FuzzCommandsOf(f *testing.F) {
 		if !utf8.ValidString(p) || strings.ContainsAny(p, "\x00\\") {
 			return
 		}
-		hc := CommandsOf(p, []byte(s))
+		hc := hookscript.CommandsOf(p, []byte(s))
 		for _, x := range hc.Paths {
 			if x == "" || x != path.Clean(x) || strings.HasPrefix(x, "/") || x == ".." || strings.HasPrefix(x, "../") {
 				t.Fatalf("CommandsOf(%q) names %q, not a clean repository path", p, x)

@@ -393,10 +393,6 @@ func envLabel(k string, set bool) string {
 	return k + "=<value not shown>"
 }
 
-// helperKeys are settings holding a command Claude Code runs itself.
-var helperKeys = []string{"apiKeyHelper", "awsAuthRefresh", "awsCredentialExport", "gcpAuthRefresh", "otelHeadersHelper",
-	"statusLine", "subagentStatusLine", "fileSuggestion", "policyHelper", "processWrapper"}
-
 // helperSummary names what a helper runs.
 func helperSummary(v *jsonpos.Value) string {
 	switch v.Kind() {
@@ -414,7 +410,7 @@ func helperSummary(v *jsonpos.Value) string {
 // compareHelpers compares command helpers: a new or changed command runs
 // on every session, in claude -p even before trust.
 func (e *engine) compareHelpers(f *fileState) {
-	for _, k := range helperKeys {
+	for _, k := range claude.HelperKeys {
 		b, h := claude.Lookup(f.base, k, false), claude.Lookup(f.head, k, false)
 		if b.Present() == h.Present() && (!b.Present() || claude.Canon(b.Value) == claude.Canon(h.Value)) {
 			continue

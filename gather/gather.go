@@ -11,7 +11,7 @@ import (
 	"strings"
 
 	"github.com/shipgate-app/shipgate/agentfiles"
-	"github.com/shipgate-app/shipgate/diff"
+	"github.com/shipgate-app/shipgate/agentfiles/hookscript"
 	"github.com/shipgate-app/shipgate/policy"
 	"github.com/shipgate-app/shipgate/report"
 )
@@ -923,7 +923,7 @@ func (g *gatherer) extraPaths(ctx context.Context, have map[string]bool) error {
 		changed := f.Base.Exists != f.Head.Exists || f.Base.Unreadable != f.Head.Unreadable || !bytes.Equal(f.Base.Data, f.Head.Data)
 		for _, v := range []report.Version{f.Base, f.Head} {
 			if v.Exists && v.Unreadable == "" {
-				for _, x := range diff.ExtraPaths(p, v.Data) {
+				for _, x := range hookscript.ExtraPaths(p, v.Data) {
 					if !have[x] {
 						want[x] = want[x] || changed
 					}
@@ -939,7 +939,7 @@ func (g *gatherer) extraPaths(ctx context.Context, have map[string]bool) error {
 				continue
 			}
 			for _, t := range dyn {
-				if diff.Mentions(t, p) {
+				if hookscript.Mentions(t, p) {
 					want[p] = false // touched: read below
 					break
 				}

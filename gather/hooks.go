@@ -9,7 +9,6 @@ import (
 
 	"github.com/shipgate-app/shipgate/agentfiles"
 	"github.com/shipgate-app/shipgate/agentfiles/hookscript"
-	"github.com/shipgate-app/shipgate/diff"
 	"github.com/shipgate-app/shipgate/report"
 )
 
@@ -43,7 +42,7 @@ import (
 // hookOwner is an agent-config file of the base whose commands run files.
 type hookOwner struct {
 	path string // the candidate's repository path (cand.path)
-	diff.HookCommands
+	hookscript.HookCommands
 }
 
 // baseHooks is what the base's agent-config files run.
@@ -103,7 +102,7 @@ func (g *gatherer) learnHooks(ctx context.Context) (baseHooks, error) {
 		case strings.HasPrefix(scope, "watched:"):
 			continue
 		case k == report.SettingsFile, k == report.MCPFile, k == report.SkillFile, k == report.CommandFile, k == report.SubagentFile:
-		case k == agentfiles.AgentFile && diff.MayPullIn(c.key()):
+		case k == agentfiles.AgentFile && agentfiles.MayPullIn(c.key()):
 			// Another agent's config that pulls in files (OpenCode's
 			// {file:…}): a change to one is a change to the config.
 		default:
@@ -123,13 +122,13 @@ func (g *gatherer) learnHooks(ctx context.Context) (baseHooks, error) {
 		if !listed || e.Kind != File || e.TooLarge {
 			continue
 		}
-		var hc diff.HookCommands
+		var hc hookscript.HookCommands
 		key := ""
 		if e.ID != "" {
 			key = hooksKey(e.ID, c.key())
 		}
 		if v, ok := cache.Get(key); ok && key != "" {
-			hc = v.(diff.HookCommands)
+			hc = v.(hookscript.HookCommands)
 		} else {
 			v, err := g.version(ctx, baseSide, r)
 			if err != nil {
@@ -139,7 +138,7 @@ func (g *gatherer) learnHooks(ctx context.Context) (baseHooks, error) {
 			if !v.Exists || v.Unreadable != "" {
 				continue
 			}
-			hc = diff.CommandsOf(c.key(), v.Data)
+			hc = hookscript.CommandsOf(c.key(), v.Data)
 			if key != "" {
 				size := len(key)
 				for _, x := range append(append([]string(nil), hc.Paths...), hc.Dynamic...) {
@@ -317,7 +316,7 @@ func (h baseHooks) owners(p string) []string {
 	}
 	for _, o := range h.dynamic {
 		for _, t := range o.Dynamic {
-			if diff.Mentions(t, p) {
+			if hookscript.Mentions(t, p) {
 				out = appendOnce(append([]string(nil), out...), o.path)
 				break
 			}
@@ -347,7 +346,7 @@ func (h baseHooks) pathspecs() []string {
 	seen := map[string]bool{}
 	for _, o := range h.dynamic {
 		for _, t := range o.Dynamic {
-			for _, w := range diff.CommandTokens(t) {
+			for _, w := range hookscript.CommandTokens(t) {
 				if strings.Trim(w, ".") == "" {
 					continue // . and .. name no file (and git refuses them)
 				}
@@ -381,7 +380,7 @@ func dynamicCommands(files []report.File) []string {
 		}
 		for _, v := range []report.Version{f.Base, f.Head} {
 			if v.Exists && v.Unreadable == "" {
-				out = append(out, diff.CommandsOf(as, v.Data).Dynamic...)
+				out = append(out, hookscript.CommandsOf(as, v.Data).Dynamic...)
 			}
 		}
 	}

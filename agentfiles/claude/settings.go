@@ -23,7 +23,7 @@ type Doc struct {
 	byList map[lattice.List][]RuleDecl // rules by list, built on first use
 	// problems are entries Claude Code reads differently from how they
 	// look: duplicate keys, non-string or blank rules, unknown keys.
-	Problems []docProblem
+	Problems []DocProblem
 
 	// allTools are the lines of a frontmatter `allowed-tools: *` (every
 	// tool pre-approved while the skill runs).
@@ -50,8 +50,9 @@ type RuleDecl struct {
 	Index int
 }
 
-// docProblem is a non-fatal problem of a document.
-type docProblem struct {
+// DocProblem is a non-fatal problem of a document: an entry Claude Code
+// reads differently from how it looks.
+type DocProblem struct {
 	Kind    string // duplicate_key, invalid_rule, unknown_key, invalid_utf8, lone_surrogate
 	Line    int
 	col     int
@@ -162,7 +163,7 @@ func ParseDoc(p string, kind report.FileKind, v report.Version, rules RuleCache)
 	}
 	d := &Doc{path: p, kind: kind, Root: root}
 	for _, pr := range probs {
-		dp := docProblem{Line: pr.Line, col: pr.Column, Key: pr.Key, Message: pr.Message}
+		dp := DocProblem{Line: pr.Line, col: pr.Column, Key: pr.Key, Message: pr.Message}
 		switch pr.Kind {
 		case jsonpos.ProblemDuplicateKey:
 			dp.Kind = "duplicate_key"
@@ -267,7 +268,7 @@ func (d *Doc) readRules(cache RuleCache) {
 	}
 	if perms.Kind() != jsonpos.Object {
 		s := perms.Start()
-		d.Problems = append(d.Problems, docProblem{Kind: "invalid_rule", Line: s.Line, col: s.Column, Key: "permissions",
+		d.Problems = append(d.Problems, DocProblem{Kind: "invalid_rule", Line: s.Line, col: s.Column, Key: "permissions",
 			Message: fmt.Sprintf("\"permissions\" is a JSON %s, not an object: Claude Code reads no rules from it", perms.Kind())})
 		return
 	}
@@ -278,7 +279,7 @@ func (d *Doc) readRules(cache RuleCache) {
 		}
 		if arr.Kind() != jsonpos.Array {
 			s := arr.Start()
-			d.Problems = append(d.Problems, docProblem{Kind: "invalid_rule", Line: s.Line, col: s.Column, Key: "permissions." + string(l), List: string(l),
+			d.Problems = append(d.Problems, DocProblem{Kind: "invalid_rule", Line: s.Line, col: s.Column, Key: "permissions." + string(l), List: string(l),
 				Message: fmt.Sprintf("permissions.%s is a JSON %s, not an array of rules: Claude Code reads no %s rules from it", l, arr.Kind(), l)})
 			continue
 		}
@@ -287,13 +288,13 @@ func (d *Doc) readRules(cache RuleCache) {
 			s := e.Start()
 			key := func() string { return fmt.Sprintf("permissions.%s[%d]", l, i) }
 			if e.Kind() != jsonpos.String {
-				d.Problems = append(d.Problems, docProblem{Kind: "invalid_rule", Line: s.Line, col: s.Column, Key: key(), List: string(l),
+				d.Problems = append(d.Problems, DocProblem{Kind: "invalid_rule", Line: s.Line, col: s.Column, Key: key(), List: string(l),
 					Message: fmt.Sprintf("a %s entry that is a JSON %s, not a rule string: Claude Code skips it", l, e.Kind())})
 				continue
 			}
 			text := e.Text()
 			if strings.TrimSpace(text) == "" {
-				d.Problems = append(d.Problems, docProblem{Kind: "invalid_rule", Line: s.Line, col: s.Column, Key: key(), List: string(l),
+				d.Problems = append(d.Problems, DocProblem{Kind: "invalid_rule", Line: s.Line, col: s.Column, Key: key(), List: string(l),
 					Message: fmt.Sprintf("a blank %s rule: Claude Code skips it", l)})
 				continue
 			}
@@ -317,14 +318,14 @@ func isKnownKey(path ...string) bool { return claudeschema.Pinned().Has(path...)
 func (d *Doc) readUnknownKeys() {
 	for _, m := range d.Root.Members() {
 		if !isKnownKey(m.Key) && settingPlace(m.Key) != PlacePermissions {
-			d.Problems = append(d.Problems, docProblem{Kind: "unknown_key", Line: m.KeyStart.Line, col: m.KeyStart.Column, Key: m.Key,
+			d.Problems = append(d.Problems, DocProblem{Kind: "unknown_key", Line: m.KeyStart.Line, col: m.KeyStart.Column, Key: m.Key,
 				Message: unknownKeyMessage(m.Key, claudeschema.Pinned().Keys())})
 		}
 	}
 	if perms := d.Root.Get("permissions"); perms.Kind() == jsonpos.Object {
 		for _, m := range perms.Members() {
 			if !isKnownKey("permissions", m.Key) {
-				d.Problems = append(d.Problems, docProblem{Kind: "unknown_key", Line: m.KeyStart.Line, col: m.KeyStart.Column, Key: "permissions." + m.Key,
+				d.Problems = append(d.Problems, DocProblem{Kind: "unknown_key", Line: m.KeyStart.Line, col: m.KeyStart.Column, Key: "permissions." + m.Key,
 					Message: unknownKeyMessage(m.Key, claudeschema.Pinned().KeysAt("permissions"))})
 			}
 		}

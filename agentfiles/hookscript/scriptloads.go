@@ -1,7 +1,14 @@
-// Package hookscript is hook-script analysis shared by the gatherer and
-// the engine: which repository files a script a hook runs loads (LoadsOf:
-// Python imports, shell source, Node require/import) and the one walk over
-// those loads (WalkLoads), bounded by MaxLoadDepth and MaxLoadFiles.
+// Package hookscript is hook-command and hook-script analysis shared by
+// the gatherer and the engine: which repository files the commands of an
+// agent-config file run (ExtraPaths, CommandRefs, ResolveCommand: hooks,
+// status lines, helpers, .mcp.json stdio servers, resolved from the
+// command text as a shell would), what one version of such a file runs
+// (CommandsOf, with the commands that cannot be resolved and the files
+// they may name: Mentions), which files a script a hook runs loads
+// (LoadsOf: Python imports, shell source, Node require/import) and the one
+// walk over those loads (WalkLoads), bounded by MaxLoadDepth and
+// MaxLoadFiles. It is pure: the gatherer reads the files it names, the
+// engine (diff) reports a change to any of them as a change to the hook.
 package hookscript
 
 import (

@@ -1,4 +1,4 @@
-package diff
+package hookscript
 
 import (
 	"reflect"
@@ -105,12 +105,12 @@ func FuzzResolveCommand(f *testing.F) {
 		f.Add(s, "")
 	}
 	f.Fuzz(func(t *testing.T, cmd, scope string) {
-		if strings.Contains(scope, "..") || strings.ContainsAny(scope, repoMark+"\x00") || strings.HasPrefix(scope, "/") {
+		if strings.Contains(scope, "..") || strings.ContainsAny(scope, RepoMark+"\x00") || strings.HasPrefix(scope, "/") {
 			return
 		}
 		got, _ := ResolveCommand(cmd, ProjectEnv(scope), scope)
 		for _, p := range got {
-			if p == "" || strings.HasPrefix(p, "/") || p == ".." || strings.HasPrefix(p, "../") || strings.Contains(p, repoMark) {
+			if p == "" || strings.HasPrefix(p, "/") || p == ".." || strings.HasPrefix(p, "../") || strings.Contains(p, RepoMark) {
 				t.Fatalf("ResolveCommand(%q) = %q: not a repository path", cmd, got)
 			}
 		}

@@ -1,4 +1,4 @@
-package diff
+package hookscript
 
 import (
 	"errors"
@@ -44,7 +44,7 @@ func ExtraPaths(p string, data []byte) []string {
 	name, kind, scope := agentfiles.ClassifyAgent(p, nil)
 	if kind == agentfiles.AgentFile {
 		// Another agent's file: what it pulls in (OpenCode's {file:…}).
-		if rr, ok := agentfiles.AdapterFor(name).(referenceReader); ok {
+		if rr, ok := agentfiles.AdapterFor(name).(agentfiles.ReferenceReader); ok {
 			return rr.References(agentfiles.CleanPath(p), data)
 		}
 		return nil
@@ -58,11 +58,11 @@ func ExtraPaths(p string, data []byte) []string {
 	}
 	seen := map[string]bool{}
 	var out []string
-	refs, _ := commandRefs(d, kind, p, strings.TrimPrefix(scope, skillPoolPrefix))
+	refs, _ := CommandRefs(d, kind, p, scope)
 	for _, r := range refs {
-		if !seen[r.path] {
-			seen[r.path] = true
-			out = append(out, r.path)
+		if !seen[r.Path] {
+			seen[r.Path] = true
+			out = append(out, r.Path)
 		}
 	}
 	if kind == report.SettingsFile && !strings.HasPrefix(scope, "watched:") {
@@ -81,26 +81,26 @@ func ExtraPaths(p string, data []byte) []string {
 // agentFileName is a subagent name that can be a file name.
 var agentFileName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
 
-// repoMark starts the value of a variable that names a repository folder
+// RepoMark starts the value of a variable that names a repository folder
 // ($CLAUDE_PROJECT_DIR): a path built from it is repository-rooted, unlike
 // a literal absolute path.
-const repoMark = "\x01"
+const RepoMark = "\x01"
 
 // scriptRef is one repository file a command runs.
 type scriptRef struct {
-	path  string // repository path
-	key   string // where the command is: "hooks.PreToolUse[0].hooks[0].command"
-	event string // the hook event, "" for helpers and servers
-	line  int
+	Path  string // repository path
+	Key   string // where the command is: "hooks.PreToolUse[0].hooks[0].command"
+	Event string // the hook event, "" for helpers and servers
+	Line  int
 }
 
-// unresolvedCommand is a command Shipgate cannot map to the files it runs.
-type unresolvedCommand struct {
-	key     string
-	event   string
-	line    int
-	command string
-	reason  string
+// UnresolvedCommand is a command Shipgate cannot map to the files it runs.
+type UnresolvedCommand struct {
+	Key     string
+	Event   string
+	Line    int
+	Command string
+	Reason  string
 }
 
 // commandSite is one command of a document, with where it is.
@@ -138,7 +138,7 @@ func commandSites(d *claude.Doc, kind report.FileKind) []commandSite {
 		if kind != report.SettingsFile {
 			break
 		}
-		for _, k := range helperKeys {
+		for _, k := range claude.HelperKeys {
 			m, ok := d.Root.Lookup(k)
 			if !ok {
 				continue
@@ -168,15 +168,15 @@ func commandSites(d *claude.Doc, kind report.FileKind) []commandSite {
 	return out
 }
 
-// commandRefs resolves every command of a document to the repository
+// CommandRefs resolves every command of a document to the repository
 // files it runs. scope is the project folder ("" for the root); filePath
 // the document's own path (a skill's ${CLAUDE_SKILL_DIR}).
-func commandRefs(d *claude.Doc, kind report.FileKind, filePath, scope string) ([]scriptRef, []unresolvedCommand) {
+func CommandRefs(d *claude.Doc, kind report.FileKind, filePath, scope string) ([]scriptRef, []UnresolvedCommand) {
 	var refs []scriptRef
-	var bad []unresolvedCommand
+	var bad []UnresolvedCommand
 	env := ProjectEnv(scope)
 	if kind == report.SkillFile {
-		env["CLAUDE_SKILL_DIR"] = repoMark + "/" + path.Dir(filePath)
+		env["CLAUDE_SKILL_DIR"] = RepoMark + "/" + path.Dir(filePath)
 	}
 	for _, s := range commandSites(d, kind) {
 		var paths []string
@@ -187,10 +187,10 @@ func commandRefs(d *claude.Doc, kind report.FileKind, filePath, scope string) ([
 			paths, err = ResolveCommand(s.text, env, scope)
 		}
 		if err != nil {
-			bad = append(bad, unresolvedCommand{key: s.key, event: s.event, line: s.line, command: s.text, reason: err.Error()})
+			bad = append(bad, UnresolvedCommand{Key: s.key, Event: s.event, Line: s.line, Command: s.text, Reason: err.Error()})
 		}
 		for _, p := range paths {
-			refs = append(refs, scriptRef{path: p, key: s.key, event: s.event, line: s.line})
+			refs = append(refs, scriptRef{Path: p, Key: s.key, Event: s.event, Line: s.line})
 		}
 	}
 	return refs, bad
@@ -215,7 +215,7 @@ var wrappersSkipped = map[string]bool{"exec": true, "command": true, "nohup": tr
 // ProjectEnv is the environment ResolveCommand knows for a command run in
 // the project folder scope: $CLAUDE_PROJECT_DIR.
 func ProjectEnv(scope string) map[string]string {
-	return map[string]string{"CLAUDE_PROJECT_DIR": repoMark + "/" + scope}
+	return map[string]string{"CLAUDE_PROJECT_DIR": RepoMark + "/" + scope}
 }
 
 // ResolveCommand names the repository files a shell command runs, for a
@@ -235,7 +235,7 @@ func ResolveCommand(text string, env map[string]string, scope string) ([]string,
 }
 
 func resolveShell(text string, env map[string]string, scope string, depth int) ([]string, error) {
-	if strings.Contains(text, repoMark) {
+	if strings.Contains(text, RepoMark) {
 		return nil, errors.New("the command holds a control character")
 	}
 	if depth > 4 {
@@ -266,7 +266,7 @@ func resolveShell(text string, env map[string]string, scope string, depth int) (
 			}
 			argv := make([]string, 0, len(n.Args))
 			for _, w := range n.Args {
-				s, ok := wordText(w, env)
+				s, ok := WordText(w, env)
 				if !ok {
 					if len(argv) == 0 {
 						firstErr = fmt.Errorf("the program is an expansion (%s) Shipgate cannot resolve", wordSource(w))
@@ -317,10 +317,10 @@ func cdTarget(args []string, dirs []string) ([]string, error) {
 	}
 	a := args[0]
 	switch {
-	case strings.HasPrefix(a, repoMark):
-		p := path.Clean(strings.TrimLeft(a[len(repoMark):], "/"))
+	case strings.HasPrefix(a, RepoMark):
+		p := path.Clean(strings.TrimLeft(a[len(RepoMark):], "/"))
 		if p == ".." || strings.HasPrefix(p, "../") {
-			return nil, fmt.Errorf("cd %s leaves the repository", strings.TrimPrefix(a, repoMark))
+			return nil, fmt.Errorf("cd %s leaves the repository", strings.TrimPrefix(a, RepoMark))
 		}
 		if p == "." {
 			p = ""
@@ -350,9 +350,9 @@ func wordSource(w *syntax.Word) string {
 	return sb.String()
 }
 
-// wordText evaluates a word made of literals, quotes and the known
+// WordText evaluates a word made of literals, quotes and the known
 // variables; anything else is not resolvable.
-func wordText(w *syntax.Word, env map[string]string) (string, bool) {
+func WordText(w *syntax.Word, env map[string]string) (string, bool) {
 	var sb strings.Builder
 	var part func(p syntax.WordPart) bool
 	part = func(p syntax.WordPart) bool {
@@ -393,7 +393,7 @@ func wordText(w *syntax.Word, env map[string]string) (string, bool) {
 // resolveArgv resolves an exec-style argv (an .mcp.json server).
 func resolveArgv(argv []string, env map[string]string, scope string) ([]string, error) {
 	for i, a := range argv {
-		if strings.Contains(a, repoMark) {
+		if strings.Contains(a, RepoMark) {
 			return nil, errors.New("the command holds a control character")
 		}
 		argv[i] = expandVars(a, env)
@@ -562,12 +562,12 @@ func repoFile(arg, scope string) (string, error) {
 		return "", errors.New("a file named by an expansion Shipgate cannot resolve")
 	case strings.HasPrefix(arg, "~"):
 		return "", nil
-	case strings.HasPrefix(arg, repoMark):
+	case strings.HasPrefix(arg, RepoMark):
 		// A path built from $CLAUDE_PROJECT_DIR (or ${CLAUDE_SKILL_DIR}):
 		// repository-rooted.
-		p := path.Clean(strings.TrimLeft(arg[len(repoMark):], "/"))
+		p := path.Clean(strings.TrimLeft(arg[len(RepoMark):], "/"))
 		if p == ".." || strings.HasPrefix(p, "../") {
-			return "", fmt.Errorf("%s is outside the repository", strings.TrimPrefix(arg, repoMark))
+			return "", fmt.Errorf("%s is outside the repository", strings.TrimPrefix(arg, RepoMark))
 		}
 		if p == "." {
 			return "", nil
