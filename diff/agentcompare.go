@@ -204,7 +204,9 @@ func (e *engine) compareAgentScope(fs []*fileState) {
 		} else if agentBaseLimited(f) {
 			e.agentBaseUnreadable(f)
 		}
-		e.agentProblems(f)
+		if f.mhead != nil {
+			e.problemFindings(f, modelProblems(f.Path, f.mbase), modelProblems(f.Path, f.mhead))
+		}
 		e.agentSettings(f)
 		e.agentServers(f)
 		if n := e.stopped() - gave; n > 0 {
@@ -304,40 +306,6 @@ func (e *engine) agentTooComplex(f *fileState, n int64) {
 	e.finding(report.Finding{CheckID: report.CheckParseFailed, Agent: f.agent, Risk: rating.RiskHigh, Action: policy.RequireReview, Path: f.Path, Line: 1, HeadLine: 1,
 		Evidence: "too_complex", Message: fmt.Sprintf("%d comparisons of the rules of %s were %s, so they count as grants.", n, f.Path, why),
 		Title: "rules too complex to decide in " + f.Path, Key: "complex|" + f.Path})
-}
-
-// agentProblems reports problems of the head the base did not have.
-func (e *engine) agentProblems(f *fileState) {
-	if f.mhead == nil {
-		return
-	}
-	had := map[string]bool{}
-	if f.mbase != nil {
-		for _, p := range f.mbase.Problems {
-			had[p.Kind+"|"+p.Key+"|"+p.Message] = true
-		}
-	}
-	for _, p := range f.mhead.Problems {
-		if had[p.Kind+"|"+p.Key+"|"+p.Message] {
-			continue
-		}
-		fd := report.Finding{Agent: f.agent, Path: f.Path, Line: p.Pos.Line, HeadLine: max(p.Pos.Line, 1), Evidence: p.Key,
-			Message: f.Path + ": " + sentence(p.Message), Key: "problem|" + f.Path + "|" + p.Kind + "|" + p.Key}
-		switch p.Kind {
-		case agent.ProblemDuplicateKey:
-			fd.CheckID, fd.Title = report.CheckDuplicateKey, "read differently from how it looks"
-		case agent.ProblemInvalidRule:
-			fd.CheckID, fd.Title, fd.Risk = report.CheckRuleInvalid, "entry "+agentfiles.AgentDisplay(f.agent)+" skips", rating.RiskLow
-			if p.Restricts {
-				fd.Risk = rating.RiskMedium
-			}
-		case agent.ProblemUnknownKey:
-			fd.CheckID, fd.Title = report.CheckUnknownKey, "unknown key "+p.Key
-		default:
-			continue
-		}
-		e.finding(fd)
-	}
 }
 
 // settingCheck maps a setting's check kind to its check ID.

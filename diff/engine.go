@@ -482,7 +482,9 @@ func (e *engine) compareFile(f *fileState) {
 			if f.baseErr != nil && baseLimited(f) {
 				e.baseUnreadable(f)
 			}
-			e.problems(f)
+			if f.head != nil {
+				e.problemFindings(f, claudeProblems(f.Path, f.base), claudeProblems(f.Path, f.head))
+			}
 			e.droppedVersions(f)
 			gave := e.stopped()
 			switch f.kind {
@@ -815,41 +817,6 @@ func (e *engine) tooComplexRules(rs *ruleSet) {
 
 // complexAdvice says what to write instead of a rule too complex to decide.
 const complexAdvice = "Patterns with many stars and long runs of distinct characters between them (Bash(*a*b*c*)) are the usual cause: write each grant as a command prefix (Bash(git status *)) or an exact command (Bash(npm test)), and each path as a directory (Read(src/**)), instead."
-
-// problems reports what the head version says differently from how it
-// looks: duplicate keys, invalid rule entries, unknown keys — when the base
-// did not already have them.
-func (e *engine) problems(f *fileState) {
-	if f.head == nil {
-		return
-	}
-	had := map[string]bool{}
-	if f.base != nil {
-		for _, p := range f.base.Problems {
-			had[p.Kind+"|"+p.Key+"|"+p.Message] = true
-		}
-	}
-	for _, p := range f.head.Problems {
-		if had[p.Kind+"|"+p.Key+"|"+p.Message] {
-			continue
-		}
-		switch p.Kind {
-		case "duplicate_key", "invalid_utf8", "lone_surrogate":
-			e.finding(report.Finding{CheckID: report.CheckDuplicateKey, Path: f.Path, Line: p.Line, HeadLine: p.Line, Evidence: p.Kind + ": " + p.Key,
-				Message: f.Path + ": " + p.Message, Title: "read differently from how it looks", Key: "problem|" + f.Path + "|" + p.Kind + "|" + p.Key})
-		case "invalid_rule":
-			risk := rating.RiskLow
-			if p.List == "deny" || p.List == "ask" {
-				risk = rating.RiskMedium
-			}
-			e.finding(report.Finding{CheckID: report.CheckRuleInvalid, Risk: risk, Path: f.Path, Line: p.Line, HeadLine: p.Line, Evidence: p.Key,
-				Message: f.Path + ": " + sentence(p.Message), Title: "entry Claude Code skips", Key: "problem|" + f.Path + "|" + p.Key})
-		case "unknown_key":
-			e.finding(report.Finding{CheckID: report.CheckUnknownKey, Path: f.Path, Line: p.Line, HeadLine: p.Line, Evidence: p.Key,
-				Message: f.Path + ": " + sentence(p.Message), Title: "unknown key " + p.Key, Key: "problem|" + f.Path + "|unknown|" + p.Key})
-		}
-	}
-}
 
 // policyChange reports a pull request that loosens the policy file.
 func (e *engine) policyChange(pc *report.PolicyChange) {
