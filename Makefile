@@ -171,7 +171,7 @@ conformance-copilot: copilot
 	SHIPGATE_COPILOT_N=$(ORACLE_N) SHIPGATE_REQUIRE_COPILOT=1 $(GO) test -count=1 -timeout 120m -run 'TestCopilotConformance' -v ./internal/conformance/
 
 # Record again which repository paths each agent binary touches
-# (diff/testdata/surface; strace from Debian). SURFACE=1 compares instead.
+# (judge/testdata/surface; strace from Debian). SURFACE=1 compares instead.
 SURFACE ?= update
 surfaces: opencode copilot codex gemini claude-code
 	SHIPGATE_TRACE_SURFACE=$(SURFACE) $(GO) test -count=1 -timeout 30m -run 'TestTraceSurfaces' -v ./internal/conformance/

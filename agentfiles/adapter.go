@@ -59,7 +59,7 @@ const (
 //     *agent.Policy. Settings carry a Grant ordinal (0 = the agent's
 //     default), Exec for values that run arbitrary code, and the Check
 //     kind a widening raises.
-//  2. Add diff/agent_<name>.go: a type implementing ModelAdapter that
+//  2. Add agentfiles/agent_<name>.go: a type implementing ModelAdapter that
 //     calls the package, and register it in an init func with
 //     RegisterAdapter. Add the agent's name to the constants above.
 //  3. Document it in docs/agents.md (files, language, precedence, what is

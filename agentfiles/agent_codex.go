@@ -60,7 +60,7 @@ func (CodexAdapter) Classify(p string) (report.FileKind, string) {
 // codexOpaque says why Codex reads a file Shipgate does not model (""
 // for none): .codex/hooks.json, the custom agents of .codex/agents, and
 // the plugin manifests it looks for in a project (each traced with
-// strace on 0.169.0's `debug prompt-input`: diff/testdata/surface). Any
+// strace on 0.169.0's `debug prompt-input`: judge/testdata/surface). Any
 // change to one is held for review (HOOK-CHANGED): what it grants is not
 // read.
 func codexOpaque(p string) string {

@@ -12,8 +12,8 @@ import (
 
 	"github.com/google/go-github/v62/github"
 
-	"github.com/shipgate-app/shipgate/diff"
 	"github.com/shipgate-app/shipgate/gather"
+	"github.com/shipgate-app/shipgate/judge"
 	"github.com/shipgate-app/shipgate/policy"
 	"github.com/shipgate-app/shipgate/report"
 )
@@ -57,7 +57,7 @@ type Config struct {
 	// attempt fails (default DefaultWriteOutage).
 	WriteOutage time.Duration
 	// Judge is the engine a gathered input is judged by (default
-	// diff.CompareContext). End-to-end tests wrap it, to make a judgement
+	// judge.CompareContext). End-to-end tests wrap it, to make a judgement
 	// outlast the job timeout without depending on the machine's speed.
 	Judge func(ctx context.Context, in report.Input) (report.Report, error)
 }
@@ -103,7 +103,7 @@ func (c *Config) defaults() {
 		c.Now = time.Now
 	}
 	if c.Judge == nil {
-		c.Judge = diff.CompareContext
+		c.Judge = judge.CompareContext
 	}
 }
 
@@ -340,7 +340,7 @@ func (p *Worker) evaluatePR(ctx context.Context, cl *github.Client, job Job, n i
 	}
 	// judge: the pure engine
 	r, err := p.cfg.Judge(ctx, res.Input)
-	if _, stopped := errors.AsType[*diff.IncompleteError](err); stopped && !errors.Is(err, context.DeadlineExceeded) {
+	if _, stopped := errors.AsType[*judge.IncompleteError](err); stopped && !errors.Is(err, context.DeadlineExceeded) {
 		return err // canceled (the queue is stopping): the job is not judged
 	} else if stopped {
 		// The job's time ran out inside the engine. The report fails closed

@@ -6,8 +6,8 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/shipgate-app/shipgate/diff"
 	"github.com/shipgate-app/shipgate/gather"
+	"github.com/shipgate-app/shipgate/judge"
 )
 
 // tree is one revision held in memory: path → content.
@@ -69,7 +69,7 @@ func ExampleGather() {
 	for _, f := range res.Input.Files {
 		fmt.Println("read:", f.Path)
 	}
-	rep := diff.Compare(res.Input)
+	rep := judge.Compare(res.Input)
 	fmt.Println("decision:", rep.Decision)
 	var ids []string
 	for _, f := range rep.Findings {

@@ -46,7 +46,7 @@ type Options struct {
 // Result is what a gather found: the engine's input and what a front end
 // must show next to the report.
 type Result struct {
-	// Input is diff.Compare's input, the same for the App and the CLI.
+	// Input is judge.Compare's input, the same for the App and the CLI.
 	Input report.Input
 	// BasePolicyExists says the base has a policy file (read or not).
 	BasePolicyExists bool
@@ -276,7 +276,7 @@ func (g *gatherer) mayBeConfig(p string) bool {
 // canonicalSegments are the path segments the agents look for, by their
 // lower-case spelling: on a case-insensitive file system (macOS's
 // default, Windows) any spelling opens them. Claude Code's first, then
-// the other adapters' (diff/agent_*.go): a .VSCode/Settings.json opens
+// the other adapters' (agentfiles/agent_*.go): a .VSCode/Settings.json opens
 // as .vscode/settings.json.
 var canonicalSegments = map[string]string{
 	".claude": ".claude", "settings.json": "settings.json", "settings.local.json": "settings.local.json",
@@ -905,7 +905,7 @@ func (g *gatherer) files(ctx context.Context) error {
 }
 
 // extraPaths adds the repository files the agent-config files make part
-// of the agent's surface (diff.ExtraPaths: the scripts hooks, helpers and
+// of the agent's surface (hookscript.ExtraPaths: the scripts hooks, helpers and
 // stdio servers run, the subagent the settings key agent names), named by
 // either version, at base and head. Their head is read whether or not the
 // change lists them (the change's listing was selected before they were
@@ -932,7 +932,7 @@ func (g *gatherer) extraPaths(ctx context.Context, have map[string]bool) error {
 		}
 	}
 	// A changed file that a command Shipgate cannot resolve names may be
-	// what it runs: the engine decides (diff.Mentions) and fails closed.
+	// what it runs: the engine decides (hookscript.Mentions) and fails closed.
 	if dyn := dynamicCommands(g.res.Input.Files); len(dyn) > 0 {
 		for p := range g.changed {
 			if have[p] || want[p] {

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/shipgate-app/shipgate/diff"
+	"github.com/shipgate-app/shipgate/judge"
 	"github.com/shipgate-app/shipgate/report"
 )
 
@@ -301,7 +301,7 @@ func TestGather(t *testing.T) {
 					t.Errorf("notes %q lack %q", res.Notes, n)
 				}
 			}
-			r := diff.Compare(res.Input)
+			r := judge.Compare(res.Input)
 			if c.block && r.Decision == report.DecisionAllow {
 				t.Errorf("Compare allowed: %+v", r.Findings)
 			}
@@ -340,7 +340,7 @@ func TestGatherPolicy(t *testing.T) {
 		if res.Input.Policy == nil || !res.BasePolicyExists || res.Input.PolicyChange == nil || res.Input.PolicyChange.Head == nil {
 			t.Fatalf("policy %+v change %+v", res.Input.Policy, res.Input.PolicyChange)
 		}
-		if r := diff.Compare(res.Input); r.Decision == report.DecisionAllow {
+		if r := judge.Compare(res.Input); r.Decision == report.DecisionAllow {
 			t.Errorf("a loosened policy was allowed")
 		}
 	})

@@ -23,14 +23,14 @@ import (
 // gatherer reads every agent-config file of the base that can run a
 // command (settings.json and settings.local.json of every project,
 // .mcp.json, skills, commands and subagents, through symlinks and case
-// variants as Claude Code opens them), asks diff.CommandsOf what each runs,
+// variants as Claude Code opens them), asks hookscript.CommandsOf what each runs,
 // and selects those paths (and where base symlinks lead them) among the
 // changed ones. A changed file one of them runs brings its owner into the
-// input, unchanged, so the engine sees the use (diff/hookscripts.go).
+// input, unchanged, so the engine sees the use (judge/hookscripts.go).
 //
 // A command Shipgate cannot resolve to files (`$(git rev-parse
 // --show-toplevel)/x.sh`, `python3 "$SCRIPT"`, `python3 -m pkg.hook`)
-// selects every changed file whose name its text names (diff.Mentions):
+// selects every changed file whose name its text names (hookscript.Mentions):
 // the engine holds such a change for review, saying what it could not
 // resolve.
 //
@@ -53,7 +53,7 @@ type baseHooks struct {
 	// scripts that load it; dirs: a folder any file of which a script may
 	// load (a load Shipgate cannot resolve, or past the bounds) → those
 	// scripts. The engine needs the scripts on the way to judge a change
-	// to a loaded file (diff.followLoads).
+	// to a loaded file (judge.followLoads).
 	loaders map[string][]string
 	dirs    map[string][]string
 	// unread are the scripts whose loads were not read (past

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/shipgate-app/shipgate/diff"
+	"github.com/shipgate-app/shipgate/judge"
 	"github.com/shipgate-app/shipgate/report"
 )
 
@@ -32,7 +32,7 @@ func TestUnreadableBothSidesIsAChange(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			r := diff.Compare(res.Input)
+			r := judge.Compare(res.Input)
 			if r.Decision == report.DecisionAllow {
 				t.Fatalf("decision %s for an edited file over 1 MiB; files %+v", r.Decision, res.Input.Files)
 			}
@@ -129,7 +129,7 @@ func TestInputBound(t *testing.T) {
 			if res.Empty() {
 				t.Error("a result with unread files reads as empty")
 			}
-			r := diff.Compare(res.Input)
+			r := judge.Compare(res.Input)
 			var f *report.Finding
 			for i := range r.Findings {
 				if r.Findings[i].Evidence == "input_too_large" {
@@ -179,7 +179,7 @@ func TestUnicodeCaseVariants(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			r := diff.Compare(res.Input)
+			r := judge.Compare(res.Input)
 			if c.block && r.Decision == report.DecisionAllow {
 				t.Fatalf("decision %s; files %+v", r.Decision, res.Input.Files)
 			}

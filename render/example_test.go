@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/shipgate-app/shipgate/diff"
+	"github.com/shipgate-app/shipgate/judge"
 	"github.com/shipgate-app/shipgate/render"
 	"github.com/shipgate-app/shipgate/report"
 )
@@ -12,7 +12,7 @@ import (
 // One report, judged once, rendered for each reader: the terminal (Text),
 // the check run (Markdown), code scanning (SARIF) and machines (JSON).
 func Example() {
-	r := diff.Compare(report.Input{Files: []report.File{{
+	r := judge.Compare(report.Input{Files: []report.File{{
 		Path: ".claude/settings.json",
 		Base: report.Version{Exists: true, Data: []byte(`{"permissions": {"allow": ["Bash(npm test)"]}}`)},
 		Head: report.Version{Exists: true, Data: []byte(`{"permissions": {"allow": ["Bash(npm test)", "Bash(*)"]}}`)},

@@ -229,7 +229,7 @@ type (
 		Locations           []sarifLocation   `json:"locations"`
 		PartialFingerprints map[string]string `json:"partialFingerprints"`
 		Properties          sarifResultProps  `json:"properties"`
-		// Fixes carry the proven narrower rule of a suggestion (diff/suggest.go).
+		// Fixes carry the proven narrower rule of a suggestion (judge/suggest.go).
 		Fixes []sarifFix `json:"fixes,omitempty"`
 	}
 	sarifFix struct {

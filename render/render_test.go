@@ -8,8 +8,8 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"github.com/shipgate-app/shipgate/diff"
 	"github.com/shipgate-app/shipgate/internal/sariftest"
+	"github.com/shipgate-app/shipgate/judge"
 	"github.com/shipgate-app/shipgate/policy"
 	"github.com/shipgate-app/shipgate/rating"
 	"github.com/shipgate-app/shipgate/report"
@@ -45,15 +45,15 @@ func pair(path string, base, head []byte) report.File {
 // sampleReports are reports of several shapes the renderer tests share.
 func sampleReports() map[string]report.Report {
 	return map[string]report.Report{
-		"empty": diff.Compare(report.Input{}),
-		"widened": diff.Compare(report.Input{Files: []report.File{pair(".claude/settings.json",
+		"empty": judge.Compare(report.Input{}),
+		"widened": judge.Compare(report.Input{Files: []report.File{pair(".claude/settings.json",
 			settings([]string{"Bash(npm test:*)"}, nil, []string{"Read(.env)"}),
 			settings([]string{"Bash(npm *)", "Bash(python3 -c *)"}, nil, nil))}}),
-		"unchanged": diff.Compare(report.Input{Files: []report.File{pair(".claude/settings.json",
+		"unchanged": judge.Compare(report.Input{Files: []report.File{pair(".claude/settings.json",
 			settings([]string{"Read"}, nil, nil), settings([]string{"Read"}, nil, nil))}}),
-		"hostile": diff.Compare(report.Input{Files: []report.File{pair(".claude/settings.json", settings(nil, nil, nil),
+		"hostile": judge.Compare(report.Input{Files: []report.File{pair(".claude/settings.json", settings(nil, nil, nil),
 			settings([]string{"Bash(echo `id` | tee <script>x</script> *)", "Bash(printf '\x1b[2J\nfake line')"}, nil, nil))}}),
-		"parse_failed": diff.Compare(report.Input{Files: []report.File{pair(".claude/settings.json",
+		"parse_failed": judge.Compare(report.Input{Files: []report.File{pair(".claude/settings.json",
 			settings(nil, nil, []string{"Bash(rm *)"}), []byte("{\n  // no comments in JSON\n  \"permissions\": {}\n}\n"))}}),
 	}
 }
@@ -347,7 +347,7 @@ func TestMarkdownBudget(t *testing.T) {
 	for i := 0; i < 5000; i++ {
 		rules = append(rules, fmt.Sprintf("Bash(tool%04d run *)", i))
 	}
-	eng := diff.Compare(report.Input{Files: []report.File{pair(".claude/settings.json", settings([]string{"Read"}, nil, nil), settings(append([]string{"Read"}, rules...), nil, nil))}})
+	eng := judge.Compare(report.Input{Files: []report.File{pair(".claude/settings.json", settings([]string{"Read"}, nil, nil), settings(append([]string{"Read"}, rules...), nil, nil))}})
 	if len(eng.Changes) != 5000 {
 		t.Fatalf("%d changes, want 5000", len(eng.Changes))
 	}
@@ -529,7 +529,7 @@ func TestTextCoverage(t *testing.T) {
 			want: []string{".mcp.json: added (new file); 0 rows", "No permission changes detected."}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			txt := Text(diff.Compare(report.Input{Files: tc.files}), Options{Reproduce: "shipgate check x"})
+			txt := Text(judge.Compare(report.Input{Files: tc.files}), Options{Reproduce: "shipgate check x"})
 			for _, w := range append(tc.want, "What this run established:",
 				"Static configuration only: this is what the files permit, not what the agent did.") {
 				if !strings.Contains(txt, w) {
@@ -544,7 +544,7 @@ func TestTextCoverage(t *testing.T) {
 			if !strings.HasSuffix(txt, "Reproduce: shipgate check x\n") {
 				t.Errorf("the reproduce line must come last:\n%s", txt)
 			}
-			md := Markdown(diff.Compare(report.Input{Files: tc.files}), Options{})
+			md := Markdown(judge.Compare(report.Input{Files: tc.files}), Options{})
 			if !strings.Contains(md, "What this run established") {
 				t.Errorf("markdown lacks the coverage section")
 			}
@@ -575,7 +575,7 @@ func TestTextChangeShape(t *testing.T) {
 // Code's.
 func TestFootersNameEveryAgentChecked(t *testing.T) {
 	files := []report.File{pair(".codex/config.toml", []byte("model = \"o3\"\n"), []byte("model = \"o3\"\napproval_policy = \"never\"\n"))}
-	r := diff.Compare(report.Input{Files: files})
+	r := judge.Compare(report.Input{Files: files})
 	if r.CheckedAgainst["codex"] == "" {
 		t.Fatalf("checked_against lacks codex: %v", r.CheckedAgainst)
 	}

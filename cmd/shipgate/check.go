@@ -11,7 +11,7 @@ import (
 	"strings"
 
 	"github.com/shipgate-app/shipgate/agentfiles"
-	"github.com/shipgate-app/shipgate/diff"
+	"github.com/shipgate-app/shipgate/judge"
 	"github.com/shipgate-app/shipgate/policy"
 	"github.com/shipgate-app/shipgate/render"
 	"github.com/shipgate-app/shipgate/report"
@@ -274,7 +274,7 @@ func runCheck(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if err != nil {
 		return usageError(stderr, "check", "--head: %v", err)
 	}
-	r := diff.Compare(report.Input{Files: []report.File{{Path: repoPath, Base: bv, Head: hv}}, Policy: pol})
+	r := judge.Compare(report.Input{Files: []report.File{{Path: repoPath, Base: bv, Head: hv}}, Policy: pol})
 	o := render.Options{
 		Subject:   fmt.Sprintf("Agent permission review  %s -> %s", side(*base), side(*head)),
 		Version:   version,

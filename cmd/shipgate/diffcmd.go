@@ -9,9 +9,9 @@ import (
 	"strings"
 
 	"github.com/shipgate-app/shipgate/agentfiles"
-	"github.com/shipgate-app/shipgate/diff"
 	"github.com/shipgate-app/shipgate/gather"
 	"github.com/shipgate-app/shipgate/gather/gitrepo"
+	"github.com/shipgate-app/shipgate/judge"
 	"github.com/shipgate-app/shipgate/policy"
 	"github.com/shipgate-app/shipgate/render"
 	"github.com/shipgate-app/shipgate/report"
@@ -72,7 +72,7 @@ func runDiff(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		return usageError(stderr, "diff", "%v", err)
 	}
 	in = scopeInput(in, scope)
-	r := diff.Compare(in)
+	r := judge.Compare(in)
 	subject := fmt.Sprintf("Agent permission review  %s (%s) -> working tree", strings.TrimPrefix(strings.TrimPrefix(ref, "refs/remotes/"), "refs/heads/"), mb[:8])
 	if scope != "" {
 		subject += ", " + scope + "/ only"

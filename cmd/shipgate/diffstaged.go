@@ -7,9 +7,9 @@ import (
 	"io"
 	"strings"
 
-	"github.com/shipgate-app/shipgate/diff"
 	"github.com/shipgate-app/shipgate/gather"
 	"github.com/shipgate-app/shipgate/gather/gitrepo"
+	"github.com/shipgate-app/shipgate/judge"
 	"github.com/shipgate-app/shipgate/policy"
 	"github.com/shipgate-app/shipgate/render"
 )
@@ -56,7 +56,7 @@ func runDiffStaged(ctx context.Context, dir string, rf reportFlags, stdout, stde
 	for _, n := range res.Notes {
 		fmt.Fprintf(stderr, "shipgate diff: note: %s\n", strings.ReplaceAll(n, "`", ""))
 	}
-	r := diff.Compare(res.Input)
+	r := judge.Compare(res.Input)
 	from := "(no commit yet)"
 	if born {
 		from = "HEAD (" + head[:8] + ")"

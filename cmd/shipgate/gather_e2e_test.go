@@ -19,10 +19,10 @@ import (
 	"testing"
 
 	"github.com/shipgate-app/shipgate/app"
-	"github.com/shipgate-app/shipgate/diff"
 	"github.com/shipgate-app/shipgate/gather"
 	"github.com/shipgate-app/shipgate/githubtest"
 	"github.com/shipgate-app/shipgate/internal/redistest"
+	"github.com/shipgate-app/shipgate/judge"
 	"github.com/shipgate-app/shipgate/render"
 )
 
@@ -460,7 +460,7 @@ func TestE2EGatherCorpus(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			rep := diff.Compare(res.Input)
+			rep := judge.Compare(res.Input)
 			appJSON, err := render.JSON(rep)
 			if err != nil {
 				t.Fatal(err)

@@ -100,7 +100,7 @@ type serveConfig struct {
 	// default).
 	SweepInterval time.Duration
 	SweepBudget   int
-	// Judge replaces the engine's entry point (nil: diff.CompareContext);
+	// Judge replaces the engine's entry point (nil: judge.CompareContext);
 	// tests wrap it.
 	Judge func(ctx context.Context, in report.Input) (report.Report, error)
 	// SweepStart and SweepPerPage tune the sweep for tests (zero: the

@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/shipgate-app/shipgate/diff"
 	"github.com/shipgate-app/shipgate/githubtest"
+	"github.com/shipgate-app/shipgate/judge"
 	"github.com/shipgate-app/shipgate/report"
 )
 
@@ -37,7 +37,7 @@ func TestE2EJobTimeout(t *testing.T) {
 				s.cfg.Judge = func(ctx context.Context, in report.Input) (report.Report, error) {
 					judged.Add(1)
 					<-ctx.Done()
-					return diff.CompareContext(ctx, in)
+					return judge.CompareContext(ctx, in)
 				}
 			})
 			env.repo("slow", map[string]string{path: baseSettings})
@@ -71,7 +71,7 @@ func TestE2EJobTimeout(t *testing.T) {
 		env := newE2E(t, func(s *e2eSetup) {
 			s.cfg.Judge = func(ctx context.Context, in report.Input) (report.Report, error) {
 				judged.Add(1)
-				return diff.CompareContext(ctx, in)
+				return judge.CompareContext(ctx, in)
 			}
 		})
 		env.repo("flaky", map[string]string{path: baseSettings})

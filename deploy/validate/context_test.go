@@ -78,7 +78,7 @@ func TestDockerignoreMatching(t *testing.T) {
 	rules := parseDockerignore("# c\n.git\nbin\n*.pem\n**/testdata/fuzz\ndocs\n*.md\n!README.md\n")
 	for path, want := range map[string]bool{
 		".git/config": true, "bin/shipgate": true, "key.pem": true, "sub/key.pem": false,
-		"jsonpos/testdata/fuzz/FuzzParse/x": true, "diff/testdata/golden/a": false,
+		"jsonpos/testdata/fuzz/FuzzParse/x": true, "judge/testdata/golden/a": false,
 		"docs/operations.md": true, "CHANGES.md": true, "README.md": false, "go.mod": false,
 		"githubtest/payloads/ping.json": false,
 	} {

@@ -46,7 +46,7 @@ func isExecutable(data []byte) bool {
 func TestLargeFileRules(t *testing.T) {
 	for p, want := range map[string]bool{
 		"depsprobe": false, "bin/shipgate": false, "docs/big.png": false, "shipgate.tar.gz": false,
-		"diff/testdata/golden/huge.txt": true, "lattice/testdata/fuzz/FuzzCovers/abc": true,
+		"judge/testdata/golden/huge.txt": true, "lattice/testdata/fuzz/FuzzCovers/abc": true,
 		"docs/policy.schema.json": true, "go.sum": true, "cmd/shipgate/e2e_test.go": true,
 		"testdata.bin": false, "notestdata/x.bin": false,
 	} {

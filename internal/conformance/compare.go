@@ -7,7 +7,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/shipgate-app/shipgate/diff"
+	"github.com/shipgate-app/shipgate/judge"
 	"github.com/shipgate-app/shipgate/lattice"
 )
 
@@ -55,13 +55,13 @@ func shipgateCall(lay Layout, c Call) lattice.Call {
 
 // ShipgateDecide asks the engine's effective view about every case of a
 // batch, with the settings files expanded for the session's layout.
-func ShipgateDecide(lay Layout, b Batch) []diff.CallOutcome {
+func ShipgateDecide(lay Layout, b Batch) []judge.CallOutcome {
 	files := map[string][]byte{".claude/settings.json": []byte(lay.Expand(b.Settings.JSON()))}
 	if b.Local != nil {
 		files[".claude/settings.local.json"] = []byte(lay.Expand(b.Local.JSON()))
 	}
-	eff := diff.NewEffective(files).WithUserMode(b.UserMode)
-	out := make([]diff.CallOutcome, len(b.Cases))
+	eff := judge.NewEffective(files).WithUserMode(b.UserMode)
+	out := make([]judge.CallOutcome, len(b.Cases))
 	for i, c := range b.Cases {
 		out[i] = eff.Decide(ShipgateCall(lay, c.Call))
 	}

@@ -18,7 +18,7 @@ import (
 // stats or lists when it starts in a repository and when it runs a tool
 // call (against a fake model: fakeapi.go, fakemodels.go), recorded with `strace -f -e trace=file` over
 // a fixture repository that holds a file of every kind the agent is known
-// to read. The lists are pinned in diff/testdata/surface/<agent>-<version>.txt
+// to read. The lists are pinned in judge/testdata/surface/<agent>-<version>.txt
 // and diff's TestTracedSurfaceClassified fails when one names a path
 // Shipgate does not classify (or exempt with a reason). `make surfaces`
 // (SHIPGATE_TRACE_SURFACE=update) records them again; with
@@ -103,7 +103,7 @@ func SurfaceFile(agentName, version, kind string) string {
 	if kind != "" {
 		name += "-" + kind
 	}
-	return filepath.Join("diff", "testdata", "surface", name+".txt")
+	return filepath.Join("judge", "testdata", "surface", name+".txt")
 }
 
 // WriteSurface renders a pinned list: a header naming the agent, its

@@ -9,7 +9,7 @@
 // the next request; every command word is a stub that only echoes, so a
 // call that runs is told from one that asks or is denied by the text of
 // its result. The same (settings, call) pairs are put to the engine's
-// effective view (diff.Effective) and every disagreement is reported,
+// effective view (judge.Effective) and every disagreement is reported,
 // grouped by corpus class; the ones listed in known.txt are reported
 // without failing the run.
 package conformance

@@ -4,7 +4,7 @@ import (
 	"context"
 	"strings"
 
-	"github.com/shipgate-app/shipgate/diff"
+	"github.com/shipgate-app/shipgate/judge"
 	"github.com/shipgate-app/shipgate/lattice"
 	"github.com/shipgate-app/shipgate/report"
 )
@@ -92,7 +92,7 @@ func withoutExistingTargets(calls []Call) []Call {
 // witnesses of the widenings it reports as harness calls.
 func witnessCalls(base, head Settings) []Call {
 	lay := witnessLayout
-	rep := diff.Compare(report.Input{Files: []report.File{{Path: ".claude/settings.json",
+	rep := judge.Compare(report.Input{Files: []report.File{{Path: ".claude/settings.json",
 		Base: report.Version{Exists: true, Data: []byte(lay.Expand(base.JSON()))},
 		Head: report.Version{Exists: true, Data: []byte(lay.Expand(head.JSON()))}}}})
 	var out []Call

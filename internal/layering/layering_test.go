@@ -17,11 +17,13 @@ const module = "github.com/shipgate-app/shipgate"
 // rank is each folder's layer (internal/X counts as its own folder). A
 // package may import one in its own folder or in a folder of a lower
 // layer, never a folder of its own layer or above: cmd → webhook → app →
-// gather → {diff (the engine), render} → agentfiles → report → {policy,
-// rating} → lattice → jsonpos (CONTRIBUTING.md says the same). The test kits (githubtest, internal/*) sit just
-// under cmd: they may import any product layer, and no product layer
-// imports them; internal/testwait (how long a test waits) sits under the
-// other kits, which use it.
+// {gather, judge (the engine), render} → agentfiles → report → {policy,
+// rating} → lattice → jsonpos (CONTRIBUTING.md says the same): the
+// gatherer, the engine and the renderers are one layer, so none of them
+// reaches into another; app calls the three in turn. The test kits
+// (githubtest, internal/*) sit just under cmd: they may import any
+// product layer, and no product layer imports them; internal/testwait
+// (how long a test waits) sits under the other kits, which use it.
 var rank = map[string]int{
 	"jsonpos":           0,
 	"lattice":           1,
@@ -29,8 +31,8 @@ var rank = map[string]int{
 	"rating":            2,
 	"report":            3,
 	"agentfiles":        4,
-	"diff":              5,
-	"gather":            6,
+	"judge":             5,
+	"gather":            5,
 	"render":            5,
 	"app":               7,
 	"webhook":           8,

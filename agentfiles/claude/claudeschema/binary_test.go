@@ -109,7 +109,7 @@ func TestDropOnTheBinary(t *testing.T) {
 // settings.local.json over settings.json: a local scalar (defaultMode)
 // replaces the project's, and deleting it restores the project's value; a
 // local list (additionalDirectories) is added to the project's, not put in
-// its place. diff/effective.go models the first; the engine reads lists
+// its place. judge/effective.go models the first; the engine reads lists
 // file by file, which the second justifies.
 func TestOverrideOnTheBinary(t *testing.T) {
 	bin := conformance.FindBinary()

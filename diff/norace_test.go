@@ -1,6 +1,0 @@
-//go:build !race
-
-package diff
-
-// raceEnabled is set when the tests run under the race detector.
-const raceEnabled = false
