@@ -19,7 +19,7 @@ const DocsURL = "https://github.com/shipgate-app/shipgate/blob/main/docs/checks.
 // rest), the exact delta an approval is bound to, or — when no team is
 // configured — that nothing Shipgate reads clears it and a maintainer must
 // merge past it. Empty when the run passes without approvals.
-func clearing(ev *evaluation, r report.Report, approvals approvalResult, policyPath string) string {
+func clearing(ev *evaluation, r report.Report, approvals report.ApprovalResult, policyPath string) string {
 	var blocks, reviews int
 	for _, f := range r.Findings {
 		if f.Cleared != "" {
@@ -32,9 +32,9 @@ func clearing(ev *evaluation, r report.Report, approvals approvalResult, policyP
 			reviews++
 		}
 	}
-	digest := "`sha256:" + approvals.digest[:min(16, len(approvals.digest))] + "`"
+	digest := "`sha256:" + approvals.Digest[:min(16, len(approvals.Digest))] + "`"
 	if blocks == 0 && reviews == 0 {
-		if approvals.cleared > 0 {
+		if approvals.Cleared > 0 {
 			return fmt.Sprintf("**Cleared** by an approving review for this exact delta (%s).\n\n", digest)
 		}
 		return ""

@@ -351,7 +351,7 @@ func (p *Worker) evaluatePR(ctx context.Context, cl *github.Client, job Job, n i
 		ctx, cancel = WithJobTimeout(context.WithoutCancel(ctx), publishGrace)
 		defer cancel()
 	}
-	approvals, err := p.applyApprovals(ctx, cl, ev, &r)
+	approvals, err := p.approve(ctx, cl, ev, &r)
 	if err != nil {
 		return err
 	}

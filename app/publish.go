@@ -341,7 +341,7 @@ func countOf(n int, what string) string {
 // publish completes the run: conclusion, title, the Markdown summary and
 // annotations on the head files' lines, 50 per request (each request
 // appends); the last request completes the run.
-func (p *Worker) publish(ctx context.Context, cl *github.Client, ev *evaluation, r report.Report, approvals approvalResult) error {
+func (p *Worker) publish(ctx context.Context, cl *github.Client, ev *evaluation, r report.Report, approvals report.ApprovalResult) error {
 	broken, proposed := len(ev.policyErrs) > 0, len(ev.headPolicyErrs) > 0
 	var head strings.Builder
 	fmt.Fprintf(&head, "Policy: %s. Base `%s` → head `%s`.\n\n", ev.policySrc, shortSHA(ev.base), shortSHA(ev.head))
@@ -383,7 +383,7 @@ func (p *Worker) publish(ctx context.Context, cl *github.Client, ev *evaluation,
 	// The markers are what later runs and the ledger read back: the delta
 	// approvals bind to, and the decision with its findings by check ID.
 	// They go in the trailer, last: ParseMarkers reads nothing else.
-	marker := report.Trailer(report.DeltaMarker{Digest: approvals.digest}, recordOf(r), report.DeliveryMarker{ID: ev.delivery})
+	marker := report.Trailer(report.DeltaMarker{Digest: approvals.Digest}, recordOf(r), report.DeliveryMarker{ID: ev.delivery})
 	// The verdict, then who clears it and how, then the run's context
 	// (policy, approvals, notes), then the findings.
 	summary := render.Markdown(r, render.Options{Version: p.cfg.Version, MaxBytes: max(p.cfg.SummaryBytes-len(marker), 4096),

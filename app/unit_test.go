@@ -15,7 +15,6 @@ import (
 
 	"github.com/google/go-github/v62/github"
 
-	"github.com/shipgate-app/shipgate/policy"
 	"github.com/shipgate-app/shipgate/report"
 )
 
@@ -337,35 +336,6 @@ func TestSanitizeError(t *testing.T) {
 	}
 	if got := sanitizeError(nil); got == "" {
 		t.Error("sanitizeError(nil) is empty")
-	}
-}
-
-func TestDeltaDigest(t *testing.T) {
-	f := func(id string, action policy.Action, key string) report.Finding {
-		return report.Finding{CheckID: id, Action: action, Key: key}
-	}
-	wide := f("SHIP-HOST-BOUNDARY-PERMISSION-WILDCARD-ALLOW", policy.Block, "allow|Bash(npm *)")
-	review := f("SHIP-HOST-BOUNDARY-PERMISSION-ALLOW-EXPANDED", policy.RequireReview, "allow|Bash(git push:*)")
-	advisory := f("SHIP-HOST-BOUNDARY-PERMISSION-DEAD-RULE", policy.Advisory, "allow|Bash(ls)")
-
-	base := deltaDigest(report.Report{Findings: []report.Finding{wide, review}})
-	if got := deltaDigest(report.Report{Findings: []report.Finding{review, wide}}); got != base {
-		t.Error("the digest depends on the order of findings")
-	}
-	moved := review
-	moved.Line, moved.HeadLine, moved.Message = 40, 40, "reworded"
-	if got := deltaDigest(report.Report{Findings: []report.Finding{wide, moved, advisory}}); got != base {
-		t.Error("the digest changed with a line number, a message or an advisory finding")
-	}
-	other := f("SHIP-HOST-BOUNDARY-PERMISSION-WILDCARD-ALLOW", policy.Block, "allow|Bash(npx *)")
-	if got := deltaDigest(report.Report{Findings: []report.Finding{other, review}}); got == base {
-		t.Error("the digest did not change when a held finding changed")
-	}
-	if got := deltaDigest(report.Report{Findings: []report.Finding{wide}}); got == base {
-		t.Error("the digest did not change when a held finding went away")
-	}
-	if len(base) != 64 {
-		t.Errorf("digest %q is not hex SHA-256", base)
 	}
 }
 

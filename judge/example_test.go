@@ -28,3 +28,23 @@ func ExampleCompare() {
 	// permission_rule added "Bash(npm run *)" expands=true
 	// SHIP-HOST-BOUNDARY-PERMISSION-ALLOW-EXPANDED require_review
 }
+
+// Approvals are part of the judgement: the gatherer brings the standing
+// approvals (with the policy's teams each reviewer is in and the delta
+// recorded where they approved), and Approve clears what they cover.
+func ExampleApprove() {
+	in := report.Input{Files: []report.File{{
+		Path: ".claude/settings.json",
+		Base: report.Version{Exists: true, Data: []byte(`{"permissions": {"allow": ["Bash(npm test)"]}}`)},
+		Head: report.Version{Exists: true, Data: []byte(`{"permissions": {"allow": ["Bash(npm test)", "Bash(npm run *)"]}}`)},
+	}}}
+	r := judge.Compare(in)
+	const head = "0123456789abcdef0123456789abcdef01234567"
+	res := judge.Approve(&r, report.Approvals{Author: "dev", Head: head, Reviews: []report.Review{
+		{User: "dev", Commit: head, Teams: []string{"acme/security"}},   // the author: never counts
+		{User: "alice", Commit: head, Teams: []string{"acme/security"}}, // a review team, at the head
+	}})
+	fmt.Println("decision:", r.Decision, "cleared:", res.Cleared, "by", r.Findings[0].Cleared)
+	// Output:
+	// decision: allow cleared: 1 by @alice
+}
