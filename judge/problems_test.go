@@ -30,14 +30,14 @@ func TestProblemFindings(t *testing.T) {
 	want := []string{
 		"SHIP-HOST-BOUNDARY-CONFIG-DUPLICATE-KEY medium problem|.claude/settings.json|duplicate_key|x | read differently from how it looks",
 		"SHIP-HOST-BOUNDARY-PERMISSION-RULE-INVALID medium problem|.claude/settings.json|permissions.deny[0] | entry Claude Code skips",
-		"SHIP-HOST-BOUNDARY-PERMISSION-RULE-INVALID medium problem|.claude/settings.json|permissions.allow[1] | entry Claude Code skips",
-		"SHIP-HOST-BOUNDARY-PERMISSION-RULE-INVALID medium problem|.claude/settings.json|permissions.allow[2] | entry Claude Code skips",
-		"SHIP-HOST-BOUNDARY-CONFIG-UNKNOWN-KEY medium problem|.claude/settings.json|unknown|envv | unknown key envv",
-		"SHIP-HOST-BOUNDARY-CONFIG-UNKNOWN-KEY medium problem|.claude/settings.json|unknown|permissions.defaultMod | unknown key permissions.defaultMod",
-		"SHIP-HOST-BOUNDARY-CONFIG-UNKNOWN-KEY medium problem|.claude/settings.json|unknown|x | unknown key x",
+		"SHIP-HOST-BOUNDARY-PERMISSION-RULE-INVALID low problem|.claude/settings.json|permissions.allow[1] | entry Claude Code skips",
+		"SHIP-HOST-BOUNDARY-PERMISSION-RULE-INVALID low problem|.claude/settings.json|permissions.allow[2] | entry Claude Code skips",
+		"SHIP-HOST-BOUNDARY-CONFIG-UNKNOWN-KEY low problem|.claude/settings.json|unknown|envv | unknown key envv",
+		"SHIP-HOST-BOUNDARY-CONFIG-UNKNOWN-KEY low problem|.claude/settings.json|unknown|permissions.defaultMod | unknown key permissions.defaultMod",
+		"SHIP-HOST-BOUNDARY-CONFIG-UNKNOWN-KEY low problem|.claude/settings.json|unknown|x | unknown key x",
 		"SHIP-HOST-BOUNDARY-CONFIG-DUPLICATE-KEY medium problem|.gemini/settings.json|duplicate_key|tools2 | read differently from how it looks",
-		"SHIP-HOST-BOUNDARY-CONFIG-UNKNOWN-KEY medium problem|.gemini/settings.json|unknown_key|tools2 | unknown key tools2",
-		"SHIP-HOST-BOUNDARY-CONFIG-UNKNOWN-KEY medium problem|.gemini/settings.json|unknown_key|toolz | unknown key toolz",
+		"SHIP-HOST-BOUNDARY-CONFIG-UNKNOWN-KEY low problem|.gemini/settings.json|unknown_key|tools2 | unknown key tools2",
+		"SHIP-HOST-BOUNDARY-CONFIG-UNKNOWN-KEY low problem|.gemini/settings.json|unknown_key|toolz | unknown key toolz",
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("problem findings:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
