@@ -6,7 +6,7 @@ import (
 )
 
 // Gemini CLI's .env loading (bundle chunk-2YTYPKEZ.js, findEnvFile and
-// loadEnvironment; the path traced in diff/testdata/surface/gemini-cli-
+// loadEnvironment; the path traced in judge/testdata/surface/gemini-cli-
 // 0.61.0.txt): at start it walks from the working folder up and loads the
 // first of <folder>/.gemini/.env (trusted folders only) and <folder>/.env
 // it finds, with dotenv, into its own process environment — every command
