@@ -82,3 +82,45 @@ func TestCodexConfigConformance(t *testing.T) {
 		t.Fatalf("Codex CLI %s and Shipgate read config.toml differently (the report above lists each)", CodexVersion)
 	}
 }
+
+// TestCodexRuntime runs real shell calls under fixed-seed project
+// config.toml files (a fake Responses API asks for them) and compares what
+// Codex's sandbox let through with codex.EffectiveConfig. SHIPGATE_CODEX_RUN_N
+// sets the number of configs (make conformance-codex-run).
+func TestCodexRuntime(t *testing.T) {
+	bin := FindCodex()
+	if bin == "" {
+		if os.Getenv(CodexRequireEnv) == "1" {
+			t.Fatal("no Codex binary (make codex); $" + CodexRequireEnv + "=1 makes this a failure")
+		}
+		t.Skip("no Codex binary (make codex)")
+	}
+	ctx := context.Background()
+	if err := CheckCodexVersion(ctx, bin); err != nil {
+		t.Fatal(err)
+	}
+	n := 6
+	if s := os.Getenv("SHIPGATE_CODEX_RUN_N"); s != "" {
+		var err error
+		if n, err = strconv.Atoi(s); err != nil {
+			t.Fatalf("SHIPGATE_CODEX_RUN_N: %v", err)
+		}
+	}
+	outs, errs := RunCodexRuntime(ctx, bin, GenerateCodexConfigs(1, n))
+	agree, esc, seen := 0, map[string]int{}, map[string]int{}
+	for _, o := range outs {
+		seen[o.Codex]++
+		if o.Codex == o.Shipgate {
+			agree++
+		} else {
+			t.Errorf("case %d: codex %s, shipgate %s\n%s", o.Case, o.Codex, o.Shipgate, o.TOML)
+		}
+		if o.Escalation != "" {
+			esc[o.Escalation]++
+		}
+	}
+	for _, e := range errs {
+		t.Error(e)
+	}
+	t.Logf("codex %s at run time: %d configs, %d agree; sandbox outcomes %v; escalated calls: %v", CodexVersion, len(outs), agree, seen, esc)
+}
