@@ -229,8 +229,23 @@ func readAgent(file string, data []byte) (*agent.Doc, error) {
 		}
 	}
 	// tools: becomes rules before the permission block's (measured: a
-	// tools entry alone gives its rule after the top-level ones).
-	for _, rr := range append(tools, perm...) {
+	// tools entry alone gives its rule after the top-level ones), except
+	// that a tool the permission block names takes the block's rules only:
+	// OpenCode merges the block over the tools entries key by key
+	// (measured with `opencode debug agent build`, 1.18.33: tools bash:
+	// true beside permission bash {"rm *": allow} lists no bash allow-all,
+	// and tools bash: false beside it no deny).
+	named := map[string]bool{}
+	for _, rr := range perm {
+		named[rr.tool] = true
+	}
+	var kept []rawRule
+	for _, rr := range tools {
+		if !named[rr.tool] {
+			kept = append(kept, rr)
+		}
+	}
+	for _, rr := range append(kept, perm...) {
 		r.add(rr, rr.text)
 	}
 	d.Rules = r.compile()

@@ -101,6 +101,15 @@ func opencodeE2ECases() []agentE2ECase {
 		{name: "an agent file turning the bash tool on (tools: bash: true allows it)", base: base,
 			head:     map[string]string{".opencode/agents/build.md": "---\ntools:\n  bash: true\n---\nBuild it.\n"},
 			decision: "block", checks: []string{"PERMISSION-WILDCARD-ALLOW"}},
+		// Found by the runtime oracle (TestOpenCodeRuntime, seed 1 case 13):
+		// a permission block naming bash overrides the tools entry, so
+		// tools: bash: true beside it allows nothing; dropping the block
+		// lets the tools entry allow every command.
+		{name: "an agent file's permission block for bash removed (its tools: bash: true then allows every command)",
+			base: with(readme, "opencode.json", "{\"permission\": {\"bash\": \"ask\"}}\n",
+				".opencode/agent/build.md", "---\ntools:\n  bash: true\npermission:\n  bash:\n    \"rm *\": allow\n---\nBuild.\n"),
+			head:     map[string]string{".opencode/agent/build.md": "---\ntools:\n  bash: true\n---\nBuild.\n"},
+			decision: "block", checks: []string{"PERMISSION-WILDCARD-ALLOW"}},
 		{name: "only the file a {file:} reference names edited (ask → allow)",
 			base:     with(readme, "opencode.json", "{\"permission\": {\"bash\": \"{file:.opencode/bash-mode.txt}\"}}\n", ".opencode/bash-mode.txt", "ask\n"),
 			head:     map[string]string{".opencode/bash-mode.txt": "allow\n"},

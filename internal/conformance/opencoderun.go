@@ -158,6 +158,12 @@ func openCodeRunOne(ctx context.Context, bin string, idx int, c OpenCodeCase) ([
 		calls = append(calls, ModelCall{ID: pr.id, Name: pr.tool, Args: pr.input})
 	}
 	res, err := RunAgent(ctx, AgentSession{Agent: "opencode", Bin: bin, Proj: proj, Home: home, Calls: calls})
+	if err != nil && res.Tools == nil && strings.Contains(res.Stdout, `"type":"text"`) {
+		// The session's model was asked with no tool at all (every
+		// tool denied) and its text answer ended the turn: nothing to
+		// call, every probe denied.
+		err = nil
+	}
 	if err != nil {
 		return nil, err
 	}
