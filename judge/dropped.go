@@ -2,7 +2,6 @@ package judge
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/shipgate-app/shipgate/agentfiles/claude"
 	"github.com/shipgate-app/shipgate/agentfiles/claude/claudeschema"
@@ -39,10 +38,10 @@ func (e *engine) droppedVersions(f *fileState) {
 	case hv != nil && bv != nil:
 		e.finding(report.Finding{CheckID: report.CheckParseFailed, Action: policy.Advisory, Risk: rating.RiskLow, Path: f.Path, Line: hv.Line, HeadLine: hv.Line,
 			Evidence: "schema_invalid: " + hv.Path, Title: "Claude Code ignores " + f.Path,
-			Message: fmt.Sprintf("%s: %s this whole file, before and after this change: %s. Nothing in it applies.%s", f.Path, ignores(hv), hv.Message(), fixHint(hv)),
+			Message: fmt.Sprintf("%s: %s this whole file, before and after this change: %s. Nothing in it applies.%s", f.Path, claude.Ignores(hv), hv.Message(), claude.FixHint(hv)),
 			Key:     "schema|" + f.Path})
 	case hv != nil:
-		lost := lostRules(f.base)
+		lost := claude.LostRules(f.base)
 		risk := rating.RiskMedium
 		what := "nothing of the base is lost beyond its allow rules and settings"
 		if lost != "" {
@@ -55,7 +54,7 @@ func (e *engine) droppedVersions(f *fileState) {
 		e.finding(report.Finding{CheckID: report.CheckParseFailed, Risk: risk, Path: f.Path, Line: hv.Line, HeadLine: hv.Line,
 			Evidence: "schema_invalid: " + hv.Path, Title: "Claude Code ignores " + f.Path,
 			Message: fmt.Sprintf("%s: %s this whole file: %s. Claude Code %s drops a settings file with one value its settings schema refuses, deny and ask rules and every setting included, without a word; %s.%s",
-				f.Path, ignores(hv), hv.Message(), lattice.ClaudeCodeVersion, what, fixHint(hv)),
+				f.Path, claude.Ignores(hv), hv.Message(), lattice.ClaudeCodeVersion, what, claude.FixHint(hv)),
 			Key: "schema|" + f.Path})
 	case bv != nil && f.head != nil:
 		e.changes = append(e.changes, report.Change{Path: f.Path, Kind: report.KindFile, Direction: report.DirChanged, Before: "ignored by Claude Code (" + bv.Path + ")", After: "read",
@@ -66,39 +65,4 @@ func (e *engine) droppedVersions(f *fileState) {
 			Message: fmt.Sprintf("%s: Claude Code ignored the base version of this file (%s), so none of its rules or settings applied. The head is valid: every rule and setting in it is compared as new, the allow rules that lay dormant included.", f.Path, bv.Message()),
 			Key:     "schema-fixed|" + f.Path})
 	}
-}
-
-// ignores is the verb of a violation: Claude Code surely ignores a file
-// whose value the schema refuses, and may where Shipgate cannot check
-// every form the loader takes (it then fails closed).
-func ignores(v *claudeschema.Violation) string {
-	if v.Uncertain {
-		return "Claude Code may ignore (Shipgate treats it as ignored)"
-	}
-	return "Claude Code ignores"
-}
-
-// fixHint says how to make the file valid again.
-func fixHint(v *claudeschema.Violation) string {
-	if v.Path == "" {
-		return ""
-	}
-	return fmt.Sprintf(" To fix it: write `%s` as %s, or remove it.", v.Path, v.Expected)
-}
-
-// lostRules names the deny and ask rules a version held ("2 deny rules
-// and 1 ask rule"), or "".
-func lostRules(d *claude.Doc) string {
-	if d == nil {
-		return ""
-	}
-	nDeny, nAsk := len(d.RulesIn(lattice.Deny)), len(d.RulesIn(lattice.Ask))
-	var lost []string
-	if nDeny > 0 {
-		lost = append(lost, report.Plural(nDeny, "deny rule"))
-	}
-	if nAsk > 0 {
-		lost = append(lost, report.Plural(nAsk, "ask rule"))
-	}
-	return strings.Join(lost, " and ")
 }

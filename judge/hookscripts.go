@@ -310,7 +310,7 @@ func (e *engine) compareScript(f *fileState) {
 // (or may run, or loads) the script; a use that is not a hook counts too.
 func anyDeciding(us []scriptUse) bool {
 	for _, u := range us {
-		if !strings.HasPrefix(u.key, "hooks.") || decidingEvent(u.event) {
+		if !strings.HasPrefix(u.key, "hooks.") || hookscript.DecidingEvent(u.event) {
 			return true
 		}
 	}

@@ -165,10 +165,10 @@ func (v *Effective) sandboxed(c lattice.Call) (CallOutcome, bool) {
 	if c.Param == "dangerouslyDisableSandbox" && c.Value == "true" && st.unsandboxed {
 		return CallOutcome{}, false
 	}
-	if sandboxExcluded(c.Arg, st.excluded) {
+	if claude.SandboxExcluded(c.Arg, st.excluded) {
 		return CallOutcome{}, false
 	}
-	if why, asks := sandboxAsks(c.Arg); asks {
+	if why, asks := claude.SandboxAsks(c.Arg); asks {
 		return CallOutcome{CallAsks, why + " (sandbox auto-allow, Claude Code " + lattice.ClaudeCodeVersion + ", measured)"}, true
 	}
 	return CallOutcome{CallRuns, "sandbox.enabled and sandbox.autoAllowBashIfSandboxed: Claude Code " + lattice.ClaudeCodeVersion + " runs it without a prompt inside the sandbox"}, true

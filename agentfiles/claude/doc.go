@@ -8,8 +8,11 @@
 // file the schema rejects (Doc.Dropped), as the loader does. The places
 // table (SettingPlaces, Lookup, At) says where the binary reads each key;
 // Locks are the restrictive settings it honours from a project file;
-// HookHandlers and MCPServers flatten hooks and servers.
+// HookHandlers and MCPServers flatten hooks and servers; SandboxAsks and
+// SandboxExcluded are what the sandbox still asks about when it
+// auto-allows Bash; Ignores, FixHint and LostRules word a file the loader
+// drops.
 //
 // It is pure (no network, clock or file system) and knows nothing of the
-// comparison: the engine (diff) compares two Docs.
+// comparison: the engine (judge) compares two Docs.
 package claude

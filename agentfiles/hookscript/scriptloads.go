@@ -7,8 +7,10 @@
 // they may name: Mentions), which files a script a hook runs loads
 // (LoadsOf: Python imports, shell source, Node require/import) and the one
 // walk over those loads (WalkLoads), bounded by MaxLoadDepth and
-// MaxLoadFiles. It is pure: the gatherer reads the files it names, the
-// engine (diff) reports a change to any of them as a change to the hook.
+// MaxLoadFiles; and what a hook handler does, in words a reviewer reads
+// (When, Effect, EffectBasis, ChangedFields). It is pure: the gatherer
+// reads the files it names, the engine (judge) reports a change to any of
+// them as a change to the hook.
 package hookscript
 
 import (
