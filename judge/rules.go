@@ -606,6 +606,9 @@ func (e *engine) whyNothingNew(f *fileState, r lattice.Rule, headStop, baseAllow
 	if r.Canonical == "Read" && lattice.CoveredByContext(e.ctx, r, lattice.ImplicitAllows()).Answer == lattice.Yes {
 		return "adds nothing: reads inside the project need no rule in Claude Code " + lattice.ClaudeCodeVersion + " (measured), so every path it matches is read without a prompt already", ""
 	}
+	if r.Canonical == "WebFetch" && lattice.CoveredByContext(e.ctx, r, lattice.ImplicitAllows()).Answer == lattice.Yes {
+		return "adds nothing: Claude Code " + lattice.ClaudeCodeVersion + " fetches from this host with no rule (it is on the binary's built-in list of documentation hosts; measured)", ""
+	}
 	if how, ok := lattice.ToolsWithoutRule()[r.Canonical]; ok && lattice.CoveredByContext(e.ctx, r, lattice.ImplicitAllows()).Answer == lattice.Yes {
 		return "adds nothing: Claude Code " + lattice.ClaudeCodeVersion + " runs " + r.Canonical + " with no rule (" + how + ")", ""
 	}

@@ -790,8 +790,9 @@ func AcceptEditsRuns(part string, inside func(string) bool) bool {
 }
 
 // RunsWithoutRule reports whether Claude Code runs the call with no
-// permission rule at all: a read-only command (ReadOnly), or a Read inside
-// the project. Such a call is never a witness of a grant.
+// permission rule at all: a read-only command (ReadOnly), a Read inside
+// the project, or a WebFetch of a preapproved host (preapproved.go). Such
+// a call is never a witness of a grant.
 func RunsWithoutRule(c Call) bool {
 	switch c.Tool {
 	case "Bash":
@@ -799,6 +800,8 @@ func RunsWithoutRule(c Call) bool {
 	case "Read":
 		z, rel := splitPath(c.Arg)
 		return z == zoneProject && inProject(rel)
+	case "WebFetch":
+		return preapprovedHosts[strings.ToLower(c.Arg)]
 	}
 	_, ok := toolsWithoutRule[c.Tool]
 	return ok
@@ -810,7 +813,9 @@ func RunsWithoutRule(c Call) bool {
 // project it asks), and every call of the tools that need no rule at all
 // (tools.go). The read-only commands are not a rule language; use
 // RunsWithoutRule on each witness.
-func ImplicitAllows() []Rule { return append([]Rule{projectReads}, toolRules...) }
+func ImplicitAllows() []Rule {
+	return append(append([]Rule{projectReads}, toolRules...), preapprovedRules...)
+}
 
 var projectReads = func() Rule {
 	r := ParseIn(Allow, "Read(./**)")

@@ -116,6 +116,12 @@ func quietWitnessCases() []quietCase {
 			base:     map[string]string{".claude/settings.json": allow("", "Bash(npm test:*)")},
 			head:     map[string]string{".claude/settings.json": allow("", "Bash(npm test:*)", "Bash(git status:*)")},
 			decision: "require_review", check: "PERMISSION-ALLOW-EXPANDED", contains: "options Claude Code does not know as read-only"},
+		// Claude Code fetches from its built-in documentation hosts with
+		// no rule (measured on 2.1.328; the list is the binary's own).
+		{name: "WebFetch(domain:docs.python.org) adds nothing",
+			base:     map[string]string{".claude/settings.json": allow("", "Bash(npm test:*)")},
+			head:     map[string]string{".claude/settings.json": allow("", "Bash(npm test:*)", "WebFetch(domain:docs.python.org)", "WebFetch(domain:modelcontextprotocol.io)")},
+			decision: "allow"},
 		{name: "Bash(echo $(whoami):*) grants nothing",
 			base:     map[string]string{".claude/settings.json": allow("", "Bash(npm test:*)")},
 			head:     map[string]string{".claude/settings.json": allow("", "Bash(npm test:*)", "Bash(echo $(whoami):*)", "Bash(echo $FOO *)")},
