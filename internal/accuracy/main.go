@@ -41,6 +41,7 @@ func main() {
 	summary := flag.Bool("summary", false, "summarise the reports under -out instead of running")
 	sample := flag.Int("sample", 30, "with -summary: print this many flagged and this many passed pairs, drawn with -seed")
 	seed := flag.Uint64("seed", 1, "with -summary: the sample's seed")
+	witnessPairs := flag.String("witness-pairs", "", "write the pairs under -out whose reports print a witness for an allow rule of the project's settings files, with both files at the parent and the commit, to this file (JSON lines for `go run ./cmd/conformance -real-pairs FILE`), instead of running")
 	only := flag.String("only", "", "replay only the commits this file lists, one `REPO COMMIT` a line (REPO as the folder under -mirrors), e.g. the pairs an earlier run flagged")
 	flag.Parse()
 	if *only != "" {
@@ -57,7 +58,13 @@ func main() {
 		}
 	}
 	var err error
-	if *summary {
+	if *witnessPairs != "" {
+		var n int
+		n, err = exportWitnessPairs(context.Background(), *out, *witnessPairs)
+		if err == nil {
+			fmt.Fprintf(os.Stderr, "accuracy: %d pairs written to %s\n", n, *witnessPairs)
+		}
+	} else if *summary {
 		err = summarise(*out, *sample, *seed)
 	} else {
 		err = run(context.Background(), *mirrors, *out, *bin, *perRepo, *runners)

@@ -40,6 +40,11 @@ type Batch struct {
 	// Base, for a witness pair (WitnessBatches), is the base side's
 	// settings: the cases are asked under both.
 	Base *Settings `json:",omitempty"`
+	// BaseLocal, for a witness pair of a real repository
+	// (RealWitnessBatches), is the base side's settings.local.json.
+	BaseLocal *Settings `json:",omitempty"`
+	// Name names a real pair's repository and commit.
+	Name string `json:",omitempty"`
 	// Env is added to the session's environment (the tools class offers
 	// the task tools with CLAUDE_CODE_ENABLE_TODO_TOOLS=1).
 	Env []string `json:",omitempty"`

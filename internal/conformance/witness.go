@@ -172,6 +172,9 @@ func runWitnessBatch(ctx context.Context, d Runner, i int, b Batch) ([]Outcome, 
 	}
 	bb := b
 	bb.Settings = *b.Base
+	if b.BaseLocal != nil {
+		bb.Local = b.BaseLocal
+	}
 	base, err := d.Run(ctx, bb.Session())
 	if err != nil {
 		return nil, SessionStat{}, err
