@@ -1,5 +1,7 @@
 package lattice
 
+import "sync"
+
 // preapprovedHosts are the hosts Claude Code's WebFetch fetches from with
 // no rule: its built-in list of documentation sites (the entries of that
 // list without a path; the ones with a path, such as github.com/anthropics
@@ -108,8 +110,10 @@ func PreapprovedHosts() []string {
 	return out
 }
 
-// preapprovedRules are preapprovedHosts as allow rules, for ImplicitAllows.
-var preapprovedRules = func() []Rule {
+// preapprovedRules are preapprovedHosts as allow rules, for ImplicitAllows,
+// built on first use (parsing 84 rules at init cost every command a
+// third of a megabyte: TestPackageInitIsCheap).
+var preapprovedRules = sync.OnceValue(func() []Rule {
 	out := make([]Rule, 0, len(preapprovedHosts))
 	for h := range preapprovedHosts {
 		r := ParseIn(Allow, "WebFetch(domain:"+h+")")
@@ -117,4 +121,4 @@ var preapprovedRules = func() []Rule {
 		out = append(out, r)
 	}
 	return out
-}()
+})

@@ -814,7 +814,7 @@ func RunsWithoutRule(c Call) bool {
 // (tools.go). The read-only commands are not a rule language; use
 // RunsWithoutRule on each witness.
 func ImplicitAllows() []Rule {
-	return append(append([]Rule{projectReads}, toolRules...), preapprovedRules...)
+	return append(append([]Rule{projectReads}, toolRules...), preapprovedRules()...)
 }
 
 var projectReads = func() Rule {
