@@ -250,7 +250,9 @@ type report struct {
 	} `json:"findings"`
 }
 
-func summarise(out string, sample int, seed uint64) error {
+// readResults reads every replayed commit's record under out (the
+// clones' folder left out), sorted by repository and commit.
+func readResults(out string) ([]result, error) {
 	var res []result
 	err := filepath.WalkDir(out, func(p string, d os.DirEntry, err error) error {
 		if err != nil {
@@ -273,10 +275,15 @@ func summarise(out string, sample int, seed uint64) error {
 		res = append(res, r)
 		return nil
 	})
+	sort.Slice(res, func(i, j int) bool { return res[i].Repo+res[i].Commit < res[j].Repo+res[j].Commit })
+	return res, err
+}
+
+func summarise(out string, sample int, seed uint64) error {
+	res, err := readResults(out)
 	if err != nil {
 		return err
 	}
-	sort.Slice(res, func(i, j int) bool { return res[i].Repo+res[i].Commit < res[j].Repo+res[j].Commit })
 	var pairs, flagged, blocked, crashes, runnerPairs, runnerFlagged int
 	repoSet := map[string]bool{}
 	agentPairs := map[string]int{}

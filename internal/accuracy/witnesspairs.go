@@ -48,28 +48,18 @@ type reportChanges struct {
 // .claude/settings.json or settings.local.json, both files at the parent
 // and at the commit (read from the replay's clone) and those witnesses.
 func exportWitnessPairs(ctx context.Context, out, file string) (int, error) {
+	res, err := readResults(out)
+	if err != nil {
+		return 0, err
+	}
 	var lines []string
-	err := filepath.WalkDir(out, func(p string, d os.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() && d.Name() == ".clones" {
-			return filepath.SkipDir
-		}
-		if d.IsDir() || !strings.HasSuffix(p, ".json") {
-			return nil
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		var r result
-		if json.Unmarshal(b, &r) != nil || r.Exit != 0 || r.Report == nil {
-			return nil
+	for _, r := range res {
+		if r.Exit != 0 || r.Report == nil {
+			continue
 		}
 		var rc reportChanges
 		if json.Unmarshal(r.Report, &rc) != nil {
-			return nil
+			continue
 		}
 		wp := witnessPair{Name: r.Repo + " " + r.Commit}
 		for _, c := range rc.Changes {
@@ -82,7 +72,7 @@ func exportWitnessPairs(ctx context.Context, out, file string) (int, error) {
 			}
 		}
 		if len(wp.Witnesses) == 0 {
-			return nil
+			continue
 		}
 		clone := filepath.Join(out, ".clones", r.Repo)
 		show := func(rev, path string) string {
@@ -96,13 +86,9 @@ func exportWitnessPairs(ctx context.Context, out, file string) (int, error) {
 		wp.Head = witnessSide{show(r.Commit, ".claude/settings.json"), show(r.Commit, ".claude/settings.local.json")}
 		l, err := json.Marshal(wp)
 		if err != nil {
-			return err
+			return 0, err
 		}
 		lines = append(lines, string(l))
-		return nil
-	})
-	if err != nil {
-		return 0, err
 	}
 	sort.Strings(lines)
 	return len(lines), os.WriteFile(file, []byte(strings.Join(lines, "\n")+"\n"), 0o644)

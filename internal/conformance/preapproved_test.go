@@ -1,7 +1,6 @@
 package conformance
 
 import (
-	"os"
 	"regexp"
 	"slices"
 	"strings"
@@ -16,18 +15,7 @@ import (
 // in lattice's table and every host of the table in the list, so a new
 // Claude Code version shows its changes as failing rows.
 func TestPreapprovedHostsInBinary(t *testing.T) {
-	bin := FindBinary()
-	if bin == "" {
-		msg := "no Claude Code binary: `make claude-code` installs it"
-		if os.Getenv(RequireEnv) == "1" {
-			t.Fatal(msg + "; $" + RequireEnv + "=1 makes this a failure")
-		}
-		t.Skip(msg)
-	}
-	data, err := os.ReadFile(bin)
-	if err != nil {
-		t.Fatal(err)
-	}
+	bin, data := pinnedBinaryBytes(t)
 	var list []string
 	for _, m := range regexp.MustCompile(`new Set\(\[("[^"\]]*"(?:,"[^"\]]*")*)\]\)`).FindAllSubmatch(data, -1) {
 		s := string(m[1])

@@ -15,6 +15,24 @@ import (
 // name a new version no longer reads fails as a row, so the advisory
 // rating never outlives the knob it describes.
 func TestTuningEnvInBinary(t *testing.T) {
+	bin, data := pinnedBinaryBytes(t)
+	names := make([]string, 0, len(rating.ClaudeTuningEnv))
+	for name := range rating.ClaudeTuningEnv {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		if !bytes.Contains(data, []byte(name)) {
+			t.Errorf("rating.ClaudeTuningEnv names %s, which Claude Code %s does not read (not in %s): remove it, or find what replaced it", name, ClaudeCodeVersion, bin)
+		}
+	}
+}
+
+// pinnedBinaryBytes is the pinned Claude Code binary's path and bytes, for
+// the tests that read a table out of it; without the binary the test is
+// skipped, or fails when $RequireEnv is 1, as in CI.
+func pinnedBinaryBytes(t *testing.T) (string, []byte) {
+	t.Helper()
 	bin := FindBinary()
 	if bin == "" {
 		msg := "no Claude Code binary: `make claude-code` installs it"
@@ -27,14 +45,5 @@ func TestTuningEnvInBinary(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	names := make([]string, 0, len(rating.ClaudeTuningEnv))
-	for name := range rating.ClaudeTuningEnv {
-		names = append(names, name)
-	}
-	sort.Strings(names)
-	for _, name := range names {
-		if !bytes.Contains(data, []byte(name)) {
-			t.Errorf("rating.ClaudeTuningEnv names %s, which Claude Code %s does not read (not in %s): remove it, or find what replaced it", name, ClaudeCodeVersion, bin)
-		}
-	}
+	return bin, data
 }
