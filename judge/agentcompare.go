@@ -441,6 +441,8 @@ func (e *engine) agentServers(f *fileState) {
 				Evidence: "server=" + claude.Sanitize(n) + " " + h.Summary, Title: "MCP server " + n + " added",
 				Message: fmt.Sprintf("%s adds the MCP server %s (%s): a tool surface %s may call.", f.Path, n, h.Summary, agentfiles.AgentDisplay(f.agent)),
 				Key:     report.CheckMCPServerAdded + "|" + f.Path + "|" + n})
+		case b.Canon != h.Canon && mcpChangeEffect(b.Canon, h.Canon).runsNothingNew():
+			e.quietServer(f, n, b.Summary, h.Summary, line, mcpChangeEffect(b.Canon, h.Canon))
 		case b.Canon != h.Canon:
 			e.changes = append(e.changes, report.Change{Path: f.Path, Agent: f.agent, Kind: report.KindMCPServer, Direction: report.DirChanged, Before: n + ": " + b.Summary, After: n + ": " + h.Summary,
 				Expands: true, Access: rt.Access, Risk: rt.Risk, Line: line, HeadLine: max(line, 1), Witnesses: []string{},

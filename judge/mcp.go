@@ -6,6 +6,7 @@ import (
 
 	"github.com/shipgate-app/shipgate/agentfiles/claude"
 	"github.com/shipgate-app/shipgate/jsonpos"
+	"github.com/shipgate-app/shipgate/policy"
 	"github.com/shipgate-app/shipgate/rating"
 	"github.com/shipgate-app/shipgate/report"
 )
@@ -48,6 +49,10 @@ func (e *engine) compareMCP(f *fileState) {
 		if b.Value.Kind() != jsonpos.Object || h.Value.Kind() != jsonpos.Object {
 			changed = []string{"(the whole entry)"}
 		}
+		if eff := mcpChangeEffect(claude.Canon(b.Value), claude.Canon(h.Value)); eff.runsNothingNew() {
+			e.quietServer(f, name, claude.ServerSummary(b.Value), claude.ServerSummary(h.Value), line, eff)
+			continue
+		}
 		e.row(f, report.KindMCPServer, report.DirChanged, name+": "+claude.ServerSummary(b.Value), name+": "+claude.ServerSummary(h.Value), true, rt, line, line,
 			"changes "+strings.Join(changed, ", ")+" of an MCP server; authority direction is unknown")
 		e.finding(report.Finding{CheckID: report.CheckMCPServerChange, Risk: rt.Risk, Path: f.Path, Line: line, HeadLine: line,
@@ -61,4 +66,19 @@ func (e *engine) compareMCP(f *fileState) {
 				rating.Rating{Access: rating.AccessNone, Risk: rating.RiskLow}, bs[name].KeyStart.Line, 1, "an MCP tool surface is no longer offered to the agent")
 		}
 	}
+}
+
+// quietServer reports a changed MCP server that runs no new code and
+// reaches no new host (mcpChangeEffect): a row that widens nothing and an
+// advisory that says why, once. Every agent's servers go through it.
+func (e *engine) quietServer(f *fileState, name, before, after string, line int, eff mcpEffect) {
+	low := rating.Rating{Access: rating.AccessNone, Risk: rating.RiskLow}
+	why := eff.quietWhy()
+	e.changes = append(e.changes, report.Change{Path: f.Path, Agent: f.agent, Kind: report.KindMCPServer, Direction: report.DirChanged,
+		Before: name + ": " + before, After: name + ": " + after, Access: low.Access, Risk: low.Risk, Line: line, HeadLine: max(line, 1),
+		Witnesses: []string{}, Why: why})
+	e.finding(report.Finding{CheckID: report.CheckMCPServerChange, Agent: f.agent, Action: policy.Advisory, Risk: low.Risk, Path: f.Path, Line: line, HeadLine: max(line, 1),
+		Evidence: "server=" + claude.Sanitize(name) + " quiet", Title: "MCP server " + name + " changed",
+		Message: fmt.Sprintf("%s changes the MCP server %s (%s): it %s.", f.Path, name, after, why),
+		Key:     report.CheckMCPServerChange + "|" + f.Path + "|" + name + "|quiet"})
 }

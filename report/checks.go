@@ -67,7 +67,7 @@ var Catalogue = []CheckInfo{
 	{CheckMCPServerAdded, policy.RequireReview, "high", "MCP server added",
 		"A new .mcp.json server is a tool surface the agent may call (a stdio server is a command Claude Code spawns; claude -p connects it without asking)."},
 	{CheckMCPServerChange, policy.RequireReview, "high", "MCP server changed",
-		"An .mcp.json server's command, arguments, URL, environment or headers changed."},
+		"An .mcp.json server's command, arguments, URL, environment or headers changed (advisory when the change runs no new code and reaches no new host: a variable that loads no code, a path on the same host, @latest on an unpinned npx package)."},
 	{CheckParseFailed, policy.RequireReview, "medium", "Configuration file cannot be read",
 		"The file does not parse as strict JSON (comments, trailing commas, a byte order mark), is too large, or is not an object: Claude Code drops the whole file, its deny and ask rules included."},
 	{CheckDuplicateKey, policy.RequireReview, "medium", "Duplicate key",

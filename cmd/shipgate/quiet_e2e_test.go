@@ -173,6 +173,99 @@ func quietEnvCases() []quietCase {
 	}
 }
 
+// quietMCPCases: a changed MCP server is judged by what it runs and
+// reaches (issue 22), one rule for Claude Code's .mcp.json and the other
+// agents' MCP files. A variable that loads no code, a path on the same
+// host, or `@latest` on an unpinned npx package is advisory; a pinned
+// version changed, another package or option, a new host, a code-loading
+// variable stays a review.
+func quietMCPCases() []quietCase {
+	mcp := func(key, server string) string {
+		return "{\n  \"" + key + "\": {\n    \"s\": " + server + "\n  }\n}\n"
+	}
+	claude := func(server string) map[string]string {
+		return map[string]string{".mcp.json": mcp("mcpServers", server)}
+	}
+	cursor := func(server string) map[string]string {
+		return map[string]string{".cursor/mcp.json": mcp("mcpServers", server)}
+	}
+	vscode := func(server string) map[string]string {
+		return map[string]string{".vscode/mcp.json": mcp("servers", server)}
+	}
+	codex := func(table string) map[string]string {
+		return map[string]string{".codex/config.toml": "[mcp_servers.s]\n" + table}
+	}
+	const (
+		groq     = `{"command": "npx", "args": ["-y", "groq-mcp"]}`
+		groqKey  = `{"command": "npx", "args": ["-y", "groq-mcp"], "env": {"GROQ_API_KEY": "GROQ_API_KEY_HERE", "LOG_LEVEL": "${LOG_LEVEL}"}}`
+		sse      = `{"type": "sse", "url": "https://mcp.example.dev/sse"}`
+		sseMCP   = `{"type": "sse", "url": "https://mcp.example.dev/mcp?v=2"}`
+		remote   = `{"command": "npx", "args": ["-y", "mcp-remote", "https://mcp.example.dev/mcp"]}`
+		remoteL  = `{"command": "npx", "args": ["-y", "mcp-remote@latest", "https://mcp.example.dev/mcp"]}`
+		pinned   = `{"command": "npx", "args": ["-y", "mcp-remote@0.1.15", "https://mcp.example.dev/mcp"]}`
+		pinned2  = `{"command": "npx", "args": ["-y", "mcp-remote@0.1.16", "https://mcp.example.dev/mcp"]}`
+		pinnedL  = `{"command": "npx", "args": ["-y", "mcp-remote@latest", "https://mcp.example.dev/mcp"]}`
+		noYes    = `{"command": "npx", "args": ["mcp-remote", "https://mcp.example.dev/mcp"]}`
+		otherPkg = `{"command": "npx", "args": ["-y", "mcp-remote2@latest", "https://mcp.example.dev/mcp"]}`
+	)
+	return []quietCase{
+		{name: ".mcp.json: env variables with placeholder values are advisory", base: claude(groq), head: claude(groqKey),
+			decision: "allow", check: "MCP-SERVER-CHANGED"},
+		{name: ".mcp.json: NODE_OPTIONS in a server's env is a review", base: claude(groq),
+			head:     claude(`{"command": "npx", "args": ["-y", "groq-mcp"], "env": {"NODE_OPTIONS": "--require ./x.js"}}`),
+			decision: "require_review", check: "MCP-SERVER-CHANGED"},
+		{name: ".mcp.json: PATH in a server's env is a review", base: claude(groqKey),
+			head:     claude(`{"command": "npx", "args": ["-y", "groq-mcp"], "env": {"GROQ_API_KEY": "GROQ_API_KEY_HERE", "LOG_LEVEL": "${LOG_LEVEL}", "PATH": "./bin:/usr/bin"}}`),
+			decision: "require_review", check: "MCP-SERVER-CHANGED"},
+		{name: ".mcp.json: an env URL on another host is a review", base: claude(groq),
+			head:     claude(`{"command": "npx", "args": ["-y", "groq-mcp"], "env": {"GROQ_BASE_URL": "https://collector.example.net/v1"}}`),
+			decision: "require_review", check: "MCP-SERVER-CHANGED"},
+		{name: ".mcp.json: a URL's path on the same host is advisory", base: claude(sse), head: claude(sseMCP),
+			decision: "allow", check: "MCP-SERVER-CHANGED"},
+		{name: ".mcp.json: a URL on another host is a review", base: claude(sse), head: claude(`{"type": "sse", "url": "https://mcp.example.net/sse"}`),
+			decision: "require_review", check: "MCP-SERVER-CHANGED"},
+		{name: ".mcp.json: https to http on the same host is a review", base: claude(sse), head: claude(`{"type": "sse", "url": "http://mcp.example.dev/sse"}`),
+			decision: "require_review", check: "MCP-SERVER-CHANGED"},
+		{name: ".mcp.json: @latest on an unpinned npx package is advisory", base: claude(remote), head: claude(remoteL),
+			decision: "allow", check: "MCP-SERVER-CHANGED"},
+		{name: ".mcp.json: a pinned version changed is a review", base: claude(pinned), head: claude(pinned2),
+			decision: "require_review", check: "MCP-SERVER-CHANGED"},
+		{name: ".mcp.json: a pinned version to @latest is a review", base: claude(pinned), head: claude(pinnedL),
+			decision: "require_review", check: "MCP-SERVER-CHANGED"},
+		{name: ".mcp.json: -y added to npx is a review", base: claude(noYes), head: claude(remote),
+			decision: "require_review", check: "MCP-SERVER-CHANGED"},
+		{name: ".mcp.json: another package is a review", base: claude(remote), head: claude(otherPkg),
+			decision: "require_review", check: "MCP-SERVER-CHANGED"},
+		{name: ".mcp.json: a placeholder beside a new argument is a review", base: claude(groq),
+			head:     claude(`{"command": "npx", "args": ["-y", "groq-mcp", "--allow-shell"], "env": {"GROQ_API_KEY": "x"}}`),
+			decision: "require_review", check: "MCP-SERVER-CHANGED"},
+		{name: ".cursor/mcp.json: env placeholder is advisory", base: cursor(groq), head: cursor(groqKey),
+			decision: "allow", check: "MCP-SERVER-CHANGED"},
+		{name: ".cursor/mcp.json: LD_PRELOAD is a review", base: cursor(groq),
+			head:     cursor(`{"command": "npx", "args": ["-y", "groq-mcp"], "env": {"LD_PRELOAD": "./x.so"}}`),
+			decision: "require_review", check: "MCP-SERVER-CHANGED"},
+		{name: ".vscode/mcp.json: a URL's path on the same host is advisory", base: vscode(`{"type": "http", "url": "https://mcp.example.dev/sse"}`),
+			head: vscode(`{"type": "http", "url": "https://mcp.example.dev/mcp"}`), decision: "allow", check: "MCP-SERVER-CHANGED"},
+		{name: ".vscode/mcp.json: @latest on an unpinned npx package is advisory", base: vscode(remote), head: vscode(remoteL),
+			decision: "allow", check: "MCP-SERVER-CHANGED"},
+		{name: ".vscode/mcp.json: a pinned version changed is a review", base: vscode(pinned), head: vscode(pinned2),
+			decision: "require_review", check: "MCP-SERVER-CHANGED"},
+		{name: ".codex/config.toml: env placeholder is advisory", base: codex("command = \"npx\"\nargs = [\"-y\", \"groq-mcp\"]\n"),
+			head:     codex("command = \"npx\"\nargs = [\"-y\", \"groq-mcp\"]\nenv = { GROQ_API_KEY = \"your-key-here\" }\n"),
+			decision: "allow", check: "MCP-SERVER-CHANGED"},
+		{name: ".codex/config.toml: PYTHONPATH is a review", base: codex("command = \"uvx\"\nargs = [\"srv\"]\n"),
+			head:     codex("command = \"uvx\"\nargs = [\"srv\"]\nenv = { PYTHONPATH = \"./lib\" }\n"),
+			decision: "require_review", check: "MCP-SERVER-CHANGED"},
+	}
+}
+
+// TestE2EQuietMCPAppAndCLI runs the changed-server cases through the App
+// and the CLI.
+func TestE2EQuietMCPAppAndCLI(t *testing.T) {
+	t.Parallel()
+	runQuietCases(t, "m", quietMCPCases())
+}
+
 // TestE2EQuietEnvAppAndCLI runs the tuning-variable cases through the App
 // and the CLI.
 func TestE2EQuietEnvAppAndCLI(t *testing.T) {

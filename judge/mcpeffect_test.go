@@ -1,0 +1,73 @@
+package judge
+
+import "testing"
+
+// TestMCPChangeEffect: a changed MCP server entry is quiet only when every
+// changed part runs no new code and reaches no new host.
+func TestMCPChangeEffect(t *testing.T) {
+	for _, c := range []struct {
+		name, base, head string
+		quiet            bool
+	}{
+		{"placeholder env", `{"command":"npx","args":["-y","a"]}`, `{"command":"npx","args":["-y","a"],"env":{"API_KEY":"your-key-here"}}`, true},
+		{"env reference", `{"command":"x"}`, `{"command":"x","env":{"TOKEN":"${TOKEN}"}}`, true},
+		{"env removed", `{"command":"x","env":{"DEBUG":"1"}}`, `{"command":"x"}`, true},
+		{"NODE_OPTIONS", `{"command":"x"}`, `{"command":"x","env":{"NODE_OPTIONS":"--require ./a.js"}}`, false},
+		{"DYLD_ prefix", `{"command":"x"}`, `{"command":"x","env":{"DYLD_INSERT_LIBRARIES":"a.dylib"}}`, false},
+		{"OpenCode environment", `{"type":"local","command":["npx","a"]}`, `{"type":"local","command":["npx","a"],"environment":{"K":"v"}}`, true},
+		{"env not an object", `{"command":"x"}`, `{"command":"x","env":"K=v"}`, false},
+		{"env URL same host", `{"command":"x","env":{"U":"https://a.dev/v1"}}`, `{"command":"x","env":{"U":"https://a.dev/v2"}}`, true},
+		{"env URL new", `{"command":"x"}`, `{"command":"x","env":{"U":"https://a.dev/v1"}}`, false},
+		{"same host path", `{"url":"https://a.dev/sse"}`, `{"url":"https://a.dev/mcp"}`, true},
+		{"Gemini httpUrl path", `{"httpUrl":"https://a.dev/sse"}`, `{"httpUrl":"https://a.dev/mcp"}`, true},
+		{"another port", `{"url":"https://a.dev/sse"}`, `{"url":"https://a.dev:8443/sse"}`, false},
+		{"expanded host", `{"url":"https://${HOST}/sse"}`, `{"url":"https://${HOST}/mcp"}`, false},
+		{"user added", `{"url":"https://a.dev/sse"}`, `{"url":"https://u@a.dev/sse"}`, false},
+		{"url to httpUrl", `{"url":"https://a.dev/sse"}`, `{"httpUrl":"https://a.dev/sse"}`, false},
+		{"@latest", `{"command":"npx","args":["-y","mcp-remote","https://a.dev"]}`, `{"command":"npx","args":["-y","mcp-remote@latest","https://a.dev"]}`, true},
+		{"@latest dropped", `{"command":"npx","args":["-y","a@latest"]}`, `{"command":"npx","args":["-y","a"]}`, true},
+		{"scoped @latest", `{"command":"npx","args":["-y","@s/p"]}`, `{"command":"npx","args":["-y","@s/p@latest"]}`, true},
+		{"one command string", `{"command":"npx -y a"}`, `{"command":"npx -y a@latest"}`, true},
+		{"OpenCode array", `{"command":["npx","-y","a"]}`, `{"command":["npx","-y","a@latest"]}`, true},
+		{"pinned to latest", `{"command":"npx","args":["-y","a@1.2.3"]}`, `{"command":"npx","args":["-y","a@latest"]}`, false},
+		{"pinned changed", `{"command":"npx","args":["-y","a@1.2.3"]}`, `{"command":"npx","args":["-y","a@1.2.4"]}`, false},
+		{"range to latest", `{"command":"npx","args":["-y","a@^1"]}`, `{"command":"npx","args":["-y","a@^1@latest"]}`, false},
+		{"-p names the package", `{"command":"npx","args":["-p","b","a"]}`, `{"command":"npx","args":["-p","b","a@latest"]}`, false},
+		{"a path", `{"command":"npx","args":["./a"]}`, `{"command":"npx","args":["./a@latest"]}`, false},
+		{"git spec", `{"command":"npx","args":["github:u/a"]}`, `{"command":"npx","args":["github:u/a@latest"]}`, false},
+		{"not npx", `{"command":"bunx","args":["a"]}`, `{"command":"bunx","args":["a@latest"]}`, false},
+		{"-y added", `{"command":"npx","args":["a"]}`, `{"command":"npx","args":["-y","a"]}`, false},
+		{"an argument added", `{"command":"npx","args":["-y","a"]}`, `{"command":"npx","args":["-y","a@latest","--x"]}`, false},
+		{"@latest and a quiet env", `{"command":"npx","args":["a"]}`, `{"command":"npx","args":["a@latest"],"env":{"K":"v"}}`, true},
+		{"headers", `{"url":"https://a.dev/sse"}`, `{"url":"https://a.dev/sse","headers":{"Authorization":"Bearer ${T}"}}`, false},
+		{"trust", `{"command":"x"}`, `{"command":"x","trust":true}`, false},
+		{"type", `{"command":"x","type":"stdio"}`, `{"command":"x","type":"sse"}`, false},
+		{"duplicate key", `{"command":"npx","args":["a"]}`, `{"command":"npx","command":"sh","args":["a"],"env":{"K":"v"}}`, false},
+		{"nested duplicate", `{"command":"x"}`, `{"command":"x","env":{"K":"v","K":"w"}}`, false},
+		{"not JSON", `{"command":"x"}`, `{"command":"x", /* c */ "env":{"K":"v"}}`, false},
+		{"not an object", `{"command":"x"}`, `["x"]`, false},
+		{"unchanged", `{"command":"x"}`, `{"command":"x"}`, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			eff := mcpChangeEffect(c.base, c.head)
+			if got := eff.runsNothingNew(); got != c.quiet {
+				t.Errorf("quiet %v, want %v (review %q, quiet %q)", got, c.quiet, eff.review, eff.quiet)
+			}
+		})
+	}
+}
+
+// TestMCPEnvLoadsCode: variables that change which code loads are never
+// quiet in a server's env; ordinary ones are.
+func TestMCPEnvLoadsCode(t *testing.T) {
+	for n, want := range map[string]bool{
+		"NODE_OPTIONS": true, "NODE_PATH": true, "LD_AUDIT": true, "PYTHONHOME": true, "JAVA_TOOL_OPTIONS": true,
+		"HOME": true, "GIT_SSH_COMMAND": true, "npm_config_registry": true, "UV_INDEX_URL": true, "PATH": true, "GOFLAGS": true,
+		"NODE_ENV": false, "API_KEY": false, "LOG_LEVEL": false, "GROQ_API_KEY": false, "DEBUG": false,
+	} {
+		eff := mcpChangeEffect(`{"command":"x"}`, `{"command":"x","env":{"`+n+`":"v"}}`)
+		if got := !eff.runsNothingNew(); got != want {
+			t.Errorf("%s: review %v, want %v (%q %q)", n, got, want, eff.review, eff.quiet)
+		}
+	}
+}
