@@ -7,7 +7,8 @@ import (
 )
 
 // copilotAdapter is GitHub Copilot CLI (.github/copilot/settings*.json,
-// .github/hooks/*.json, skills, .github/mcp.json, .github/lsp.json): see
+// .github/hooks/*.json, skills, .github/mcp.json, .github/lsp.json,
+// custom agents in .github/agents): see
 // agentfiles/copilot.
 type copilotAdapter struct{}
 

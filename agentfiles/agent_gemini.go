@@ -33,13 +33,14 @@ func (geminiAdapter) Hints() []string        { return []string{".gemini", ".env"
 func (geminiAdapter) Pathspecs() []string {
 	return []string{":(glob).gemini/settings.json", ":(glob)**/.gemini/settings.json",
 		":(glob).gemini/policies/*.toml", ":(glob)**/.gemini/policies/*.toml",
-		":(glob).gemini/.env", ":(glob)**/.gemini/.env", ":(glob).env", ":(glob)**/.env"}
+		":(glob).gemini/.env", ":(glob)**/.gemini/.env", ":(glob).env", ":(glob)**/.env",
+		":(glob).gemini/agents/*.md", ":(glob)**/.gemini/agents/*.md"}
 }
 
-// Classify accepts .gemini/settings.json, .gemini/policies/*.toml and the
-// .env files Gemini CLI loads into its environment (.gemini/.env and
-// .env) in any folder; the scope is the folder holding .gemini (or the
-// .env).
+// Classify accepts .gemini/settings.json, .gemini/policies/*.toml, the
+// subagents of .gemini/agents (gemini.IsAgentFile) and the .env files
+// Gemini CLI loads into its environment (.gemini/.env and .env) in any
+// folder; the scope is the folder holding .gemini (or the .env).
 func (geminiAdapter) Classify(p string) (report.FileKind, string) {
 	dir, base := path.Split(p)
 	dir = strings.TrimSuffix(dir, "/")
@@ -50,6 +51,8 @@ func (geminiAdapter) Classify(p string) (report.FileKind, string) {
 		return AgentFile, dir
 	case base == "settings.json" && (dir == ".gemini" || strings.HasSuffix(dir, "/.gemini")):
 		return AgentFile, strings.TrimSuffix(strings.TrimSuffix(dir, ".gemini"), "/")
+	case gemini.IsAgentFile(p):
+		return AgentFile, strings.TrimSuffix(strings.TrimSuffix(dir, ".gemini/agents"), "/")
 	case strings.HasSuffix(base, ".toml") && (dir == ".gemini/policies" || strings.HasSuffix(dir, "/.gemini/policies")):
 		return AgentFile, strings.TrimSuffix(strings.TrimSuffix(dir, ".gemini/policies"), "/")
 	}
@@ -62,6 +65,9 @@ func (geminiAdapter) Siblings(string) []string { return nil }
 func (geminiAdapter) Read(p string, data []byte) (*agent.Doc, error) {
 	if path.Base(p) == ".env" {
 		return geminiEnv(p, data), nil
+	}
+	if gemini.IsAgentFile(p) {
+		return gemini.ReadAgent(p, data)
 	}
 	if strings.HasSuffix(p, ".toml") {
 		sum := sha256.Sum256(data)

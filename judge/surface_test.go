@@ -36,8 +36,6 @@ var surfaceExempt = []struct{ pattern, why string }{
 	{".github/copilot-instructions.md", "instructions"},
 	{".github/instructions", "instructions (folder)"},
 	{".github/instructions/**", "instructions"},
-	{".github/agents", "Copilot CLI custom agents: not modelled yet (docs/agents.md)"},
-	{".github/agents/**", "Copilot CLI custom agents: not modelled yet (docs/agents.md)"},
 	{".github/prompts", "prompt files: text"},
 	{".github/copilot", "the folder of the settings files (classified)"},
 	{".github", "the folder of Copilot CLI's files (classified)"},
@@ -65,8 +63,7 @@ var surfaceExempt = []struct{ pattern, why string }{
 	{".github/pull_request_template.md", "a pull request template: text"},
 	{".github/allowed_models.txt", "Copilot CLI's list of models the repository allows: it narrows which model runs, never what a tool may do"},
 	{".geminiignore", "Gemini CLI's ignore list for its file tools: it hides files, grants nothing"},
-	{".gemini/skills", "Gemini CLI skills: instructions, and scripts that run only through the shell tool (whose rules are reviewed)"},
-	{".gemini/agents", "Gemini CLI subagents (.gemini/agents/*.md): not modelled yet (docs/agents.md)"},
+	{".gemini/skills", "Gemini CLI 0.61.0 skills: its loader (loadSkillFromFile) keeps only name, description and body, and activating one adds its folder, inside the repository, to the workspace: instructions, with scripts that run only through the shell tool (whose rules are reviewed)"},
 }
 
 func surfaceExempted(p string) (string, bool) {

@@ -2,9 +2,13 @@ package agent
 
 import (
 	"bytes"
+	"encoding/json"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/shipgate-app/shipgate/agentfiles/jsonc"
+	"github.com/shipgate-app/shipgate/jsonpos"
 )
 
 // Frontmatter reads the YAML block between a leading "---" line and the
@@ -34,4 +38,35 @@ func Frontmatter(file string, data []byte) (*yaml.Node, error) {
 		return nil, nil
 	}
 	return n.Content[0], nil
+}
+
+// YAMLServers reads a frontmatter mapping of MCP server definitions
+// (Copilot CLI's mcp-servers, Gemini CLI's mcp_servers in an agent file)
+// as servers, in the file's order: each entry's summary and canonical
+// text are those of its JSON form, so a server is summarised as the
+// agents' JSON files summarise theirs. A value that is not a mapping, or
+// an entry that has no JSON form, is an error naming the line.
+func YAMLServers(file string, v *yaml.Node) ([]Server, error) {
+	if v.Kind != yaml.MappingNode {
+		return nil, &ParseError{File: file, Line: v.Line + 1, Col: v.Column, Msg: "the MCP servers are not a mapping of names to servers"}
+	}
+	var out []Server
+	for i := 0; i+1 < len(v.Content); i += 2 {
+		k, val := v.Content[i], v.Content[i+1]
+		var x any
+		if err := val.Decode(&x); err != nil {
+			return nil, &ParseError{File: file, Line: val.Line + 1, Col: val.Column, Msg: "MCP server " + k.Value + ": " + err.Error()}
+		}
+		data, err := json.Marshal(x)
+		if err != nil {
+			return nil, &ParseError{File: file, Line: val.Line + 1, Col: val.Column, Msg: "MCP server " + k.Value + " has no JSON form: " + err.Error()}
+		}
+		jv, _, err := jsonpos.Parse(data)
+		if err != nil {
+			return nil, &ParseError{File: file, Line: val.Line + 1, Col: val.Column, Msg: "MCP server " + k.Value + ": " + err.Error()}
+		}
+		// The frontmatter starts on the file's second line.
+		out = append(out, Server{Name: k.Value, Summary: jsonc.ServerSummary(jv), Canon: jsonc.Canon(jv), Pos: Pos{File: file, Line: k.Line + 1, Col: k.Column}})
+	}
+	return out, nil
 }

@@ -6,7 +6,8 @@
 // disableAllHooks, the model provider — and `permissions`, which the
 // merge passes through), .github/hooks/*.json, the allowed-tools of
 // .github/skills/*/SKILL.md (approved for the session once the skill
-// runs) and .github/mcp.json's servers. Rules are kind(argument):
+// runs), .github/mcp.json's servers and the mcp-servers of custom agents
+// (.github/agents/**/*.md). Rules are kind(argument):
 // shell(cmd), shell(cmd:*), write(path), url(domain), <server>(tool);
 // deny wins.
 //
@@ -46,6 +47,13 @@ const (
 	// LSP is .github/lsp.json: language servers Copilot CLI starts by
 	// itself (measured: `copilot lsp list` lists its lspServers).
 	LSP = "lsp"
+	// Agent is a custom agent, .github/agents/**/*.md: its frontmatter's
+	// mcp-servers are started, without a prompt, whenever the agent runs
+	// — as the session's agent (--agent) or as a subagent the model
+	// delegates to with the task tool, which asks nobody either
+	// (measured, docs/agents.md); its tools list only narrows what the
+	// agent is offered (a command it lists still asks).
+	Agent = "agent"
 )
 
 // otherAgents are folders of other agents: a SKILL.md inside one is theirs.
@@ -70,6 +78,8 @@ func Classify(p string) (kind string, ok bool) {
 		return MCP, true
 	case p == ".github/lsp.json":
 		return LSP, true
+	case strings.HasPrefix(p, ".github/agents/") && strings.HasSuffix(strings.ToLower(base), ".md"):
+		return Agent, true
 	case base == "SKILL.md":
 		for _, o := range otherAgents {
 			if strings.HasPrefix(p, o) || strings.Contains(p, "/"+o) {
@@ -119,7 +129,7 @@ func skillDirs(docs []*agent.Doc) []string {
 
 // Pathspecs match every path Classify accepts.
 var Pathspecs = []string{":(glob).github/copilot/settings.json", ":(glob).github/copilot/settings.local.json", ":(glob).github/hooks/*.json",
-	":(glob)SKILL.md", ":(glob)**/SKILL.md", ":(glob).github/mcp.json", ":(glob).github/lsp.json"}
+	":(glob)SKILL.md", ":(glob)**/SKILL.md", ":(glob).github/mcp.json", ":(glob).github/lsp.json", ":(glob).github/agents/**/*.md", ":(glob).github/agents/**/*.MD"}
 
 // Siblings are the settings files read together (a skill is read with
 // them: they say whether its folder is one Copilot CLI reads).
@@ -155,8 +165,11 @@ func Read(file string, data []byte) (*agent.Doc, error) {
 	kind, _ := Classify(file)
 	d := &agent.Doc{File: file}
 	pos := func(p jsonpos.Pos) agent.Pos { return agent.Pos{File: file, Line: p.Line, Col: p.Column} }
-	if kind == Skill {
+	switch kind {
+	case Skill:
 		return readSkill(file, data)
+	case Agent:
+		return readAgent(file, data)
 	}
 	root, probs, err := jsonc.Parse(data, jsonc.Options{})
 	if err != nil {
@@ -304,6 +317,34 @@ func readSkill(file string, data []byte) (*agent.Doc, error) {
 		for _, it := range items {
 			addRule(d, strings.TrimSpace(it.Value), agent.Allow, agent.Pos{File: file, Line: it.Line + 1, Col: it.Column}, "allowed-tools")
 		}
+	}
+	return d, nil
+}
+
+// readAgent reads a custom agent's frontmatter: its mcp-servers are MCP
+// servers Copilot CLI starts when the agent runs. A file without
+// frontmatter defines no server; one whose frontmatter is not YAML, or
+// whose mcp-servers is not a mapping, Copilot CLI does not load as
+// written ("mcp-servers: Expected object" in its loader): a ParseError,
+// reviewed.
+func readAgent(file string, data []byte) (*agent.Doc, error) {
+	d := &agent.Doc{File: file}
+	m, err := agent.Frontmatter(file, data)
+	if err != nil || m == nil {
+		return d, err
+	}
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		if m.Content[i].Value != "mcp-servers" {
+			continue
+		}
+		srv, err := agent.YAMLServers(file, m.Content[i+1])
+		if err != nil {
+			return nil, err
+		}
+		for j := range srv {
+			srv[j].Summary += "; started whenever the custom agent runs, which the model may delegate to without a prompt"
+		}
+		d.Servers = append(d.Servers, srv...)
 	}
 	return d, nil
 }

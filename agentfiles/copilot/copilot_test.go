@@ -77,3 +77,49 @@ func FuzzRead(f *testing.F) {
 		}
 	})
 }
+
+// TestAgentFiles holds custom agents to Copilot CLI 1.0.102 as measured
+// (docs/agents.md): any .md under .github/agents is an agent, and its
+// mcp-servers are servers the CLI starts; its tools list grants nothing.
+func TestAgentFiles(t *testing.T) {
+	for p, want := range map[string]string{
+		".github/agents/h.agent.md": Agent, ".github/agents/h.md": Agent, ".github/agents/team/h.agent.md": Agent,
+		".github/agents/x/SKILL.md": Agent, ".github/agent/h.md": "", "docs/.github/agents/h.md": "", ".github/agents/h.txt": "",
+	} {
+		if got, _ := Classify(p); got != want {
+			t.Errorf("Classify(%q) = %q, want %q", p, got, want)
+		}
+	}
+	cases := []struct {
+		why, src string
+		servers  []string
+		bad      bool
+	}{
+		{"a local server", "---\nname: h\ndescription: d\ntools: [\"view\"]\nmcp-servers:\n  docs:\n    type: local\n    command: docs-server\n---\nx\n", []string{"docs"}, false},
+		{"two servers", "---\nname: h\nmcp-servers: {a: {command: x}, b: {url: \"https://m.example\"}}\n---\n", []string{"a", "b"}, false},
+		{"tools only", "---\nname: h\ntools: [\"shell\"]\n---\nx\n", nil, false},
+		{"no frontmatter", "Just a prompt.\n", nil, false},
+		{"not YAML", "---\nmcp-servers: [\n---\n", nil, true},
+		{"mcp-servers not a mapping", "---\nmcp-servers: [a, b]\n---\n", nil, true},
+	}
+	for _, c := range cases {
+		d, err := Read(".github/agents/h.agent.md", []byte(c.src))
+		if c.bad {
+			if _, ok := err.(*agent.ParseError); !ok {
+				t.Errorf("%s: got %v, want a ParseError", c.why, err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("%s: %v", c.why, err)
+			continue
+		}
+		var got []string
+		for _, s := range d.Servers {
+			got = append(got, s.Name)
+		}
+		if len(got) != len(c.servers) || len(d.Rules) != 0 {
+			t.Errorf("%s: servers %v rules %d, want %v and no rule", c.why, got, len(d.Rules), c.servers)
+		}
+	}
+}

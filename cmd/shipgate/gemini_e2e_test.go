@@ -10,6 +10,9 @@ import (
 
 const geminiSettings = ".gemini/settings.json"
 
+// geminiAgent is a Gemini CLI subagent with an MCP server.
+const geminiAgent = "---\nname: helper\ndescription: helps\ntools: [\"read_file\"]\nmcp_servers:\n  docs:\n    command: docs-server\n---\nYou help.\n"
+
 func geminiE2ECases() []agentE2ECase {
 	readme := map[string]string{"README.md": "# r\n"}
 	base := map[string]string{"README.md": "# r\n", geminiSettings: `{
@@ -58,6 +61,22 @@ func geminiE2ECases() []agentE2ECase {
 			decision: "require_review", checks: []string{"ENV-CHANGED"}},
 		{name: "a changed value in .gemini/.env", base: with(base, ".gemini/.env", "LOG_FORMAT=json\n"), head: map[string]string{".gemini/.env": "LOG_FORMAT=text\n"},
 			decision: "require_review", checks: []string{"ENV-CHANGED"}},
+		// Issue 23: subagents (.gemini/agents/*.md), registered once the
+		// user acknowledges the file; their MCP servers start when the
+		// model invokes them (allowed by the default policy).
+		{name: "a subagent with an MCP server", base: base, head: map[string]string{".gemini/agents/helper.md": geminiAgent},
+			decision: "require_review", checks: []string{"MCP-SERVER-ADDED"}},
+		{name: "a subagent's MCP server trusted", base: with(base, ".gemini/agents/helper.md", geminiAgent),
+			head:     map[string]string{".gemini/agents/helper.md": strings.Replace(geminiAgent, "command: docs-server", "command: docs-server\n    trust: true", 1)},
+			decision: "require_review", checks: []string{"PERMISSION-ALLOW-EXPANDED", "MCP-SERVER-CHANGED"}},
+		{name: "a remote subagent", base: base, head: map[string]string{".gemini/agents/far.md": "---\nkind: remote\nname: far\nagent_card_url: https://agent.example/card.json\n---\n"},
+			decision: "require_review", checks: []string{"ENV-CHANGED"}},
+		{name: "a subagent Gemini refuses (a key its schema lacks)", base: with(base, ".gemini/agents/helper.md", geminiAgent),
+			head:     map[string]string{".gemini/agents/helper.md": strings.Replace(geminiAgent, "tools:", "allowed_tools: [\"run_shell_command\"]\ntools:", 1)},
+			decision: "require_review", checks: []string{"CONFIG-PARSE-FAILED"}},
+		{name: "a subagent's prompt and tools edited", base: with(base, ".gemini/agents/helper.md", geminiAgent),
+			head: map[string]string{".gemini/agents/helper.md": strings.Replace(strings.Replace(geminiAgent, "You help.", "You help more.", 1), "[\"read_file\"]", "[\"read_file\", \"run_shell_command\"]", 1)}, decision: "allow"},
+		{name: "a subagent file Gemini skips (_draft.md)", base: base, head: map[string]string{".gemini/agents/_draft.md": geminiAgent}, decision: "allow"},
 		// What passes, or is only information.
 		{name: "an application's variable in .env", base: with(base, ".env", "APP_PORT=3000\n"), head: map[string]string{".env": "APP_PORT=8080\nAPP_NAME=x\n"}, decision: "allow"},
 		{name: "a prefix narrowed", base: base, head: edit(`"run_shell_command(git log)"`, `"run_shell_command(git log --oneline)"`), decision: "allow"},
