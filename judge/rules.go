@@ -265,10 +265,12 @@ func (e *engine) judgeAllowAdditions(rs *ruleSet, moved map[*event]*event) {
 				}
 			}
 		default:
-			if why, ok := readerAddsNothing(r); ok && f.kind == report.SettingsFile {
-				// (Measured for settings rules only: a skill's or
-				// command's allowed-tools take another path in Claude
-				// Code, which ask rules do not stop; they stay a grant.)
+			if why, ok := readerAddsNothing(r); ok && (f.kind == report.SettingsFile || f.kind == report.SkillFile || f.kind == report.CommandFile) {
+				// Measured for settings rules and for a skill's and a
+				// command's allowed-tools alike (internal/conformance
+				// TestSkillReaderRules: the same probes ask under the
+				// skill with and without the rule). A subagent's tools
+				// were not measured: there the rule stays a grant.
 				a.why = why
 				break
 			}

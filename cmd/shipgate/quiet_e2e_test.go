@@ -140,12 +140,25 @@ func quietWitnessCases() []quietCase {
 			base:     map[string]string{".claude/settings.json": allow("", "Bash(npm test:*)")},
 			head:     map[string]string{".claude/settings.json": allow("", "Bash(npm test:*)", "Bash(grep:*)", "Bash(find:*)", "Bash(grep *)", "Bash(find *)")},
 			decision: "allow"},
-		// Measured for settings rules only: a skill's allowed-tools take
-		// another path in Claude Code, so there Bash(grep:*) stays a grant.
-		{name: "Bash(grep:*) in a skill's allowed-tools is still reviewed",
+		// The same in a skill's or a command's allowed-tools: measured on
+		// 2.1.328 (internal/conformance TestSkillReaderRules), paths
+		// outside the project and find's writing actions still ask while
+		// the skill runs.
+		{name: "Bash(grep:*) and Bash(find *) in a skill's allowed-tools add nothing",
 			base: map[string]string{".claude/settings.json": allow("", "Bash(npm test:*)")},
 			head: map[string]string{".claude/settings.json": allow("", "Bash(npm test:*)"),
-				".claude/skills/search/SKILL.md": "---\nname: search\ndescription: searches\nallowed-tools: Bash(grep:*)\n---\nSearch.\n"},
+				".claude/skills/search/SKILL.md": "---\nname: search\ndescription: searches\nallowed-tools: Bash(grep:*), Bash(find *)\n---\nSearch.\n"},
+			decision: "allow"},
+		{name: "Bash(find:*) in a command's allowed-tools adds nothing",
+			base: map[string]string{".claude/settings.json": allow("", "Bash(npm test:*)")},
+			head: map[string]string{".claude/settings.json": allow("", "Bash(npm test:*)"),
+				".claude/commands/search.md": "---\ndescription: searches\nallowed-tools: Bash(find:*), Bash(grep *)\n---\nSearch.\n"},
+			decision: "allow"},
+		// A skill's other reader is still a grant: rg --pre runs a program.
+		{name: "Bash(rg:*) in a skill's allowed-tools is still reviewed",
+			base: map[string]string{".claude/settings.json": allow("", "Bash(npm test:*)")},
+			head: map[string]string{".claude/settings.json": allow("", "Bash(npm test:*)"),
+				".claude/skills/search/SKILL.md": "---\nname: search\ndescription: searches\nallowed-tools: Bash(grep:*), Bash(rg:*)\n---\nSearch.\n"},
 			decision: "require_review", check: "PERMISSION-ALLOW-EXPANDED"},
 		// rg is no such reader: rg --pre runs a program (measured), and the
 		// review names it.
