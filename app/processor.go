@@ -60,6 +60,13 @@ type Config struct {
 	// judge.CompareContext). End-to-end tests wrap it, to make a judgement
 	// outlast the job timeout without depending on the machine's speed.
 	Judge func(ctx context.Context, in report.Input) (report.Report, error)
+	// BotLogin returns the App's own bot user ("<slug>[bot]"), or "" while
+	// the slug is not known yet. Only that user's review comments count as
+	// suggestions already posted: anyone else could quote a suggestion's
+	// marker to stop it being posted. While it is "" any bot's count (a
+	// person cannot post as a bot), so a suggestion is never lost to a
+	// person's comment.
+	BotLogin func() string
 }
 
 func (c *Config) defaults() {

@@ -77,8 +77,9 @@ func (p *Worker) postSuggestions(ctx context.Context, cl *github.Client, ev *eva
 	}
 }
 
-// postedSuggestions returns the markers of the suggestions already on the
-// pull request.
+// postedSuggestions returns the markers of the suggestions this App already
+// posted on the pull request (postedByApp: a marker quoted by anyone else
+// does not count).
 func (p *Worker) postedSuggestions(ctx context.Context, cl *github.Client, ev *evaluation) (map[report.SuggestionMarker]bool, error) {
 	out := map[report.SuggestionMarker]bool{}
 	opts := &github.PullRequestListCommentsOptions{ListOptions: github.ListOptions{PerPage: 100}}
@@ -88,6 +89,9 @@ func (p *Worker) postedSuggestions(ctx context.Context, cl *github.Client, ev *e
 			return nil, fmt.Errorf("listing the review comments of pull request #%d: %w", ev.pr.GetNumber(), err)
 		}
 		for _, c := range cs {
+			if !p.postedByApp(c.GetUser()) {
+				continue
+			}
 			for _, m := range report.ParseMarkers(c.GetBody()).Suggestions {
 				out[m] = true
 			}
@@ -97,4 +101,15 @@ func (p *Worker) postedSuggestions(ctx context.Context, cl *github.Client, ev *e
 		}
 		opts.Page = resp.NextPage
 	}
+}
+
+// postedByApp reports whether a review comment's author is this App's bot
+// user (Config.BotLogin), or, while the App's slug is not known, any bot.
+func (p *Worker) postedByApp(u *github.User) bool {
+	if p.cfg.BotLogin != nil {
+		if bot := p.cfg.BotLogin(); bot != "" {
+			return strings.EqualFold(u.GetLogin(), bot)
+		}
+	}
+	return u.GetType() == "Bot"
 }

@@ -336,3 +336,23 @@ func (s *Server) SynchronizeAs(user, owner, repo string, number int, files map[s
 	}
 	return res.sha, res.send(s)[pr], nil
 }
+
+// CommentOnLine adds a review comment by user on line of path (RIGHT side)
+// at the pull request's head, as a reviewer writes one in GitHub's "Files
+// changed" tab, with GitHub's validation: the line must lie in the pull
+// request's diff. It returns the comment's id.
+func (s *Server) CommentOnLine(user, owner, repo string, number int, path string, line int, body string) (int64, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	pr, err := s.pullLocked(owner, repo, number)
+	if err != nil {
+		return 0, err
+	}
+	if !s.lineInDiff(pr, pr.headSHA, path, line, "RIGHT") {
+		return 0, fmt.Errorf("githubtest: comment on %s/%s#%d: %s:%d is not part of the diff", owner, repo, number, path, line)
+	}
+	rc := &reviewComment{id: s.st.next("review_comment"), user: s.st.ensureAccount(user, "User", s.now()), body: body,
+		commitID: pr.headSHA, path: path, line: line, side: "RIGHT", createdAt: s.now()}
+	pr.reviewComments = append(pr.reviewComments, rc)
+	return rc.id, nil
+}

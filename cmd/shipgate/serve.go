@@ -15,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -214,12 +215,27 @@ func startServer(ctx context.Context, cfg serveConfig) (*server, error) {
 		}
 		cancel()
 		slug = ready.slug
-		if slug == "" {
-			slug = "shipgate" // until the first readiness check that reaches GitHub
+	}
+	// The worker knows its own bot user once the slug is known (given, or
+	// learned from GitHub; a readiness check corrects it later).
+	var botLogin atomic.Pointer[string]
+	setBot := func(slug string) {
+		if slug != "" {
+			login := slug + "[bot]"
+			botLogin.Store(&login)
 		}
 	}
+	setBot(slug)
+	if slug == "" {
+		slug = "shipgate" // until the first readiness check that reaches GitHub
+	}
 	worker := app.NewWorker(clients, app.Config{Version: version, Logger: cfg.Logger, SharedQueue: cfg.Redis.URL != "", Judge: cfg.Judge,
-		Sleep: cfg.RetrySleep})
+		Sleep: cfg.RetrySleep, BotLogin: func() string {
+			if l := botLogin.Load(); l != nil {
+				return *l
+			}
+			return ""
+		}})
 	queue, deliveries, extras, closeQ, err := newQueueAndDedup(ctx, cfg.Redis, queueDirChoice{cfg.QueueDir, cfg.QueueDirDefault}, webhook.QueueOptions{
 		Capacity: cfg.QueueSize, Workers: cfg.Workers, JobTimeout: cfg.JobTimeout,
 		MaxAttempts: cfg.QueueMaxAttempts, Backoff: cfg.QueueBackoff, Metrics: metrics, Logger: cfg.Logger,
@@ -274,7 +290,10 @@ func startServer(ctx context.Context, cfg serveConfig) (*server, error) {
 		// Learned from GitHub: corrected by the next readiness check if
 		// GitHub could not be asked at startup.
 		ready.mu.Lock()
-		ready.onSlug = hook.SetAppSlug
+		ready.onSlug = func(slug string) {
+			hook.SetAppSlug(slug)
+			setBot(slug)
+		}
 		ready.mu.Unlock()
 	}
 	ln, err := net.Listen("tcp", cfg.Listen)

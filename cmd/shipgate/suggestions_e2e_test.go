@@ -178,3 +178,49 @@ func TestE2EAnnotationsByMeaning(t *testing.T) {
 		t.Errorf("the intent annotation is at %s:%d, want .github/shipgate.yml:3", intent.Path, intent.StartLine)
 	}
 }
+
+// TestE2ESuggestionMarkerQuoted: a reviewer's comment that quotes a
+// suggestion's marker (copied from another pull request, or written on
+// purpose) does not count as the App's own: the App still posts its
+// suggestion on the line. Only the App's bot user's comments are read as
+// suggestions already posted.
+func TestE2ESuggestionMarkerQuoted(t *testing.T) {
+	t.Parallel()
+	env := newE2E(t)
+	widen := settingsJSON(replaced(baseAllow, "Bash(npm test:*)", "Bash(npm *)"), baseDeny)
+	path, line := ".claude/settings.json", lineOf(t, widen, `"Bash(npm *)"`)
+
+	// The marker as the App writes it, taken from its comment elsewhere.
+	env.repo("quoted-src", map[string]string{path: baseSettings, "README.md": "# x\n"})
+	src := env.openPR("quoted-src", "widen", map[string]string{path: widen})
+	body := env.waitComments("quoted-src", src.Number, 1)[0].Body
+	i := strings.Index(body, "<!-- shipgate:suggestion=")
+	if i < 0 {
+		t.Fatalf("the App's comment has no suggestion marker:\n%s", body)
+	}
+	marker := body[i:]
+
+	// Another pull request: a narrowing first, on which mallory comments
+	// with the marker on the rule's line; then the widening is pushed.
+	const repo = "quoted"
+	env.repo(repo, map[string]string{path: baseSettings, "README.md": "# x\n"})
+	narrow := settingsJSON(replaced(baseAllow, "Bash(npm test:*)", "Bash(npm test -- --ci)"), baseDeny)
+	pr := env.openPR(repo, "narrow", map[string]string{path: narrow})
+	if run := env.waitCompleted(repo, pr.HeadSHA, 1); run.Conclusion != "success" {
+		t.Fatalf("the narrowing: %s %q\n%s", run.Conclusion, run.Title, run.Summary)
+	}
+	if _, err := env.gh.CommentOnLine("mallory", e2eOwner, repo, pr.Number, path, line, "looks fine\n"+marker); err != nil {
+		t.Fatal(err)
+	}
+	sha, _, err := env.gh.Synchronize(e2eOwner, repo, pr.Number, map[string]string{path: widen}, "widen")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if run := env.waitCompleted(repo, sha, 1); run.Conclusion != "action_required" {
+		t.Fatalf("the widening: %s %q", run.Conclusion, run.Title)
+	}
+	cs := env.waitComments(repo, pr.Number, 2)
+	if c := cs[1]; c.User != "shipgate[bot]" || c.Line != line || c.CommitID != sha || !strings.Contains(c.Body, "```suggestion") {
+		t.Fatalf("the second comment is %+v, want the App's suggestion on line %d of %.8s", c, line, sha)
+	}
+}
