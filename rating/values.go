@@ -101,8 +101,13 @@ func Hook(event string) Rating {
 // command Claude Code runs itself, in `claude -p` even before trust.
 func Helper(key string) Rating {
 	switch key {
-	case "policyHelper", "processWrapper":
+	case "policyHelper", "policyHelpers", "processWrapper":
 		return Rating{Access: AccessNone, Risk: RiskLow, Basis: "honoured only from user or managed settings: inert in a project file"}
+	case "proxyAuthHelper":
+		// 2.1.328 runs a project or local file's proxyAuthHelper once the
+		// folder is trusted, where CLAUDE_CODE_ENABLE_PROXY_AUTH_HELPER is
+		// set (read from the binary).
+		return Rating{Access: AccessExecute, Risk: RiskHigh, Basis: "a command Claude Code runs for the proxy's credentials once the folder is trusted, where CLAUDE_CODE_ENABLE_PROXY_AUTH_HELPER is set"}
 	}
 	return Rating{Access: AccessExecute, Risk: RiskHigh, Basis: "a command Claude Code runs itself, in claude -p even before the folder is trusted"}
 }

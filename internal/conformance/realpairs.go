@@ -3,8 +3,10 @@ package conformance
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
+	"github.com/shipgate-app/shipgate/agentfiles/claude"
 	"github.com/shipgate-app/shipgate/lattice"
 )
 
@@ -116,10 +118,12 @@ func realSettings(text string) Settings {
 	return Settings{Raw: string(b) + "\n"}
 }
 
-// commandKeys are the settings keys realSettings takes out of a real file.
-var commandKeys = []string{"hooks", "statusLine", "apiKeyHelper", "awsAuthRefresh", "awsCredentialExport", "gcpAuthRefresh",
-	"otelHeadersHelper", "fileSuggestion", "env", "enableAllProjectMcpServers", "enabledMcpjsonServers", "mcpServers",
-	"enabledPlugins", "extraKnownMarketplaces", "plugins", "disableAllHooks"}
+// commandKeys are the settings keys realSettings takes out of a real file:
+// every command helper (claude.HelperKeys, held to the binary's own list by
+// TestHelperKeysInBinary), hooks, the environment, and what loads MCP
+// servers or plugins.
+var commandKeys = append(slices.Clone(claude.HelperKeys), "hooks", "disableAllHooks", "env", "enableAllProjectMcpServers",
+	"enabledMcpjsonServers", "mcpServers", "enabledPlugins", "extraKnownMarketplaces", "additionalMarketplaces", "plugins", "sshHostCommands")
 
 // withoutExistingCases is withoutExistingTargets over cases.
 func withoutExistingCases(cs []Case) []Case {
