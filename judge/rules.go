@@ -218,6 +218,11 @@ func (e *engine) judgeAllowAdditions(rs *ruleSet, moved map[*event]*event) {
 			e.invalidRuleFinding(f, a)
 			continue
 		}
+		if why, ok := unconsultedSearchRule(r); ok {
+			a.why = why
+			e.invalidRuleFinding(f, a)
+			continue
+		}
 		calls, ans, skipped := e.newlyRuns(r, none, maxWitnesses)
 		switch ans {
 		case lattice.Yes:
@@ -225,6 +230,11 @@ func (e *engine) judgeAllowAdditions(rs *ruleSet, moved map[*event]*event) {
 			a.witnesses = callStrings(calls)
 			if why, ok := e.onlyOptions(calls); ok {
 				a.why = why
+			}
+			if ws := searchWitnesses(r, headStop); len(ws) > 0 {
+				// The tool's name is no call: a search outside the
+				// project is what newly runs.
+				a.witnesses, a.why = ws, searchWhy(r.Canonical)
 			}
 		case lattice.No:
 			if v := lattice.CoveredByExceptContext(e.ctx, r, none, skipped); v.Answer != lattice.Yes {

@@ -160,6 +160,22 @@ func quietWitnessCases() []quietCase {
 			head: map[string]string{".claude/settings.json": allow("", "Bash(npm test:*)"),
 				".claude/skills/search/SKILL.md": "---\nname: search\ndescription: searches\nallowed-tools: Bash(grep:*), Bash(rg:*)\n---\nSearch.\n"},
 			decision: "require_review", check: "PERMISSION-ALLOW-EXPANDED"},
+		// A bare Grep or Glob allow lets a search outside the project run
+		// (measured with the tools offered); its witness is such a call,
+		// not the tool's name, and skips what a Read deny still stops.
+		{name: "a bare Grep allow is witnessed by a search outside the project",
+			base:     map[string]string{".claude/settings.json": allow("", "Bash(npm test:*)")},
+			head:     map[string]string{".claude/settings.json": allow("", "Bash(npm test:*)", "Grep")},
+			decision: "require_review", check: "PERMISSION-ALLOW-EXPANDED", contains: "`Grep(~/.ssh)`", lacks: "use `Grep`."},
+		{name: "a bare Glob allow's witness skips what a Read deny stops",
+			base:     map[string]string{".claude/settings.json": "{\n  \"permissions\": {\"allow\": [\"Bash(npm test:*)\"], \"deny\": [\"Read(~/.ssh/**)\"]}\n}\n"},
+			head:     map[string]string{".claude/settings.json": "{\n  \"permissions\": {\"allow\": [\"Bash(npm test:*)\", \"Glob\"], \"deny\": [\"Read(~/.ssh/**)\"]}\n}\n"},
+			decision: "require_review", check: "PERMISSION-ALLOW-EXPANDED", contains: "`Glob(/etc)`", lacks: "Glob(~/.ssh)"},
+		// Grep and Glob rules with a pattern are not consulted (measured).
+		{name: "Grep(src/**) and Grep(*) grant nothing",
+			base:     map[string]string{".claude/settings.json": allow("", "Bash(npm test:*)")},
+			head:     map[string]string{".claude/settings.json": allow("", "Bash(npm test:*)", "Grep(src/**)", "Grep(*)", "Glob(*)")},
+			decision: "allow", check: "PERMISSION-RULE-INVALID"},
 		// rg is no such reader: rg --pre runs a program (measured), and the
 		// review names it.
 		{name: "Bash(rg:*) is reviewed with rg --pre as its witness",

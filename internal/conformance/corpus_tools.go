@@ -17,6 +17,13 @@ var toolInputs = map[string]func(lay Layout, c Call) map[string]any{
 	"TaskStop":   func(Layout, Call) map[string]any { return map[string]any{"task_id": "shipgate-none"} },
 	"WebSearch":  func(Layout, Call) map[string]any { return map[string]any{"query": "shipgate conformance"} },
 	"Skill":      func(_ Layout, c Call) map[string]any { return map[string]any{"skill": c.Arg} },
+	// Grep and Glob search the folder Arg names (offered only with --tools).
+	"Grep": func(lay Layout, c Call) map[string]any {
+		return map[string]any{"pattern": "x", "path": lay.Expand(c.Arg)}
+	},
+	"Glob": func(lay Layout, c Call) map[string]any {
+		return map[string]any{"pattern": "*", "path": lay.Expand(c.Arg)}
+	},
 	"SendMessage": func(Layout, Call) map[string]any {
 		return map[string]any{"to": "shipgate-none", "message": "conformance call"}
 	},
