@@ -176,7 +176,7 @@ conformance-codex-run: codex
 	SHIPGATE_CODEX_RUN_N=$(ORACLE_RUN_N) SHIPGATE_REQUIRE_CODEX=1 $(GO) test -count=1 -timeout 120m -run 'TestCodexRuntime' -v ./internal/conformance/
 
 conformance-copilot: copilot
-	SHIPGATE_COPILOT_N=$(ORACLE_N) SHIPGATE_REQUIRE_COPILOT=1 $(GO) test -count=1 -timeout 120m -run 'TestCopilotConformance' -v ./internal/conformance/
+	SHIPGATE_COPILOT_N=$(ORACLE_N) SHIPGATE_COPILOT_RUN_N=$(ORACLE_RUN_N) SHIPGATE_REQUIRE_COPILOT=1 $(GO) test -count=1 -timeout 120m -run 'TestCopilotConformance|TestCopilotRuntime' -v ./internal/conformance/
 
 # Record again which repository paths each agent binary touches
 # (judge/testdata/surface; strace from Debian). SURFACE=1 compares instead.

@@ -200,12 +200,14 @@ func TestCopilotCLI(t *testing.T) {
 			decision: report.DecisionRequireReview, checks: []string{"HOOK-CHANGED", "PLUGIN-ADDED"}},
 		{name: "a denied URL removed", path: ".github/copilot/settings.json", base: `{"deniedUrls": ["evil.example"]}`, head: `{}`, decision: report.DecisionRequireReview, checks: []string{"PERMISSION-DENY-REMOVED"}},
 		{name: "a non-repo key is ignored", path: ".github/copilot/settings.json", base: `{}`, head: `{"defaultPermissionMode": "allow-all"}`, decision: report.DecisionAllow, checks: []string{"CONFIG-UNKNOWN-KEY"}},
-		{name: "permissions allow shell blocks", path: ".github/copilot/settings.json", base: `{}`, head: `{"permissions": {"allow": ["shell"]}}`, decision: report.DecisionBlock},
+		// Repository permissions are inert in 1.0.102 (managedOnly;
+		// TestCopilotRuntime measured them changing no decision).
+		{name: "permissions allow shell is inert (information)", path: ".github/copilot/settings.json", base: `{}`, head: `{"permissions": {"allow": ["shell"]}}`, decision: report.DecisionAllow, checks: []string{"PERMISSION-RULE-INVALID"}},
 		{name: "the model name is unrelated", path: ".github/copilot/settings.json", base: `{"model": "a"}`, head: `{"model": "b"}`, decision: report.DecisionAllow},
 		{name: "an mcp server", path: ".github/mcp.json", base: `{"mcpServers": {}}`, head: `{"mcpServers": {"x": {"command": "npx"}}}`, decision: report.DecisionRequireReview, checks: []string{"MCP-SERVER-ADDED"}},
-		{name: "a deny in settings shadows a skill's allow", path: ".github/skills/x/SKILL.md", base: "", head: "---\nallowed-tools: shell(rm:*)\n---\n",
+		{name: "a repository deny does not shadow a skill's allow (it is inert)", path: ".github/skills/x/SKILL.md", base: "", head: "---\nallowed-tools: shell(rm:*)\n---\n",
 			others:   []report.File{{Path: ".github/copilot/settings.json", Base: report.Version{Exists: true, Data: []byte(`{"permissions": {"deny": ["shell(rm:*)"]}}`)}, Head: report.Version{Exists: true, Data: []byte(`{"permissions": {"deny": ["shell(rm:*)"]}}`)}}},
-			decision: report.DecisionAllow},
+			decision: report.DecisionRequireReview, checks: []string{"PERMISSION-ALLOW-EXPANDED"}},
 	})
 }
 

@@ -3,8 +3,8 @@
 // settings.local.json (only the keys Copilot CLI takes from a repository:
 // hooks, plugins and marketplaces, skill/agent/instruction/hook
 // directories, denied URLs, disabled MCP servers and skills,
-// disableAllHooks, the model provider — and `permissions`, which the
-// merge passes through), .github/hooks/*.json, the allowed-tools of
+// disableAllHooks, the model provider; `permissions` is inert from a
+// repository and reported), .github/hooks/*.json, the allowed-tools of
 // .github/skills/*/SKILL.md (approved for the session once the skill
 // runs), .github/mcp.json's servers and the mcp-servers of custom agents
 // (.github/agents/**/*.md). Rules are kind(argument):
@@ -35,8 +35,11 @@ import (
 	"github.com/shipgate-app/shipgate/lattice"
 )
 
+// CopilotVersion is the release the model was examined against.
+const CopilotVersion = "1.0.102"
+
 // CheckedAgainst names the version examined.
-const CheckedAgainst = "1.0.102 (help text and rule parser; matcher per docs)"
+const CheckedAgainst = CopilotVersion + " (help text, rule parser, settings schema; custom agents and repository permissions at run time)"
 
 // Kinds of Copilot CLI file.
 const (
@@ -263,13 +266,16 @@ func readSetting(d *agent.Doc, m jsonpos.Member, pos func(jsonpos.Pos) agent.Pos
 	case "modelProviderId":
 		set(d, m.Key, jsonc.Canon(m.Value), p, 1, agent.CheckEnv, "the model provider decides where prompts and code are sent")
 	case "permissions":
-		for _, list := range []string{"allow", "deny"} {
-			dec := agent.Allow
-			if list == "deny" {
-				dec = agent.Deny
-			}
+		// Inert from a repository: Copilot CLI 1.0.102's settings schema
+		// marks permissions.allow, .ask and .deny managedOnly ("Enterprise-
+		// managed permission rules"), and TestCopilotRuntime measured a
+		// repository's allow and deny rules changing no decision at run
+		// time. So they neither grant (no noise) nor protect (a deny here
+		// does not stop a skill's allowed-tools): each entry is reported.
+		for _, list := range []string{"allow", "ask", "deny"} {
 			for _, e := range m.Value.Get(list).Elements() {
-				addRule(d, e.Text(), dec, pos(e.Start()), "permissions."+list)
+				d.Problems = append(d.Problems, agent.Problem{Kind: agent.ProblemInvalidRule, Key: "permissions." + list + " " + e.Text(), Pos: pos(e.Start()),
+					Message: fmt.Sprintf("permissions.%s %q: Copilot CLI %s takes permission rules only from enterprise-managed settings (managedOnly in its settings schema; measured: a repository's permissions change no decision at run time), so this rule grants and denies nothing", list, e.Text(), CopilotVersion)})
 			}
 		}
 	}

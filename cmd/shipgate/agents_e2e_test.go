@@ -210,6 +210,14 @@ func copilotE2ECases() []agentE2ECase {
 			head: map[string]string{".github/agents/helper.agent.md": strings.Replace(strings.Replace(copilotAgent, "You help.", "You help with docs.", 1), "tools: [\"view\"]", "tools: [\"view\", \"shell\"]", 1)}, decision: "allow"},
 		{name: "a custom agent's server respelled (flow style)", base: with(base, ".github/agents/helper.agent.md", copilotAgent),
 			head: map[string]string{".github/agents/helper.agent.md": strings.Replace(copilotAgent, "  docs:\n    type: local\n    command: docs-server\n", "  docs: {command: docs-server, type: local}\n", 1)}, decision: "allow"},
+		// Issue 23 (TestCopilotRuntime): a repository's permissions are
+		// inert, so its deny hides nothing and its allow grants nothing.
+		{name: "a repository deny does not hide a skill's new allowed-tools", base: with(readme, ".github/copilot/settings.json", "{\"permissions\": {\"deny\": [\"shell(rm:*)\"]}}\n"),
+			head:     map[string]string{".github/skills/clean/SKILL.md": "---\nname: clean\ndescription: clean\nallowed-tools: shell(rm:*)\n---\nClean.\n"},
+			decision: "require_review", checks: []string{"PERMISSION-ALLOW-EXPANDED"}},
+		{name: "permissions.allow shell in the repository settings (inert: information)", base: base,
+			head:     map[string]string{".github/copilot/settings.json": "{\"deniedUrls\": [\"evil.example\"], \"permissions\": {\"allow\": [\"shell\"]}}\n"},
+			decision: "allow", checks: []string{"PERMISSION-RULE-INVALID"}},
 		{name: "a SKILL.md in a folder Copilot CLI does not read", base: base,
 			head: map[string]string{"docs/examples/ship/SKILL.md": strings.Replace(skill, "shell(git:*), shell(npm test)", "shell", 1)}, decision: "allow"},
 		{name: "a skill's instructions edited", base: base, head: map[string]string{".github/skills/release/SKILL.md": strings.Replace(skill, "Run the release.", "Run the release, then tag it.", 1)}, decision: "allow"},

@@ -31,6 +31,10 @@ type AgentSession struct {
 	Bin        string
 	Proj, Home string
 	Calls      []ModelCall
+	// First, when set, is a call the model asks for alone before Calls,
+	// which follow once its result is back (Copilot CLI and OpenCode
+	// only).
+	First *ModelCall
 	// Args are extra arguments of the agent's command line.
 	Args []string
 	// Env are extra environment variables (PATH for the stubs).
@@ -73,10 +77,15 @@ func RunAgent(ctx context.Context, s AgentSession) (AgentResult, error) {
 		for _, c := range s.Calls {
 			uses = append(uses, ToolUse{ID: c.ID, Name: c.Name, Input: c.Args})
 		}
-		f, err := newFakeAPI(uses, nil)
+		var first *ToolUse
+		if s.First != nil {
+			first = &ToolUse{ID: s.First.ID, Name: s.First.Name, Input: s.First.Args}
+		}
+		f, err := newFakeAPI(uses, first)
 		if err != nil {
 			return AgentResult{}, err
 		}
+		f.warmOnce = first != nil
 		fake = f
 		results = func() map[string]string { r, _ := f.Results(); return r }
 		tools = func() []string {

@@ -3,6 +3,7 @@ package conformance
 import (
 	"bytes"
 	"context"
+	"strings"
 	"testing"
 )
 
@@ -24,5 +25,26 @@ func TestCopilotConformance(t *testing.T) {
 	t.Log("\n" + buf.String())
 	if r.Failed() {
 		t.Fatalf("Copilot CLI %s and Shipgate disagree (the report above lists each)", CopilotVersion)
+	}
+}
+
+// copilotRunCICases is the fixed subset of runtime sessions make test
+// runs (one `copilot -p` a case: about 6 s).
+const copilotRunCICases = 3
+
+// TestCopilotRuntime runs real tool calls under the fixed-seed cases'
+// repository settings (a fake model asks for them) and compares what
+// Copilot CLI runs without a prompt with Shipgate's model.
+// SHIPGATE_COPILOT_RUN_N sets the number of cases (make
+// conformance-copilot runs the full corpus).
+func TestCopilotRuntime(t *testing.T) {
+	ctx := context.Background()
+	bin, n := pinnedForTest(t, copilotBinary, "SHIPGATE_COPILOT_RUN_N", copilotRunCICases)
+	r := RunCopilotRuntime(ctx, bin, GenerateCopilotRun(1, n), 2)
+	var buf strings.Builder
+	r.Write(&buf, 40)
+	t.Log("\n" + buf.String())
+	if r.Failed() {
+		t.Fatalf("Copilot CLI %s at run time and Shipgate disagree (the report above lists each)", CopilotVersion)
 	}
 }

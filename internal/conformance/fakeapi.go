@@ -40,6 +40,10 @@ type fakeAPI struct {
 	ln   net.Listener
 	uses []ToolUse
 	warm *ToolUse // the harmless first call, nil for one turn
+	// warmOnce sends the batch after the first warm-up's result, MCP
+	// tools offered or not (a call that must run before the batch, such
+	// as a skill whose approvals the batch relies on).
+	warmOnce bool
 
 	mu       sync.Mutex
 	results  map[string]string // tool_use_id -> the result's text
@@ -128,7 +132,7 @@ func (f *fakeAPI) serve(w http.ResponseWriter, r *http.Request) {
 		}
 	default:
 		if _, ok := f.results[f.pending]; ok {
-			if mcpToolsOffered(tools) || f.warmups >= maxWarmups {
+			if f.warmOnce || mcpToolsOffered(tools) || f.warmups >= maxWarmups {
 				batch = true
 			} else {
 				send = f.warmUp()
