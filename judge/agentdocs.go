@@ -142,12 +142,24 @@ func (e *engine) comparePermissionMode(f *fileState) {
 
 // compareFrontmatterServers compares a subagent's mcpServers: an inline
 // server definition is a command Claude Code spawns when the subagent
-// runs; a name refers to a configured server.
+// runs; a name refers to a configured server. A subagent file's
+// mcp-servers is Copilot CLI's: Copilot CLI 1.0.102 loads
+// .claude/agents/*.md as its own custom agents and starts their
+// mcp-servers, without a prompt, when the model delegates to one
+// (measured, docs/agents.md), while Claude Code ignores the key.
 func (e *engine) compareFrontmatterServers(f *fileState) {
-	b, h := fmSetting(f.base, "mcpServers"), fmSetting(f.head, "mcpServers")
+	e.compareFrontmatterServersKey(f, "mcpServers", "a server defined inline is a command Claude Code spawns when the subagent runs")
+	if f.kind == report.SubagentFile {
+		e.compareFrontmatterServersKey(f, "mcp-servers", "Copilot CLI loads .claude/agents as its own custom agents and starts these servers, without a prompt, when the model delegates to this one; Claude Code ignores the key")
+	}
+}
+
+// compareFrontmatterServersKey compares one frontmatter key of MCP servers.
+func (e *engine) compareFrontmatterServersKey(f *fileState, key, how string) {
+	b, h := fmSetting(f.base, key), fmSetting(f.head, key)
 	if !h.Present() || (b.Present() && claude.Canon(b.Value) == claude.Canon(h.Value)) {
 		if b.Present() && !h.Present() {
-			e.row(f, report.KindMCPServer, report.DirRemoved, "mcpServers", "", false, rating.Rating{Access: rating.AccessNone, Risk: rating.RiskLow}, b.Line, 1, "the subagent no longer starts these MCP servers")
+			e.row(f, report.KindMCPServer, report.DirRemoved, key, "", false, rating.Rating{Access: rating.AccessNone, Risk: rating.RiskLow}, b.Line, 1, "the subagent no longer starts these MCP servers")
 		}
 		return
 	}
@@ -156,11 +168,11 @@ func (e *engine) compareFrontmatterServers(f *fileState) {
 	if b.Present() {
 		check = report.CheckMCPServerChange
 	}
-	e.row(f, report.KindMCPServer, direction(b, h), side("mcpServers", b), "mcpServers (changed)", true, rt, h.Line, h.Line, rt.Basis)
+	e.row(f, report.KindMCPServer, direction(b, h), side(key, b), key+" (changed)", true, rt, h.Line, h.Line, rt.Basis)
 	e.finding(report.Finding{CheckID: check, Risk: rt.Risk, Path: f.Path, Line: h.Line, HeadLine: h.Line,
-		Evidence: "mcpServers", Title: "subagent MCP servers",
-		Message: fmt.Sprintf("%s sets the subagent's mcpServers: %s (a server defined inline is a command Claude Code spawns when the subagent runs).", f.Path, rt.Basis),
-		Key:     check + "|" + f.Path + "|mcpServers"})
+		Evidence: key, Title: "subagent MCP servers",
+		Message: fmt.Sprintf("%s sets the subagent's %s: %s (%s).", f.Path, key, rt.Basis, how),
+		Key:     check + "|" + f.Path + "|" + key})
 }
 
 // fmRowKeys are frontmatter keys shown as rows without a finding: they
