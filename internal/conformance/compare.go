@@ -177,6 +177,7 @@ func runBatch(ctx context.Context, d Runner, i int, b Batch) ([]Outcome, Session
 		return nil, SessionStat{}, err
 	}
 	sg := ShipgateDecide(sr.Layout, b)
+	retried := retryAsks(ctx, d, b.Session(), sr.Results, func(j int) bool { return Decision(sg[j].Decision) == Allow })
 	out := make([]Outcome, len(b.Cases))
 	for j, c := range b.Cases {
 		out[j] = Outcome{Case: c, Batch: i, Claude: sr.Results[j].Decision, ClaudeText: sr.Results[j].Text,
@@ -184,11 +185,60 @@ func runBatch(ctx context.Context, d Runner, i int, b Batch) ([]Outcome, Session
 		if sr.Results[j].Decision == Classifier {
 			out[j].Label += AutoClassifierSuffix
 		}
+		if retried[j] {
+			out[j].ClaudeText = "(asked once, ran when asked again: " + retryNote + ") " + out[j].ClaudeText
+		}
 	}
 	if b.MatchRule != "" {
 		out = append(out, matchOutcomes(sr.Layout, i, b, out)...)
 	}
 	return out, SessionStat{Class: b.Class, Calls: len(b.Cases), Elapsed: sr.Elapsed}, nil
+}
+
+// retryAttempts is how many more times retryAsks runs a session.
+const retryAttempts = 2
+
+// retryNote says why a call was asked again.
+const retryNote = "Claude Code's bash parser has a 50 ms wall-clock deadline and asks when it is missed"
+
+// retryAsks runs session s again, up to retryAttempts times, while a Bash
+// call Claude Code asked about (results[j]) is one want(j) expects to run,
+// and takes a later run's allow for that call. Claude Code 2.1.328 parses
+// a command against a 50 ms wall-clock deadline and asks when the parser
+// misses it, so on a loaded machine a command it runs on an idle one is
+// asked about; the reverse cannot happen (a missed deadline never lets a
+// call run), so an allow in any run is the binary's own answer. Only that
+// direction is asked again: a call Claude Code ran, or one the engine says
+// asks, keeps its first answer. It returns the calls whose answer a later
+// run changed. A session that fails keeps the first answers.
+func retryAsks(ctx context.Context, d Runner, s Session, results []Result, want func(j int) bool) map[int]bool {
+	pending := func() []int {
+		var js []int
+		for j, r := range results {
+			if j < len(s.Calls) && s.Calls[j].Tool == "Bash" && r.Decision == Ask && want(j) {
+				js = append(js, j)
+			}
+		}
+		return js
+	}
+	changed := map[int]bool{}
+	for attempt := 0; attempt < retryAttempts; attempt++ {
+		js := pending()
+		if len(js) == 0 || ctx.Err() != nil {
+			break
+		}
+		again, err := d.Run(ctx, s)
+		if err != nil || len(again.Results) != len(results) {
+			break
+		}
+		for _, j := range js {
+			if again.Results[j].Decision == Allow {
+				results[j] = again.Results[j]
+				changed[j] = true
+			}
+		}
+	}
+	return changed
 }
 
 // AutoClassifierSuffix marks the label of a call Claude Code handed to

@@ -141,3 +141,73 @@ func TestToolTableIsMeasured(t *testing.T) {
 		}
 	}
 }
+
+// scriptedRunner answers session n (from 0) with answers[n], call by call;
+// sessions past the script repeat its last answers.
+type scriptedRunner struct {
+	answers  [][]Decision
+	sessions atomic.Int32
+}
+
+func (f *scriptedRunner) Run(_ context.Context, s Session) (SessionResult, error) {
+	n := int(f.sessions.Add(1)) - 1
+	ans := f.answers[min(n, len(f.answers)-1)]
+	r := SessionResult{Tools: []string{"Bash", "Read"}}
+	for i := range s.Calls {
+		text := stubMarker
+		if ans[i] != Allow {
+			text = "This command requires approval"
+		}
+		r.Results = append(r.Results, Result{Decision: ans[i], Text: text})
+	}
+	return r, nil
+}
+
+// TestRetryAsks: Claude Code's bash parser asks when it misses its 50 ms
+// wall-clock deadline, so a Bash call asked about where the engine says it
+// runs is asked again, and an allow in a later session is taken; nothing
+// else is: not a call the engine says asks (an allow there is the unsafe
+// direction, and must stay visible as the first answer's agreement or
+// not), not a call that ran, not another tool. A call that keeps asking
+// stays a disagreement.
+func TestRetryAsks(t *testing.T) {
+	calls := []Call{{Tool: "Bash", Arg: "git status"}, {Tool: "Bash", Arg: "npm publish"}, {Tool: "Read", Arg: "$PROJ/a"},
+		{Tool: "Bash", Arg: "ls"}, {Tool: "Bash", Arg: "make"}}
+	engineAllows := []bool{true, false, true, true, true}
+	f := &scriptedRunner{answers: [][]Decision{
+		{Ask, Ask, Ask, Allow, Ask},       // first session: a loaded machine
+		{Allow, Allow, Allow, Ask, Ask},   // second: git status runs
+		{Allow, Allow, Allow, Ask, Allow}, // third: so does make
+	}}
+	s := Session{Calls: calls}
+	first, _ := f.Run(context.Background(), s)
+	changed := retryAsks(context.Background(), f, s, first.Results, func(j int) bool { return engineAllows[j] })
+	want := []Decision{Allow, Ask, Ask, Allow, Allow}
+	for j, w := range want {
+		if first.Results[j].Decision != w {
+			t.Errorf("%s: %s after the retries, want %s", calls[j], first.Results[j].Decision, w)
+		}
+	}
+	if len(changed) != 2 || !changed[0] || !changed[4] {
+		t.Errorf("changed = %v, want git status and make", changed)
+	}
+	if n := f.sessions.Load(); n != 1+retryAttempts {
+		t.Errorf("%d sessions, want %d", n, 1+retryAttempts)
+	}
+
+	// Nothing to ask again: no second session.
+	g := &scriptedRunner{answers: [][]Decision{{Allow, Ask, Ask, Allow, Allow}}}
+	first, _ = g.Run(context.Background(), s)
+	if changed := retryAsks(context.Background(), g, s, first.Results, func(j int) bool { return engineAllows[j] }); len(changed) != 0 || g.sessions.Load() != 1 {
+		t.Errorf("retried %v in %d sessions with nothing to ask again", changed, g.sessions.Load())
+	}
+}
+
+// TestParseAbortedIsAsk: a command the bash parser gave up on is refused
+// with the parser's reason, and Claude Code asks about it.
+func TestParseAbortedIsAsk(t *testing.T) {
+	text := "Parser aborted (timeout, resource limit, or over-length)"
+	if d := classify(Call{Tool: "Bash", Arg: "echo a"}, text, true); d != Ask {
+		t.Errorf("%q: %s, want ask", text, d)
+	}
+}

@@ -115,8 +115,19 @@ var (
 		"Run outside of the sandbox",
 		// `rm *.o` under a pattern rule: not run, not a rule's deny.
 		"Glob patterns are not allowed in write operations",
+		// The bash parser gave up (a command over 10,000 characters, over
+		// 50,000 nodes, or not parsed within its 50 ms deadline): the
+		// command is too complex to check, and Claude Code asks.
+		parseAbortedMarker,
 	}
 )
+
+// parseAbortedMarker is the refusal of a command Claude Code's bash parser
+// gave up on (2.1.328: `Parser aborted (timeout, resource limit, or
+// over-length)`). Its deadline is wall-clock time, 50 ms, so on a starved
+// machine a command it parses in time on an idle one is refused this way
+// (see retryAsks).
+const parseAbortedMarker = "Parser aborted (timeout"
 
 // classify reads a decision from a call's tool_result: a refusal by its
 // text, a call that ran by the absence of is_error (or, for Bash, by the
