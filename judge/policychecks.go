@@ -69,7 +69,7 @@ func (e *engine) ceiling(c policy.Ceiling, touched map[string]bool) {
 					// ceiling: not a read-only command or a read inside the
 					// project (Claude Code runs those with no rule), not one it
 					// asks about whatever the rule says.
-					pool := append(append([]lattice.Rule(nil), ceil...), lattice.ImplicitAllows()...)
+					pool := append(append([]lattice.Rule(nil), ceil...), implicitFor(r.Canonical)...)
 					calls, ans, skipped := e.newlyRuns(r, pool, 2)
 					if ans == lattice.No && lattice.CoveredByExceptContext(e.ctx, r, pool, skipped).Answer == lattice.Yes {
 						continue

@@ -178,13 +178,17 @@ func (e *engine) judgeAllowAdditions(rs *ruleSet, moved map[*event]*event) {
 	headStop := e.scopeRules(f.scope, true, lattice.Deny, lattice.Ask)
 	baseAllow := e.scopeRules(f.scope, false, lattice.Allow)
 	none := append(append([]lattice.Rule(nil), headStop...), baseAllow...)
-	none = append(none, lattice.ImplicitAllows()...)
 	none = append(none, e.extraDirReads(f.scope, false)...) // (policychecks.go; measured)
 	if e.baseMode(f.scope) == "acceptEdits" {
 		// The base already edits inside the project without a prompt: a
 		// path there is no witness of an Edit rule (measured, 2.1.328).
 		none = append(none, projectEdits)
 	}
+	// The preapproved WebFetch hosts only where a WebFetch rule is judged
+	// (built on the first one).
+	var noneWeb []lattice.Rule
+	explicit := none[:len(none):len(none)]
+	noneOther := append(explicit, implicitFor("")...)
 	judging := e.attribution()
 	defer judging(nil)
 	for _, a := range rs.added[lattice.Allow] {
@@ -194,6 +198,13 @@ func (e *engine) judgeAllowAdditions(rs *ruleSet, moved map[*event]*event) {
 		judging(a)
 		r := a.decl.Rule
 		rt := e.rate(r)
+		none := noneOther
+		if r.Canonical == "WebFetch" {
+			if noneWeb == nil {
+				noneWeb = append(explicit, implicitFor("WebFetch")...)
+			}
+			none = noneWeb
+		}
 		switch {
 		case r.Family == lattice.FamilyToolGlob:
 			a.expands = true
@@ -615,13 +626,13 @@ func (e *engine) whyNothingNew(f *fileState, r lattice.Rule, headStop, baseAllow
 		}
 		return "adds nothing that runs without a prompt: the deny and ask rules together stop every call it matches", ""
 	}
-	if r.Canonical == "Read" && lattice.CoveredByContext(e.ctx, r, lattice.ImplicitAllows()).Answer == lattice.Yes {
+	if r.Canonical == "Read" && lattice.CoveredByContext(e.ctx, r, implicitFor(r.Canonical)).Answer == lattice.Yes {
 		return "adds nothing: reads inside the project need no rule in Claude Code " + lattice.ClaudeCodeVersion + " (measured), so every path it matches is read without a prompt already", ""
 	}
-	if r.Canonical == "WebFetch" && lattice.CoveredByContext(e.ctx, r, lattice.ImplicitAllows()).Answer == lattice.Yes {
+	if r.Canonical == "WebFetch" && lattice.CoveredByContext(e.ctx, r, implicitFor(r.Canonical)).Answer == lattice.Yes {
 		return "adds nothing: Claude Code " + lattice.ClaudeCodeVersion + " fetches from this host with no rule (it is on the binary's built-in list of documentation hosts; measured)", ""
 	}
-	if how, ok := lattice.ToolsWithoutRule()[r.Canonical]; ok && lattice.CoveredByContext(e.ctx, r, lattice.ImplicitAllows()).Answer == lattice.Yes {
+	if how, ok := lattice.ToolsWithoutRule()[r.Canonical]; ok && lattice.CoveredByContext(e.ctx, r, implicitFor(r.Canonical)).Answer == lattice.Yes {
 		return "adds nothing: Claude Code " + lattice.ClaudeCodeVersion + " runs " + r.Canonical + " with no rule (" + how + ")", ""
 	}
 	if (r.Canonical == "Edit" || r.Canonical == "Write") && e.baseMode(f.scope) == "acceptEdits" && lattice.CoveredByContext(e.ctx, r, []lattice.Rule{projectEdits}).Answer == lattice.Yes {

@@ -131,7 +131,7 @@ func (e *engine) modeShift(f *fileState, b, h claude.Setting) (ms modeShift, cha
 	ms = modeShift{base: bm, head: hm, rating: rating.Mode(hm, hs), expands: !hs || !known || hr > br}
 	if hs && hm == "plan" && bm != "plan" && bm != "bypassPermissions" {
 		none := append(append([]lattice.Rule(nil), e.scopeRules(f.scope, true, lattice.Deny, lattice.Ask)...), e.scopeRules(f.scope, false, lattice.Allow)...)
-		none = append(none, lattice.ImplicitAllows()...)
+		none = append(none, implicitFor("Read")...)
 		calls, ans := lattice.FindNContext(e.ctx, []lattice.Rule{anyRead}, none, maxWitnesses)
 		if ans != lattice.No {
 			ms.rating, ms.expands = planRating, true
