@@ -71,10 +71,13 @@ func mcpChangeEffect(base, head string) mcpEffect {
 		case "env", "environment":
 			m.env(k, bv, hv)
 		case "url", "httpUrl", "serverUrl":
-			if sameHost(bv, hv) {
+			switch {
+			case sameHost(bv, hv) && sameEndpoint(bv, hv):
 				hu, _ := url.Parse(strings.TrimSpace(hv.(string)))
-				m.quiet = append(m.quiet, k+" on the same host "+hu.Host)
-			} else {
+				m.quiet = append(m.quiet, k+": the same server on "+hu.Host+" through another transport endpoint")
+			case sameHost(bv, hv):
+				m.review = append(m.review, k+": another path on the same host (one host may serve many servers)")
+			default:
 				m.review = append(m.review, k+": another host or scheme")
 			}
 		case "command", "args":
@@ -194,15 +197,80 @@ func (m *mcpEffect) env(key string, bv, hv any) {
 			m.review = append(m.review, key+" "+n+" (a URL on another host: the server may send what it holds there)")
 			continue
 		}
-		verb := "changed"
+		// A variable that loads no code can still change what the server
+		// does: READ_ONLY removed, a toolset or an allowed folder widened,
+		// a credential given (a ${VAR} reference hands the server the
+		// user's own). Its tools may run without a prompt under rules
+		// Shipgate cannot see (user settings, a local "don't ask again"),
+		// so only a value that configures nothing is quiet: a placeholder
+		// set, or a placeholder removed.
+		verb, v := "changed to a placeholder", hm[n]
 		switch {
 		case bm[n] == nil:
-			verb = "set"
+			verb = "set to a placeholder"
 		case hm[n] == nil:
-			verb = "removed"
+			verb, v = "removed (it held a placeholder)", bm[n]
 		}
-		m.quiet = append(m.quiet, key+" "+n+" "+verb+" (a variable that loads no code)")
+		if !envPlaceholder(v) || (hm[n] != nil && bm[n] != nil && !envPlaceholder(bm[n])) {
+			m.review = append(m.review, key+" "+n+" (its value may change what the server does)")
+			continue
+		}
+		m.quiet = append(m.quiet, key+" "+n+" "+verb)
 	}
+}
+
+// envPlaceholderWords mark a value written to be replaced: it configures
+// nothing until someone does (GROQ_API_KEY_HERE, your-token, <key>).
+var envPlaceholderWords = []string{"YOUR", "_HERE", "-HERE", " HERE", "HERE_", "XXX", "CHANGEME", "CHANGE_ME", "CHANGE-ME", "REPLACE", "PLACEHOLDER", "TODO", "INSERT_", "INSERT-", "INSERT "}
+
+// envPlaceholder reports whether an env value configures nothing: empty,
+// a <…> or […] slot, one character repeated (xxxx, ****), or text
+// naming itself a placeholder. A ${VAR} reference is not one: it hands
+// the server the user's own variable.
+func envPlaceholder(v any) bool {
+	s, ok := v.(string)
+	if !ok {
+		return false
+	}
+	s = strings.TrimSpace(s)
+	if s == "" || (strings.HasPrefix(s, "<") && strings.HasSuffix(s, ">") && !strings.ContainsAny(s[1:len(s)-1], "<>$")) ||
+		(strings.HasPrefix(s, "[") && strings.HasSuffix(s, "]") && !strings.ContainsAny(s[1:len(s)-1], "[]$")) {
+		return true
+	}
+	if strings.ContainsAny(s, "$`{}") {
+		return false
+	}
+	if strings.Count(s, s[:1]) == len(s) && len(s) >= 3 {
+		return true
+	}
+	u := strings.ToUpper(s)
+	for _, w := range envPlaceholderWords {
+		if strings.Contains(u, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// transportEndpoints are the last path segments by which one MCP server
+// offers its transports (SSE and streamable HTTP): /sse and /mcp on the
+// same host and folder are the same server.
+var transportEndpoints = map[string]bool{"sse": true, "mcp": true, "message": true, "messages": true, "stream": true, "http": true}
+
+// sameEndpoint reports whether two URLs on one host name the same server
+// through its transport endpoints: the same path but for a last segment
+// that is a transport endpoint on both, and the same query.
+func sameEndpoint(a, b any) bool {
+	as, _ := a.(string)
+	bs, _ := b.(string)
+	au, err1 := url.Parse(strings.TrimSpace(as))
+	bu, err2 := url.Parse(strings.TrimSpace(bs))
+	if err1 != nil || err2 != nil || au.RawQuery != bu.RawQuery || au.Fragment != bu.Fragment {
+		return false
+	}
+	ad, af := path.Split(strings.TrimSuffix(au.EscapedPath(), "/"))
+	bd, bf := path.Split(strings.TrimSuffix(bu.EscapedPath(), "/"))
+	return ad == bd && transportEndpoints[strings.ToLower(af)] && transportEndpoints[strings.ToLower(bf)]
 }
 
 // codeEnvNames and codeEnvPrefixes are variables, beyond rating.Env's

@@ -10,15 +10,26 @@ func TestMCPChangeEffect(t *testing.T) {
 		quiet            bool
 	}{
 		{"placeholder env", `{"command":"npx","args":["-y","a"]}`, `{"command":"npx","args":["-y","a"],"env":{"API_KEY":"your-key-here"}}`, true},
-		{"env reference", `{"command":"x"}`, `{"command":"x","env":{"TOKEN":"${TOKEN}"}}`, true},
-		{"env removed", `{"command":"x","env":{"DEBUG":"1"}}`, `{"command":"x"}`, true},
+		{"placeholder env upper", `{"command":"x"}`, `{"command":"x","env":{"GROQ_API_KEY":"GROQ_API_KEY_HERE"}}`, true},
+		{"placeholder slot", `{"command":"x"}`, `{"command":"x","env":{"K":"<your key>"}}`, true},
+		{"placeholder filled in", `{"command":"x","env":{"K":"your-key"}}`, `{"command":"x","env":{"K":"sk-123"}}`, false},
+		{"placeholder removed", `{"command":"x","env":{"K":"xxxx"}}`, `{"command":"x"}`, true},
+		{"env reference", `{"command":"x"}`, `{"command":"x","env":{"TOKEN":"${TOKEN}"}}`, false},
+		{"env removed", `{"command":"x","env":{"DEBUG":"1"}}`, `{"command":"x"}`, false},
+		{"READ_ONLY removed", `{"command":"x","env":{"GITHUB_READ_ONLY":"1"}}`, `{"command":"x"}`, false},
+		{"toolsets widened", `{"command":"x","env":{"GITHUB_TOOLSETS":"repos"}}`, `{"command":"x","env":{"GITHUB_TOOLSETS":"all"}}`, false},
 		{"NODE_OPTIONS", `{"command":"x"}`, `{"command":"x","env":{"NODE_OPTIONS":"--require ./a.js"}}`, false},
 		{"DYLD_ prefix", `{"command":"x"}`, `{"command":"x","env":{"DYLD_INSERT_LIBRARIES":"a.dylib"}}`, false},
-		{"OpenCode environment", `{"type":"local","command":["npx","a"]}`, `{"type":"local","command":["npx","a"],"environment":{"K":"v"}}`, true},
+		{"OpenCode environment", `{"type":"local","command":["npx","a"]}`, `{"type":"local","command":["npx","a"],"environment":{"K":"your-key"}}`, true},
+		{"OpenCode environment value", `{"type":"local","command":["npx","a"]}`, `{"type":"local","command":["npx","a"],"environment":{"K":"v"}}`, false},
 		{"env not an object", `{"command":"x"}`, `{"command":"x","env":"K=v"}`, false},
-		{"env URL same host", `{"command":"x","env":{"U":"https://a.dev/v1"}}`, `{"command":"x","env":{"U":"https://a.dev/v2"}}`, true},
+		{"env URL same host", `{"command":"x","env":{"U":"https://a.dev/v1"}}`, `{"command":"x","env":{"U":"https://a.dev/v2"}}`, false},
 		{"env URL new", `{"command":"x"}`, `{"command":"x","env":{"U":"https://a.dev/v1"}}`, false},
 		{"same host path", `{"url":"https://a.dev/sse"}`, `{"url":"https://a.dev/mcp"}`, true},
+		{"same host, folder kept", `{"url":"https://a.dev/v1/sse"}`, `{"url":"https://a.dev/v1/mcp/"}`, true},
+		{"same host, another server", `{"url":"https://server.smithery.ai/@a/x/mcp"}`, `{"url":"https://server.smithery.ai/@b/y/mcp"}`, false},
+		{"same host, another path", `{"url":"https://a.dev/sse"}`, `{"url":"https://a.dev/admin/sse"}`, false},
+		{"same host, query", `{"url":"https://a.dev/sse"}`, `{"url":"https://a.dev/mcp?tools=all"}`, false},
 		{"Gemini httpUrl path", `{"httpUrl":"https://a.dev/sse"}`, `{"httpUrl":"https://a.dev/mcp"}`, true},
 		{"another port", `{"url":"https://a.dev/sse"}`, `{"url":"https://a.dev:8443/sse"}`, false},
 		{"expanded host", `{"url":"https://${HOST}/sse"}`, `{"url":"https://${HOST}/mcp"}`, false},
@@ -38,7 +49,7 @@ func TestMCPChangeEffect(t *testing.T) {
 		{"not npx", `{"command":"bunx","args":["a"]}`, `{"command":"bunx","args":["a@latest"]}`, false},
 		{"-y added", `{"command":"npx","args":["a"]}`, `{"command":"npx","args":["-y","a"]}`, false},
 		{"an argument added", `{"command":"npx","args":["-y","a"]}`, `{"command":"npx","args":["-y","a@latest","--x"]}`, false},
-		{"@latest and a quiet env", `{"command":"npx","args":["a"]}`, `{"command":"npx","args":["a@latest"],"env":{"K":"v"}}`, true},
+		{"@latest and a quiet env", `{"command":"npx","args":["a"]}`, `{"command":"npx","args":["a@latest"],"env":{"K":"<key>"}}`, true},
 		{"headers", `{"url":"https://a.dev/sse"}`, `{"url":"https://a.dev/sse","headers":{"Authorization":"Bearer ${T}"}}`, false},
 		{"trust", `{"command":"x"}`, `{"command":"x","trust":true}`, false},
 		{"type", `{"command":"x","type":"stdio"}`, `{"command":"x","type":"sse"}`, false},
@@ -65,7 +76,7 @@ func TestMCPEnvLoadsCode(t *testing.T) {
 		"HOME": true, "GIT_SSH_COMMAND": true, "npm_config_registry": true, "UV_INDEX_URL": true, "PATH": true, "GOFLAGS": true,
 		"NODE_ENV": false, "API_KEY": false, "LOG_LEVEL": false, "GROQ_API_KEY": false, "DEBUG": false,
 	} {
-		eff := mcpChangeEffect(`{"command":"x"}`, `{"command":"x","env":{"`+n+`":"v"}}`)
+		eff := mcpChangeEffect(`{"command":"x"}`, `{"command":"x","env":{"`+n+`":"your-value-here"}}`)
 		if got := !eff.runsNothingNew(); got != want {
 			t.Errorf("%s: review %v, want %v (%q %q)", n, got, want, eff.review, eff.quiet)
 		}

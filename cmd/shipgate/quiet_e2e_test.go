@@ -226,9 +226,9 @@ func quietMCPCases() []quietCase {
 	}
 	const (
 		groq     = `{"command": "npx", "args": ["-y", "groq-mcp"]}`
-		groqKey  = `{"command": "npx", "args": ["-y", "groq-mcp"], "env": {"GROQ_API_KEY": "GROQ_API_KEY_HERE", "LOG_LEVEL": "${LOG_LEVEL}"}}`
+		groqKey  = `{"command": "npx", "args": ["-y", "groq-mcp"], "env": {"GROQ_API_KEY": "GROQ_API_KEY_HERE", "LOG_LEVEL": ""}}`
 		sse      = `{"type": "sse", "url": "https://mcp.example.dev/sse"}`
-		sseMCP   = `{"type": "sse", "url": "https://mcp.example.dev/mcp?v=2"}`
+		sseMCP   = `{"type": "sse", "url": "https://mcp.example.dev/mcp"}`
 		remote   = `{"command": "npx", "args": ["-y", "mcp-remote", "https://mcp.example.dev/mcp"]}`
 		remoteL  = `{"command": "npx", "args": ["-y", "mcp-remote@latest", "https://mcp.example.dev/mcp"]}`
 		pinned   = `{"command": "npx", "args": ["-y", "mcp-remote@0.1.15", "https://mcp.example.dev/mcp"]}`
@@ -244,13 +244,23 @@ func quietMCPCases() []quietCase {
 			head:     claude(`{"command": "npx", "args": ["-y", "groq-mcp"], "env": {"NODE_OPTIONS": "--require ./x.js"}}`),
 			decision: "require_review", check: "MCP-SERVER-CHANGED"},
 		{name: ".mcp.json: PATH in a server's env is a review", base: claude(groqKey),
-			head:     claude(`{"command": "npx", "args": ["-y", "groq-mcp"], "env": {"GROQ_API_KEY": "GROQ_API_KEY_HERE", "LOG_LEVEL": "${LOG_LEVEL}", "PATH": "./bin:/usr/bin"}}`),
+			head:     claude(`{"command": "npx", "args": ["-y", "groq-mcp"], "env": {"GROQ_API_KEY": "GROQ_API_KEY_HERE", "LOG_LEVEL": "", "PATH": "./bin:/usr/bin"}}`),
 			decision: "require_review", check: "MCP-SERVER-CHANGED"},
 		{name: ".mcp.json: an env URL on another host is a review", base: claude(groq),
 			head:     claude(`{"command": "npx", "args": ["-y", "groq-mcp"], "env": {"GROQ_BASE_URL": "https://collector.example.net/v1"}}`),
 			decision: "require_review", check: "MCP-SERVER-CHANGED"},
-		{name: ".mcp.json: a URL's path on the same host is advisory", base: claude(sse), head: claude(sseMCP),
+		{name: ".mcp.json: a ${VAR} reference in a server's env is a review (it hands the server the user's variable)", base: claude(groq),
+			head:     claude(`{"command": "npx", "args": ["-y", "groq-mcp"], "env": {"GROQ_API_KEY": "${GROQ_API_KEY}"}}`),
+			decision: "require_review", check: "MCP-SERVER-CHANGED"},
+		{name: ".mcp.json: a READ_ONLY variable removed is a review (the server's tools may be allowed where Shipgate cannot see)",
+			base:     claude(`{"command": "npx", "args": ["-y", "github-mcp"], "env": {"GITHUB_READ_ONLY": "1"}}`),
+			head:     claude(`{"command": "npx", "args": ["-y", "github-mcp"]}`),
+			decision: "require_review", check: "MCP-SERVER-CHANGED"},
+		{name: ".mcp.json: /sse to /mcp on the same host is advisory (one server, another transport)", base: claude(sse), head: claude(sseMCP),
 			decision: "allow", check: "MCP-SERVER-CHANGED"},
+		{name: ".mcp.json: another server's path on the same host is a review", base: claude(`{"type": "http", "url": "https://server.example.dev/@a/notes/mcp"}`),
+			head:     claude(`{"type": "http", "url": "https://server.example.dev/@b/shell/mcp"}`),
+			decision: "require_review", check: "MCP-SERVER-CHANGED"},
 		{name: ".mcp.json: a URL on another host is a review", base: claude(sse), head: claude(`{"type": "sse", "url": "https://mcp.example.net/sse"}`),
 			decision: "require_review", check: "MCP-SERVER-CHANGED"},
 		{name: ".mcp.json: https to http on the same host is a review", base: claude(sse), head: claude(`{"type": "sse", "url": "http://mcp.example.dev/sse"}`),
