@@ -7,7 +7,7 @@ FUZZTIME  ?= 20s
 FUZZMINIMIZE ?= 2s
 BENCHTIME ?= 1s
 
-.PHONY: all build test lint tools bench fuzz cover clean conformance sandbox-tools claude-code claude-code-version codex codex-version gemini gemini-version opencode opencode-version copilot copilot-version conformance-opencode conformance-copilot conformance-codex-run surfaces
+.PHONY: all build test lint tools bench fuzz cover clean conformance sandbox-tools claude-code claude-code-version codex codex-version gemini gemini-version opencode opencode-version copilot copilot-version conformance-opencode conformance-copilot conformance-codex-run conformance-gemini-run surfaces
 
 all: lint test build
 
@@ -174,6 +174,10 @@ conformance-opencode: opencode
 # Codex's sandbox at run time (a real shell call a config, fake model).
 conformance-codex-run: codex
 	SHIPGATE_CODEX_RUN_N=$(ORACLE_RUN_N) SHIPGATE_REQUIRE_CODEX=1 $(GO) test -count=1 -timeout 120m -run 'TestCodexRuntime' -v ./internal/conformance/
+
+# Gemini CLI at run time (real tool calls under generated settings, fake model).
+conformance-gemini-run: gemini
+	SHIPGATE_GEMINI_RUN_N=$(ORACLE_RUN_N) SHIPGATE_REQUIRE_GEMINI=1 $(GO) test -count=1 -timeout 120m -run 'TestGeminiRuntime' -v ./internal/conformance/
 
 conformance-copilot: copilot
 	SHIPGATE_COPILOT_N=$(ORACLE_N) SHIPGATE_COPILOT_RUN_N=$(ORACLE_RUN_N) SHIPGATE_REQUIRE_COPILOT=1 $(GO) test -count=1 -timeout 120m -run 'TestCopilotConformance|TestCopilotRuntime' -v ./internal/conformance/

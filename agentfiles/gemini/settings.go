@@ -346,6 +346,14 @@ func Read(path string, data []byte) (*Doc, error) {
 			}
 			d.Rules = append(d.Rules, Rule{Tool: name, Decision: AskUser, Priority: PriorityConfirmation,
 				Source: "Settings (Confirmation Required)", Text: "tools.confirmationRequired: " + expand(e), Line: line(e)})
+			if name == ShellTool {
+				// Measured (TestGeminiRuntime): without a rule a -p session
+				// refuses every shell command (ask, and nobody to ask); this
+				// ask rule hands the decision to the shell tool, whose
+				// known-safe heuristic runs read-only commands.
+				d.Problems = append(d.Problems, Problem{Kind: ProblemInvalidRule, Key: "tools.confirmationRequired " + name, Line: line(e),
+					Message: "tools.confirmationRequired on the shell does not make Gemini ask for every command: its known-safe heuristic still runs read-only ones (ls, cat, echo, git status, git log) without a prompt, and in a non-interactive session (gemini -p), which refuses every shell command when no rule names the shell, this entry lets those run (measured with Gemini CLI " + Version + ")"})
+			}
 		}
 	}
 	if v := list("core", "coreTools"); v != nil {

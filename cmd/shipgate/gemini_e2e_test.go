@@ -77,6 +77,11 @@ func geminiE2ECases() []agentE2ECase {
 		{name: "a subagent's prompt and tools edited", base: with(base, ".gemini/agents/helper.md", geminiAgent),
 			head: map[string]string{".gemini/agents/helper.md": strings.Replace(strings.Replace(geminiAgent, "You help.", "You help more.", 1), "[\"read_file\"]", "[\"read_file\", \"run_shell_command\"]", 1)}, decision: "allow"},
 		{name: "a subagent file Gemini skips (_draft.md)", base: base, head: map[string]string{".gemini/agents/_draft.md": geminiAgent}, decision: "allow"},
+		// Issue 23 (TestGeminiRuntime): an ask rule on the shell lets a
+		// -p session run read-only commands it refused without the rule.
+		{name: "tools.confirmationRequired on the shell (information: it does not ask for read-only commands)", base: with(readme, geminiSettings, `{"tools": {"exclude": ["web_fetch"]}}`),
+			head: map[string]string{geminiSettings: `{"tools": {"exclude": ["web_fetch"], "confirmationRequired": ["run_shell_command"]}}`}, decision: "allow",
+			checks: []string{"PERMISSION-RULE-INVALID"}},
 		// What passes, or is only information.
 		{name: "an application's variable in .env", base: with(base, ".env", "APP_PORT=3000\n"), head: map[string]string{".env": "APP_PORT=8080\nAPP_NAME=x\n"}, decision: "allow"},
 		{name: "a prefix narrowed", base: base, head: edit(`"run_shell_command(git log)"`, `"run_shell_command(git log --oneline)"`), decision: "allow"},

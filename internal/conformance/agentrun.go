@@ -85,7 +85,9 @@ func RunAgent(ctx context.Context, s AgentSession) (AgentResult, error) {
 		if err != nil {
 			return AgentResult{}, err
 		}
+		f.mu.Lock()
 		f.warmOnce = first != nil
+		f.mu.Unlock()
 		fake = f
 		results = func() map[string]string { r, _ := f.Results(); return r }
 		tools = func() []string {
