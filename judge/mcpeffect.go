@@ -53,6 +53,9 @@ func mcpChangeEffect(base, head string) mcpEffect {
 	if !ok1 || !ok2 {
 		return mcpEffect{review: []string{"the whole entry"}}
 	}
+	if host, ok := bridgedToSameHost(b, h); ok {
+		return mcpEffect{quiet: []string{"a stdio server whose arguments name " + host + " replaced by a connection to that host (nothing runs on the machine any more)"}}
+	}
 	var m mcpEffect
 	keys := map[string]bool{}
 	for k := range b {
@@ -95,6 +98,44 @@ func mcpChangeEffect(base, head string) mcpEffect {
 		}
 	}
 	return m
+}
+
+// bridgedToSameHost reports a stdio server replaced by a remote one on a
+// host the stdio server's arguments named (`npx -y mcp-remote
+// https://mcp.example.dev/sse` → `"url": "https://mcp.example.dev/mcp"`):
+// the head runs no command at all and reaches no server the base did not:
+// the same URL, or one that differs only in its transport endpoint (one
+// host may serve many servers, so another path is not the same server).
+// The head may hold only a transport type and the URL; headers, env or
+// anything else keep it a review.
+func bridgedToSameHost(b, h map[string]any) (string, bool) {
+	if _, ok := b["command"]; !ok {
+		return "", false
+	}
+	var hu any
+	for k, v := range h {
+		switch k {
+		case "type", "transport":
+		case "url", "httpUrl", "serverUrl":
+			if hu != nil {
+				return "", false
+			}
+			hu = v
+		default:
+			return "", false
+		}
+	}
+	words, ok := commandWords(b)
+	if !ok || hu == nil {
+		return "", false
+	}
+	for _, w := range words[1:] {
+		if strings.Contains(w, "://") && sameHost(w, hu) && (w == hu || sameEndpoint(w, hu)) {
+			u, _ := url.Parse(strings.TrimSpace(w))
+			return u.Host, true
+		}
+	}
+	return "", false
 }
 
 // decodeObject reads a JSON object, refusing a key written twice at any

@@ -58,6 +58,14 @@ func TestMCPChangeEffect(t *testing.T) {
 		{"not JSON", `{"command":"x"}`, `{"command":"x", /* c */ "env":{"K":"v"}}`, false},
 		{"not an object", `{"command":"x"}`, `["x"]`, false},
 		{"unchanged", `{"command":"x"}`, `{"command":"x"}`, false},
+		{"mcp-remote to its URL", `{"type":"stdio","command":"npx","args":["-y","mcp-remote@latest","https://a.dev/sse"]}`, `{"url":"https://a.dev/mcp"}`, true},
+		{"stdio to another host", `{"command":"npx","args":["-y","mcp-remote","https://a.dev/sse"]}`, `{"url":"https://b.dev/mcp"}`, false},
+		{"stdio to http on the same host", `{"command":"npx","args":["mcp-remote","https://a.dev/sse"]}`, `{"url":"http://a.dev/mcp"}`, false},
+		{"stdio to remote with headers", `{"command":"npx","args":["mcp-remote","https://a.dev/sse"]}`, `{"url":"https://a.dev/mcp","headers":{"X":"y"}}`, false},
+		{"stdio to another path on the host", `{"command":"npx","args":["mcp-remote","https://a.dev/@a/x/mcp"]}`, `{"url":"https://a.dev/@b/y/mcp"}`, false},
+		{"stdio to the same URL", `{"command":"npx","args":["mcp-remote","https://a.dev/x"]}`, `{"url":"https://a.dev/x"}`, true},
+		{"stdio naming no URL", `{"command":"node","args":["s.js"]}`, `{"url":"https://a.dev/mcp"}`, false},
+		{"remote to stdio", `{"url":"https://a.dev/mcp"}`, `{"command":"npx","args":["mcp-remote","https://a.dev/mcp"]}`, false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			eff := mcpChangeEffect(c.base, c.head)
