@@ -32,23 +32,32 @@ const SurfaceEnv = "SHIPGATE_TRACE_SURFACE"
 // quoted is an strace argument: a double-quoted string.
 var quoted = regexp.MustCompile(`"((?:[^"\\]|\\.)*)"`)
 
-// ParseTrace lists the paths under root an strace -e trace=file output
-// names (opened, statted, listed, whether they exist or not), relative
-// to root, sorted and unique. A relative path counts only where it is
-// relative to the working directory (root): the first argument of a call
-// that takes one path, or the path after AT_FDCWD; execve's arguments and
-// paths relative to another directory descriptor are not paths of the
-// repository. What lies under a node_modules folder is listed as that
-// folder (the agents install their own packages there).
+// ParseTrace lists the paths under root an strace output names (opened,
+// statted, listed, whether they exist or not), relative to root, sorted
+// and unique. A relative path is resolved against the working directory
+// of the process that names it, as strace -f shows it (straceArgs traces
+// chdir, fchdir and the calls that start processes): the first process
+// starts in root, a child starts where its parent was when it was
+// started, a successful chdir moves it, and after fchdir, chroot or
+// pivot_root its working directory is unknown and its relative paths are
+// not the repository's. A relative path counts only as the first argument
+// of a call that takes one path or right after AT_FDCWD (mount's target,
+// never its source); execve's arguments and paths relative to another
+// directory descriptor are not paths of the repository. What lies under a
+// node_modules folder is listed as that folder (the agents install their
+// own packages there).
 func ParseTrace(trace []byte, root string) []string {
 	root = filepath.Clean(root)
 	seen := map[string]bool{}
-	add := func(p string) {
+	add := func(cwd, p string) {
 		if p == "" || strings.Contains(p, "\\") {
 			return
 		}
 		if !filepath.IsAbs(p) {
-			p = filepath.Join(root, p)
+			if cwd == "" {
+				return // unknown working directory
+			}
+			p = filepath.Join(cwd, p)
 		}
 		rel, err := filepath.Rel(root, filepath.Clean(p))
 		if err != nil || rel == "." || strings.HasPrefix(rel, "..") {
@@ -60,26 +69,109 @@ func ParseTrace(trace []byte, root string) []string {
 		}
 		seen[rel] = true
 	}
+	var lines []string
 	sc := bufio.NewScanner(bytes.NewReader(trace))
 	sc.Buffer(make([]byte, 1<<20), 1<<24)
 	for sc.Scan() {
-		line := sc.Text()
-		m := syscallLine.FindStringSubmatch(line)
-		if m == nil || m[1] == "execve" || m[1] == "execveat" {
+		lines = append(lines, sc.Text())
+	}
+	// Pass 1: which line starts each child (the parent's clone, fork or
+	// vfork whose result is the child's pid).
+	startedAt := map[string]int{} // child pid -> index of the starting line
+	pending := map[string]int{}   // pid -> index of its unfinished starting call
+	for i, line := range lines {
+		pid, name, rest, resumed := traceLine(line)
+		if !processStart[name] {
 			continue
 		}
-		args := line[len(m[0]):]
-		for i, q := range quoted.FindAllStringSubmatchIndex(args, -1) {
-			str := args[q[2]:q[3]]
-			if filepath.IsAbs(str) {
-				add(str)
+		if strings.HasSuffix(rest, "<unfinished ...>") {
+			pending[pid] = i
+			continue
+		}
+		child, ok := traceResult(rest)
+		if !ok || child == "0" {
+			continue
+		}
+		at := i
+		if resumed {
+			if j, ok := pending[pid]; ok {
+				at = j
+			}
+			delete(pending, pid)
+		}
+		startedAt[child] = at
+	}
+	// Pass 2: each process's working directory, and the paths.
+	cwd := map[string]string{}
+	known := map[string]bool{}
+	atStart := map[int]string{} // index of a starting line -> the parent's cwd then
+	chdirArg := map[string]string{}
+	dirOf := func(pid string) string {
+		if !known[pid] {
+			known[pid] = true
+			cwd[pid] = root
+			if at, ok := startedAt[pid]; ok {
+				cwd[pid] = atStart[at]
+			}
+		}
+		return cwd[pid]
+	}
+	for i, line := range lines {
+		pid, name, rest, resumed := traceLine(line)
+		if name == "" || name == "execve" || name == "execveat" {
+			continue
+		}
+		dir := dirOf(pid)
+		if processStart[name] && !resumed {
+			atStart[i] = dir
+			continue
+		}
+		switch name {
+		case "chdir":
+			if !resumed {
+				if q := quoted.FindStringSubmatch(rest); q != nil {
+					chdirArg[pid] = q[1]
+				}
+			}
+			if r, ok := traceResult(rest); ok {
+				if r == "0" {
+					if a := chdirArg[pid]; filepath.IsAbs(a) {
+						cwd[pid] = filepath.Clean(a)
+					} else if dir != "" {
+						cwd[pid] = filepath.Join(dir, a)
+					}
+				}
+				delete(chdirArg, pid)
+			}
+			if !resumed {
+				if q := quoted.FindStringSubmatch(rest); q != nil {
+					add(dir, q[1])
+				}
+			}
+			continue
+		case "fchdir", "chroot", "pivot_root":
+			if r, ok := traceResult(rest); ok && r == "0" {
+				cwd[pid] = ""
+			}
+			if name == "fchdir" {
 				continue
 			}
-			// A relative path: the call's first argument, or right after
-			// AT_FDCWD.
-			before := strings.TrimSpace(args[:q[0]])
-			if (i == 0 && before == "") || strings.HasSuffix(before, "AT_FDCWD,") {
-				add(str)
+		}
+		if resumed {
+			continue
+		}
+		for j, q := range quoted.FindAllStringSubmatchIndex(rest, -1) {
+			str := rest[q[2]:q[3]]
+			if name == "mount" && j == 0 {
+				continue // the source: a device or a file system's name
+			}
+			if filepath.IsAbs(str) {
+				add(dir, str)
+				continue
+			}
+			before := strings.TrimSpace(rest[:q[0]])
+			if (j == 0 && before == "") || strings.HasSuffix(before, "AT_FDCWD,") || (name == "mount" && j == 1) {
+				add(dir, str)
 			}
 		}
 	}
@@ -91,9 +183,39 @@ func ParseTrace(trace []byte, root string) []string {
 	return out
 }
 
+// processStart are the calls that start a process (their result is the
+// child's pid).
+var processStart = map[string]bool{"clone": true, "clone3": true, "fork": true, "vfork": true}
+
 // syscallLine is the start of an strace line: an optional pid, the call's
-// name and its opening parenthesis.
-var syscallLine = regexp.MustCompile(`^(?:\[?pid\s+)?(?:\d+\]?\s+)?([a-z0-9_]+)\(`)
+// name and its opening parenthesis; resumedLine a call strace split.
+var (
+	syscallLine = regexp.MustCompile(`^(?:\[?pid\s+)?(?:(\d+)\]?\s+)?([a-z0-9_]+)\(`)
+	resumedLine = regexp.MustCompile(`^(?:\[?pid\s+)?(?:(\d+)\]?\s+)?<\.\.\. ([a-z0-9_]+) resumed>`)
+	resultTail  = regexp.MustCompile(`\)\s+= (-?\d+)(?:\s|$)`)
+)
+
+// traceLine splits an strace line: the pid ("" without -f), the call,
+// what follows its opening parenthesis (or the resumed marker), and
+// whether it resumes a call strace split.
+func traceLine(line string) (pid, name, rest string, resumed bool) {
+	if m := resumedLine.FindStringSubmatch(line); m != nil {
+		return m[1], m[2], line[len(m[0]):], true
+	}
+	if m := syscallLine.FindStringSubmatch(line); m != nil {
+		return m[1], m[2], line[len(m[0]):], false
+	}
+	return "", "", "", false
+}
+
+// traceResult is a finished call's return value.
+func traceResult(rest string) (string, bool) {
+	m := resultTail.FindAllStringSubmatch(rest, -1)
+	if m == nil {
+		return "", false
+	}
+	return m[len(m)-1][1], true
+}
 
 // SurfaceFile is where an agent's pinned list lives, relative to the
 // module root: <agent>-<version>.txt for a start, with a suffix for
@@ -129,7 +251,7 @@ func traceRun(ctx context.Context, dir string, env []string, bin string, args ..
 	defer os.Remove(out.Name())
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, "strace", append([]string{"-f", "-qq", "-e", "trace=file", "-o", out.Name(), bin}, args...)...)
+	cmd := exec.CommandContext(ctx, "strace", append(straceArgs(out.Name()), append([]string{bin}, args...)...)...)
 	cmd.Dir, cmd.Env = dir, env
 	cmd.WaitDelay = 5 * time.Second
 	var stderr bytes.Buffer
@@ -162,7 +284,14 @@ func writeTree(dir string, files map[string]string) error {
 // traceWrap is the command that runs an agent under strace, writing to
 // out.
 func traceWrap(out string) []string {
-	return []string{"strace", "-f", "-qq", "-e", "trace=file", "-o", out}
+	return append([]string{"strace"}, straceArgs(out)...)
+}
+
+// straceArgs are strace's options for a trace written to out: every call
+// that names a file, and those ParseTrace follows working directories
+// with (fchdir, and the calls that start processes).
+func straceArgs(out string) []string {
+	return []string{"-f", "-qq", "-e", "trace=file,fchdir,clone,clone3,fork,vfork", "-o", out}
 }
 
 // traceSession runs an agent session under strace and returns the

@@ -127,7 +127,7 @@ func TestTraceSurfaces(t *testing.T) {
 					files[p] = d
 				}
 			}
-			d := Driver{Binary: bin, Wrap: []string{"strace", "-f", "-qq", "-e", "trace=file", "-o", claudeTrace}}
+			d := Driver{Binary: bin, Wrap: append([]string{"strace"}, straceArgs(claudeTrace)...)}
 			res, err := d.Run(ctx, Session{Settings: surfaceFixture[".claude/settings.json"], Local: "{}", Files: files, Calls: []Call{{Tool: "Bash", Arg: "echo hi"}}})
 			if err != nil {
 				return nil, err
@@ -220,6 +220,39 @@ func TestParseTrace(t *testing.T) {
 `
 	got := ParseTrace([]byte(tr), "/r/p")
 	want := []string{".claude/settings.json", ".opencode/agent", ".opencode/node_modules", "AGENTS.md", "a", "a.tmp"}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("ParseTrace = %q, want %q", got, want)
+	}
+}
+
+// TestParseTraceWorkingDirectories: relative paths resolve against the
+// working directory of the process naming them (a git child in .git, a
+// sandbox in its own root), children start in their parent's.
+func TestParseTraceWorkingDirectories(t *testing.T) {
+	tr := `100 clone(child_stack=NULL, flags=CLONE_CHILD_CLEARTID|SIGCHLD <unfinished ...>
+101 chdir(".git") = 0
+100 <... clone resumed>) = 101
+101 openat(AT_FDCWD, "HEAD", O_RDONLY) = 3
+100 access("AGENTS.md", F_OK) = 0
+100 clone3({flags=CLONE_VM|CLONE_VFORK, exit_signal=SIGCHLD, stack=0x7f, stack_size=0x9000}, 88) = 102
+102 chdir("/tmp/bwrap-x") = 0
+102 mkdir("newroot", 0755) = 0
+102 mount("tmpfs", "newroot", "tmpfs", MS_NODEV|MS_NOSUID, NULL) = 0
+102 pivot_root(".", "oldroot") = 0
+102 mkdir("proc", 0755) = 0
+103 stat("late", 0x7ffd) = -1 ENOENT (No such file or directory)
+100 chdir("sub" <unfinished ...>
+100 <... chdir resumed>) = 0
+100 stat("x.md", 0x7ffd) = 0
+100 fchdir(5) = 0
+100 stat("y.md", 0x7ffd) = 0
+104 chdir("nope") = -1 ENOENT (No such file or directory)
+104 stat("z.md", 0x7ffd) = 0
+`
+	got := ParseTrace([]byte(tr), "/r/p")
+	// pid 103 appears without a parent in the trace: it starts in the
+	// root; 104's failed chdir leaves it there.
+	want := []string{".git", ".git/HEAD", "AGENTS.md", "late", "nope", "sub", "sub/x.md", "z.md"}
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("ParseTrace = %q, want %q", got, want)
 	}
