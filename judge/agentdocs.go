@@ -116,8 +116,8 @@ func (e *engine) comparePermissionMode(f *fileState) {
 	bm, hm, rt, expands := ms.base, ms.head, ms.rating, ms.expands && h.Present()
 	line, headLine := lineOf(b, h)
 	why := "the " + kindNoun(f.kind) + " runs in permission mode " + claude.Sanitize(hm) + ": " + rt.Basis
-	if expands && len(ms.witnesses) > 0 {
-		why += "; it can now read " + quoteList(ms.witnesses)
+	if expands {
+		why += ms.witnessWords("it")
 	}
 	if !expands {
 		why = "a stricter or equal permission mode for the " + kindNoun(f.kind)
@@ -131,7 +131,7 @@ func (e *engine) comparePermissionMode(f *fileState) {
 	if rt.Risk == rating.RiskCritical {
 		check = report.CheckWildcardAllow
 	}
-	msg := fmt.Sprintf("%s sets permissionMode to %s (was %s): %s.", f.Path, claude.Display(h), bm, rt.Basis)
+	msg := fmt.Sprintf("%s sets permissionMode to %s (was %s): %s%s.", f.Path, claude.Display(h), bm, rt.Basis, ms.witnessWords("it"))
 	if hm == "bypassPermissions" {
 		msg += " Only a disableBypassPermissionsMode lock (Claude Code 2.1.223+) makes Claude Code ignore it."
 	}

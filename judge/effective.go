@@ -149,9 +149,7 @@ func (e *engine) effectiveMode(scope string, files []*fileState) {
 	}
 	line, headLine := lineOf(b.Setting, h.Setting)
 	why := overrideWords("defaultMode", b, h) + "; the permission mode becomes " + ms.head + ": " + ms.rating.Basis
-	if len(ms.witnesses) > 0 {
-		why += "; the agent can now read " + quoteList(ms.witnesses)
-	}
+	why += ms.witnessWords("the agent")
 	e.row(f, report.KindMode, report.DirChanged, "effective defaultMode: "+ms.base, "effective defaultMode: "+ms.head, true, ms.rating, line, headLine, why)
 	if len(ms.witnesses) > 0 {
 		e.changes[len(e.changes)-1].Witnesses = ms.witnesses
@@ -162,7 +160,7 @@ func (e *engine) effectiveMode(scope string, files []*fileState) {
 	}
 	e.finding(report.Finding{CheckID: check, Risk: ms.rating.Risk, Path: f.Path, Line: line, HeadLine: max(headLine, 1), Base: !h.Present(),
 		Evidence: "effective mode=" + claude.Sanitize(ms.head), Title: "effective defaultMode " + ms.head, Witnesses: ms.witnesses,
-		Message: fmt.Sprintf("%s: %s, so the permission mode becomes %s: %s.", f.Path, overrideWords("defaultMode", b, h), ms.head, ms.rating.Basis),
+		Message: fmt.Sprintf("%s: the permission mode becomes %s: %s%s; %s.", f.Path, ms.head, ms.rating.Basis, ms.witnessWords("the agent"), overrideWords("defaultMode", b, h)),
 		Key:     check + "|" + f.Path + "|effective|defaultMode"})
 }
 

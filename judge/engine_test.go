@@ -420,7 +420,12 @@ func TestEffectiveScalars(t *testing.T) {
 	}{
 		{"local default removed over project acceptEdits", mode("acceptEdits"), mode("default"), `{}`, report.DecisionRequireReview, "acceptEdits"},
 		{"local file with default deleted over project acceptEdits", mode("acceptEdits"), mode("default"), "", report.DecisionRequireReview, "acceptEdits"},
-		{"local default removed over project plan", mode("plan"), mode("default"), `{}`, report.DecisionRequireReview, "/etc/passwd"},
+		{"local default removed over project plan", mode("plan"), mode("default"), `{}`, report.DecisionRequireReview, "~/.ssh/id_rsa"},
+		// Plan mode's auto-mode classifier may run the Bash calls no rule
+		// decides (measured with the harness's fake classifier): a grant
+		// even where every read is already allowed.
+		{"local default removed over project plan that allows every read", `{"permissions": {"defaultMode": "plan", "allow": ["Read"]}}`, mode("default"), `{}`, report.DecisionRequireReview, "classifier may now run `npm publish`"},
+		{"local plan added over project acceptEdits that allows every read", `{"permissions": {"defaultMode": "acceptEdits", "allow": ["Read"]}}`, "", mode("plan"), report.DecisionRequireReview, "classifier approves tool calls"},
 		{"local default removed over project bypassPermissions", mode("bypassPermissions"), mode("default"), "", report.DecisionBlock, "bypassPermissions"},
 		{"local disableBypassPermissionsMode removed", `{}`, `{"permissions": {"disableBypassPermissionsMode": "disable"}}`, `{}`, report.DecisionRequireReview, "lock is lifted"},
 		{"local lock removed while the project holds it", `{"permissions": {"disableBypassPermissionsMode": "disable"}}`, `{"permissions": {"disableBypassPermissionsMode": "disable"}}`, `{}`, report.DecisionAllow, ""},

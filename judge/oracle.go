@@ -20,6 +20,12 @@ const (
 	CallAsks    CallDecision = "ask"
 	CallDenied  CallDecision = "deny"
 	CallUnknown CallDecision = "unknown"
+	// CallClassifier is a call Claude Code hands to its auto-mode
+	// classifier, a model on Anthropic's server: it runs without a prompt
+	// when the classifier approves it and is refused when it does not
+	// (plan mode, measured on Claude Code 2.1.328 with the conformance
+	// harness's fake classifier). For a gate it is a call that may run.
+	CallClassifier CallDecision = "classifier"
 )
 
 // Effective is the engine's effective view of one project's settings files
@@ -90,6 +96,11 @@ func (v *Effective) Decide(c lattice.Call) CallOutcome {
 		// Edit(./docs/**)).
 		return CallOutcome{CallDenied, "defaultMode plan, in which Claude Code " + lattice.ClaudeCodeVersion + " refuses edits and writes, allowed or not (measured)"}
 	}
+	if o.state == "allowed" && planClassifierTools[c.Tool] && v.Mode() == "plan" && strings.HasPrefix(o.by, "no rule:") {
+		// A tool that needs no rule in the other modes goes to the
+		// classifier in plan mode unless an allow rule names it.
+		return CallOutcome{CallClassifier, planClassifierWhy}
+	}
 	if c.Tool == "Bash" && o.state == "default" {
 		if so, ok := v.sandboxed(c); ok {
 			return so
@@ -117,9 +128,29 @@ func (v *Effective) Decide(c lattice.Call) CallOutcome {
 		return CallOutcome{CallRuns, why}
 	case "dontAsk":
 		return CallOutcome{CallDenied, why}
+	case "plan":
+		if c.Tool == "Bash" {
+			if note, asks := lattice.AlwaysAsks(c.Arg, true); asks {
+				// The removal check asks in plan mode too, the
+				// classifier approving or not (measured: `rm -rf /`).
+				return CallOutcome{CallAsks, note}
+			}
+		}
+		return CallOutcome{CallClassifier, planClassifierWhy}
 	}
 	return CallOutcome{CallAsks, why}
 }
+
+// planClassifierWhy says why a call goes to the auto-mode classifier.
+var planClassifierWhy = "no rule decides it and the mode is plan, in which Claude Code " + lattice.ClaudeCodeVersion +
+	" hands it to its auto-mode classifier, which runs it without a prompt when it approves (measured with the conformance harness's fake classifier)"
+
+// planClassifierTools are the tools that run with no rule in the default
+// mode but that plan mode hands to the classifier when no rule allows them
+// (measured on Claude Code 2.1.328: the conformance classes modes and
+// tools; CronCreate, CronList, ListAgents, the task tools and TodoWrite
+// still run).
+var planClassifierTools = map[string]bool{"Agent": true, "SendMessage": true, "Monitor": true}
 
 // projectBypassIgnored: Claude Code 2.1.328 ignores defaultMode
 // bypassPermissions set in the project's .claude/settings.json or

@@ -72,9 +72,7 @@ func (e *engine) compareMode(f *fileState) {
 	bm, hm, rt, expands, witnesses := ms.base, ms.head, ms.rating, ms.expands, ms.witnesses
 	line, headLine := lineOf(b, h)
 	why := "the permission mode becomes " + hm + ": " + rt.Basis
-	if len(witnesses) > 0 {
-		why += "; the agent can now read " + quoteList(witnesses)
-	}
+	why += ms.witnessWords("the agent")
 	if !expands {
 		why = "a stricter permission mode: " + rt.Basis
 	}
@@ -89,7 +87,7 @@ func (e *engine) compareMode(f *fileState) {
 		}
 		e.finding(report.Finding{CheckID: check, Risk: rt.Risk, Path: f.Path, Line: line, HeadLine: headLine, Base: !h.Present(),
 			Evidence: "mode=" + claude.Sanitize(hm), Title: "defaultMode " + hm, Witnesses: witnesses,
-			Message: fmt.Sprintf("%s sets defaultMode to %s (was %s): %s.", f.Path, claude.Display(h), bm, rt.Basis),
+			Message: fmt.Sprintf("%s sets defaultMode to %s (was %s): %s%s.", f.Path, claude.Display(h), bm, rt.Basis, ms.witnessWords("the agent")),
 			Key:     check + "|" + f.Path + "|defaultMode|" + hm})
 	}
 }
@@ -103,8 +101,11 @@ type modeShift struct {
 	base, head string
 	rating     rating.Rating
 	expands    bool
-	// witnesses are files the new mode lets the agent read (plan mode).
+	// witnesses are the calls the new mode may newly run (plan mode: the
+	// Bash commands its classifier may approve, then the files it reads).
 	witnesses []string
+	// reads are the files among witnesses.
+	reads []string
 }
 
 // modeShift reads a mode change (absent: default). Modes are ranked by
@@ -129,22 +130,42 @@ func (e *engine) modeShift(f *fileState, b, h claude.Setting) (ms modeShift, cha
 	br, _ := rating.ModeRank(bm)
 	hr, known := rating.ModeRank(hm)
 	ms = modeShift{base: bm, head: hm, rating: rating.Mode(hm, hs), expands: !hs || !known || hr > br}
-	if hs && hm == "plan" && bm != "plan" && bm != "bypassPermissions" {
+	if hs && hm == "plan" && bm != "plan" {
+		// Whatever the base mode (a project's bypassPermissions is
+		// ignored, so it too is default), plan mode is never a narrowing:
+		// the classifier may run the Bash calls no rule decides.
+		ms.expands, ms.rating = true, rating.PlanMode
 		none := append(append([]lattice.Rule(nil), e.scopeRules(f.scope, true, lattice.Deny, lattice.Ask)...), e.scopeRules(f.scope, false, lattice.Allow)...)
-		none = append(none, implicitFor("Read")...)
-		calls, ans := lattice.FindNContext(e.ctx, []lattice.Rule{anyRead}, none, maxWitnesses)
-		if ans != lattice.No {
-			ms.rating, ms.expands = planRating, true
+		none = append(none, implicitFor("Bash")...)
+		if calls, ans := lattice.FindNContext(e.ctx, []lattice.Rule{anyBash}, none, maxWitnesses); ans != lattice.No {
 			ms.witnesses = callStrings(calls)
+		}
+		if bm != "bypassPermissions" {
+			if calls, ans := lattice.FindNContext(e.ctx, []lattice.Rule{anyRead}, none, maxWitnesses); ans != lattice.No {
+				ms.reads = callStrings(calls)
+				ms.witnesses = append(ms.witnesses, ms.reads...)
+			}
 		}
 	}
 	return ms, true
 }
 
-// planRating rates a switch to plan mode from a mode that asks before
-// reading outside the project.
-var planRating = rating.Rating{Access: rating.AccessRead, Risk: rating.RiskMedium,
-	Basis: "in plan mode Claude Code reads any file without a prompt, inside the project or not (~/.ssh/id_rsa, /etc/passwd); edits and writes are refused (measured on Claude Code " + lattice.ClaudeCodeVersion + ")"}
+// witnessWords words a mode shift's witnesses for a row's reason: the
+// commands the classifier may now run, then the files who can now read.
+func (ms modeShift) witnessWords(who string) string {
+	runs := ms.witnesses[:len(ms.witnesses)-len(ms.reads)]
+	var out string
+	if len(runs) > 0 {
+		out += "; its auto-mode classifier may now run " + quoteList(runs) + " without a prompt"
+	}
+	if len(ms.reads) > 0 {
+		out += "; " + who + " can now read " + quoteList(ms.reads)
+	}
+	return out
+}
+
+// anyBash is every Bash command.
+var anyBash = lattice.Parse("Bash")
 
 // switchKeys are boolean-like settings rated by rating.Switch.
 // (The mode locks disableBypassPermissionsMode and disableAutoMode are

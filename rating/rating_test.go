@@ -171,7 +171,7 @@ func TestRedact(t *testing.T) {
 
 func TestSettingsValues(t *testing.T) {
 	modes := map[string]Risk{"bypassPermissions": RiskCritical, "auto": RiskHigh, "acceptEdits": RiskHigh,
-		"dontAsk": RiskMedium, "plan": RiskMedium, "default": RiskMedium, "manual": RiskMedium, "yolo": RiskHigh}
+		"dontAsk": RiskMedium, "plan": RiskHigh, "default": RiskMedium, "manual": RiskMedium, "yolo": RiskHigh}
 	for m, want := range modes {
 		if got := Mode(m, true).Risk; got != want {
 			t.Errorf("Mode(%s) = %s, want %s", m, got, want)

@@ -2,12 +2,17 @@ package rating
 
 import (
 	"strings"
+
+	"github.com/shipgate-app/shipgate/lattice"
 )
 
-// Mode permissiveness, from the most restrictive: plan (read-only),
-// dontAsk (prompts become denials), default (= manual), acceptEdits
-// (edits and filesystem commands run), auto (a classifier approves),
-// bypassPermissions (everything not denied runs).
+// Mode permissiveness, from the most restrictive: plan, dontAsk (prompts
+// become denials), default (= manual), acceptEdits (edits and filesystem
+// commands run), auto (a classifier approves), bypassPermissions
+// (everything not denied runs). Plan refuses edits and writes but is not
+// below the others: its classifier may approve the Bash calls they ask
+// about, so a change to plan is a grant whatever the rank says (judge's
+// modeShift).
 var modeRank = map[string]int{
 	"plan":              1,
 	"dontAsk":           2,
@@ -41,11 +46,23 @@ func Mode(mode string, isString bool) Rating {
 		return Rating{Access: AccessWrite, Risk: RiskHigh, Basis: "file edits and filesystem commands in the working tree run without a prompt"}
 	case "dontAsk":
 		return Rating{Access: AccessUnknown, Risk: RiskMedium, Basis: "prompts become denials"}
-	case "plan", "default", "manual":
+	case "plan":
+		return PlanMode
+	case "default", "manual":
 		return Rating{Access: AccessUnknown, Risk: RiskMedium, Basis: "a documented, prompting mode"}
 	}
 	return Rating{Access: AccessUnknown, Risk: RiskHigh, Basis: "an undocumented permission mode"}
 }
+
+// PlanMode rates defaultMode plan, rated like auto: measured on Claude Code
+// 2.1.328 with the conformance harness's fake classifier, plan mode hands
+// every call no rule decides (Bash, WebFetch, WebSearch, Agent) to the
+// auto-mode classifier, a model on Anthropic's server whose approval runs
+// it without a prompt (`npm publish`, `curl …`, `rm -rf build` ran), and
+// reads any file without a prompt; only edits and writes are refused.
+var PlanMode = Rating{Access: AccessAdmin, Risk: RiskHigh,
+	Basis: "a classifier approves tool calls: plan mode hands every Bash, WebFetch, WebSearch and Agent call no rule decides to Claude Code " + lattice.ClaudeCodeVersion +
+		"'s auto-mode classifier, which runs it without a prompt when it approves, and reads any file without a prompt (measured with a fake classifier)"}
 
 // Switch rates a boolean-like settings switch by its key and JSON value.
 // truthy is the JSON.parse truthiness of the value; isTrue says the value

@@ -176,6 +176,20 @@ func runBatch(ctx context.Context, d Runner, i int, b Batch) ([]Outcome, Session
 	if err != nil {
 		return nil, SessionStat{}, err
 	}
+	st := SessionStat{Class: b.Class, Calls: len(b.Cases), Elapsed: sr.Elapsed}
+	if needsClassifier(b, sr) {
+		s := b.Session()
+		s.Classifier = ClassifierApproves
+		on, err := d.Run(ctx, s)
+		if err != nil {
+			return nil, SessionStat{}, fmt.Errorf("with the fake classifier approving: %w", err)
+		}
+		for j := range sr.Results {
+			sr.Results[j] = withClassifier(sr.Results[j], on.Results[j])
+		}
+		st.Calls += len(b.Cases)
+		st.Elapsed += on.Elapsed
+	}
 	sg := ShipgateDecide(sr.Layout, b)
 	retried := retryAsks(ctx, d, b.Session(), sr.Results, func(j int) bool { return Decision(sg[j].Decision) == Allow })
 	out := make([]Outcome, len(b.Cases))
@@ -192,7 +206,43 @@ func runBatch(ctx context.Context, d Runner, i int, b Batch) ([]Outcome, Session
 	if b.MatchRule != "" {
 		out = append(out, matchOutcomes(sr.Layout, i, b, out)...)
 	}
-	return out, SessionStat{Class: b.Class, Calls: len(b.Cases), Elapsed: sr.Elapsed}, nil
+	return out, st, nil
+}
+
+// needsClassifier reports whether a batch is asked a second time with the
+// fake server's auto-mode classifier approving every call: when Claude
+// Code handed a call to the classifier offline, or when any settings file
+// of the session names plan mode (in which Claude Code 2.1.328 consults
+// it), so that a call the classifier could let run is found even where
+// the offline answer looked like a prompt.
+func needsClassifier(b Batch, off SessionResult) bool {
+	for _, r := range off.Results {
+		if r.Decision == Classifier {
+			return true
+		}
+	}
+	s := b.Session()
+	return strings.Contains(s.Settings+s.Local+s.User, `"plan"`)
+}
+
+// withClassifier is a call's decision from two sessions: off without a
+// classifier verdict (as offline) and on with the classifier approving
+// every call. A call that runs only when the classifier approves is
+// Classifier; one the classifier was asked about offline but that does not
+// run when it approves is what the approving session says; any other call
+// must decide the same in both, or it is Unclassified (and fails the run).
+func withClassifier(off, on Result) Result {
+	switch {
+	case on.Decision == Unclassified:
+		return Result{Decision: Unclassified, Text: "with the classifier approving: " + on.Text}
+	case off.Decision == Classifier && on.Decision == Allow, off.Decision != Allow && off.Decision != Unclassified && on.Decision == Allow:
+		return Result{Decision: Classifier, Text: off.Text + " | with the classifier approving it runs: " + on.Text}
+	case off.Decision == Classifier:
+		return Result{Decision: on.Decision, Text: on.Text + " (also with the classifier approving)"}
+	case off.Decision == on.Decision:
+		return off
+	}
+	return Result{Decision: Unclassified, Text: "without a classifier verdict " + string(off.Decision) + " (" + clip(off.Text, 200) + "); with the classifier approving " + string(on.Decision) + " (" + clip(on.Text, 200) + ")"}
 }
 
 // retryAttempts is how many more times retryAsks runs a session.

@@ -487,6 +487,11 @@ func (g *gen) batch() Batch {
 			b.Settings.Deny = g.some(1, "Bash(curl:*)", "Read(*.env)", "Edit(./docs/**)")
 		}
 		g.mixedCalls(&b)
+		// The tools besides Bash that plan mode hands to its auto-mode
+		// classifier (measured on 2.1.328), in every mode.
+		g.add(&b, "tool", Call{Tool: "WebFetch", Arg: "evil.example.com"})
+		g.add(&b, "tool", Call{Tool: "WebSearch"})
+		g.add(&b, "tool", Call{Tool: "Agent"})
 	case "additional-dirs":
 		b.Settings.AdditionalDirectories = []string{"$EXTRA"}
 		if g.r.IntN(2) == 0 {

@@ -89,6 +89,10 @@ func (g *gen) toolsBatch(b *Batch) {
 	default:
 		b.Settings.Deny = []string{one}
 	}
+	if g.r.IntN(3) == 0 {
+		// Plan mode hands some of them to its auto-mode classifier.
+		b.Settings.DefaultMode = "plan"
+	}
 	for _, t := range set.tools {
 		g.add(b, "tool:"+t, Call{Tool: t})
 	}

@@ -80,6 +80,10 @@ func (d Driver) Run(ctx context.Context, s Session) (SessionResult, error) {
 	if !d.KeepDir {
 		defer os.RemoveAll(root)
 	}
+	if git := gitAbove(root); git != "" {
+		return out, fmt.Errorf("conformance: %s exists above the session folder %s: Claude Code %s takes its folder for the session's repository, finds it untrusted and drops every project allow rule (\"Dropped … project-scoped permissions.allow entry — workspace not yet trusted\" in its debug log), so every decision would measure that; remove it (a stray folder an earlier session made?) and run again",
+			git, root, ClaudeCodeVersion)
+	}
 	lay := Layout{Root: root, Home: filepath.Join(root, "home"), Proj: filepath.Join(root, "proj"),
 		Extra: filepath.Join(root, "extra"), Stubs: filepath.Join(root, "stubs")}
 	out.Layout = lay
@@ -115,6 +119,7 @@ func (d Driver) Run(ctx context.Context, s Session) (SessionResult, error) {
 	if err != nil {
 		return out, err
 	}
+	api.setClassifier(s.Classifier)
 	defer api.Close()
 
 	timeout := d.Timeout
@@ -162,6 +167,18 @@ func (d Driver) Run(ctx context.Context, s Session) (SessionResult, error) {
 		return out, fmt.Errorf("conformance: no tool_result came back for any of %d calls (%v); stderr: %s; stdout: %s", len(s.Calls), runErr, clip(stderr.String(), 2000), clip(stdout.String(), 2000))
 	}
 	return out, nil
+}
+
+// gitAbove returns the first .git found in a folder above dir, or "".
+func gitAbove(dir string) string {
+	for d := filepath.Dir(dir); ; d = filepath.Dir(d) {
+		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
+			return filepath.Join(d, ".git")
+		}
+		if filepath.Dir(d) == d {
+			return ""
+		}
+	}
 }
 
 // readResults reads each call's decision from the tool_result recorded for

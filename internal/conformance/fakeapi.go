@@ -35,6 +35,17 @@ type ToolUse struct {
 // MCP tool is in the request's tool list (Claude Code connects MCP servers
 // only after the model's first answer); until then, up to maxWarmups
 // times, it asks for the warm-up call again.
+//
+// The fake also plays Claude Code's auto-mode classifier, which runs on
+// the server: Claude Code 2.1.328 asks for it in the Messages request (the
+// dangerous-tool-use beta header and a "safeguards" field naming the
+// permission mode and the rules) and reads its verdicts from the streamed
+// answer's message_delta ("safeguard_results": one verdict a tool_use id).
+// With no verdict (NoClassifier, the default) it refuses a call only the
+// classifier may allow ("Auto mode is unavailable: its safety check does not run for this
+// session"). With ClassifierApproves every tool call of the batch is
+// judged not dangerous, so a session measures what runs when the
+// classifier lets it.
 type fakeAPI struct {
 	srv  *http.Server
 	ln   net.Listener
@@ -46,6 +57,7 @@ type fakeAPI struct {
 	warmOnce bool
 
 	mu       sync.Mutex
+	verdict  ClassifierVerdict // the classifier's verdict on every call sent
 	results  map[string]string // tool_use_id -> the result's text
 	errs     map[string]bool   // tool_use_id -> is_error was set
 	toolList []string          // tool names offered in the first request
@@ -55,6 +67,17 @@ type fakeAPI struct {
 	requests int
 	log      []string // one line per request, for a failing session's report
 }
+
+// ClassifierVerdict is what the fake's auto-mode classifier says of every
+// tool call of a session.
+type ClassifierVerdict string
+
+const (
+	// NoClassifier gives no verdict, as Claude Code sees offline.
+	NoClassifier ClassifierVerdict = ""
+	// ClassifierApproves judges every call not dangerous ("not_flagged").
+	ClassifierApproves ClassifierVerdict = "approve"
+)
 
 // newFakeAPI starts the fake on a loopback port.
 func newFakeAPI(uses []ToolUse, warm *ToolUse) (*fakeAPI, error) {
@@ -66,6 +89,14 @@ func newFakeAPI(uses []ToolUse, warm *ToolUse) (*fakeAPI, error) {
 	f.srv = &http.Server{Handler: http.HandlerFunc(f.serve)}
 	go f.srv.Serve(ln) //nolint:errcheck // ends with Close
 	return f, nil
+}
+
+// setClassifier sets the classifier's verdict on every call the fake
+// sends from now on.
+func (f *fakeAPI) setClassifier(v ClassifierVerdict) {
+	f.mu.Lock()
+	f.verdict = v
+	f.mu.Unlock()
 }
 
 // URL is the base URL to give Claude Code as ANTHROPIC_BASE_URL.
@@ -257,10 +288,32 @@ func (f *fakeAPI) respond(w http.ResponseWriter, stream bool, texts []string, us
 		event("content_block_stop", map[string]any{"type": "content_block_stop", "index": i})
 		i++
 	}
-	event("message_delta", map[string]any{"type": "message_delta", "delta": map[string]any{"stop_reason": stop, "stop_sequence": nil},
-		"usage": map[string]any{"output_tokens": 1}})
+	delta := map[string]any{"stop_reason": stop, "stop_sequence": nil}
+	if v := f.safeguardResults(uses); v != nil {
+		delta["safeguard_results"] = v
+	}
+	event("message_delta", map[string]any{"type": "message_delta", "delta": delta, "usage": map[string]any{"output_tokens": 1}})
 	event("message_stop", map[string]any{"type": "message_stop"})
 	io.WriteString(w, sb.String()) //nolint:errcheck // the client's problem
+}
+
+// safeguardResults is the classifier's verdicts on uses as Claude Code
+// 2.1.328 reads them from a message_delta (its schema for
+// "safeguard_results": a "dangerous_tool_use" entry whose status is
+// "available" with one result a tool_use id, "evaluated" with outcome
+// "flagged" or "not_flagged"), or nil for no verdict.
+func (f *fakeAPI) safeguardResults(uses []ToolUse) []any {
+	f.mu.Lock()
+	v := f.verdict
+	f.mu.Unlock()
+	if v != ClassifierApproves || len(uses) == 0 {
+		return nil
+	}
+	verdicts := map[string]any{}
+	for _, u := range uses {
+		verdicts[u.ID] = map[string]any{"type": "evaluated", "outcome": "not_flagged"}
+	}
+	return []any{map[string]any{"type": "dangerous_tool_use", "status": map[string]any{"type": "available", "tool_uses": verdicts}}}
 }
 
 func writeJSON(w http.ResponseWriter, v any) {

@@ -143,9 +143,10 @@ func (r *Run) Dump() []byte {
 // tagAutoClassifier marks a recorded row the way a live run marks a call
 // the auto-mode classifier refused (the recording keeps no result text):
 // in plan mode Claude Code refuses every Bash call no rule decides that
-// way offline.
+// way offline, and runs it when the classifier approves (measured with the
+// fake classifier), which is what Classifier means.
 func tagAutoClassifier(o *Outcome) {
-	if !strings.HasSuffix(o.Label, AutoClassifierSuffix) && o.Claude == Deny && o.Call.Tool == "Bash" && o.Shipgate == Ask && strings.Contains(o.Why, "defaultMode plan") {
+	if !strings.HasSuffix(o.Label, AutoClassifierSuffix) && o.Claude == Deny && o.Call.Tool == "Bash" && o.Shipgate == Classifier && strings.Contains(o.Why, "defaultMode plan") {
 		o.Label += AutoClassifierSuffix
 	}
 	if strings.HasSuffix(o.Label, AutoClassifierSuffix) && o.Claude == Deny {

@@ -78,6 +78,9 @@ type Session struct {
 	// Files are more files of the project, by path (the traced surface's
 	// fixture: skills, agents, CLAUDE.md…).
 	Files map[string]string `json:",omitempty"`
+	// Classifier is the verdict the fake server's auto-mode classifier
+	// gives every call (NoClassifier: none, as offline).
+	Classifier ClassifierVerdict `json:",omitempty"`
 }
 
 // The texts Claude Code 2.1.328 puts in a tool_result when it does not run

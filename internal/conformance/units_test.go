@@ -333,20 +333,20 @@ func TestMeasuredRows(t *testing.T) {
 	agree, knownN := 0, 0
 	for i, row := range rows {
 		b := row.Batch()
-		got := Decision(ShipgateDecide(lay, b)[0].Decision)
-		if got == row.Claude {
+		sg := ShipgateDecide(lay, b)[0]
+		got := Decision(sg.Decision)
+		o := Outcome{Case: b.Cases[0], Claude: row.Claude, Shipgate: got, Why: sg.Why}
+		tagAutoClassifier(&o)
+		if o.Agrees() {
 			agree++
 			continue
 		}
-		sg := ShipgateDecide(lay, b)[0]
-		o := Outcome{Case: b.Cases[0], Claude: row.Claude, Shipgate: got, Why: sg.Why}
-		tagAutoClassifier(&o)
 		if k := matchKnown(known, o); k != nil && row.Version == ClaudeCodeVersion {
 			knownN++
 			continue
 		}
 		t.Errorf("row %d [Claude Code %s] %s/%s %v with %s: Claude Code %s, Shipgate %s",
-			i+1, row.Version, row.Class, row.Label, b.Cases[0].Call, b.Describe(), row.Claude, got)
+			i+1, row.Version, row.Class, row.Label, b.Cases[0].Call, b.Describe(), o.Claude, got)
 	}
 	t.Logf("%d measured rows: %d agree, %d known disagreements", len(rows), agree, knownN)
 }

@@ -1,0 +1,83 @@
+package main
+
+// Plan mode's auto-mode classifier, end to end (issue 19): measured on
+// Claude Code 2.1.328 with the conformance harness's fake classifier, plan
+// mode hands every Bash call no rule decides to a model on Anthropic's
+// server, whose approval runs it without a prompt (`npm publish`, `curl …`,
+// `rm -rf build` ran). A change that turns plan mode on, from any file
+// Claude Code honours it in, is a grant rated like auto mode, with the
+// commands it may now run as witnesses, and never a narrowing: through
+// the App and the CLI, every case here passed as "a stricter permission
+// mode" before.
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
+
+func TestE2EPlanModeAppAndCLI(t *testing.T) {
+	t.Parallel()
+	env := newE2E(t)
+	mode := func(m string, allow ...string) string {
+		rules := ""
+		if len(allow) > 0 {
+			rules = ", \"allow\": [\"" + strings.Join(allow, "\", \"") + "\"]"
+		}
+		return "{\"permissions\": {\"defaultMode\": \"" + m + "\"" + rules + "}}\n"
+	}
+	reads := "{\"permissions\": {\"allow\": [\"Read\"]}}\n" // every read already runs: plan's reads add nothing
+	planner := "---\nname: planner\ndescription: plans\npermissionMode: plan\n---\nPlan.\n"
+	cases := []struct {
+		name       string
+		base, head map[string]string
+		witness    string // a command the classifier may now run, in both reports
+	}{
+		{"a project that allows every read turns plan mode on",
+			map[string]string{".claude/settings.json": reads},
+			map[string]string{".claude/settings.json": mode("plan", "Read")}, "npm publish"},
+		{"acceptEdits becomes plan",
+			map[string]string{".claude/settings.json": mode("acceptEdits", "Read")},
+			map[string]string{".claude/settings.json": mode("plan", "Read")}, "npm publish"},
+		{"a project bypassPermissions (ignored there) becomes plan",
+			map[string]string{".claude/settings.json": mode("bypassPermissions")},
+			map[string]string{".claude/settings.json": mode("plan")}, "npm publish"},
+		{"a settings.local.json sets plan mode",
+			map[string]string{".claude/settings.json": reads},
+			map[string]string{".claude/settings.local.json": mode("plan")}, "npm publish"},
+		{"the local default that kept a project's plan mode off is removed",
+			map[string]string{".claude/settings.json": mode("plan", "Read"), ".claude/settings.local.json": mode("default")},
+			map[string]string{".claude/settings.local.json": "{}\n"}, "npm publish"},
+		{"a subagent runs in plan mode",
+			map[string]string{".claude/settings.json": reads},
+			map[string]string{".claude/agents/planner.md": planner}, "npm publish"},
+	}
+	for i, c := range cases {
+		name := fmt.Sprintf("plan%d", i)
+		t.Run(c.name, func(t *testing.T) {
+			env.repo(name, c.base)
+			pr := env.openPR(name, "change", c.head)
+			run := env.waitCompleted(name, pr.HeadSHA, 1)
+			rep := cliReport(t, c.base, c.head)
+			if rep.Decision != "require_review" {
+				t.Errorf("CLI: %s, want require_review: %v", rep.Decision, findingIDs(rep))
+			}
+			if want := conclusionOf("require_review"); run.Conclusion != want {
+				t.Errorf("App: %s %q, want %s\n%s", run.Conclusion, run.Title, want, run.Summary)
+			}
+			found := false
+			for _, f := range rep.Findings {
+				found = found || f.CheckID == "SHIP-HOST-BOUNDARY-PERMISSION-ALLOW-EXPANDED"
+			}
+			if !found || !strings.Contains(run.Summary, "PERMISSION-ALLOW-EXPANDED") {
+				t.Errorf("no PERMISSION-ALLOW-EXPANDED finding: CLI %v; App:\n%s", findingIDs(rep), run.Summary)
+			}
+			if !strings.Contains(string(rep.Changes), "classifier approves tool calls") || !strings.Contains(run.Summary, "classifier approves tool calls") {
+				t.Errorf("the change is not rated as a classifier's approval:\nCLI %s\nApp %s", rep.Changes, run.Summary)
+			}
+			if !strings.Contains(string(rep.Changes), c.witness) || !strings.Contains(run.Summary, c.witness) {
+				t.Errorf("witness %q missing:\nCLI %s\nApp %s", c.witness, rep.Changes, run.Summary)
+			}
+		})
+	}
+}
