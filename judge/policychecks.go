@@ -616,7 +616,9 @@ func (e *engine) intents() {
 		return o.state == "allowed" || (o.state == "default" && mode == "bypassPermissions")
 	})
 	check(in.Asked, "prompt", func(o outcome) bool {
-		return o.state == "asked" || (o.state == "default" && (mode == "default" || mode == "manual" || mode == "plan"))
+		// (Not plan: there the auto-mode classifier decides a call no
+		// rule decides, without a prompt.)
+		return o.state == "asked" || (o.state == "default" && (mode == "default" || mode == "manual"))
 	})
 	check(in.Denied, "be denied", func(o outcome) bool {
 		return o.state == "denied" || (o.state == "default" && mode == "dontAsk")

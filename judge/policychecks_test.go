@@ -90,6 +90,10 @@ intent:
 		{"deny removed", perms{allow: []string{"Bash(npm test *)", "Read(src/**)"}, ask: []string{"Bash(git push *)"}, deny: []string{"Read(.env)"}}.json(), []string{"rm -rf /"}},
 		{"allowed lost", perms{allow: []string{"Read(src/**)"}, ask: []string{"Bash(git push *)"}, deny: []string{"Bash(rm *)", "Read(.env)"}}.json(), []string{"npm test"}},
 		{"ask turned allow", perms{allow: []string{"Bash(npm test *)", "Read(src/**)", "Bash(git *)"}, deny: []string{"Bash(rm *)", "Read(.env)"}}.json(), []string{"git push origin main"}},
+		// In plan mode a call no rule decides goes to the auto-mode
+		// classifier, which may run it without a prompt (Claude Code
+		// 2.1.328, measured with the harness's fake classifier).
+		{"ask rule removed in plan mode", `{"permissions": {"defaultMode": "plan", "allow": ["Bash(npm test *)", "Read(src/**)"], "deny": ["Bash(rm *)", "Read(.env)"]}}`, []string{"git push origin main"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

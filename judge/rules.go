@@ -889,7 +889,8 @@ func (e *engine) judgeRestrictionRemovals(rs *ruleSet, moved map[*event]*event) 
 			case lattice.Yes:
 				d.expands = true
 				calls = e.concrete(calls, []lattice.Rule{r}, stops, nil)
-				d.witnesses = callStrings(calls)
+				calls = e.derivedRuns(f.scope, r, stops, calls)
+				d.witnesses = witnessStrings(r, calls)
 			default:
 				d.expands = true
 				d.why = "could not be compared exactly with the rules at the head; treated as removed"
@@ -931,7 +932,7 @@ func (e *engine) restrictionFinding(f *fileState, d *event, calls []lattice.Call
 		// `rm -rf /` still asks.
 		var order []string
 		byFate := map[string][]string{}
-		strs := callStrings(calls)
+		strs := witnessStrings(r, calls)
 		for i, c := range calls {
 			fate := e.fate(f.scope, c, r.List)
 			if len(byFate[fate]) == 0 {
@@ -960,6 +961,52 @@ func (e *engine) restrictionFinding(f *fileState, d *event, calls []lattice.Call
 		Evidence: rating.Redact(r), Message: msg.String(), Title: string(r.List) + " " + r.Text + " removed",
 		Witnesses: d.witnesses, Key: check + "|" + f.Path + "|" + string(r.List) + "|" + r.Text,
 	})
+}
+
+// derivedRuns puts first, among a removed restriction's witnesses, the
+// calls of the tools Claude Code derives from it (lattice.Implied: a deny
+// Edit rule denies Write and NotebookEdit of its paths too) that now run
+// without a prompt: under a bare allow NotebookEdit, removing deny
+// Edit(./secret/**) lets a notebook edit there run, while the Edit itself
+// only prompts.
+func (e *engine) derivedRuns(scope string, r lattice.Rule, stops []lattice.Rule, calls []lattice.Call) []lattice.Call {
+	var runs []lattice.Call
+	for _, ir := range e.implied(r) {
+		found, ans := lattice.FindNContext(e.ctx, []lattice.Rule{ir}, stops, maxWitnesses)
+		if ans != lattice.Yes {
+			continue
+		}
+		for _, c := range found {
+			if c.Tool == "NotebookEdit" && !strings.HasSuffix(c.Arg, ".ipynb") {
+				// The tool edits notebooks: name one where one may be.
+				if nb := (lattice.Call{Tool: c.Tool, Arg: c.Arg + ".ipynb"}); e.isWitness(nb, []lattice.Rule{ir}, stops) {
+					c = nb
+				}
+			}
+			if strings.HasPrefix(e.fate(scope, c, r.List), "now runs") {
+				runs = append(runs, c)
+			}
+		}
+	}
+	if len(runs) == 0 {
+		return calls
+	}
+	out := append(runs[:min(len(runs), maxWitnesses)], calls...)
+	return out[:min(len(out), maxWitnesses+1)]
+}
+
+// witnessStrings renders a removed rule's witnesses: a call of another
+// tool than the rule's (a derived one) names its tool, as
+// NotebookEdit(secret/x.ipynb), since a bare path would read as the
+// rule's own tool.
+func witnessStrings(r lattice.Rule, calls []lattice.Call) []string {
+	out := callStrings(calls)
+	for i, c := range calls {
+		if c.Tool != r.Canonical && c.Tool != "" && c.Arg != "" && !strings.HasPrefix(c.Tool, "mcp__") {
+			out[i] = c.Tool + "(" + out[i] + ")"
+		}
+	}
+	return out
 }
 
 // fate says what happens at the head to a call a removed rule stopped.
