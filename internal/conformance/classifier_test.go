@@ -141,3 +141,21 @@ func TestGitAboveStopsASession(t *testing.T) {
 		t.Errorf("gitAbove(%s) found a sibling's .git", filepath.Join(dir, "x"))
 	}
 }
+
+// TestPlanWitnessesAreCalls: the witnesses of a change to plan mode become
+// harness calls (Bash for a command, Read for a path), asked with the
+// fake classifier approving the head's session.
+func TestPlanWitnessesAreCalls(t *testing.T) {
+	calls := witnessCalls(Settings{}, Settings{DefaultMode: "plan"})
+	var bash, read bool
+	for _, c := range calls {
+		bash = bash || (c.Tool == "Bash" && c.Arg == "npm publish")
+		read = read || (c.Tool == "Read" && strings.HasPrefix(c.Arg, "$HOME/"))
+	}
+	if !bash || !read {
+		t.Errorf("plan mode's witnesses as calls: %v, want Bash(npm publish) and a Read under $HOME", calls)
+	}
+	if !needsClassifier(Batch{Settings: Settings{DefaultMode: "plan"}}, SessionResult{}) {
+		t.Error("a witness pair whose head is in plan mode is not asked with the classifier")
+	}
+}

@@ -105,13 +105,22 @@ func witnessCalls(base, head Settings) []Call {
 			tool = ""
 		}
 		for i, w := range ch.Witnesses {
-			if i >= 3 {
+			if i >= 6 {
 				break
 			}
 			if w == tool {
 				continue // the whole tool, no argument to call it with
 			}
-			if c, ok := harnessCall(tool, w); ok {
+			t := tool
+			if ch.Kind == report.KindMode && ch.After == "defaultMode: plan" {
+				// Plan mode's witnesses: the commands its classifier may
+				// now run, then the files it reads.
+				t = "Bash"
+				if strings.HasPrefix(w, "~/") || strings.HasPrefix(w, "/") {
+					t = "Read"
+				}
+			}
+			if c, ok := harnessCall(t, w); ok {
 				out = append(out, c)
 			}
 		}
@@ -166,7 +175,13 @@ func harnessCall(tool, w string) (Call, bool) {
 // (Claude "allow", as the report claims) when the head runs it and the
 // base does not.
 func runWitnessBatch(ctx context.Context, d Runner, i int, b Batch) ([]Outcome, SessionStat, error) {
-	head, err := d.Run(ctx, b.Session())
+	hs := b.Session()
+	if needsClassifier(b, SessionResult{}) {
+		// A witness of plan mode runs when its classifier approves: the
+		// fake server's classifier approves every call of the head.
+		hs.Classifier = ClassifierApproves
+	}
+	head, err := d.Run(ctx, hs)
 	if err != nil {
 		return nil, SessionStat{}, err
 	}
