@@ -177,6 +177,8 @@ func runBatch(ctx context.Context, d Runner, i int, b Batch) ([]Outcome, Session
 		return nil, SessionStat{}, err
 	}
 	st := SessionStat{Class: b.Class, Calls: len(b.Cases), Elapsed: sr.Elapsed}
+	sg := ShipgateDecide(sr.Layout, b)
+	retried := retryAsks(ctx, d, b.Session(), sr.Results, func(j int) bool { return Decision(sg[j].Decision) == Allow })
 	if needsClassifier(b, sr) {
 		s := b.Session()
 		s.Classifier = ClassifierApproves
@@ -184,14 +186,17 @@ func runBatch(ctx context.Context, d Runner, i int, b Batch) ([]Outcome, Session
 		if err != nil {
 			return nil, SessionStat{}, fmt.Errorf("with the fake classifier approving: %w", err)
 		}
+		// (A call that ran without a verdict and asked with the classifier
+		// approving is the parser's missed deadline too: asked again.)
+		for j := range retryAsks(ctx, d, s, on.Results, func(j int) bool { return sr.Results[j].Decision == Allow }) {
+			retried[j] = true
+		}
 		for j := range sr.Results {
 			sr.Results[j] = withClassifier(sr.Results[j], on.Results[j])
 		}
 		st.Calls += len(b.Cases)
 		st.Elapsed += on.Elapsed
 	}
-	sg := ShipgateDecide(sr.Layout, b)
-	retried := retryAsks(ctx, d, b.Session(), sr.Results, func(j int) bool { return Decision(sg[j].Decision) == Allow })
 	out := make([]Outcome, len(b.Cases))
 	for j, c := range b.Cases {
 		out[j] = Outcome{Case: c, Batch: i, Claude: sr.Results[j].Decision, ClaudeText: sr.Results[j].Text,

@@ -190,15 +190,21 @@ func runWitnessBatch(ctx context.Context, d Runner, i int, b Batch) ([]Outcome, 
 	if b.BaseLocal != nil {
 		bb.Local = b.BaseLocal
 	}
-	base, err := d.Run(ctx, bb.Session())
+	baseSession := bb.Session()
+	if needsClassifier(bb, SessionResult{}) {
+		// A base in plan mode may already run the call when the
+		// classifier approves: then it is not newly run.
+		baseSession.Classifier = ClassifierApproves
+	}
+	base, err := d.Run(ctx, baseSession)
 	if err != nil {
 		return nil, SessionStat{}, err
 	}
 	// A missed parser deadline makes a call ask (retryAsks): asked again,
 	// a head's ask may be the witness running, and a base's ask under a
 	// head that runs the call may be the call running at the base too.
-	retryAsks(ctx, d, b.Session(), head.Results, func(int) bool { return true })
-	retryAsks(ctx, d, bb.Session(), base.Results, func(j int) bool { return head.Results[j].Decision == Allow })
+	retryAsks(ctx, d, hs, head.Results, func(int) bool { return true })
+	retryAsks(ctx, d, baseSession, base.Results, func(j int) bool { return head.Results[j].Decision == Allow })
 	out := make([]Outcome, len(b.Cases))
 	for j, c := range b.Cases {
 		h, bs := head.Results[j], base.Results[j]
