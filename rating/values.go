@@ -41,7 +41,7 @@ func Mode(mode string, isString bool) Rating {
 	case "bypassPermissions":
 		return Rating{Access: AccessAdmin, Risk: RiskCritical, Wildcard: true, Basis: "every tool call not denied or asked runs without a prompt"}
 	case "auto":
-		return Rating{Access: AccessAdmin, Risk: RiskHigh, Basis: "a classifier approves tool calls (ignored from project settings since Claude Code 2.1.142, honoured before)"}
+		return Rating{Access: AccessAdmin, Risk: RiskHigh, Basis: "a classifier approves tool calls (ignored from project settings since Claude Code 2.1.142 — on 2.1.328 in settings.json and settings.local.json alike, measured with a fake classifier approving — and honoured before, and from the user's own settings)"}
 	case "acceptEdits":
 		return Rating{Access: AccessWrite, Risk: RiskHigh, Basis: "file edits and filesystem commands in the working tree run without a prompt"}
 	case "dontAsk":
