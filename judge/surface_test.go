@@ -57,6 +57,7 @@ var surfaceExempt = []struct{ pattern, why string }{
 	{".github/allowed_models.txt", "Copilot CLI's list of models the repository allows: it narrows which model runs, never what a tool may do"},
 	{".geminiignore", "Gemini CLI's ignore list for its file tools: it hides files, grants nothing"},
 	{".gemini/skills", "Gemini CLI 0.61.0 skills: its loader (loadSkillFromFile) keeps only name, description and body, and activating one adds its folder, inside the repository, to the workspace: instructions, with scripts that run only through the shell tool (whose rules are reviewed)"},
+	{".gemini/skills/**", "Gemini CLI 0.61.0 skills: its loader (loadSkillFromFile) keeps only name, description and body, and activating one adds its folder, inside the repository, to the workspace: instructions, with scripts that run only through the shell tool (whose rules are reviewed)"},
 }
 
 func surfaceExempted(p string) (string, bool) {

@@ -45,6 +45,9 @@ var surfaceFixture = map[string]string{
 	".codex/config.toml":              "model = \"o3\"\n",
 	".codex/rules/r.rules":            "prefix_rule(pattern=[\"ls\"])\n",
 	".gemini/settings.json":           "{}",
+	".gemini/agents/h.md":             "---\nname: h\ndescription: h\n---\nh\n",
+	".gemini/skills/k/SKILL.md":       "---\nname: k\ndescription: k\n---\nk\n",
+	".github/agents/h.agent.md":       "---\nname: h\ndescription: h\n---\nh\n",
 	".cursor/cli.json":                `{"permissions": {"allow": []}}`,
 	".vscode/settings.json":           "{}",
 }
