@@ -80,9 +80,13 @@ func (v *Effective) Decide(c lattice.Call) CallOutcome {
 	why := o.describe()
 	if strings.HasPrefix(c.Tool, "mcp__") && o.state != "denied" {
 		// Measured on 2.1.328 (the conformance class mcp): plan mode
-		// refuses every MCP tool, allowed or not ("Cannot call … while in
-		// plan mode"), and dontAsk refuses one an ask rule matches.
+		// refuses every MCP tool no ask rule matches, allowed or not
+		// ("Cannot call … while in plan mode"), while one an ask rule
+		// matches is asked about (seed 1's full corpus: allow mcp__*,
+		// ask mcp__*, plan); dontAsk refuses one an ask rule matches.
 		switch mode := v.Mode(); {
+		case mode == "plan" && o.state == "asked":
+			return CallOutcome{CallAsks, why + "; in defaultMode plan an ask rule still asks about an MCP tool (Claude Code " + lattice.ClaudeCodeVersion + ", measured)"}
 		case mode == "plan":
 			return CallOutcome{CallDenied, "defaultMode plan, in which Claude Code " + lattice.ClaudeCodeVersion + " refuses MCP tools (measured)"}
 		case mode == "dontAsk" && o.state == "asked":

@@ -28,7 +28,10 @@ func (r *Rule) compilePath(tool, spec string) []*reading {
 	case s == "~":
 		z, s, anchored = zoneHome, "", true
 	case strings.HasPrefix(s, "~/"):
-		z, s, anchored = zoneHome, s[2:], true
+		// ~//.ssh/id_rsa is ~/.ssh/id_rsa: the slashes after the anchor
+		// collapse (2.1.328, measured: allow Read(~//.ssh/id_rsa) and
+		// Read(~///.ssh/id_rsa) read it, deny Read(~//.ssh/id_rsa) stops it).
+		z, s, anchored = zoneHome, strings.TrimLeft(s[2:], "/"), true
 	case strings.HasPrefix(s, "/"):
 		s, anchored = s[1:], true
 	case strings.HasPrefix(s, "./"):
@@ -36,7 +39,9 @@ func (r *Rule) compilePath(tool, spec string) []*reading {
 		// matches at any depth below it like a bare one (measured on
 		// Claude Code 2.1.328: deny Read(./.env) stops src/.env, allow
 		// Edit(./*.env) lets src/x.env be edited), but never outside it.
-		s = s[2:]
+		// (.//src/** is ./src/**: deny Read(.//src/**) stops src/a.txt,
+		// measured.)
+		s = strings.TrimLeft(s[2:], "/")
 		anchored = strings.Contains(strings.TrimRight(s, "/"), "/")
 		dotSlash = true
 	}
@@ -262,9 +267,9 @@ func splitPath(p string) (zone, string) {
 	case strings.HasPrefix(p, "/"):
 		return zoneRoot, foldPath(strings.TrimLeft(p, "/"))
 	case strings.HasPrefix(p, "~/"):
-		return zoneHome, foldPath(p[2:])
+		return zoneHome, foldPath(strings.TrimLeft(p[2:], "/"))
 	case strings.HasPrefix(p, "./"):
-		return zoneProject, foldPath(p[2:])
+		return zoneProject, foldPath(strings.TrimLeft(p[2:], "/"))
 	}
 	return zoneProject, foldPath(p)
 }

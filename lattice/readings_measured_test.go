@@ -23,6 +23,12 @@ func TestMeasuredReadingsIssue19(t *testing.T) {
 		{measured, "Edit(DOCS/**)", Deny, edit("docs/a1.md"), true},
 		{measured, "Edit(//tmp//x/**)", Deny, edit("/tmp/x/a.txt"), true},
 		{measured, "Read(//ETC/**)", Allow, read("/etc/passwd"), true},
+		// Slashes right after the ~/ and ./ anchors collapse too (seed 1's
+		// full corpus, path-fold, 2026-12-02; then the lead's probes).
+		{measured, "Read(~//.ssh/id_rsa)", Allow, read("~/.ssh/id_rsa"), true},
+		{measured, "Read(~//.ssh/id_rsa)", Deny, read("~/.ssh/id_rsa"), true},
+		{measured, "Read(~///.ssh/id_rsa)", Allow, read("~/.ssh/id_rsa"), true},
+		{measured, "Read(.//src/**)", Deny, read("src/a.txt"), true},
 		{measured, "Edit(./SRC/**)", Allow, edit("src/a3.md"), true},
 		{measured, "Edit(./SRC/**)", Allow, edit("SRC/a4.md"), true},
 		{measured, "Edit(./SRC/**)", Allow, edit("docs/a5.md"), false},

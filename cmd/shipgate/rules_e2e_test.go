@@ -61,6 +61,15 @@ func ruleReadingCases() []surfaceCase {
 			base: s(nil, []string{"Read(//etc/**)"}), head: s(nil, []string{"Read(//ETC//**)"}), decision: "allow"},
 		{name: "allow Edit(./SRC/**) respelled Edit(./src/**) passes quietly",
 			base: s([]string{"Edit(./SRC/**)"}, nil), head: s([]string{"Edit(./src/**)"}, nil), decision: "allow"},
+		// Slashes after ~/ collapse: ~//.ssh/id_rsa is ~/.ssh/id_rsa, so
+		// this deny is real and its removal lets the key be read, and
+		// the allow reads it (both passed as rules matching nothing).
+		{name: "deny Read(~//.ssh/id_rsa) removed under allow Read",
+			base: s([]string{"Read"}, []string{"Read(~//.ssh/id_rsa)"}), head: s([]string{"Read"}, nil),
+			decision: "require_review", check: "PERMISSION-DENY-REMOVED"},
+		{name: "allow Read(~//.ssh/id_rsa) reads the key",
+			base: s(nil, nil), head: s([]string{"Read(~//.ssh/id_rsa)"}, nil),
+			decision: "require_review", check: "PERMISSION-ALLOW-EXPANDED"},
 		// NotebookEdit(**) is dead.
 		{name: "allow NotebookEdit(**) grants nothing",
 			base: s(nil, nil), head: s([]string{"NotebookEdit(**)"}, nil), decision: "allow"},

@@ -362,7 +362,15 @@ func prepare(lay Layout, s Session) error {
 				if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 					return fmt.Errorf("conformance: %w", err)
 				}
-				if err := os.WriteFile(p, []byte(fileMarker+"\n"), 0o644); err != nil {
+				// A notebook is read as a notebook: any other content is
+				// refused as "Notebook file is not valid JSON" before a
+				// permission is decided (seed 1's witness pairs of the
+				// notebook class read ~/h.ipynb).
+				content := fileMarker + "\n"
+				if strings.HasSuffix(strings.ToLower(p), ".ipynb") {
+					content = seedNotebook
+				}
+				if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
 					return fmt.Errorf("conformance: %w", err)
 				}
 			}
