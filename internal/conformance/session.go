@@ -122,6 +122,9 @@ var (
 		// 50,000 nodes, or not parsed within its 50 ms deadline): the
 		// command is too complex to check, and Claude Code asks.
 		parseAbortedMarker,
+		// A skill with allowed-tools that no rule lets launch (Skill(y)):
+		// "Execute skill: y. The user can add the allow rule Skill(y) …".
+		"Execute skill: ",
 	}
 )
 

@@ -1,0 +1,55 @@
+package conformance
+
+import (
+	"context"
+	"fmt"
+	"testing"
+)
+
+// TestSkillToolOnTheBinary pins what the Skill tool asks for on 2.1.328
+// (issue 22: rate a bare Skill allow by what the skills grant while they
+// run). With no rule a skill without allowed-tools launches and one with
+// allowed-tools asks ("Execute skill: y"); a bare allow Skill, like
+// Skill(y), launches it without a prompt, and its allowed-tools then let
+// `npm test` run. So a bare Skill allow grants the allowed-tools of every
+// skill the model can invoke: the project's and the user's own, which
+// Shipgate cannot see (why it stays a block).
+func TestSkillToolOnTheBinary(t *testing.T) {
+	bin := FindBinary()
+	if bin == "" {
+		t.Skip("no Claude Code binary: `make claude-code`")
+	}
+	if testing.Short() {
+		t.Skip("runs Claude Code sessions; not in -short")
+	}
+	ctx := context.Background()
+	if err := CheckVersion(ctx, bin); err != nil {
+		t.Fatal(err)
+	}
+	files := map[string]string{
+		".claude/skills/x/SKILL.md": "---\nname: x\ndescription: says hi\n---\nSay hi.\n",
+		".claude/skills/y/SKILL.md": "---\nname: y\ndescription: runs the tests\nallowed-tools: Bash(npm test:*)\n---\nTest.\n",
+	}
+	calls := []Call{{Tool: "Skill", Arg: "y"}, {Tool: "Bash", Arg: "npm test"}, {Tool: "Skill", Arg: "x"}}
+	for _, c := range []struct {
+		settings string
+		want     []Decision
+	}{
+		{`{}`, []Decision{Ask, Ask, Allow}},
+		{`{"permissions": {"allow": ["Skill"]}}`, []Decision{Allow, Allow, Allow}},
+		{`{"permissions": {"allow": ["Skill(y)"]}}`, []Decision{Allow, Allow, Allow}},
+		{`{"permissions": {"ask": ["Skill"]}}`, []Decision{Ask, Ask, Ask}},
+	} {
+		r, err := Driver{Binary: bin}.Run(ctx, Session{Settings: c.settings + "\n", Files: files, Calls: calls})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []Decision
+		for _, x := range r.Results {
+			got = append(got, x.Decision)
+		}
+		if fmt.Sprint(got) != fmt.Sprint(c.want) {
+			t.Errorf("%s: Claude Code decided %v on %v, want %v (%v)", c.settings, got, calls, c.want, r.Results)
+		}
+	}
+}
