@@ -187,3 +187,22 @@ func TestCommandWrapperReadOnly(t *testing.T) {
 		t.Errorf("command ls runs with no rule (measured); command -v and command rm are not read here")
 	}
 }
+
+// TestImpliedDenyEditStar: deny Edit(*) takes the Edit tool away and
+// leaves Write alone, while deny Edit(**) denies a Write in the project
+// (2.1.328, seed 2's full corpus, then a probe).
+func TestImpliedDenyEditStar(t *testing.T) {
+	tools := func(text string) []string {
+		var out []string
+		for _, r := range Implied(ParseIn(Deny, text)) {
+			out = append(out, r.Tool)
+		}
+		return out
+	}
+	if got := tools("Edit(*)"); strings.Join(got, ",") != "NotebookEdit" {
+		t.Errorf("deny Edit(*) implies %v, want only NotebookEdit (no Write)", got)
+	}
+	if got := tools("Edit(**)"); !strings.Contains(strings.Join(got, ","), "Write") {
+		t.Errorf("deny Edit(**) implies %v, want Write among them", got)
+	}
+}

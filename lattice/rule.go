@@ -568,6 +568,13 @@ func Implied(r Rule) []Rule {
 		// acceptEdits; 2.1.328, measured), while deny Edit(./*) denies
 		// Write.
 		return nil
+	case r.List == Deny && r.Canonical == "Edit" && r.Specifier == "*":
+		// Deny Edit(*) takes the Edit tool away and leaves Write alone
+		// (measured on 2.1.328, seed 2's full corpus and a probe: under
+		// allow Read, Edit, Write a Write runs in the project and the
+		// home, an Edit is "No such tool available"), as deny Edit(**)
+		// does not (it denies a Write in the project).
+		tools = []string{"NotebookEdit"}
 	case (r.List == Deny || r.List == Ask) && r.Canonical == "Edit":
 		// (An ask too: ask Edit(src/deep/**) and Edit(**/src/**) made a
 		// Write there ask under acceptEdits; 2.1.328, measured.)
