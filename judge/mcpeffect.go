@@ -284,6 +284,11 @@ func envPlaceholder(v any) bool {
 	if strings.Count(s, s[:1]) == len(s) && len(s) >= 3 {
 		return true
 	}
+	if strings.ContainsAny(s, "/\\:=,;") {
+		// A path, URL or list names something real even when a word of
+		// it reads like a placeholder (/home/you/your-projects).
+		return false
+	}
 	u := strings.ToUpper(s)
 	for _, w := range envPlaceholderWords {
 		if strings.Contains(u, w) {

@@ -13,6 +13,8 @@ func TestMCPChangeEffect(t *testing.T) {
 		{"placeholder env upper", `{"command":"x"}`, `{"command":"x","env":{"GROQ_API_KEY":"GROQ_API_KEY_HERE"}}`, true},
 		{"placeholder slot", `{"command":"x"}`, `{"command":"x","env":{"K":"<your key>"}}`, true},
 		{"placeholder filled in", `{"command":"x","env":{"K":"your-key"}}`, `{"command":"x","env":{"K":"sk-123"}}`, false},
+		{"a path with a placeholder word", `{"command":"x"}`, `{"command":"x","env":{"ALLOWED_DIRS":"/home/you/your-projects"}}`, false},
+		{"a list with a placeholder word", `{"command":"x"}`, `{"command":"x","env":{"TOOLS":"all,replace_file"}}`, false},
 		{"placeholder removed", `{"command":"x","env":{"K":"xxxx"}}`, `{"command":"x"}`, true},
 		{"env reference", `{"command":"x"}`, `{"command":"x","env":{"TOKEN":"${TOKEN}"}}`, false},
 		{"env removed", `{"command":"x","env":{"DEBUG":"1"}}`, `{"command":"x"}`, false},
