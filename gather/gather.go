@@ -111,6 +111,9 @@ type gatherer struct {
 	counted  [2]map[string]bool
 	learnt   int64 // bytes kept from the learning reads (forget)
 	peeked   int64 // bytes kept from the peeks (peek)
+	// agentDirs are the folders Copilot CLI's agentDirectories name at
+	// base or head (learnAgentDirs; "" is the whole repository).
+	agentDirs []string
 }
 
 // notRead is the kind of an entry the gatherer did not read because the
@@ -195,7 +198,7 @@ func Gather(ctx context.Context, src Source, o Options) (*Result, error) {
 
 	// Which changed paths matter.
 	backing := g.backingPaths(ctx)
-	sel := Selector{Pathspecs: append(g.pathspecs(backing), g.hooks.pathspecs()...), Match: func(p string) bool {
+	match := func(p string) bool {
 		if p == g.o.PolicyPath || hasClaudeSegment(p) {
 			return true
 		}
@@ -211,6 +214,9 @@ func Gather(ctx context.Context, src Source, o Options) (*Result, error) {
 			}
 		}
 		return false
+	}
+	sel := Selector{Pathspecs: append(append(g.pathspecs(backing), g.hooks.pathspecs()...), mdSpec), Match: func(p string) bool {
+		return match(p) || strings.HasSuffix(p, ".md")
 	}}
 	sel.Links = true
 	changes, truncated, err := src.Changed(ctx, sel)
@@ -218,13 +224,26 @@ func Gather(ctx context.Context, src Source, o Options) (*Result, error) {
 		return nil, err
 	}
 	g.res.Truncated = truncated
+	var mdOnly []Change // listed only as Markdown (mdSpec): kept once agentDirs are known
 	for _, c := range changes {
+		if !match(c.Path) && !c.Link {
+			mdOnly = append(mdOnly, c)
+			continue
+		}
 		g.changed[c.Path] = c.Status
 		if c.Link && c.Status != Deleted {
 			g.links = append(g.links, c)
 		}
 		for _, o := range g.hooks.owners(c.Path) {
 			g.forced[o] = true
+		}
+	}
+	if err := g.learnAgentDirs(ctx); err != nil {
+		return nil, err
+	}
+	for _, c := range mdOnly {
+		if g.agentDirFile(c.Path) != "" {
+			g.changed[c.Path] = c.Status
 		}
 	}
 	if err := g.headPolicy(ctx); err != nil {
@@ -247,6 +266,9 @@ func (g *gatherer) note(s string) { g.notes[s] = true }
 // Claude Code reads it as when p is a case variant of one ("" when p is
 // spelled canonically).
 func (g *gatherer) candidate(p string) (as string, ok bool) {
+	if as := g.agentDirFile(p); as != "" {
+		return as, true
+	}
 	if !g.mayBeConfig(p) {
 		return "", false
 	}
@@ -851,7 +873,9 @@ func (g *gatherer) files(ctx context.Context) error {
 			}
 			g.markEdited(&f, g.edits(rs[i].c.path, rs[i].rb, rs[i].rh))
 			g.linkNotes(f.Path, rs[i].rb, rs[i].rh)
-			if f.As != "" && (f.Base.Exists || f.Head.Exists) {
+			if isAgentDirAs(f) && (f.Base.Exists || f.Head.Exists) {
+				g.note(fmt.Sprintf("`%s` is read as a Copilot CLI custom agent: it lies in a folder the settings' agentDirectories name.", f.Path))
+			} else if f.As != "" && (f.Base.Exists || f.Head.Exists) {
 				g.note(fmt.Sprintf("`%s` is read as `%s`: Claude Code opens it under that name on a case-insensitive file system (macOS, Windows).", f.Path, f.As))
 			}
 			rs[i].f = f

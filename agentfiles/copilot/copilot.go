@@ -173,6 +173,12 @@ func Read(file string, data []byte) (*agent.Doc, error) {
 		return readSkill(file, data)
 	case Agent:
 		return readAgent(file, data)
+	case "":
+		if strings.HasSuffix(file, ".md") {
+			// A .md file the front ends found in a folder
+			// agentDirectories names (classified by AgentAs).
+			return readAgent(file, data)
+		}
 	}
 	root, probs, err := jsonc.Parse(data, jsonc.Options{})
 	if err != nil {

@@ -123,3 +123,39 @@ func TestAgentFiles(t *testing.T) {
 		}
 	}
 }
+
+// TestAgentDir: agentDirectories values as Copilot CLI 1.0.102 resolves
+// them (measured: internal/conformance TestCopilotAgentDirectoriesRuntime).
+func TestAgentDir(t *testing.T) {
+	for _, c := range []struct {
+		in, dir string
+		none    bool
+	}{
+		{in: "tools/agents", dir: "tools/agents"},
+		{in: "./tools/agents/", dir: "tools/agents"},
+		{in: ".", dir: ""},
+		{in: "tools/*", dir: "tools/*"},
+		{in: "../checkout/tools/agents", dir: "tools/agents"},
+		{in: "../../a/b/tools", dir: "tools"},
+		{in: "tools/../agents", dir: "agents"},
+		{in: "../outside", none: true},
+		{in: "..", none: true},
+		{in: "/srv/agents", none: true},
+		{in: "~/agents", none: true},
+		{in: "", none: true},
+	} {
+		d, why := AgentDir(c.in)
+		if (why != "") != c.none || !c.none && d != c.dir {
+			t.Errorf("AgentDir(%q) = %q, %q; want %q (none %v)", c.in, d, why, c.dir, c.none)
+		}
+	}
+	if !InAgentDir("docs/x.md", []string{""}) || InAgentDir("docs/x.MD", []string{""}) || InAgentDir("toolsx/a.md", []string{"tools"}) || !InAgentDir("tools/a/b.md", []string{"tools"}) {
+		t.Error("InAgentDir")
+	}
+	if ds, _, ok := AgentDirs([]byte(`{"agentDirectories": "tools"}`)); !ok || len(ds) != 0 {
+		t.Errorf("a string value names no folder: %q", ds)
+	}
+	if _, _, ok := AgentDirs([]byte(`{`)); ok {
+		t.Error("an unparsable file must fail closed")
+	}
+}
