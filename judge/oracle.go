@@ -123,9 +123,10 @@ func (v *Effective) Decide(c lattice.Call) CallOutcome {
 	switch v.Mode() {
 	case "bypassPermissions":
 		if c.Tool == "Bash" {
-			if note, asks := lattice.AlwaysAsks(c.Arg, true); asks {
+			if note, asks := lattice.BypassAsks(c.Arg); asks {
 				// The whole tool's command checks hold in bypass mode
-				// too (measured on 2.1.328: `rm -rf /` asks).
+				// too (measured on 2.1.328: `rm -rf /` asks), but for
+				// the `...` path check (`rm ./...` runs).
 				return CallOutcome{CallAsks, note}
 			}
 		}

@@ -322,9 +322,32 @@ func TestMeasuredCommandChecks(t *testing.T) {
 		{"ls &", true, true},
 		{"wget x &", true, false},
 		{"ls \\\n -la", false, false},
+		// Under Bash(rm *) the removal check sees past the wrappers
+		// (seed 3's full corpus).
+		{"timeout 5 rm ./...", false, true},
+		{"nice -n 5 rm ./...", false, true},
+		{"nice -10 rm ./...", false, true},
+		{"command rm ./...", false, true},
+		{"timeout 5 nice rm ./...", false, true},
+		{"timeout 5 rm ./x", false, false},
 	} {
 		if _, got := AlwaysAsks(c.line, c.whole); got != c.asks {
 			t.Errorf("AlwaysAsks(%q, whole=%v) = %v, want %v (measured on Claude Code %s)", c.line, c.whole, got, c.asks, measured)
+		}
+	}
+	// bypassPermissions: the whole tool's checks but the `...` one
+	// (seed 4's full corpus: `rm ./...` ran with no rule).
+	for _, c := range []struct {
+		line string
+		asks bool
+	}{
+		{"rm ./...", false},
+		{"rm -rf /", true},
+		{"rm -rf ~", true},
+		{"ls &", true},
+	} {
+		if _, got := BypassAsks(c.line); got != c.asks {
+			t.Errorf("BypassAsks(%q) = %v, want %v (measured on Claude Code %s)", c.line, got, c.asks, measured)
 		}
 	}
 	home := func(p string) bool {

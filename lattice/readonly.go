@@ -522,18 +522,19 @@ func AlwaysAsksWhere(line string, whole bool, readable func(string) bool) (strin
 		}
 		return "Claude Code cannot parse the line, so it asks", true
 	}
-	if why, ok := rmRoot(f); ok {
+	if why, ok := wholeToolAsks(f, line, true); ok {
 		return why, true
-	}
-	for _, st := range f.Stmts {
-		if st.Background && ReadOnly(strings.TrimRight(strings.TrimSpace(line[st.Pos().Offset():st.End().Offset()]), "&")) {
-			// Measured on 2.1.328: `ls &` asks even under Bash and
-			// Bash(*), while `wget x &` runs there.
-			return "a read-only command sent to the background with & asks even under the whole Bash tool", true
-		}
 	}
 	if whole {
 		return "", false
+	}
+	if why, ok := rmRoot(f, true, true); ok {
+		// Under a pattern rule the removal check sees past the wrappers
+		// the rules see past (2.1.328, seed 3's full corpus: `timeout 5
+		// rm ./...`, `nice -n 5 rm ./...`, `command rm ./...` ask under
+		// Bash(rm *)). Under the whole tool it is not measured past a
+		// wrapper, so it is left as measured there.
+		return why, true
 	}
 	if strings.HasPrefix(strings.TrimLeft(line, " \t"), "-") {
 		return "a line starting with - asks under every pattern rule", true
@@ -681,9 +682,42 @@ func writeCheck(line string, x *syntax.CallExpr, readable func(string) bool) str
 	return ""
 }
 
+// BypassAsks reports whether Claude Code asks about a command line in
+// bypassPermissions mode, and why: the whole tool's checks hold there
+// (measured on 2.1.328: `rm -rf /` asks) but for the `...` path check
+// (seed 4's full corpus: `rm ./...` ran in bypass mode with no rule).
+func BypassAsks(line string) (string, bool) {
+	f, err := parseBash(line)
+	if err != nil {
+		return "", false
+	}
+	return wholeToolAsks(f, line, false)
+}
+
+// wholeToolAsks is what Claude Code asks about even under the whole Bash
+// tool: an rm of the root, the working directory or the home (and, with
+// dots, of a path with a `...` segment), and a read-only command sent to
+// the background.
+func wholeToolAsks(f *syntax.File, line string, dots bool) (string, bool) {
+	if why, ok := rmRoot(f, false, dots); ok {
+		return why, true
+	}
+	for _, st := range f.Stmts {
+		if st.Background && ReadOnly(strings.TrimRight(strings.TrimSpace(line[st.Pos().Offset():st.End().Offset()]), "&")) {
+			// Measured on 2.1.328: `ls &` asks even under Bash and
+			// Bash(*), while `wget x &` runs there.
+			return "a read-only command sent to the background with & asks even under the whole Bash tool", true
+		}
+	}
+	return "", false
+}
+
 // rmRoot reports a part that removes the filesystem root recursively
-// (`rm -rf /`), which Claude Code asks about even under the whole tool.
-func rmRoot(f *syntax.File) (string, bool) {
+// (`rm -rf /`), which Claude Code asks about even under the whole tool,
+// and, when dots is set, an rm of a path with a `...` segment.
+// throughWrappers looks for the rm past the wrappers a rule sees past
+// (`timeout 5 rm …`).
+func rmRoot(f *syntax.File, throughWrappers, dots bool) (string, bool) {
 	found := false
 	syntax.Walk(f, func(n syntax.Node) bool {
 		x, ok := n.(*syntax.CallExpr)
@@ -691,13 +725,25 @@ func rmRoot(f *syntax.File) (string, bool) {
 			return !found
 		}
 		fields, ok := staticFields(x.Args)
+		if ok && throughWrappers {
+			w := words{args: x.Args}
+			i := 0
+			for {
+				j := skipWrapper(w, i, strippedWrappers)
+				if j < 0 {
+					break
+				}
+				i = j
+			}
+			fields = fields[i:]
+		}
 		if !ok || len(fields) < 2 || fields[0] != "rm" && fields[0] != "rmdir" {
 			return true
 		}
 		recursive, root := false, false
 		for _, a := range fields[1:] {
 			switch {
-			case dotsSegment(a):
+			case dots && dotsSegment(a):
 				// `rm ./...`: "a suspicious Windows path pattern that
 				// requires manual approval" (2.1.328, measured).
 				found = true
