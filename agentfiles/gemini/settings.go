@@ -389,6 +389,37 @@ func (d *Doc) values(root *jsonpos.Value) {
 	add := func(key string, v *jsonpos.Value, grant int, exec bool, check, why string) {
 		d.Settings = append(d.Settings, Setting{Key: key, Value: v.Raw(), Line: v.Start().Line, Grant: grant, Exec: exec, Check: check, Why: why})
 	}
+	// agents.overrides.<agent> (read in the 0.61.0 bundle:
+	// AgentRegistry.registerLocalAgent, isAgentEnabled, applyOverrides;
+	// measured: TestGeminiAgentOverridesRuntime): its mcpServers are merged
+	// into the agent's own and start, without a prompt, when the model
+	// invokes the agent — no new acknowledgement, since the agent file is
+	// unchanged; enabled: true turns on an agent that is off by default
+	// (the experimental ones, such as the browser agent), which the model
+	// then invokes without a prompt. runConfig, modelConfig, tools (it only
+	// picks from the parent's tools, whose calls pass the same policy) and
+	// enabled: false grant nothing.
+	for _, a := range root.Get("agents").Get("overrides").Members() {
+		if a.Overridden {
+			continue
+		}
+		for _, m := range a.Value.Get("mcpServers").Members() {
+			if m.Overridden {
+				continue
+			}
+			sv := server("agents.overrides."+a.Key+".mcpServers."+m.Key, m.Value)
+			sv.Summary += "; started whenever subagent " + a.Key + " runs, which the model invokes without a prompt (an override asks for no acknowledgement)"
+			d.Servers = append(d.Servers, sv)
+			if t := m.Value.Get("trust"); t != nil && isTrue(t) {
+				add("agents.overrides."+a.Key+".mcpServers."+m.Key+".trust", t, 1, false, CheckAllow,
+					"every tool of this MCP server runs without a confirmation when subagent "+a.Key+" calls it (trust in a trusted folder)")
+			}
+		}
+		if e := a.Value.Get("enabled"); e != nil && isTrue(e) {
+			add("agents.overrides."+a.Key+".enabled", e, 1, false, CheckAllow,
+				"turns on subagent "+a.Key+" where it is off by default (Gemini CLI's experimental agents, such as the browser agent); the model invokes it without a prompt")
+		}
+	}
 	for _, k := range []string{"policyPaths", "adminPolicyPaths"} {
 		v := root.Get(k)
 		for _, e := range v.Elements() {
