@@ -5,11 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
 	"sort"
 	"strings"
-	"sync"
 
 	"github.com/shipgate-app/shipgate/agentfiles/agent"
 	"github.com/shipgate-app/shipgate/agentfiles/copilot"
@@ -105,73 +102,42 @@ func (r CopilotRunReport) Failed() bool { return len(r.Disagree) > 0 || len(r.Er
 func (r CopilotRunReport) Write(w *strings.Builder, max int) {
 	fmt.Fprintf(w, "copilot-cli %s at run time: %d cases, %d tool calls (allow %d, ask %d, deny %d), %d disagreements, %d errors\n",
 		CopilotVersion, r.Cases, r.Probes, r.Decided["allow"], r.Decided["ask"], r.Decided["deny"], len(r.Disagree), len(r.Errors))
-	for i, d := range r.Disagree {
-		if i == max {
-			break
-		}
-		fmt.Fprintf(w, "  case %d %s: %q: copilot %s, shipgate %s\n", d.Case, strings.TrimSpace(d.Config), d.Call, d.Binary, d.Shipgat)
-	}
-	for i, e := range r.Errors {
-		if i == max {
-			break
-		}
-		fmt.Fprintf(w, "  error: %s\n", e)
-	}
+	writeCapped(w, max, r.Disagree, func(d CopilotRunOutcome) string {
+		return fmt.Sprintf("  case %d %s: %q: copilot %s, shipgate %s", d.Case, strings.TrimSpace(d.Config), d.Call, d.Binary, d.Shipgat)
+	})
+	writeCapped(w, max, r.Errors, errorLine)
 }
 
 // RunCopilotRuntime runs every case through a real session.
 func RunCopilotRuntime(ctx context.Context, bin string, cases []CopilotRunCase, workers int) CopilotRunReport {
 	rep := CopilotRunReport{Cases: len(cases), Decided: map[string]int{}}
-	var mu sync.Mutex
-	next := make(chan int)
-	var wg sync.WaitGroup
-	for w := 0; w < max(workers, 1); w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				outs, err := copilotRunOne(ctx, bin, i, cases[i])
-				mu.Lock()
-				if err != nil {
-					rep.Errors = append(rep.Errors, fmt.Sprintf("case %d: %v", i, err))
-				}
-				rep.Probes += len(outs)
-				for _, o := range outs {
-					rep.Decided[o.Binary]++
-					if o.Binary != o.Shipgat {
-						rep.Disagree = append(rep.Disagree, o)
-					}
-				}
-				mu.Unlock()
+	runCases(len(cases), workers, func(i int) ([]CopilotRunOutcome, error) { return copilotRunOne(ctx, bin, i, cases[i]) },
+		func(i int, outs []CopilotRunOutcome, err error) {
+			if err != nil {
+				rep.Errors = append(rep.Errors, fmt.Sprintf("case %d: %v", i, err))
 			}
-		}()
-	}
-	for i := range cases {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
+			rep.Probes += len(outs)
+			for _, o := range outs {
+				rep.Decided[o.Binary]++
+				if o.Binary != o.Shipgat {
+					rep.Disagree = append(rep.Disagree, o)
+				}
+			}
+		})
 	sort.Slice(rep.Disagree, func(i, j int) bool { return rep.Disagree[i].Case < rep.Disagree[j].Case })
 	return rep
 }
 
 func copilotRunOne(ctx context.Context, bin string, idx int, c CopilotRunCase) ([]CopilotRunOutcome, error) {
-	dir, err := os.MkdirTemp("", "shipgate-copilot-run-")
-	if err != nil {
-		return nil, err
-	}
-	defer os.RemoveAll(dir)
-	proj, home := filepath.Join(dir, "proj"), filepath.Join(dir, "home")
 	files := map[string]string{"README.md": "# r\n"}
 	for p, d := range c.Files {
 		files[p] = d
 	}
-	if err := writeTree(proj, files); err != nil {
+	proj, home, done, err := newRunProject("shipgate-copilot-run-", files)
+	if err != nil {
 		return nil, err
 	}
-	if err := os.MkdirAll(filepath.Join(proj, ".git"), 0o755); err != nil {
-		return nil, err
-	}
+	defer done()
 	// Shipgate's side in prompt mode: a skill's allowed-tools are
 	// approved by the interactive front end only (cli-main.js: a React
 	// effect on skill.invoked calls addApprovedRules), and -p runs none

@@ -4,10 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
-	"sync"
 
 	"github.com/shipgate-app/shipgate/agentfiles"
 	"github.com/shipgate-app/shipgate/agentfiles/agent"
@@ -79,19 +76,11 @@ func (r GeminiRunReport) Write(w *strings.Builder, max int) {
 		what string
 		os   []GeminiRunOutcome
 	}{{"ran, Shipgate does not allow", r.Unsafe}, {"ran under an ask rule (explained)", r.Explained}, {"Shipgate allows, did not run", r.Stricter}} {
-		for i, d := range l.os {
-			if i == max {
-				break
-			}
-			fmt.Fprintf(w, "  case %d %s: %q %s (shipgate %s; gemini said %q)\n", d.Case, strings.Join(strings.Fields(d.Settings), " "), d.Call, l.what, d.Shipgat, d.Result)
-		}
+		writeCapped(w, max, l.os, func(d GeminiRunOutcome) string {
+			return fmt.Sprintf("  case %d %s: %q %s (shipgate %s; gemini said %q)", d.Case, strings.Join(strings.Fields(d.Settings), " "), d.Call, l.what, d.Shipgat, d.Result)
+		})
 	}
-	for i, e := range r.Errors {
-		if i == max {
-			break
-		}
-		fmt.Fprintf(w, "  error: %s\n", e)
-	}
+	writeCapped(w, max, r.Errors, errorLine)
 }
 
 // GeminiRunCases are the settings of the first n cases of GenerateGemini
@@ -113,56 +102,33 @@ func GeminiRunCases(seed uint64, n int) []string {
 // RunGeminiRuntime runs every case through a real session.
 func RunGeminiRuntime(ctx context.Context, bin string, cases []string, workers int) GeminiRunReport {
 	rep := GeminiRunReport{Cases: len(cases), Decided: map[string]int{}}
-	var mu sync.Mutex
-	next := make(chan int)
-	var wg sync.WaitGroup
-	for w := 0; w < max(workers, 1); w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				outs, err := geminiRunOne(ctx, bin, i, cases[i])
-				mu.Lock()
-				if err != nil {
-					rep.Errors = append(rep.Errors, fmt.Sprintf("case %d: %v", i, err))
-				}
-				rep.Probes += len(outs)
-				for _, o := range outs {
-					rep.Decided[o.Binary]++
-					switch {
-					case o.Explained != "":
-						rep.Explained = append(rep.Explained, o)
-					case o.Binary == "allow" && o.Shipgat != "allow":
-						rep.Unsafe = append(rep.Unsafe, o)
-					case o.Binary != "allow" && o.Shipgat == "allow":
-						rep.Stricter = append(rep.Stricter, o)
-					}
-				}
-				mu.Unlock()
+	runCases(len(cases), workers, func(i int) ([]GeminiRunOutcome, error) { return geminiRunOne(ctx, bin, i, cases[i]) },
+		func(i int, outs []GeminiRunOutcome, err error) {
+			if err != nil {
+				rep.Errors = append(rep.Errors, fmt.Sprintf("case %d: %v", i, err))
 			}
-		}()
-	}
-	for i := range cases {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
+			rep.Probes += len(outs)
+			for _, o := range outs {
+				rep.Decided[o.Binary]++
+				switch {
+				case o.Explained != "":
+					rep.Explained = append(rep.Explained, o)
+				case o.Binary == "allow" && o.Shipgat != "allow":
+					rep.Unsafe = append(rep.Unsafe, o)
+				case o.Binary != "allow" && o.Shipgat == "allow":
+					rep.Stricter = append(rep.Stricter, o)
+				}
+			}
+		})
 	return rep
 }
 
 func geminiRunOne(ctx context.Context, bin string, idx int, settings string) ([]GeminiRunOutcome, error) {
-	dir, err := os.MkdirTemp("", "shipgate-gemini-run-")
+	proj, home, done, err := newRunProject("shipgate-gemini-run-", map[string]string{"README.md": "# r\n", ".gemini/settings.json": settings})
 	if err != nil {
 		return nil, err
 	}
-	defer os.RemoveAll(dir)
-	proj, home := filepath.Join(dir, "proj"), filepath.Join(dir, "home")
-	if err := writeTree(proj, map[string]string{"README.md": "# r\n", ".gemini/settings.json": settings}); err != nil {
-		return nil, err
-	}
-	if err := os.MkdirAll(filepath.Join(proj, ".git"), 0o755); err != nil {
-		return nil, err
-	}
+	defer done()
 	m, _ := agentfiles.AdapterFor(agentfiles.AgentGemini).(agentfiles.ModelAdapter)
 	if m == nil {
 		return nil, errors.New("no Gemini adapter")

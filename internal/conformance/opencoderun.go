@@ -6,10 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
-	"sync"
 
 	"github.com/shipgate-app/shipgate/agentfiles/agent"
 	"github.com/shipgate-app/shipgate/agentfiles/opencode"
@@ -64,76 +61,45 @@ func (r OpenCodeRunReport) Failed() bool { return len(r.Disagree) > 0 || len(r.E
 func (r OpenCodeRunReport) Write(w *strings.Builder, max int) {
 	fmt.Fprintf(w, "opencode %s at run time: %d cases (%d Shipgate refuses to read, not run: the list oracle holds OpenCode to the refusal), %d tool calls (allow %d, ask %d, deny %d), %d disagreements, %d errors\n",
 		OpenCodeVersion, r.Cases, r.Refused, r.Probes, r.Decided["allow"], r.Decided["ask"], r.Decided["deny"], len(r.Disagree), len(r.Errors))
-	for i, d := range r.Disagree {
-		if i == max {
-			break
-		}
-		fmt.Fprintf(w, "  case %d (%s): %s %q: opencode %s, shipgate %s\n", d.Case, d.Class, d.Tool, d.Call, d.Binary, d.Shipgat)
-	}
-	for i, e := range r.Errors {
-		if i == max {
-			break
-		}
-		fmt.Fprintf(w, "  error: %s\n", e)
-	}
+	writeCapped(w, max, r.Disagree, func(d OpenCodeOutcome) string {
+		return fmt.Sprintf("  case %d (%s): %s %q: opencode %s, shipgate %s", d.Case, d.Class, d.Tool, d.Call, d.Binary, d.Shipgat)
+	})
+	writeCapped(w, max, r.Errors, errorLine)
 }
 
 // RunOpenCodeRuntime runs every case through a real session.
 func RunOpenCodeRuntime(ctx context.Context, bin string, cases []OpenCodeCase, workers int) OpenCodeRunReport {
 	rep := OpenCodeRunReport{Cases: len(cases), Decided: map[string]int{}}
-	var mu sync.Mutex
-	next := make(chan int)
-	var wg sync.WaitGroup
-	for w := 0; w < max(workers, 1); w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				outs, err := openCodeRunOne(ctx, bin, i, cases[i])
-				mu.Lock()
-				if errors.Is(err, errRefused) {
-					rep.Refused++
-					err = nil
-				}
-				if err != nil {
-					rep.Errors = append(rep.Errors, fmt.Sprintf("case %d: %v", i, err))
-				}
-				rep.Probes += len(outs)
-				for _, o := range outs {
-					rep.Decided[o.Binary]++
-					if o.Binary != o.Shipgat {
-						rep.Disagree = append(rep.Disagree, o)
-					}
-				}
-				mu.Unlock()
+	runCases(len(cases), workers, func(i int) ([]OpenCodeOutcome, error) { return openCodeRunOne(ctx, bin, i, cases[i]) },
+		func(i int, outs []OpenCodeOutcome, err error) {
+			if errors.Is(err, errRefused) {
+				rep.Refused++
+				err = nil
 			}
-		}()
-	}
-	for i := range cases {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
+			if err != nil {
+				rep.Errors = append(rep.Errors, fmt.Sprintf("case %d: %v", i, err))
+			}
+			rep.Probes += len(outs)
+			for _, o := range outs {
+				rep.Decided[o.Binary]++
+				if o.Binary != o.Shipgat {
+					rep.Disagree = append(rep.Disagree, o)
+				}
+			}
+		})
 	return rep
 }
 
 func openCodeRunOne(ctx context.Context, bin string, idx int, c OpenCodeCase) ([]OpenCodeOutcome, error) {
-	dir, err := os.MkdirTemp("", "shipgate-opencode-run-")
-	if err != nil {
-		return nil, err
-	}
-	defer os.RemoveAll(dir)
-	proj, home := filepath.Join(dir, "proj"), filepath.Join(dir, "home")
 	files := map[string]string{"README.md": "# r\n", "config/.env": "A=1\n"}
 	for p, d := range c.Files {
 		files[p] = d
 	}
-	if err := writeTree(proj, files); err != nil {
+	proj, home, done, err := newRunProject("shipgate-opencode-run-", files)
+	if err != nil {
 		return nil, err
 	}
-	if err := os.MkdirAll(filepath.Join(proj, ".git"), 0o755); err != nil {
-		return nil, err
-	}
+	defer done()
 	// Shipgate's side first: a configuration it refuses is not run.
 	look := func(p string) ([]byte, bool, bool) {
 		s, ok := c.Files[p]
