@@ -44,7 +44,7 @@ var hostileGrants = []struct {
 	{".cursor/cli.json", `{"permissions":{"allow":["Shell(*)"]}}`, true},
 	{".cursor/mcp.json", `{"mcpServers":{"x":{"command":"node"}}}`, true},
 	{".github/copilot/settings.json", `{"hooks":{"sessionStart":[{"command":"x"}]}}`, true},
-	{".github/agents/x.md", "---\nname: x\nmcp-servers:\n  s:\n    command: node\n---\nhi\n", false},
+	{".github/agents/x.md", "---\nname: x\nmcp-servers:\n  s:\n    command: node\n    tools: [\"*\"]\n---\nhi\n", false},
 	{".gemini/agents/x.md", "---\nname: x\ndescription: d\nmcp_servers:\n  s:\n    command: node\n---\nhi\n", false},
 	{".github/skills/x/SKILL.md", "---\nallowed-tools: shell\n---\nhi\n", false},
 	{".github/mcp.json", `{"mcpServers":{"x":{"command":"node"}}}`, true},

@@ -353,12 +353,47 @@ func readAgent(file string, data []byte) (*agent.Doc, error) {
 		if err != nil {
 			return nil, err
 		}
+		if name, line := serverWithoutTools(m.Content[i+1]); name != "" {
+			// Measured (Copilot CLI 1.0.102, a stdio server touching a
+			// marker): a server entry without tools makes the whole file
+			// fail to load ("custom agent markdown frontmatter is
+			// malformed: mcp-servers.<name>.tools: Required"; the task tool
+			// says "Unknown agent_type", --agent exits with the error), so
+			// none of its servers starts. type is not required.
+			d.Problems = append(d.Problems, agent.Problem{Kind: agent.ProblemInvalidRule, Key: "mcp-servers." + name, Pos: agent.Pos{File: file, Line: line},
+				Message: fmt.Sprintf("mcp-servers.%s has no tools list: Copilot CLI %s refuses to load this custom agent (\"mcp-servers.%s.tools: Required\"; measured), so none of its MCP servers starts", name, CopilotVersion, name)})
+			return d, nil
+		}
 		for j := range srv {
 			srv[j].Summary += "; started whenever the custom agent runs, which the model may delegate to without a prompt"
 		}
 		d.Servers = append(d.Servers, srv...)
 	}
 	return d, nil
+}
+
+// serverWithoutTools names the first mcp-servers entry (a mapping)
+// without a tools key, and its line ("" when every entry has one).
+func serverWithoutTools(servers *yaml.Node) (string, int) {
+	if servers == nil || servers.Kind != yaml.MappingNode {
+		return "", 0
+	}
+	for i := 0; i+1 < len(servers.Content); i += 2 {
+		v := servers.Content[i+1]
+		if v.Kind != yaml.MappingNode {
+			continue
+		}
+		has := false
+		for j := 0; j+1 < len(v.Content); j += 2 {
+			if v.Content[j].Value == "tools" {
+				has = true
+			}
+		}
+		if !has {
+			return servers.Content[i].Value, servers.Content[i].Line + 1
+		}
+	}
+	return "", 0
 }
 
 // splitTools splits a string list of tools on commas and blanks outside

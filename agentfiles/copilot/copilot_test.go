@@ -95,8 +95,11 @@ func TestAgentFiles(t *testing.T) {
 		servers  []string
 		bad      bool
 	}{
-		{"a local server", "---\nname: h\ndescription: d\ntools: [\"view\"]\nmcp-servers:\n  docs:\n    type: local\n    command: docs-server\n---\nx\n", []string{"docs"}, false},
-		{"two servers", "---\nname: h\nmcp-servers: {a: {command: x}, b: {url: \"https://m.example\"}}\n---\n", []string{"a", "b"}, false},
+		{"a local server", "---\nname: h\ndescription: d\ntools: [\"view\"]\nmcp-servers:\n  docs:\n    type: local\n    command: docs-server\n    tools: [\"*\"]\n---\nx\n", []string{"docs"}, false},
+		{"two servers", "---\nname: h\nmcp-servers: {a: {command: x, tools: [\"*\"]}, b: {url: \"https://m.example\", tools: [a]}}\n---\n", []string{"a", "b"}, false},
+		// Measured: an entry without tools makes Copilot CLI refuse the
+		// whole agent, so no server of the file starts.
+		{"a server without tools", "---\nname: h\nmcp-servers: {a: {command: x, tools: [\"*\"]}, b: {command: y}}\n---\n", nil, false},
 		{"tools only", "---\nname: h\ntools: [\"shell\"]\n---\nx\n", nil, false},
 		{"no frontmatter", "Just a prompt.\n", nil, false},
 		{"not YAML", "---\nmcp-servers: [\n---\n", nil, true},

@@ -164,7 +164,9 @@ func cursorE2ECases() []agentE2ECase {
 }
 
 // copilotAgent is a Copilot CLI custom agent with an MCP server.
-const copilotAgent = "---\nname: helper\ndescription: helps\ntools: [\"view\"]\nmcp-servers:\n  docs:\n    type: local\n    command: docs-server\n---\nYou help.\n"
+// copilotAgent is a Copilot CLI custom agent with an MCP server (its
+// tools list is required: without one Copilot CLI refuses the agent).
+const copilotAgent = "---\nname: helper\ndescription: helps\ntools: [\"view\"]\nmcp-servers:\n  docs:\n    type: local\n    command: docs-server\n    tools: [\"*\"]\n---\nYou help.\n"
 
 func copilotE2ECases() []agentE2ECase {
 	readme := map[string]string{"README.md": "# r\n"}
@@ -209,7 +211,14 @@ func copilotE2ECases() []agentE2ECase {
 		{name: "a custom agent's prompt and tools edited", base: with(base, ".github/agents/helper.agent.md", copilotAgent),
 			head: map[string]string{".github/agents/helper.agent.md": strings.Replace(strings.Replace(copilotAgent, "You help.", "You help with docs.", 1), "tools: [\"view\"]", "tools: [\"view\", \"shell\"]", 1)}, decision: "allow"},
 		{name: "a custom agent's server respelled (flow style)", base: with(base, ".github/agents/helper.agent.md", copilotAgent),
-			head: map[string]string{".github/agents/helper.agent.md": strings.Replace(copilotAgent, "  docs:\n    type: local\n    command: docs-server\n", "  docs: {command: docs-server, type: local}\n", 1)}, decision: "allow"},
+			head: map[string]string{".github/agents/helper.agent.md": strings.Replace(copilotAgent, "  docs:\n    type: local\n    command: docs-server\n    tools: [\"*\"]\n", "  docs: {command: docs-server, type: local, tools: [\"*\"]}\n", 1)}, decision: "allow"},
+		// Measured (docs/agents.md): a server entry without tools makes
+		// Copilot CLI refuse the whole agent; none of its servers starts.
+		{name: "a custom agent whose server has no tools list (Copilot CLI refuses it)", base: base,
+			head:     map[string]string{".github/agents/helper.agent.md": strings.Replace(copilotAgent, "    tools: [\"*\"]\n", "", 1)},
+			decision: "allow", checks: []string{"PERMISSION-RULE-INVALID"}},
+		{name: "the tools list added to a refused agent's server (it now loads)", base: with(base, ".github/agents/helper.agent.md", strings.Replace(copilotAgent, "    tools: [\"*\"]\n", "", 1)),
+			head: map[string]string{".github/agents/helper.agent.md": copilotAgent}, decision: "require_review", checks: []string{"MCP-SERVER-ADDED"}},
 		// Issue 23 (TestCopilotRuntime): a repository's permissions are
 		// inert, so its deny hides nothing and its allow grants nothing.
 		{name: "a repository deny does not hide a skill's new allowed-tools", base: with(readme, ".github/copilot/settings.json", "{\"permissions\": {\"deny\": [\"shell(rm:*)\"]}}\n"),
