@@ -123,7 +123,15 @@ func skillDirs(docs []*agent.Doc) []string {
 		}
 		for _, s := range d.Settings {
 			if strings.HasPrefix(s.Key, "skillDirectories[") {
-				dirs = append(dirs, path.Clean(strings.TrimPrefix(s.Value, "./")))
+				// Resolved as agentDirectories are (measured: `copilot
+				// skill list` lists a skill of tools/skills under
+				// "../<checkout>/tools/skills" too).
+				if d, why := AgentDir(s.Value); why == "" {
+					if d == "" {
+						d = "."
+					}
+					dirs = append(dirs, d)
+				}
 			}
 		}
 	}
