@@ -640,14 +640,7 @@ var writeCommands = map[string]bool{"rm": true, "rmdir": true, "mv": true, "cp":
 // it does not ask, or when unsure (an operand that is not a plain word).
 func writeCheck(line string, x *syntax.CallExpr, readable func(string) bool) string {
 	w := words{text: line, args: x.Args}
-	i := 0
-	for {
-		j := skipWrapper(w, i, strippedWrappers)
-		if j < 0 {
-			break
-		}
-		i = j
-	}
+	i := pastStrippedWrappers(w)
 	name := w.lit(i)
 	if !writeCommands[name] {
 		return ""
@@ -726,16 +719,7 @@ func rmRoot(f *syntax.File, throughWrappers, dots bool) (string, bool) {
 		}
 		fields, ok := staticFields(x.Args)
 		if ok && throughWrappers {
-			w := words{args: x.Args}
-			i := 0
-			for {
-				j := skipWrapper(w, i, strippedWrappers)
-				if j < 0 {
-					break
-				}
-				i = j
-			}
-			fields = fields[i:]
+			fields = fields[pastStrippedWrappers(words{args: x.Args}):]
 		}
 		if !ok || len(fields) < 2 || fields[0] != "rm" && fields[0] != "rmdir" {
 			return true

@@ -507,6 +507,19 @@ func skipWrapper(w words, i int, specs map[string]wrapperSpec) int {
 	return j
 }
 
+// pastStrippedWrappers returns the index of the command word past every
+// stripped wrapper at the start of w (`timeout 5 nice rm x` → rm's index).
+func pastStrippedWrappers(w words) int {
+	i := 0
+	for {
+		j := skipWrapper(w, i, strippedWrappers)
+		if j < 0 {
+			return i
+		}
+		i = j
+	}
+}
+
 func hasWord(list, w string) bool {
 	for _, x := range strings.Fields(list) {
 		if x == w {
