@@ -100,14 +100,18 @@ func mcpChangeEffect(base, head string) mcpEffect {
 	return m
 }
 
-// bridgedToSameHost reports a stdio server replaced by a remote one on a
-// host the stdio server's arguments named (`npx -y mcp-remote
-// https://mcp.example.dev/sse` → `"url": "https://mcp.example.dev/mcp"`):
-// the head runs no command at all and reaches no server the base did not:
-// the same URL, or one that differs only in its transport endpoint (one
-// host may serve many servers, so another path is not the same server).
-// The head may hold only a transport type and the URL; headers, env or
-// anything else keep it a review.
+// bridgedToSameHost reports a stdio bridge replaced by the remote server it
+// forwarded to (`npx -y mcp-remote https://mcp.example.dev/sse` →
+// `"url": "https://mcp.example.dev/mcp"`): the head runs no command at all
+// and reaches no server the base did not: the same URL, or one that
+// differs only in its transport endpoint (one host may serve many servers,
+// so another path is not the same server). The base must run a known
+// bridge (bridgeTarget), whose tools are the remote server's own: a local
+// server that merely takes a URL argument (`node server.js --upstream
+// https://api.example.dev`) has tools of its own, and the remote server on
+// that host may offer others, so its replacement stays a review. The head
+// may hold only a transport type and the URL; headers, env or anything
+// else keep it a review.
 func bridgedToSameHost(b, h map[string]any) (string, bool) {
 	if _, ok := b["command"]; !ok {
 		return "", false
@@ -129,13 +133,48 @@ func bridgedToSameHost(b, h map[string]any) (string, bool) {
 	if !ok || hu == nil {
 		return "", false
 	}
-	for _, w := range words[1:] {
-		if strings.Contains(w, "://") && sameHost(w, hu) && (w == hu || sameEndpoint(w, hu)) {
-			u, _ := url.Parse(strings.TrimSpace(w))
-			return u.Host, true
-		}
+	w, ok := bridgeTarget(words)
+	if !ok || !strings.Contains(w, "://") || !sameHost(w, hu) || (w != hu && !sameEndpoint(w, hu)) {
+		return "", false
 	}
-	return "", false
+	u, err := url.Parse(strings.TrimSpace(w))
+	if err != nil {
+		return "", false
+	}
+	return u.Host, true
+}
+
+// bridgeTarget returns the URL a stdio-to-remote bridge connects to, when
+// words run one: mcp-remote, installed (`mcp-remote URL …`) or run by npx
+// or bunx (`npx [-y|--yes] mcp-remote[@version] URL …`); its first
+// positional argument is the server's URL and the tools it serves are
+// that server's. Anything else (another package, an npx option that
+// picks another package, a URL in another position) is not a bridge:
+// fail closed. Other bridges (supergateway, mcp-proxy) read their
+// arguments in modes of their own and are not recognised.
+func bridgeTarget(words []string) (string, bool) {
+	i := 0
+	switch path.Base(words[0]) {
+	case "mcp-remote":
+	case "npx", "npx.cmd", "bunx":
+		i = 1
+		for i < len(words) && (words[i] == "-y" || words[i] == "--yes") {
+			i++
+		}
+		if i >= len(words) {
+			return "", false
+		}
+		name, _, _ := strings.Cut(words[i], "@")
+		if name != "mcp-remote" {
+			return "", false
+		}
+	default:
+		return "", false
+	}
+	if i+1 >= len(words) {
+		return "", false
+	}
+	return words[i+1], true
 }
 
 // decodeObject reads a JSON object, refusing a key written twice at any

@@ -67,6 +67,14 @@ func TestMCPChangeEffect(t *testing.T) {
 		{"stdio to another path on the host", `{"command":"npx","args":["mcp-remote","https://a.dev/@a/x/mcp"]}`, `{"url":"https://a.dev/@b/y/mcp"}`, false},
 		{"stdio to the same URL", `{"command":"npx","args":["mcp-remote","https://a.dev/x"]}`, `{"url":"https://a.dev/x"}`, true},
 		{"stdio naming no URL", `{"command":"node","args":["s.js"]}`, `{"url":"https://a.dev/mcp"}`, false},
+		{"installed mcp-remote to its URL", `{"command":"mcp-remote","args":["https://a.dev/mcp"]}`, `{"url":"https://a.dev/mcp"}`, true},
+		{"bunx mcp-remote to its URL", `{"command":"bunx","args":["mcp-remote@0.1.16","https://a.dev/sse"]}`, `{"type":"http","url":"https://a.dev/mcp"}`, true},
+		{"a local server taking the URL as an option", `{"command":"node","args":["server.js","--upstream","https://a.dev/mcp"]}`, `{"url":"https://a.dev/mcp"}`, false},
+		{"another npx package naming the URL", `{"command":"npx","args":["-y","@acme/mcp-server","https://a.dev/mcp"]}`, `{"url":"https://a.dev/mcp"}`, false},
+		{"a package whose name starts like the bridge", `{"command":"npx","args":["-y","mcp-remote2","https://a.dev/mcp"]}`, `{"url":"https://a.dev/mcp"}`, false},
+		{"npx -p picks another package", `{"command":"npx","args":["-p","evil","mcp-remote","https://a.dev/mcp"]}`, `{"url":"https://a.dev/mcp"}`, false},
+		{"the URL not in the bridge's URL position", `{"command":"npx","args":["-y","mcp-remote","https://b.dev/mcp","--resource","https://a.dev/mcp"]}`, `{"url":"https://a.dev/mcp"}`, false},
+		{"a scoped package under npx", `{"command":"npx","args":["-y","@x/mcp-remote","https://a.dev/mcp"]}`, `{"url":"https://a.dev/mcp"}`, false},
 		{"remote to stdio", `{"url":"https://a.dev/mcp"}`, `{"command":"npx","args":["mcp-remote","https://a.dev/mcp"]}`, false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
