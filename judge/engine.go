@@ -73,6 +73,10 @@ type engine struct {
 	// inputs are the input's files by path: a ModelAdapter's file may pull
 	// in another (OpenCode's {file:…}; agentcompare.go).
 	inputs map[string]report.File
+	// moves are the folders of hook scripts the change moves whole
+	// (report.Input.Moves): a hook that runs the moved script is the same
+	// command respelled (hookmoves.go).
+	moves []report.Move
 
 	// ratings caches each rule's rating by its list and text (rate): a
 	// rule is rated once per comparison however many passes ask, and the
@@ -206,7 +210,7 @@ func CompareContext(ctx context.Context, in report.Input) (report.Report, error)
 		b = lattice.NewBudget(0, 0)
 		ctx = lattice.WithBudget(ctx, b)
 	}
-	e := &engine{ctx: ctx, budget: b, pol: in.Policy, rater: rating.Rater{Extra: in.Policy.ExtraLaunchers()}, scopes: map[string][]*fileState{}}
+	e := &engine{ctx: ctx, budget: b, pol: in.Policy, rater: rating.Rater{Extra: in.Policy.ExtraLaunchers()}, scopes: map[string][]*fileState{}, moves: in.Moves}
 	e.load(in.Files, claude.RuleCache{})
 	e.tooManyFiles()
 	e.unreadInput(in.Unread)

@@ -14,8 +14,13 @@ import (
 // quietHook rates a hook row that changes nothing a permission depends on.
 var quietHook = rating.Rating{Access: rating.AccessNone, Risk: rating.RiskLow}
 
-// hookPair is a base handler and a head handler that run the same thing.
-type hookPair struct{ base, head claude.Handler }
+// hookPair is a base handler and a head handler that run the same thing;
+// move, when set, is the moved folder of the script the head's command
+// names (the base's named it at its old place).
+type hookPair struct {
+	base, head claude.Handler
+	move       *report.Move
+}
 
 // compareHooks judges hooks by their effect: which command runs, on which
 // event and matcher, and whether that event can decide a permission.
@@ -53,26 +58,35 @@ func (e *engine) compareHooks(f *fileState) {
 		}
 	}
 	var same, moved []hookPair
-	pair := func(match func(b, h *slot) bool, into *[]hookPair) {
+	pair := func(match func(b, h *slot) bool, into *[]hookPair, unmove bool) {
 		for _, h := range hs {
 			if h.used {
 				continue
 			}
+			effect, mv := h.effect, (*report.Move)(nil)
+			if unmove {
+				if effect, mv = e.unmoved(h.effect); mv == nil {
+					continue
+				}
+			}
 			for _, b := range bs {
-				if !b.used && b.effect == h.effect && match(b, h) {
+				if !b.used && b.effect == effect && match(b, h) {
 					b.used, h.used = true, true
-					*into = append(*into, hookPair{b.h, h.h})
+					*into = append(*into, hookPair{b.h, h.h, mv})
 					break
 				}
 			}
 		}
 	}
-	// Exact text first, so a respelling pairs only what is left.
-	pair(func(b, h *slot) bool {
-		return b.h.Event == h.h.Event && b.h.Matcher == h.h.Matcher && b.h.Canon == h.h.Canon
-	}, &same)
-	pair(func(b, h *slot) bool { return b.h.Event == h.h.Event && b.h.Matcher == h.h.Matcher }, &same)
-	pair(func(b, h *slot) bool { return true }, &moved)
+	sameSlot := func(b, h *slot) bool { return b.h.Event == h.h.Event && b.h.Matcher == h.h.Matcher }
+	// Exact text first, so a respelling pairs only what is left; a
+	// script moved with its folder last, so it pairs only what no
+	// spelling of the same path did.
+	pair(func(b, h *slot) bool { return sameSlot(b, h) && b.h.Canon == h.h.Canon }, &same, false)
+	pair(sameSlot, &same, false)
+	pair(func(b, h *slot) bool { return true }, &moved, false)
+	pair(sameSlot, &same, true)
+	pair(func(b, h *slot) bool { return true }, &moved, true)
 
 	type group struct {
 		review, advisory []string
@@ -112,6 +126,11 @@ func (e *engine) compareHooks(f *fileState) {
 		}
 		label := h.Event + claude.HookMatcher(h.Matcher) + ": " + h.Summary
 		fields := hookscript.ChangedFields(b, h)
+		if len(fields) == 0 && p.move != nil {
+			e.row(f, report.KindHook, report.DirRespelled, b.Event+claude.HookMatcher(b.Matcher)+": "+b.Summary, label, false, quietHook, h.Line, h.Line,
+				"the same command: its script moved with its folder, unchanged ("+movedFolder(*p.move)+"), so it runs the same code at the same moments")
+			continue
+		}
 		if len(fields) == 0 {
 			// Only the spelling differs: the same command runs.
 			e.row(f, report.KindHook, report.DirRespelled, b.Event+claude.HookMatcher(b.Matcher)+": "+b.Summary, label, false, quietHook, h.Line, h.Line,

@@ -207,7 +207,7 @@ func digest(v report.Version) string {
 // helper or server that runs it.
 func (e *engine) compareScript(f *fileState) {
 	us := e.scripts[f.Path]
-	if len(us) == 0 {
+	if len(us) == 0 || e.movedScript(f) {
 		return
 	}
 	// The strongest use decides the check and the rating: a PreToolUse or

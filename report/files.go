@@ -64,6 +64,21 @@ type Input struct {
 	// may hold any grant, so one CONFIG-PARSE-FAILED finding names them
 	// and blocks.
 	Unread []string
+	// Moves are the folders of hook scripts the change moves whole: the
+	// gatherer found, file by file, the same names and the same content
+	// under From at the base as under To at the head (gather/moves.go).
+	// A hook whose command names a script under To where the base's named
+	// the same script under From runs the same code, and the engine reads
+	// it as a respelling.
+	Moves []Move
+}
+
+// Move is a folder of scripts moved whole: every file under From at the
+// base is under To at the head with the same content, and nothing else
+// is there. Files counts them.
+type Move struct {
+	From, To string
+	Files    int
 }
 
 // PolicyChange is the policy file at base and at head (either may be nil:
