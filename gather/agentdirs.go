@@ -18,6 +18,15 @@ import (
 // (mdSpec), the settings are read at base and head once the change is
 // known (learnAgentDirs), and a changed .md under a folder either side
 // names is judged as a custom agent (classified as copilot.AgentAs).
+//
+// Copilot CLI follows symlinks there (measured on 1.0.102,
+// TestCopilotAgentDirectoriesRuntime): an agent file that links to a file
+// elsewhere (Markdown or not), a named folder that links to another, a
+// subfolder that does. So the base's folders are learnt before the change
+// is listed, and a symlink in, at or above one of them hides agent
+// configuration (inAgentDirTree): its target is a backing path whose
+// change is a change of the agents seen through it. A folder only the
+// head names comes with a change of the settings, reviewed on its own.
 
 // copilotSettings are the files whose agentDirectories Copilot CLI reads.
 var copilotSettings = []string{".github/copilot/settings.json", ".github/copilot/settings.local.json"}
@@ -26,20 +35,24 @@ var copilotSettings = []string{".github/copilot/settings.json", ".github/copilot
 // a folder agentDirectories names.
 const mdSpec = ":(glob)**/*.md"
 
-// learnAgentDirs reads agentDirectories from both settings files at base
-// and head into g.agentDirs (the union: a folder either side names is one
-// whose agents the change may widen). A settings file Shipgate cannot read
-// or parse may name any folder: every .md is then read as an agent (fail
-// closed), with a note.
-func (g *gatherer) learnAgentDirs(ctx context.Context) error {
+// learnAgentDirs reads agentDirectories from both settings files on the
+// given sides into g.agentDirs (the union: a folder either side names is
+// one whose agents the change may widen). A settings file Shipgate cannot
+// read or parse may name any folder: every .md is then read as an agent
+// (fail closed), with a note. The base is read before the change is
+// listed (its reads do not depend on the change), the head after.
+func (g *gatherer) learnAgentDirs(ctx context.Context, sides ...side) error {
 	seen := map[string]bool{}
+	for _, d := range g.agentDirs {
+		seen[d] = true
+	}
 	add := func(d string) {
 		if !seen[d] {
 			seen[d] = true
 			g.agentDirs = append(g.agentDirs, d)
 		}
 	}
-	for _, s := range []side{baseSide, headSide} {
+	for _, s := range sides {
 		for _, p := range copilotSettings {
 			r, err := g.resolve(ctx, s, p)
 			if err != nil {
@@ -74,6 +87,18 @@ func (g *gatherer) learnAgentDirs(ctx context.Context) error {
 	}
 	sort.Strings(g.agentDirs)
 	return nil
+}
+
+// inAgentDirTree reports whether p lies in a folder agentDirectories names,
+// is one, or is a folder above one: a symlink there can stand for custom
+// agents Copilot CLI loads through it.
+func (g *gatherer) inAgentDirTree(p string) bool {
+	for _, d := range g.agentDirs {
+		if d == "" || p == d || strings.HasPrefix(p, d+"/") || strings.HasPrefix(d, p+"/") {
+			return true
+		}
+	}
+	return false
 }
 
 // agentDirFile is the path an unclassified file of a folder

@@ -196,7 +196,11 @@ func Gather(ctx context.Context, src Source, o Options) (*Result, error) {
 	}
 	g.metering = true
 
-	// Which changed paths matter.
+	// Which changed paths matter: the base's agentDirectories first, so
+	// the symlinks in those folders have their targets watched.
+	if err := g.learnAgentDirs(ctx, baseSide); err != nil {
+		return nil, err
+	}
 	backing := g.backingPaths(ctx)
 	match := func(p string) bool {
 		if p == g.o.PolicyPath || hasClaudeSegment(p) {
@@ -238,7 +242,7 @@ func Gather(ctx context.Context, src Source, o Options) (*Result, error) {
 			g.forced[o] = true
 		}
 	}
-	if err := g.learnAgentDirs(ctx); err != nil {
+	if err := g.learnAgentDirs(ctx, headSide); err != nil {
 		return nil, err
 	}
 	for _, c := range mdOnly {
@@ -344,13 +348,14 @@ func hasClaudeSegment(p string) bool {
 }
 
 // hides reports whether a symlink or submodule at p could stand for
-// agent configuration: p is an agent-config path, or a .claude folder or
-// something inside one.
+// agent configuration: p is an agent-config path, a .claude folder or
+// something inside one, or in, at or above a folder of Copilot CLI
+// custom agents (inAgentDirTree).
 func (g *gatherer) hides(p string) bool {
 	if _, ok := g.candidate(p); ok {
 		return true
 	}
-	return hasClaudeSegment(p)
+	return hasClaudeSegment(p) || g.inAgentDirTree(p)
 }
 
 // backingPaths are the repository paths the base's relevant symlinks

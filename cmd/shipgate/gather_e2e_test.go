@@ -40,6 +40,13 @@ type gatherCase struct {
 	mayAllow bool
 }
 
+// copilotDirs names tools/agents as a folder of Copilot CLI custom agents;
+// plainAgent is one that starts no server.
+const (
+	copilotDirs = "{\"agentDirectories\": [\"tools/agents\"]}\n"
+	plainAgent  = "---\nname: helper\ndescription: helps\ntools: [\"view\"]\n---\nYou help.\n"
+)
+
 func gatherCases() []gatherCase {
 	wide := settingsJSON(append(append([]string(nil), baseAllow...), "Bash(*)"), baseDeny)
 	narrow := settingsJSON(baseAllow[:1], baseDeny)
@@ -103,6 +110,21 @@ func gatherCases() []gatherCase {
 			// Every contents GET after the base's policy (read first) fails,
 			// retries included.
 			fault: &githubtest.Fault{Method: "GET", PathPattern: routeContents, Status: http.StatusBadGateway, Times: 1000}},
+		// Copilot CLI follows a symlinked custom agent in a folder
+		// agentDirectories names (measured on 1.0.102): an edit of the
+		// target alone changes the agent.
+		{name: "a Copilot agent in an agentDirectories folder is a symlink whose target the PR edits",
+			base: map[string]string{".github/copilot/settings.json": copilotDirs, "tools/agents/helper.md": githubtest.Symlink("../../docs/helper.md"), "docs/helper.md": plainAgent},
+			head: map[string]string{"docs/helper.md": copilotAgent}},
+		{name: "a Copilot agent symlink whose target is not Markdown",
+			base: map[string]string{".github/copilot/settings.json": copilotDirs, "tools/agents/helper.md": githubtest.Symlink("../../docs/helper.txt"), "docs/helper.txt": plainAgent},
+			head: map[string]string{"docs/helper.txt": copilotAgent}},
+		{name: "an agentDirectories folder that is a symlink to another folder whose agent the PR edits",
+			base: map[string]string{".github/copilot/settings.json": copilotDirs, "tools/agents": githubtest.Symlink("../shared/agents"), "shared/agents/helper.md": plainAgent},
+			head: map[string]string{"shared/agents/helper.md": copilotAgent}},
+		{name: "a folder of an agentDirectories folder that is a symlink whose agent the PR adds",
+			base: map[string]string{".github/copilot/settings.json": copilotDirs, "tools/agents/team": githubtest.Symlink("../../shared/team"), "shared/team/README.txt": "team\n"},
+			head: map[string]string{"shared/team/helper.md": copilotAgent}},
 		// Agreement only.
 		{name: "a plain narrowing", mayAllow: true,
 			base: map[string]string{".claude/settings.json": baseSettings},

@@ -27,28 +27,47 @@ func TestCopilotAgentDirectoriesRuntime(t *testing.T) {
 		files map[string]string // relative to the case's folder; ABS is the folder
 		agent string            // the agent file, relative to the case's folder
 		loads bool              // the binary loads it (measured)
+		// links are symlinks to make (path → target, both relative to
+		// the case's folder); the agent file is then written where the
+		// link leads, and agent names the path through the link.
+		links map[string]string
+		real  string // where the agent file is written, when links lead there
 	}{
-		{"no setting", nil, "proj/tools/agents/helper.md", false},
-		{"settings.json", map[string]string{set: `{"agentDirectories": ["tools/agents"]}`}, "proj/tools/agents/helper.md", true},
-		{"settings.local.json", map[string]string{local: `{"agentDirectories": ["tools/agents"]}`}, "proj/tools/agents/helper.md", true},
-		{"./x/ spelling, a subfolder, .agent.md", map[string]string{set: `{"agentDirectories": ["./tools/agents/"]}`}, "proj/tools/agents/team/helper.agent.md", true},
-		{"deep, a leading underscore", map[string]string{set: `{"agentDirectories": ["tools"]}`}, "proj/tools/a/b/_helper.md", true},
-		{"the whole repository", map[string]string{set: `{"agentDirectories": ["."]}`}, "proj/docs/helper.md", true},
-		{"back in through the checkout's name", map[string]string{set: `{"agentDirectories": ["../proj/tools/agents"]}`}, "proj/tools/agents/helper.md", true},
-		{"not a glob", map[string]string{set: `{"agentDirectories": ["tools/*"]}`}, "proj/tools/agents/helper.md", false},
-		{"a string, not a list", map[string]string{set: `{"agentDirectories": "tools/agents"}`}, "proj/tools/agents/helper.md", false},
-		{".MD", map[string]string{set: `{"agentDirectories": ["tools/agents"]}`}, "proj/tools/agents/helper.MD", false},
-		{"outside the repository", map[string]string{set: `{"agentDirectories": ["../outside"]}`}, "outside/helper.md", false},
-		{"absolute, inside the repository", map[string]string{set: `{"agentDirectories": ["ABS/proj/tools/agents"]}`}, "proj/tools/agents/helper.md", false},
-		{"home", map[string]string{set: `{"agentDirectories": ["~/agents"]}`}, "home/agents/helper.md", false},
-		{"settings.local.json's empty list replaces settings.json's", map[string]string{set: `{"agentDirectories": ["tools/agents"]}`, local: `{"agentDirectories": []}`}, "proj/tools/agents/helper.md", false},
+		{"no setting", nil, "proj/tools/agents/helper.md", false, nil, ""},
+		{"settings.json", map[string]string{set: `{"agentDirectories": ["tools/agents"]}`}, "proj/tools/agents/helper.md", true, nil, ""},
+		{"settings.local.json", map[string]string{local: `{"agentDirectories": ["tools/agents"]}`}, "proj/tools/agents/helper.md", true, nil, ""},
+		{"./x/ spelling, a subfolder, .agent.md", map[string]string{set: `{"agentDirectories": ["./tools/agents/"]}`}, "proj/tools/agents/team/helper.agent.md", true, nil, ""},
+		{"deep, a leading underscore", map[string]string{set: `{"agentDirectories": ["tools"]}`}, "proj/tools/a/b/_helper.md", true, nil, ""},
+		{"the whole repository", map[string]string{set: `{"agentDirectories": ["."]}`}, "proj/docs/helper.md", true, nil, ""},
+		{"back in through the checkout's name", map[string]string{set: `{"agentDirectories": ["../proj/tools/agents"]}`}, "proj/tools/agents/helper.md", true, nil, ""},
+		{"not a glob", map[string]string{set: `{"agentDirectories": ["tools/*"]}`}, "proj/tools/agents/helper.md", false, nil, ""},
+		{"a string, not a list", map[string]string{set: `{"agentDirectories": "tools/agents"}`}, "proj/tools/agents/helper.md", false, nil, ""},
+		{".MD", map[string]string{set: `{"agentDirectories": ["tools/agents"]}`}, "proj/tools/agents/helper.MD", false, nil, ""},
+		{"outside the repository", map[string]string{set: `{"agentDirectories": ["../outside"]}`}, "outside/helper.md", false, nil, ""},
+		{"absolute, inside the repository", map[string]string{set: `{"agentDirectories": ["ABS/proj/tools/agents"]}`}, "proj/tools/agents/helper.md", false, nil, ""},
+		{"home", map[string]string{set: `{"agentDirectories": ["~/agents"]}`}, "home/agents/helper.md", false, nil, ""},
+		{"settings.local.json's empty list replaces settings.json's", map[string]string{set: `{"agentDirectories": ["tools/agents"]}`, local: `{"agentDirectories": []}`}, "proj/tools/agents/helper.md", false, nil, ""},
+		// Symlinks (gather follows them: an edit of the target alone is a
+		// change of the agent).
+		{"an agent file that is a symlink to a file elsewhere in the repository", map[string]string{set: `{"agentDirectories": ["tools/agents"]}`}, "proj/tools/agents/helper.md", true,
+			map[string]string{"proj/tools/agents/helper.md": "../../docs/helper.md"}, "proj/docs/helper.md"},
+		{"an agent file that is a symlink to a file that is not Markdown", map[string]string{set: `{"agentDirectories": ["tools/agents"]}`}, "proj/tools/agents/helper.md", true,
+			map[string]string{"proj/tools/agents/helper.md": "../../docs/helper.txt"}, "proj/docs/helper.txt"},
+		{"the named folder is a symlink to another folder", map[string]string{set: `{"agentDirectories": ["tools/agents"]}`}, "proj/tools/agents/helper.md", true,
+			map[string]string{"proj/tools/agents": "../shared/agents"}, "proj/shared/agents/helper.md"},
+		{"a subfolder of the named folder is a symlink", map[string]string{set: `{"agentDirectories": ["tools/agents"]}`}, "proj/tools/agents/team/helper.md", true,
+			map[string]string{"proj/tools/agents/team": "../../shared/team"}, "proj/shared/team/helper.md"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			dir := t.TempDir()
 			marker := filepath.Join(dir, "started")
 			src := subagentFile("mcp-servers", marker, "    type: local\n    tools: [\"*\"]\n")
-			files := map[string]string{"proj/README.md": "# r\n", c.agent: src}
+			written := c.agent
+			if c.real != "" {
+				written = c.real
+			}
+			files := map[string]string{"proj/README.md": "# r\n", written: src}
 			var dirs []string
 			for p, d := range c.files {
 				files[p] = strings.ReplaceAll(d, "ABS", dir)
@@ -60,6 +79,14 @@ func TestCopilotAgentDirectoriesRuntime(t *testing.T) {
 			}
 			if err := writeTree(dir, files); err != nil {
 				t.Fatal(err)
+			}
+			for l, to := range c.links {
+				if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, l)), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.Symlink(to, filepath.Join(dir, l)); err != nil {
+					t.Fatal(err)
+				}
 			}
 			proj := filepath.Join(dir, "proj")
 			if err := os.MkdirAll(filepath.Join(proj, ".git"), 0o755); err != nil {
