@@ -19,22 +19,11 @@ const (
 // binary and fails on any disagreement known.txt does not list. Without the
 // binary it skips, unless SHIPGATE_REQUIRE_CLAUDE=1 (CI), when it fails.
 func TestConformance(t *testing.T) {
-	bin := FindBinary()
-	if bin == "" {
-		msg := "no Claude Code binary: `make claude-code` installs @anthropic-ai/claude-code@" + ClaudeCodeVersion +
-			" into " + CacheDir() + " (or set $" + BinaryEnv + ")"
-		if os.Getenv(RequireEnv) == "1" {
-			t.Fatal(msg + "; $" + RequireEnv + "=1 makes this a failure")
-		}
-		t.Skip(msg)
-	}
+	bin := ClaudeForTest(t)
 	if testing.Short() {
 		t.Skip("runs Claude Code sessions for minutes; not in -short")
 	}
 	ctx := context.Background()
-	if err := CheckVersion(ctx, bin); err != nil {
-		t.Fatal(err)
-	}
 	known, err := KnownDisagreements()
 	if err != nil {
 		t.Fatal(err)

@@ -14,17 +14,11 @@ import (
 // pattern — Grep(//etc/**), Grep(~/**), Grep(*), and the same for Glob —
 // changes nothing.
 func TestSearchToolRules(t *testing.T) {
-	bin := FindBinary()
-	if bin == "" {
-		t.Skip("no Claude Code binary: `make claude-code`")
-	}
+	bin := ClaudeForTest(t)
 	if testing.Short() {
 		t.Skip("runs Claude Code sessions; not in -short")
 	}
 	ctx := context.Background()
-	if err := CheckVersion(ctx, bin); err != nil {
-		t.Fatal(err)
-	}
 	calls := []Call{{Tool: "Grep", Arg: "/etc"}, {Tool: "Grep", Arg: "$HOME/.ssh"}, {Tool: "Glob", Arg: "/etc"}, {Tool: "Glob", Arg: "$HOME/.ssh"},
 		{Tool: "Grep", Arg: "$PROJ"}, {Tool: "Glob", Arg: "$PROJ"}}
 	files := map[string]string{"../home/.ssh/id_rsa": "x\n"}

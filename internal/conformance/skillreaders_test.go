@@ -35,17 +35,11 @@ var readerProbes = []Call{
 // project still ask, find's -delete/-exec/-fprint/-fls still ask), so in
 // allowed-tools as in settings these rules add nothing.
 func TestSkillReaderRules(t *testing.T) {
-	bin := FindBinary()
-	if bin == "" {
-		t.Skip("no Claude Code binary: `make claude-code`")
-	}
+	bin := ClaudeForTest(t)
 	if testing.Short() {
 		t.Skip("runs Claude Code sessions; not in -short")
 	}
 	ctx := context.Background()
-	if err := CheckVersion(ctx, bin); err != nil {
-		t.Fatal(err)
-	}
 	files := func(kind, tools string) map[string]string {
 		front := "---\ndescription: search the code\nallowed-tools: Bash(npm test:*)" + tools + "\n---\nSearch.\n"
 		if kind == "skill" {

@@ -15,17 +15,11 @@ import (
 // skill the model can invoke: the project's and the user's own, which
 // Shipgate cannot see (why it stays a block).
 func TestSkillToolOnTheBinary(t *testing.T) {
-	bin := FindBinary()
-	if bin == "" {
-		t.Skip("no Claude Code binary: `make claude-code`")
-	}
+	bin := ClaudeForTest(t)
 	if testing.Short() {
 		t.Skip("runs Claude Code sessions; not in -short")
 	}
 	ctx := context.Background()
-	if err := CheckVersion(ctx, bin); err != nil {
-		t.Fatal(err)
-	}
 	files := map[string]string{
 		".claude/skills/x/SKILL.md": "---\nname: x\ndescription: says hi\n---\nSay hi.\n",
 		".claude/skills/y/SKILL.md": "---\nname: y\ndescription: runs the tests\nallowed-tools: Bash(npm test:*)\n---\nTest.\n",

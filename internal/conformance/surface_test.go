@@ -70,6 +70,18 @@ func TestTraceSurfaces(t *testing.T) {
 	if _, err := exec.LookPath("strace"); err != nil {
 		t.Fatal("strace is not installed (apt-get install strace)")
 	}
+	// Each agent's trace runs only where its binary is installed; an agent
+	// whose require variable is set (CI) must not drop out of the trace
+	// without a word.
+	for _, a := range []struct{ name, bin, requireEnv, target string }{
+		{"Claude Code", FindBinary(), RequireEnv, "claude-code"}, {"OpenCode", FindOpenCode(), OpenCodeRequireEnv, "opencode"},
+		{"Copilot CLI", FindCopilot(), CopilotRequireEnv, "copilot"}, {"Codex CLI", FindCodex(), CodexRequireEnv, "codex"},
+		{"Gemini CLI", GeminiBin(), GeminiRequireEnv, "gemini"},
+	} {
+		if a.bin == "" && os.Getenv(a.requireEnv) != "" {
+			t.Errorf("no %s binary to trace, and $%s is set: `make %s` installs it", a.name, a.requireEnv, a.target)
+		}
+	}
 	ctx := context.Background()
 	type run = surfaceRun
 	var runs []run

@@ -33,14 +33,7 @@ func TestTuningEnvInBinary(t *testing.T) {
 // skipped, or fails when $RequireEnv is 1, as in CI.
 func pinnedBinaryBytes(t *testing.T) (string, []byte) {
 	t.Helper()
-	bin := FindBinary()
-	if bin == "" {
-		msg := "no Claude Code binary: `make claude-code` installs it"
-		if os.Getenv(RequireEnv) == "1" {
-			t.Fatal(msg + "; $" + RequireEnv + "=1 makes this a failure")
-		}
-		t.Skip(msg)
-	}
+	bin := ClaudeForTest(t)
 	data, err := os.ReadFile(bin)
 	if err != nil {
 		t.Fatal(err)

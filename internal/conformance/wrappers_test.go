@@ -58,13 +58,7 @@ func execWrapperSets(t *testing.T, bin string) [][]string {
 // 2.1.328). A new Claude Code version that adds or drops one fails here
 // with the sets it has, not silently.
 func TestExecWrappersFromBinary(t *testing.T) {
-	bin := FindBinary()
-	if bin == "" {
-		if os.Getenv(RequireEnv) == "1" {
-			t.Fatal("no Claude Code binary (make claude-code); $" + RequireEnv + "=1 makes this a failure")
-		}
-		t.Skip("no Claude Code binary: make claude-code")
-	}
+	bin := ClaudeForTest(t)
 	if testing.Short() {
 		t.Skip("reads the 370 MB binary; not in -short")
 	}

@@ -3,7 +3,6 @@ package claudeschema_test
 import (
 	"context"
 	"fmt"
-	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -12,7 +11,6 @@ import (
 	"github.com/shipgate-app/shipgate/agentfiles/claude/claudeschema"
 	"github.com/shipgate-app/shipgate/internal/conformance"
 	"github.com/shipgate-app/shipgate/jsonpos"
-	"github.com/shipgate-app/shipgate/lattice"
 )
 
 // TestDropOnTheBinary asks the real Claude Code, through the conformance
@@ -21,14 +19,7 @@ import (
 // grant of its allow rule), in settings.json and settings.local.json
 // alike; Validate must say the same of each file.
 func TestDropOnTheBinary(t *testing.T) {
-	bin := conformance.FindBinary()
-	if bin == "" {
-		msg := fmt.Sprintf("needs the Claude Code %s binary (make claude-code)", lattice.ClaudeCodeVersion)
-		if os.Getenv(conformance.RequireEnv) == "1" {
-			t.Fatal(msg)
-		}
-		t.Skip(msg)
-	}
+	bin := conformance.ClaudeForTest(t)
 	const rules = `"permissions": {"deny": ["Read(./.env)", "Bash(cat *)"], "allow": ["Bash(npm *)"]%s}`
 	file := func(inPerms, top string) string {
 		return "{" + fmt.Sprintf(rules, inPerms) + top + "}\n"
@@ -112,14 +103,7 @@ func TestDropOnTheBinary(t *testing.T) {
 // its place. judge/effective.go models the first; the engine reads lists
 // file by file, which the second justifies.
 func TestOverrideOnTheBinary(t *testing.T) {
-	bin := conformance.FindBinary()
-	if bin == "" {
-		msg := fmt.Sprintf("needs the Claude Code %s binary (make claude-code)", lattice.ClaudeCodeVersion)
-		if os.Getenv(conformance.RequireEnv) == "1" {
-			t.Fatal(msg)
-		}
-		t.Skip(msg)
-	}
+	bin := conformance.ClaudeForTest(t)
 	mode := func(m string) string { return `{"permissions": {"defaultMode": "` + m + `"}}` }
 	edits := []conformance.Call{{Tool: "Write", Arg: "$PROJ/w1.txt"}, {Tool: "Bash", Arg: "rm -rf build"}}
 	reads := []conformance.Call{{Tool: "Read", Arg: "/etc/passwd"}}
