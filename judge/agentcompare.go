@@ -279,6 +279,16 @@ func (e *engine) agentUnreadable(f *fileState) {
 	} else if line > 0 {
 		text += fmt.Sprintf(" (line %d)", line)
 	}
+	if pe != nil && pe.Inert != "" {
+		// Nothing the agent recovers from it reaches the agent: said, not held.
+		text += ": " + strings.TrimSuffix(msg, ".") + ". " + agentfiles.AgentDisplay(f.agent) + " reads what it can of such a file, and " + strings.TrimSuffix(pe.Inert, ".") + "."
+		e.changes = append(e.changes, report.Change{Path: f.Path, Agent: f.agent, Kind: report.KindFile, Direction: report.DirChanged, Before: "readable", After: "unreadable",
+			Expands: false, Access: rating.AccessNone, Risk: rating.RiskLow, Line: line, HeadLine: max(line, 1), Witnesses: []string{},
+			Why: "the agent reads this version with errors, and nothing in it can name an agent setting"})
+		e.finding(report.Finding{CheckID: report.CheckParseFailed, Agent: f.agent, Risk: rating.RiskLow, Action: policy.Advisory, Path: f.Path, Line: line, HeadLine: max(line, 1),
+			Evidence: "parse_failed_inert", Message: text, Title: "cannot read " + f.Path + " (no agent setting in it)", Key: "parse|" + f.Path})
+		return
+	}
 	text += ": " + strings.TrimSuffix(msg, ".") + ". Nothing in this version was compared; its deny rules are counted as gone"
 	if grant {
 		risk, action = rating.RiskCritical, policy.Block

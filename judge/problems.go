@@ -4,6 +4,7 @@ import (
 	"github.com/shipgate-app/shipgate/agentfiles"
 	"github.com/shipgate-app/shipgate/agentfiles/agent"
 	"github.com/shipgate-app/shipgate/agentfiles/claude"
+	"github.com/shipgate-app/shipgate/policy"
 	"github.com/shipgate-app/shipgate/rating"
 	"github.com/shipgate-app/shipgate/report"
 )
@@ -98,6 +99,9 @@ func (e *engine) problemFindings(f *fileState, base, head []problem) {
 			}
 		case agent.ProblemUnknownKey:
 			fd.CheckID, fd.Title = report.CheckUnknownKey, "unknown key "+p.key
+		case agent.ProblemRecovered:
+			// Read as the agent reads it: said, so the author fixes it.
+			fd.CheckID, fd.Title, fd.Action, fd.Risk = report.CheckParseFailed, "a syntax error "+display+" recovers from", policy.Advisory, rating.RiskLow
 		default:
 			continue
 		}

@@ -393,6 +393,7 @@ const (
 	ProblemInvalidRule  = "invalid_rule"  // a rule the agent skips
 	ProblemUnknownKey   = "unknown_key"   // a key the agent ignores
 	ProblemDuplicateKey = "duplicate_key" // a key written twice (the last applies)
+	ProblemRecovered    = "recovered"     // a syntax error the agent's reader recovers from, read as it reads it
 )
 
 // Problem is something in a file that is read differently from how it
@@ -431,6 +432,10 @@ type ParseError struct {
 	// widens it beyond the file itself (Codex drops every execpolicy rule
 	// when one .rules file does not load): the finding blocks and says so.
 	Blocks string
+	// Inert, when set, says why nothing the agent may recover from this
+	// version can reach the agent (a VS Code settings file with no text
+	// that could name an agent setting): it is reported, not held.
+	Inert string
 }
 
 func (e *ParseError) Error() string {

@@ -171,3 +171,66 @@ func ServerSummary(v *jsonpos.Value) string {
 	}
 	return "a server without a command or url"
 }
+
+// Repair is a syntax error VS Code's JSONC reader recovers from in a way
+// Shipgate can read exactly, and where it is.
+type Repair struct {
+	Line, Col int
+	Msg       string
+}
+
+// maxRepairs bounds how many missing commas Recover supplies.
+const maxRepairs = 16
+
+// Recover reads data as Parse does and, where Parse fails on a missing
+// comma between two members or elements whose next one starts with a
+// string, reads it as VS Code does: its JSONC parser (microsoft/
+// node-jsonc-parser, parseObject and parseArray, read 2026-12-02) reports
+// CommaExpected, skips nothing and parses the next member or element as
+// if the comma were there, and VS Code's settings reader
+// (ConfigurationModelParser.doParseContent) keeps what it parsed, errors
+// or not. So the file is read with the comma supplied (a blank before the
+// next member turned into one, or one inserted where there is none), and
+// each repair is returned. Any other error is returned as Parse returns
+// it: where the parser recovers otherwise (skipping tokens), Shipgate does
+// not claim to read the file as VS Code does.
+func Recover(data []byte, o Options) (*jsonpos.Value, []jsonpos.Problem, []Repair, error) {
+	clean, err := Blank(data, o)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	var repairs []Repair
+	for {
+		v, probs, err := jsonpos.Options{AllowBOM: true}.Parse(clean)
+		if err == nil {
+			return v, probs, repairs, nil
+		}
+		se, ok := err.(*jsonpos.SyntaxError)
+		if !ok {
+			return nil, probs, nil, err
+		}
+		next := -1
+		if se.Kind == jsonpos.SyntaxMissingComma && len(repairs) < maxRepairs {
+			next = se.Offset
+			for next < len(clean) && (clean[next] == ' ' || clean[next] == '\t' || clean[next] == '\r' || clean[next] == '\n') {
+				next++
+			}
+		}
+		if next < 0 || next >= len(clean) || clean[next] != '"' {
+			return nil, probs, nil, &Error{Line: se.Pos.Line, Col: se.Pos.Column, Msg: se.Error(), Limit: se.Kind == jsonpos.SyntaxTooDeep}
+		}
+		repairs = append(repairs, Repair{Line: se.Pos.Line, Col: se.Pos.Column, Msg: "a ',' is missing here"})
+		blank := -1
+		for i := se.Offset; i < next; i++ {
+			if clean[i] == ' ' || clean[i] == '\t' {
+				blank = i
+				break
+			}
+		}
+		if blank >= 0 {
+			clean[blank] = ','
+		} else {
+			clean = append(clean[:se.Offset], append([]byte{','}, clean[se.Offset:]...)...)
+		}
+	}
+}

@@ -65,3 +65,42 @@ func FuzzBlank(f *testing.F) {
 		}
 	})
 }
+
+// TestRecover: a missing comma before a string (the next key, or a string
+// element) is read as VS Code's JSONC parser reads it, with the comma;
+// any other error is returned.
+func TestRecover(t *testing.T) {
+	for _, c := range []struct {
+		name, in string
+		repairs  int
+		wantErr  bool
+		key      string
+		want     string
+	}{
+		{"none", `{"a": 1, "b": 2}`, 0, false, "b", "2"},
+		{"before the next key, on the next line", "{\n  \"a\": true\n  \"b\": 2\n}", 1, false, "b", "2"},
+		{"no blank between", `{"a": 1"b": 2}`, 1, false, "b", "2"},
+		{"two missing", "{\"a\": 1\n\"b\": 2\n\"c\": 3}", 2, false, "c", "3"},
+		{"in an array", `{"a": ["x" "y"]}`, 1, false, "a", `["x","y"]`},
+		{"a comment between", "{\"a\": 1 // c\n\"b\": 2}", 1, false, "b", "2"},
+		{"before a number element", `{"a": [1 2]}`, 0, true, "", ""},
+		{"truncated", `{"a": 1,`, 0, true, "", ""},
+		{"missing colon", `{"a" 1}`, 0, true, "", ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			v, _, reps, err := Recover([]byte(c.in), JSONC)
+			if (err != nil) != c.wantErr {
+				t.Fatalf("err = %v, want error %v", err, c.wantErr)
+			}
+			if err != nil {
+				return
+			}
+			if len(reps) != c.repairs {
+				t.Errorf("%d repairs, want %d: %v", len(reps), c.repairs, reps)
+			}
+			if got := Canon(v.Get(c.key)); got != c.want {
+				t.Errorf("%s = %s, want %s", c.key, got, c.want)
+			}
+		})
+	}
+}

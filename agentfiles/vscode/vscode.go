@@ -119,25 +119,48 @@ func members(v *jsonpos.Value) []jsonpos.Member {
 // Read parses one version of a VS Code file. VS Code's JSONC reader
 // recovers from errors and applies what it can read, so a version that
 // does not parse may still grant: the error says so.
+//
+// A missing comma before the next member or element is read as VS Code
+// reads it, with the comma (jsonc.Recover), and said as a problem. Any
+// other syntax error fails closed (MayStillGrant), unless the version is
+// a settings or workspace file with no text that could name an agent
+// setting (agentText): whatever VS Code recovers from it then grants and
+// denies the agent nothing, and the error says so (Inert).
 func Read(file string, data []byte) (*agent.Doc, error) {
-	root, probs, err := jsonc.Parse(data, jsonc.JSONC)
+	kind, _, _ := Classify(file)
+	root, probs, repairs, err := jsonc.Recover(data, jsonc.JSONC)
 	if err != nil {
 		pe := &agent.ParseError{File: file, Msg: err.Error(), MayStillGrant: true}
 		if je, ok := err.(*jsonc.Error); ok {
 			pe.Line, pe.Col, pe.Msg = je.Line, je.Col, je.Msg
 		}
+		// A bound of Shipgate's reader (nesting) is no error of the file:
+		// VS Code reads it whole, so it is never inert.
+		if je, ok := err.(*jsonc.Error); !ok || !je.Limit {
+			if why := inert(kind, data); why != "" {
+				pe.MayStillGrant, pe.Inert = false, why
+			}
+		}
 		return nil, pe
 	}
 	if root.Kind() != jsonpos.Object {
-		return nil, &agent.ParseError{File: file, Line: root.Start().Line, Col: root.Start().Column, Msg: "the file is not a JSON object", MayStillGrant: true}
+		pe := &agent.ParseError{File: file, Line: root.Start().Line, Col: root.Start().Column, Msg: "the file is not a JSON object", MayStillGrant: true}
+		if why := inert(kind, data); why != "" {
+			pe.MayStillGrant, pe.Inert = false, why
+		}
+		return nil, pe
 	}
 	r := &reader{file: file, doc: &agent.Doc{File: file}}
+	for _, rp := range repairs {
+		r.doc.Problems = append(r.doc.Problems, agent.Problem{Kind: agent.ProblemRecovered, Key: fmt.Sprintf("line %d", rp.Line),
+			Message: fmt.Sprintf("line %d, column %d: a ',' is missing before the next entry; VS Code's JSONC reader recovers and reads the entry as if the comma were there, and Shipgate read it the same way — add the comma", rp.Line, rp.Col),
+			Pos:     agent.Pos{File: file, Line: rp.Line, Col: rp.Col}})
+	}
 	for _, p := range probs {
 		if p.Kind == jsonpos.ProblemDuplicateKey {
 			r.doc.Problems = append(r.doc.Problems, agent.Problem{Kind: agent.ProblemDuplicateKey, Key: p.Key, Message: p.String() + ": VS Code keeps the last one", Pos: agent.Pos{File: file, Line: p.Pos.Line, Col: p.Pos.Column}})
 		}
 	}
-	kind, _, _ := Classify(file)
 	switch kind {
 	case Workspace:
 		// The workspace's settings; its other keys (folders, launch,
@@ -160,6 +183,26 @@ func Read(file string, data []byte) (*agent.Doc, error) {
 	}
 	r.settings(root)
 	return r.doc, nil
+}
+
+// agentText finds text that could name, or spell, a setting VS Code's
+// agent reads: chat.* (Copilot Chat's agent mode), github.copilot.*, mcp
+// (servers in settings), in any case, or any escape (a key spelled
+// `\u0063hat.…` reads as chat.…). VS Code's reader recovers from a syntax
+// error by skipping tokens and reading on, so any string of the file may
+// end up a key; a file without such text cannot hold one, however it is
+// broken.
+var agentText = regexp.MustCompile(`(?i)chat|copilot|mcp|\\`)
+
+// inert says why a version VS Code reads with errors grants and denies the
+// agent nothing: a settings or workspace file with no agentText. An
+// mcp.json is the agent's configuration whole, and a dev container
+// definition is read by other tools too: never inert.
+func inert(kind string, data []byte) string {
+	if (kind != Settings && kind != Workspace) || agentText.Match(data) {
+		return ""
+	}
+	return "no text in it could name an agent setting (chat.*, github.copilot.*, mcp) or spell one with an escape, so whatever VS Code's reader recovers from it grants and denies the agent nothing"
 }
 
 func (r *reader) set(m jsonpos.Member, grant int, exec bool, check, why string) {

@@ -358,6 +358,41 @@ func quietMCPCases() []quietCase {
 	}
 }
 
+// quietVSCodeCases are .vscode/settings.json versions with syntax errors,
+// read as VS Code reads them: its JSONC parser recovers from a missing
+// comma by reading the next entry as if the comma were there (node-jsonc-
+// parser's parseObject), and its settings reader keeps what was parsed.
+// A version broken otherwise holds for review or blocks unless no text
+// in it could name an agent setting.
+func quietVSCodeCases() []quietCase {
+	base := map[string]string{".vscode/settings.json": "{\n  \"editor.tabSize\": 2\n}\n"}
+	head := func(s string) map[string]string { return map[string]string{".vscode/settings.json": s} }
+	return []quietCase{
+		{name: "a missing comma in editor settings is read as VS Code reads it: advisory",
+			base: base, head: head("{\n  \"eslint.useFlatConfig\": true\n  \"editor.tabSize\": 2\n}\n"),
+			decision: "allow", check: "CONFIG-PARSE-FAILED", contains: "as if the comma were there"},
+		{name: "a missing comma before chat.tools.autoApprove: true still blocks (VS Code reads the key)",
+			base: base, head: head("{\n  \"editor.tabSize\": 2\n  \"chat.tools.autoApprove\": true\n}\n"),
+			decision: "block", check: "PERMISSION-WILDCARD-ALLOW"},
+		{name: "a truncated file with no agent text is advisory",
+			base: base, head: head("{\n  \"editor.tabSize\": 2,\n  \"files.exclude\": {\n"),
+			decision: "allow", check: "CONFIG-PARSE-FAILED", contains: "grants and denies the agent nothing"},
+		{name: "a truncated file that names a chat setting blocks",
+			base: base, head: head("{\n  \"editor.tabSize\": 2,\n  \"chat.tools.autoApprove\": tru\n"),
+			decision: "block", check: "CONFIG-PARSE-FAILED"},
+		{name: "a broken file with an escape (which may spell a chat key) blocks",
+			base: base, head: head("{\n  \"\\u0063hat.tools.autoApprove\" true\n}\n"),
+			decision: "block", check: "CONFIG-PARSE-FAILED"},
+	}
+}
+
+// TestE2EQuietVSCodeAppAndCLI runs the broken VS Code settings cases
+// through the App and the CLI.
+func TestE2EQuietVSCodeAppAndCLI(t *testing.T) {
+	t.Parallel()
+	runQuietCases(t, "v", quietVSCodeCases())
+}
+
 // TestE2EQuietMCPAppAndCLI runs the changed-server cases through the App
 // and the CLI.
 func TestE2EQuietMCPAppAndCLI(t *testing.T) {
