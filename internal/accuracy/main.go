@@ -25,6 +25,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 	"time"
@@ -89,6 +90,10 @@ type result struct {
 	Stderr   string          `json:"stderr,omitempty"`
 	Report   json.RawMessage `json:"report"`
 	Reported bool            `json:"-"`
+	// LeftOut are the paths the snapshot lacks the content of (fetch
+	// leaves out files of 4 MiB and more), kept out of the work tree so
+	// the commit could be checked out (checkout).
+	LeftOut []string `json:"left_out,omitempty"`
 }
 
 func git(ctx context.Context, dir string, args ...string) (string, error) {
@@ -197,20 +202,21 @@ func runRepo(ctx context.Context, repo, name, out, bin string, specs []string, p
 		if _, err := os.Stat(dest); err == nil {
 			continue
 		}
-		if _, err := git(ctx, clone, "checkout", "-q", "-f", "--detach", f[0]); err != nil {
+		leftOut, err := checkout(ctx, clone, f[0])
+		if err != nil {
 			fmt.Fprintf(os.Stderr, "accuracy: %s %s: %v\n", name, f[0][:8], err)
 			continue
 		}
 		if _, err := git(ctx, clone, "clean", "-q", "-fdx"); err != nil {
 			return err
 		}
-		res := result{Repo: name, Commit: f[0], Parent: f[1], Runner: i >= len(cs)}
+		res := result{Repo: name, Commit: f[0], Parent: f[1], Runner: i >= len(cs), LeftOut: leftOut}
 		cctx, cancel := context.WithTimeout(ctx, 60*time.Second)
 		cmd := exec.CommandContext(cctx, bin, "diff", "--repo", clone, "--base", f[1], "--format", "json")
 		var o, e bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &o, &e
 		start := time.Now()
-		err := cmd.Run()
+		err = cmd.Run()
 		cancel()
 		res.Millis = time.Since(start).Milliseconds()
 		var ee *exec.ExitError
@@ -232,6 +238,57 @@ func runRepo(ctx context.Context, repo, name, out, bin string, specs []string, p
 		}
 	}
 	return nil
+}
+
+// missingBlob finds, in git checkout's errors, a path whose blob the
+// snapshot lacks.
+var missingBlob = regexp.MustCompile(`unable to read sha1 file of (.+?) \([0-9a-f]+\)|invalid object [0-7]+ [0-9a-f]+ for '(.+?)'`)
+
+// checkout checks commit out in clone. A snapshot lacks the content of its
+// largest files (fetch leaves out files of 4 MiB and more), and git refuses
+// a checkout that would write one: those paths are kept out of the work
+// tree (sparse checkout) and returned, so the commit is replayed without
+// them. They are never agent-config files a run reads whole (Shipgate
+// reads at most report.MaxFileSize of a file), and the summary counts the
+// commits that had some.
+func checkout(ctx context.Context, clone, commit string) ([]string, error) {
+	info := filepath.Join(clone, ".git", "info")
+	if err := os.MkdirAll(info, 0o755); err != nil {
+		return nil, err
+	}
+	var out []string
+	for try := 0; ; try++ {
+		patterns := "/*\n"
+		for _, p := range out {
+			patterns += "!/" + p + "\n"
+		}
+		if err := os.WriteFile(filepath.Join(info, "sparse-checkout"), []byte(patterns), 0o644); err != nil {
+			return nil, err
+		}
+		if _, err := git(ctx, clone, "config", "core.sparseCheckout", "true"); err != nil {
+			return nil, err
+		}
+		_, err := git(ctx, clone, "checkout", "-q", "-f", "--detach", commit)
+		if err == nil {
+			return out, nil
+		}
+		seen := map[string]bool{}
+		for _, p := range out {
+			seen[p] = true
+		}
+		added := false
+		for _, m := range missingBlob.FindAllStringSubmatch(err.Error(), -1) {
+			p := m[1] + m[2]
+			if !seen[p] {
+				seen[p], added = true, true
+				out = append(out, p)
+			}
+		}
+		if !added || try >= 8 {
+			return nil, err
+		}
+		sort.Strings(out)
+	}
 }
 
 // report is the part of shipgate.report/v1 the summary reads.
