@@ -134,10 +134,11 @@ func (v *Effective) Decide(c lattice.Call) CallOutcome {
 	case "dontAsk":
 		return CallOutcome{CallDenied, why}
 	case "plan":
-		if c.Tool == "Bash" {
+		if c.Tool == "Bash" || c.Tool == "Monitor" {
 			if note, asks := lattice.AlwaysAsks(c.Arg, true); asks {
 				// The removal check asks in plan mode too, the
-				// classifier approving or not (measured: `rm -rf /`).
+				// classifier approving or not (measured: `rm -rf /`,
+				// as a Bash and as a Monitor command).
 				return CallOutcome{CallAsks, note}
 			}
 		}
@@ -154,8 +155,11 @@ var planClassifierWhy = "no rule decides it and the mode is plan, in which Claud
 // mode but that plan mode hands to the classifier when no rule allows them
 // (measured on Claude Code 2.1.328: the conformance classes modes and
 // tools; CronCreate, CronList, ListAgents, the task tools and TodoWrite
-// still run).
-var planClassifierTools = map[string]bool{"Agent": true, "SendMessage": true, "Monitor": true}
+// still run). Monitor is not one: plan mode decides its command as it
+// decides a Bash call's (TestMonitorInPlanMode, measured on 2.1.328: `true`,
+// `echo hi`, `git status`, `ls` run with no rule, `curl x` and `ls ~/.ssh`
+// go to the classifier, `rm -rf /` asks).
+var planClassifierTools = map[string]bool{"Agent": true, "SendMessage": true}
 
 // projectBypassIgnored: Claude Code 2.1.328 ignores defaultMode
 // bypassPermissions set in the project's .claude/settings.json or

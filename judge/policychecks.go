@@ -179,6 +179,9 @@ func (e *engine) paramRuleOutcome(scope string, list lattice.List, c, bare latti
 // bareOutcome is callOutcome for a call that sets no input field a
 // parameter rule could name.
 func (e *engine) bareOutcome(scope string, c lattice.Call) outcome {
+	if c.Tool == "Monitor" {
+		return e.monitorOutcome(scope, c)
+	}
 	if c.Tool != "Bash" {
 		return e.outcome(scope, c)
 	}
@@ -300,6 +303,63 @@ func (e *engine) bareOutcome(scope string, c lattice.Call) outcome {
 			note: "it contains " + strings.Join(cmd.Expansions, ", ") + ", and Claude Code asks about such a command whatever the allow rules say"}
 	}
 	return o
+}
+
+// monitorOutcome is the outcome of a Monitor call, read as Claude Code
+// 2.1.328 reads it (measured, TestMonitorOnTheBinary): a rule naming the
+// whole Monitor tool (Monitor, Monitor(*)) decides first — deny takes the
+// tool away, ask asks, allow runs any command but the ones the removal
+// check asks about (`rm -rf /`); a deny of the whole Bash tool takes
+// Monitor away too. Otherwise the command is decided as a Bash command by
+// the Bash rules that name commands (allow Bash(npm *) runs `npm publish`,
+// deny Bash(curl *) denies `curl x`), the read-only table (`true`, `git
+// status` run with no rule) and the permission mode, but not by an allow
+// of the whole Bash tool (under Bash(*) `curl x` asks), and Monitor rules
+// that name commands are not read at all (under allow Monitor(npm *)
+// `npm publish` asks; under deny Monitor(curl *) `curl x` asks).
+func (e *engine) monitorOutcome(scope string, c lattice.Call) outcome {
+	for _, l := range []struct {
+		list  lattice.List
+		state string
+	}{{lattice.Deny, "denied"}, {lattice.Ask, "asked"}, {lattice.Allow, "allowed"}} {
+		for _, r := range e.scopeRules(scope, true, l.list) {
+			if r.Canonical != "Monitor" || !r.Whole() {
+				continue
+			}
+			if l.state == "allowed" {
+				if why, ok := lattice.AlwaysAsks(c.Arg, true); ok {
+					return outcome{state: "default", by: "defaultMode " + e.headMode(scope), note: why + " (Claude Code " + lattice.ClaudeCodeVersion + ", measured on a Monitor command)"}
+				}
+			}
+			return outcome{state: l.state, whole: true, by: string(l.list) + ": " + r.Text}
+		}
+	}
+	for _, r := range e.scopeRules(scope, true, lattice.Deny) {
+		if r.Canonical == "Bash" && r.Whole() {
+			return outcome{state: "denied", by: "deny: " + r.Text + ", which takes the Monitor tool away too (Claude Code " + lattice.ClaudeCodeVersion + ", measured)"}
+		}
+	}
+	o := e.bareOutcome(scope, lattice.Call{Tool: "Bash", Arg: c.Arg})
+	if o.state == "allowed" && o.whole && !o.ro && !e.readOnlyLine(scope, c.Arg) {
+		return outcome{state: "default", by: "defaultMode " + e.headMode(scope),
+			note: "an allow of the whole Bash tool does not reach a Monitor command (Claude Code " + lattice.ClaudeCodeVersion + ", measured)"}
+	}
+	return o
+}
+
+// readOnlyLine reports whether every command of a command line is a
+// read-only one on places it may read (which runs with no rule).
+func (e *engine) readOnlyLine(scope, line string) bool {
+	cmd, err := lattice.ParseCommand(line)
+	if err != nil || len(cmd.Expansions) > 0 || len(cmd.Parts) == 0 {
+		return false
+	}
+	for _, p := range cmd.Parts {
+		if !lattice.ReadOnlyWhere(p, e.readable(scope)) {
+			return false
+		}
+	}
+	return true
 }
 
 // pipelineRuleOutcome is the outcome of a deny or ask rule of the list
