@@ -5,8 +5,13 @@ package conformance
 // Claude Code 2.1.328 offers it, so that the call reaches the permission
 // decision (an input the tool's own check refuses measures nothing).
 var toolInputs = map[string]func(lay Layout, c Call) map[string]any{
-	"Agent": func(Layout, Call) map[string]any {
-		return map[string]any{"description": "conformance call", "prompt": "Reply with the word done.", "subagent_type": "general-purpose"}
+	// Agent starts the subagent Arg names (general-purpose when empty).
+	"Agent": func(_ Layout, c Call) map[string]any {
+		kind := c.Arg
+		if kind == "" {
+			kind = "general-purpose"
+		}
+		return map[string]any{"description": "conformance call", "prompt": subagentMarker + ": reply with the word done.", "subagent_type": kind}
 	},
 	"CronCreate": func(Layout, Call) map[string]any {
 		return map[string]any{"cron": "0 0 1 1 *", "prompt": "conformance call"}

@@ -54,12 +54,16 @@ type Result struct {
 
 // SessionResult is what one session measured.
 type SessionResult struct {
-	Results  []Result // one per call, in order
-	Layout   Layout   // where the session ran (the folders are gone unless KeepDir)
-	Tools    []string // the tools Claude Code offered the model
-	Elapsed  time.Duration
-	Requests int
-	Stderr   string
+	Results []Result // one per call, in order
+	Layout  Layout   // where the session ran (the folders are gone unless KeepDir)
+	Tools   []string // the tools Claude Code offered the model
+	// SubResults are the decisions of Session.SubCalls, one per call, and
+	// SubTools the tools offered to the subagent.
+	SubResults []Result
+	SubTools   []string
+	Elapsed    time.Duration
+	Requests   int
+	Stderr     string
 }
 
 // stubMarker starts every line a stub prints, so a command that ran is
@@ -119,6 +123,14 @@ func (d Driver) Run(ctx context.Context, s Session) (SessionResult, error) {
 	if err != nil {
 		return out, err
 	}
+	subUses := make([]ToolUse, len(s.SubCalls))
+	for i, c := range s.SubCalls {
+		subUses[i] = toolUse(lay, i, c)
+		subUses[i].ID = fmt.Sprintf("toolu_sub%06d", i)
+	}
+	if len(subUses) > 0 {
+		api.sub = subUses
+	}
 	api.setClassifier(s.Classifier)
 	defer api.Close()
 
@@ -151,6 +163,7 @@ func (d Driver) Run(ctx context.Context, s Session) (SessionResult, error) {
 	results, errs := api.Results()
 	api.mu.Lock()
 	out.Tools = append([]string(nil), api.toolList...)
+	out.SubTools = append([]string(nil), api.subTools...)
 	out.Requests = api.requests
 	served := api.served
 	api.mu.Unlock()
@@ -165,6 +178,14 @@ func (d Driver) Run(ctx context.Context, s Session) (SessionResult, error) {
 	}
 	if missing == len(s.Calls) && len(s.Calls) > 0 {
 		return out, fmt.Errorf("conformance: no tool_result came back for any of %d calls (%v); stderr: %s; stdout: %s", len(s.Calls), runErr, clip(stderr.String(), 2000), clip(stdout.String(), 2000))
+	}
+	if len(s.SubCalls) > 0 {
+		// A subagent that never started leaves every one of its calls
+		// without a result: Unclassified, never a deny.
+		out.SubResults, _, err = readResults(s.SubCalls, subUses, results, errs, out.SubTools, func() (map[string]bool, error) { return d.unruledTools(ctx, s) })
+		if err != nil {
+			return out, err
+		}
 	}
 	return out, nil
 }

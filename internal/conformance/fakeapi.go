@@ -55,6 +55,9 @@ type fakeAPI struct {
 	// tools offered or not (a call that must run before the batch, such
 	// as a skill whose approvals the batch relies on).
 	warmOnce bool
+	// sub are the calls sent, once, in answer to a subagent's first
+	// request (subagentRequest); nil for none.
+	sub []ToolUse
 
 	mu       sync.Mutex
 	verdict  ClassifierVerdict // the classifier's verdict on every call sent
@@ -62,6 +65,8 @@ type fakeAPI struct {
 	errs     map[string]bool   // tool_use_id -> is_error was set
 	toolList []string          // tool names offered in the first request
 	served   bool              // the batch has been sent
+	subTools []string          // tool names offered to the subagent
+	subSent  bool              // sub has been sent
 	warmups  int               // warm-up calls sent
 	pending  string            // the id of the warm-up call awaiting its result
 	requests int
@@ -154,6 +159,10 @@ func (f *fakeAPI) serve(w http.ResponseWriter, r *http.Request) {
 	var send []ToolUse
 	batch := false
 	switch {
+	case f.sub != nil && !f.subSent && !results && len(req.Tools) > 0 && subagentRequest(req):
+		send = f.sub
+		f.subSent = true
+		f.subTools = tools
 	case f.served || len(req.Tools) == 0:
 	case f.warm == nil:
 		batch = !results
@@ -182,6 +191,20 @@ func (f *fakeAPI) serve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	f.respond(w, req.Stream, []string{"done"}, nil)
+}
+
+// subagentMarker starts the prompt the harness gives a subagent (the
+// Agent call's input), so the fake tells the subagent's conversation from
+// the session's own, whose prompt is "go".
+const subagentMarker = "SHIPGATE-SUBAGENT"
+
+// subagentRequest reports whether a request is of a subagent's
+// conversation: its first message, the user's, is the Agent call's prompt.
+func subagentRequest(req request) bool {
+	if len(req.Messages) == 0 || req.Messages[0].Role != "user" {
+		return false
+	}
+	return strings.Contains(resultText(req.Messages[0].Content), subagentMarker)
 }
 
 // maxWarmups bounds the warm-up calls of an MCP session.

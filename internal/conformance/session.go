@@ -81,6 +81,11 @@ type Session struct {
 	// Classifier is the verdict the fake server's auto-mode classifier
 	// gives every call (NoClassifier: none, as offline).
 	Classifier ClassifierVerdict `json:",omitempty"`
+	// SubCalls are the calls the subagent makes, all in the first
+	// answer to its own conversation, when a call of the batch starts
+	// one (Agent, whose prompt carries subagentMarker): what a subagent
+	// may do under the session's settings and mode is measured by them.
+	SubCalls []Call `json:",omitempty"`
 }
 
 // The texts Claude Code 2.1.328 puts in a tool_result when it does not run
