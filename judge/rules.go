@@ -633,6 +633,11 @@ func (e *engine) whyNothingNew(f *fileState, r lattice.Rule, headStop, baseAllow
 		return "adds nothing: Claude Code " + lattice.ClaudeCodeVersion + " fetches from this host with no rule (it is on the binary's built-in list of documentation hosts; measured)", ""
 	}
 	if how, ok := lattice.ToolsWithoutRule()[r.Canonical]; ok && lattice.CoveredByContext(e.ctx, r, implicitFor(r.Canonical)).Answer == lattice.Yes {
+		if strings.HasPrefix(how, "documented") {
+			// A question to the user: the rule neither lets it run unseen
+			// nor needs to.
+			return "adds nothing: in Claude Code " + lattice.ClaudeCodeVersion + " " + r.Canonical + " is a question to the user, which no rule answers for them (" + how + ")", ""
+		}
 		return "adds nothing: Claude Code " + lattice.ClaudeCodeVersion + " runs " + r.Canonical + " with no rule (" + how + ")", ""
 	}
 	if (r.Canonical == "Edit" || r.Canonical == "Write") && e.baseMode(f.scope) == "acceptEdits" && lattice.CoveredByContext(e.ctx, r, []lattice.Rule{projectEdits}).Answer == lattice.Yes {
@@ -676,6 +681,11 @@ func (e *engine) allowFinding(f *fileState, a *event, rt rating.Rating, replaced
 		what = "matches every target of this kind, without a prompt"
 	}
 	msg.WriteString(" " + what)
+	if bareSkill(r) && rt.Basis != "" {
+		// What a bare Skill allow grants is what the skills pre-approve
+		// while they run (skillGrantRating, measured): say so.
+		a.why = rt.Basis
+	}
 	if a.why == "" || a.why == "runs without a prompt" {
 		a.why = what
 	}

@@ -12,7 +12,13 @@ import "sort"
 //
 // AskUserQuestion is not offered in print mode; it is listed by its
 // documentation: it is a question to the user, which no mode or rule
-// auto-approves, so allowing it lets nothing run unseen.
+// auto-approves, so allowing it lets nothing run unseen. ExitPlanMode is
+// not offered in print mode either ("ExitPlanMode is disabled for this
+// session", measured): it is listed by what the 2.1.328 binary says of
+// it: its requiresUserInteraction() is true (the plan's approval is the
+// user's answer on the card), and the binary's test of whether a
+// whole-tool allow rule applies to a tool fails for such a tool, so a bare
+// allow of it leaves the approval asked.
 var toolsWithoutRule = map[string]string{
 	"Agent":           "measured: a subagent starts with no rule (its own calls meet the same rules)",
 	"CronCreate":      "measured: schedules a prompt for this session, whose calls meet the same rules",
@@ -27,6 +33,7 @@ var toolsWithoutRule = map[string]string{
 	"TaskUpdate":      "measured (CLAUDE_CODE_ENABLE_TODO_TOOLS=1)",
 	"TodoWrite":       "measured (CLAUDE_CODE_ENABLE_TODO_TOOLS=1, CLAUDE_CODE_ENABLE_TASKS=0)",
 	"AskUserQuestion": "documented: a question to the user, which no mode or rule auto-approves",
+	"ExitPlanMode":    "documented (read from the binary; print mode does not offer it, measured): its approval of the plan is a question to the user (the tool's requiresUserInteraction is true), and a whole-tool allow rule does not apply to such a tool",
 }
 
 // ToolsWithoutRule returns the tools Claude Code runs with no rule (the

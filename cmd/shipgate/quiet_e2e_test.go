@@ -146,7 +146,16 @@ func quietWitnessCases() []quietCase {
 		}
 		return "{\n  \"permissions\": {" + m + "\"allow\": " + string(b) + "}\n}\n"
 	}
+	const skill = "---\nname: y\ndescription: runs the tests\nallowed-tools: Bash(npm publish:*)\n---\nPublish.\n"
 	return []quietCase{
+		{name: "a bare ExitPlanMode allow adds nothing (the plan's approval still asks)",
+			base:     map[string]string{".claude/settings.json": allow("", "Bash(npm test:*)")},
+			head:     map[string]string{".claude/settings.json": allow("", "Bash(npm test:*)", "ExitPlanMode")},
+			decision: "allow"},
+		{name: "a bare Skill allow says what the repository's skills pre-approve",
+			base:     map[string]string{".claude/settings.json": allow("", "Bash(npm test:*)"), ".claude/skills/y/SKILL.md": skill},
+			head:     map[string]string{".claude/settings.json": allow("", "Bash(npm test:*)", "Skill"), ".claude/skills/y/SKILL.md": skill + "\n"},
+			decision: "require_review", check: "PERMISSION-ALLOW-EXPANDED", contains: "a running skill's allowed-tools apply"},
 		// Witnesses a reviewer can read: the rule's own spelling of a
 		// path (Claude Code folds case when it matches), a server-wide
 		// MCP rule's "any tool", and why an option is the witness.

@@ -3,6 +3,7 @@ package conformance
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 )
 
@@ -44,6 +45,33 @@ func TestSkillToolOnTheBinary(t *testing.T) {
 		}
 		if fmt.Sprint(got) != fmt.Sprint(c.want) {
 			t.Errorf("%s: Claude Code decided %v on %v, want %v (%v)", c.settings, got, calls, c.want, r.Results)
+		}
+	}
+}
+
+// TestExitPlanModeNotInPrintMode pins why lattice lists ExitPlanMode by
+// what the binary says of it rather than by a measurement: 2.1.328 does
+// not offer the tool in print mode, in the default mode or in plan mode,
+// with or without an allow rule, so no session of the harness can call it.
+func TestExitPlanModeNotInPrintMode(t *testing.T) {
+	bin := FindBinary()
+	if bin == "" {
+		t.Skip("no Claude Code binary: `make claude-code`")
+	}
+	if testing.Short() {
+		t.Skip("runs Claude Code sessions; not in -short")
+	}
+	ctx := context.Background()
+	if err := CheckVersion(ctx, bin); err != nil {
+		t.Fatal(err)
+	}
+	for _, settings := range []string{`{}`, `{"permissions": {"allow": ["ExitPlanMode"]}}`, `{"permissions": {"defaultMode": "plan", "allow": ["ExitPlanMode"]}}`} {
+		r, err := Driver{Binary: bin}.Run(ctx, Session{Settings: settings + "\n", Calls: []Call{{Tool: "ExitPlanMode"}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(r.Results) != 1 || !strings.Contains(r.Results[0].Text, "ExitPlanMode is disabled for this session") {
+			t.Errorf("%s: ExitPlanMode gave %v; want it not offered in print mode (then measure it, and move it to the measured tools)", settings, r.Results)
 		}
 	}
 }
