@@ -582,6 +582,11 @@ func annotationDetails(f report.Finding) string {
 	}
 	var d strings.Builder
 	for _, w := range f.Witnesses {
+		if strings.Contains(f.Message, "`"+w+"`") {
+			// The message above names it already: the summary's row and
+			// the annotation's message print each witness once each.
+			continue
+		}
 		fmt.Fprintf(&d, "%s: %s\n", label, w)
 	}
 	if f.Suggestion != "" && (f.CheckID == report.CheckWildcardAllow || f.CheckID == report.CheckAllowExpanded) {

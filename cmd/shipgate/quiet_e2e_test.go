@@ -505,6 +505,13 @@ func TestE2EQuietCheckRunLayout(t *testing.T) {
 			if _, changes, ok := strings.Cut(after, "#### Changes"); ok && strings.Contains(changes, "npm publish") {
 				t.Errorf("the folded changes repeat the table's witness:\n%s", run.Summary)
 			}
+			// The annotation on the line names it once too: in its
+			// message, not again in its details.
+			for _, a := range run.Annotations {
+				if n := strings.Count(a.Message+a.RawDetails, "npm publish"); strings.Contains(a.Message, "npm publish") && n != 1 {
+					t.Errorf("the annotation %q names npm publish %d times (message %q, details %q)", a.Title, n, a.Message, a.RawDetails)
+				}
+			}
 			clear, _, _ := strings.Cut(after, "\n")
 			if got := strings.Contains(clear, "Or apply the suggested rule"); got != c.offers {
 				t.Errorf("the clearing line offers the suggestion: %v, want %v:\n%s", got, c.offers, run.Summary)

@@ -54,10 +54,7 @@ func TestSkillToolOnTheBinary(t *testing.T) {
 // not offer the tool in print mode, in the default mode or in plan mode,
 // with or without an allow rule, so no session of the harness can call it.
 func TestExitPlanModeNotInPrintMode(t *testing.T) {
-	bin := FindBinary()
-	if bin == "" {
-		t.Skip("no Claude Code binary: `make claude-code`")
-	}
+	bin := ClaudeForTest(t)
 	if testing.Short() {
 		t.Skip("runs Claude Code sessions; not in -short")
 	}
