@@ -256,21 +256,23 @@ const retryAttempts = 2
 // retryNote says why a call was asked again.
 const retryNote = "Claude Code's bash parser has a 50 ms wall-clock deadline and asks when it is missed"
 
-// retryAsks runs session s again, up to retryAttempts times, while a Bash
-// call Claude Code asked about (results[j]) is one want(j) expects to run,
-// and takes a later run's allow for that call. Claude Code 2.1.328 parses
-// a command against a 50 ms wall-clock deadline and asks when the parser
-// misses it, so on a loaded machine a command it runs on an idle one is
-// asked about; the reverse cannot happen (a missed deadline never lets a
-// call run), so an allow in any run is the binary's own answer. Only that
-// direction is asked again: a call Claude Code ran, or one the engine says
-// asks, keeps its first answer. It returns the calls whose answer a later
-// run changed. A session that fails keeps the first answers.
+// retryAsks runs session s again, up to retryAttempts times, while a call
+// of a tool whose command Claude Code parses (parsedCommand: Bash, and
+// Monitor, whose command goes through the same parser) that Claude Code
+// asked about (results[j]) is one want(j) expects to run, and takes a
+// later run's allow for that call. Claude Code 2.1.328 parses a command
+// against a 50 ms wall-clock deadline and asks when the parser misses it,
+// so on a loaded machine a command it runs on an idle one is asked about;
+// the reverse cannot happen (a missed deadline never lets a call run), so
+// an allow in any run is the binary's own answer. Only that direction is
+// asked again: a call Claude Code ran, or one the engine says asks, keeps
+// its first answer. It returns the calls whose answer a later run
+// changed. A session that fails keeps the first answers.
 func retryAsks(ctx context.Context, d Runner, s Session, results []Result, want func(j int) bool) map[int]bool {
 	pending := func() []int {
 		var js []int
 		for j, r := range results {
-			if j < len(s.Calls) && s.Calls[j].Tool == "Bash" && r.Decision == Ask && want(j) {
+			if j < len(s.Calls) && parsedCommand[s.Calls[j].Tool] && r.Decision == Ask && want(j) {
 				js = append(js, j)
 			}
 		}
@@ -295,6 +297,14 @@ func retryAsks(ctx context.Context, d Runner, s Session, results []Result, want 
 	}
 	return changed
 }
+
+// parsedCommand are the tools whose command Claude Code 2.1.328 puts
+// through its bash parser, and so through its 50 ms deadline: Bash and
+// Monitor (measured: a 12,005-character command is refused "Parser
+// aborted (timeout, resource limit, or over-length)" as a Bash and as a
+// Monitor call alike, TestParserDeadlineTools). No other tool the harness
+// calls takes a command.
+var parsedCommand = map[string]bool{"Bash": true, "Monitor": true}
 
 // AutoClassifierSuffix marks the label of a call Claude Code handed to
 // the auto-mode classifier (plan mode sends Bash there), which cannot run

@@ -164,39 +164,39 @@ func (f *scriptedRunner) Run(_ context.Context, s Session) (SessionResult, error
 }
 
 // TestRetryAsks: Claude Code's bash parser asks when it misses its 50 ms
-// wall-clock deadline, so a Bash call asked about where the engine says it
-// runs is asked again, and an allow in a later session is taken; nothing
-// else is: not a call the engine says asks (an allow there is the unsafe
-// direction, and must stay visible as the first answer's agreement or
-// not), not a call that ran, not another tool. A call that keeps asking
-// stays a disagreement.
+// wall-clock deadline, so a Bash or Monitor call (both commands go through
+// that parser) asked about where the engine says it runs is asked again,
+// and an allow in a later session is taken; nothing else is: not a call
+// the engine says asks (an allow there is the unsafe direction, and must
+// stay visible as the first answer's agreement or not), not a call that
+// ran, not another tool. A call that keeps asking stays a disagreement.
 func TestRetryAsks(t *testing.T) {
 	calls := []Call{{Tool: "Bash", Arg: "git status"}, {Tool: "Bash", Arg: "npm publish"}, {Tool: "Read", Arg: "$PROJ/a"},
-		{Tool: "Bash", Arg: "ls"}, {Tool: "Bash", Arg: "make"}}
-	engineAllows := []bool{true, false, true, true, true}
+		{Tool: "Bash", Arg: "ls"}, {Tool: "Bash", Arg: "make"}, {Tool: "Monitor", Arg: "git log"}}
+	engineAllows := []bool{true, false, true, true, true, true}
 	f := &scriptedRunner{answers: [][]Decision{
-		{Ask, Ask, Ask, Allow, Ask},       // first session: a loaded machine
-		{Allow, Allow, Allow, Ask, Ask},   // second: git status runs
-		{Allow, Allow, Allow, Ask, Allow}, // third: so does make
+		{Ask, Ask, Ask, Allow, Ask, Ask},         // first session: a loaded machine
+		{Allow, Allow, Allow, Ask, Ask, Ask},     // second: git status runs
+		{Allow, Allow, Allow, Ask, Allow, Allow}, // third: so do make and the Monitor call
 	}}
 	s := Session{Calls: calls}
 	first, _ := f.Run(context.Background(), s)
 	changed := retryAsks(context.Background(), f, s, first.Results, func(j int) bool { return engineAllows[j] })
-	want := []Decision{Allow, Ask, Ask, Allow, Allow}
+	want := []Decision{Allow, Ask, Ask, Allow, Allow, Allow}
 	for j, w := range want {
 		if first.Results[j].Decision != w {
 			t.Errorf("%s: %s after the retries, want %s", calls[j], first.Results[j].Decision, w)
 		}
 	}
-	if len(changed) != 2 || !changed[0] || !changed[4] {
-		t.Errorf("changed = %v, want git status and make", changed)
+	if len(changed) != 3 || !changed[0] || !changed[4] || !changed[5] {
+		t.Errorf("changed = %v, want git status, make and the Monitor call", changed)
 	}
 	if n := f.sessions.Load(); n != 1+retryAttempts {
 		t.Errorf("%d sessions, want %d", n, 1+retryAttempts)
 	}
 
 	// Nothing to ask again: no second session.
-	g := &scriptedRunner{answers: [][]Decision{{Allow, Ask, Ask, Allow, Allow}}}
+	g := &scriptedRunner{answers: [][]Decision{{Allow, Ask, Ask, Allow, Allow, Allow}}}
 	first, _ = g.Run(context.Background(), s)
 	if changed := retryAsks(context.Background(), g, s, first.Results, func(j int) bool { return engineAllows[j] }); len(changed) != 0 || g.sessions.Load() != 1 {
 		t.Errorf("retried %v in %d sessions with nothing to ask again", changed, g.sessions.Load())
@@ -206,8 +206,26 @@ func TestRetryAsks(t *testing.T) {
 // TestParseAbortedIsAsk: a command the bash parser gave up on is refused
 // with the parser's reason, and Claude Code asks about it.
 func TestParseAbortedIsAsk(t *testing.T) {
-	text := "Parser aborted (timeout, resource limit, or over-length)"
-	if d := classify(Call{Tool: "Bash", Arg: "echo a"}, text, true); d != Ask {
-		t.Errorf("%q: %s, want ask", text, d)
+	for _, text := range []string{"Parser aborted (timeout, resource limit, or over-length)",
+		"This command contains 300 command substitutions — too many to analyze for catastrophic removals. This requires explicit approval."} {
+		for _, tool := range []string{"Bash", "Monitor"} {
+			if d := classify(Call{Tool: tool, Arg: "echo a"}, text, true); d != Ask {
+				t.Errorf("%s %q: %s, want ask", tool, text, d)
+			}
+		}
+	}
+}
+
+// TestParsedCommandTools: every tool the harness calls with a command
+// (a "command" input) is one whose asks retryAsks asks again, so a tool
+// added to the corpus with a command is not left out of the retries.
+func TestParsedCommandTools(t *testing.T) {
+	for tool, in := range toolInputs {
+		if _, ok := in(Layout{}, Call{Tool: tool})["command"]; ok && !parsedCommand[tool] {
+			t.Errorf("%s takes a command but is not in parsedCommand (measure it as TestParserDeadlineTools does)", tool)
+		}
+	}
+	if !parsedCommand["Bash"] {
+		t.Error("Bash is not in parsedCommand")
 	}
 }

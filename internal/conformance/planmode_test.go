@@ -2,6 +2,7 @@ package conformance
 
 import (
 	"context"
+	"strings"
 	"testing"
 )
 
@@ -66,6 +67,37 @@ func TestMonitorOnTheBinary(t *testing.T) {
 			if !o.Agrees() {
 				t.Errorf("%s: %s: Claude Code %s, Shipgate %s (%s)", c.name, o.Call, o.Claude, o.Shipgate, o.Why)
 			}
+		}
+	}
+}
+
+// TestParserDeadlineTools: the tools in parsedCommand put their command
+// through Claude Code's bash parser, whose deadline retryAsks allows for:
+// a command over its length limit is refused with the parser's own words
+// as a Bash and as a Monitor call (Claude Code 2.1.328, measured), and so
+// is one nested too deep to check.
+func TestParserDeadlineTools(t *testing.T) {
+	bin := ClaudeForTest(t)
+	if testing.Short() {
+		t.Skip("runs a Claude Code session; not in -short")
+	}
+	long := "echo " + strings.Repeat("a ", 6000)
+	deep := "echo " + strings.Repeat("$(echo ", 300) + strings.Repeat(")", 300)
+	var s Session
+	for tool := range parsedCommand {
+		s.Calls = append(s.Calls, Call{Tool: tool, Arg: long}, Call{Tool: tool, Arg: deep})
+	}
+	r, err := Driver{Binary: bin}.Run(context.Background(), s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for j, c := range s.Calls {
+		want := parseAbortedMarker
+		if c.Arg == deep {
+			want = "too many to analyze"
+		}
+		if got := r.Results[j]; got.Decision != Ask || !strings.Contains(got.Text, want) {
+			t.Errorf("%s with a %d-character command: Claude Code %s %s %q, want ask with %q", c.Tool, len(c.Arg), ClaudeCodeVersion, got.Decision, clip(got.Text, 200), want)
 		}
 	}
 }

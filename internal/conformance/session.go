@@ -107,6 +107,10 @@ var (
 		"require approval",
 		"needs approval",
 		"require explicit approval",
+		// `echo $(echo $(…))` 300 deep: "This command contains 300 command
+		// substitutions — too many to analyze for catastrophic removals.
+		// This requires explicit approval."
+		"requires explicit approval",
 		"requires manual approval",
 		"can't be checked",
 		"requested permissions",
