@@ -1,6 +1,7 @@
 package agentfiles
 
 import (
+	"crypto/sha256"
 	"fmt"
 	"path"
 	"strings"
@@ -8,6 +9,7 @@ import (
 
 	"github.com/shipgate-app/shipgate/agentfiles/agent"
 	"github.com/shipgate-app/shipgate/agentfiles/codex"
+	"github.com/shipgate-app/shipgate/jsonpos"
 	"github.com/shipgate-app/shipgate/lattice"
 	"github.com/shipgate-app/shipgate/report"
 )
@@ -77,6 +79,57 @@ func codexOpaque(p string) string {
 	return ""
 }
 
+// opaqueValue names one version of a file Shipgate does not read: its
+// size and an FNV-1a hash of its bytes (two versions differ when it does).
+func opaqueValue(data []byte) string {
+	h := uint64(14695981039346656037)
+	for _, c := range data {
+		h = (h ^ uint64(c)) * 1099511628211
+	}
+	return fmt.Sprintf("%d bytes, fnv %016x", len(data), h)
+}
+
+// manifestMetadata are the top-level keys of a plugin manifest that
+// describe the plugin and load nothing: Claude Code's and Codex's
+// manifests name the plugin's hooks, MCP servers, skills, commands,
+// agents and apps by other keys (hooks, mcpServers, skills, commands,
+// agents, apps, lspServers, outputStyles, interface). The name is not
+// among them: enabledPlugins and a skill's namespace refer to it.
+var manifestMetadata = []string{"version", "description", "author", "homepage", "repository", "license", "keywords"}
+
+// manifestValue names one version of a plugin manifest by its content
+// without the metadata keys: a strict JSON object (no duplicate key, no
+// comment), canonical (keys sorted, no spaces) and hashed, so two versions
+// that differ only in their version, description or other metadata are the
+// same plugin. ok is false for anything else (the caller hashes the bytes:
+// fail closed).
+func manifestValue(data []byte) (string, bool) {
+	root, probs, err := jsonpos.Parse(data)
+	if err != nil || len(probs) > 0 || root.Kind() != jsonpos.Object {
+		return "", false
+	}
+	meta := map[string]bool{}
+	for _, k := range manifestMetadata {
+		meta[k] = true
+	}
+	var b strings.Builder
+	b.WriteByte('{')
+	n := 0
+	for _, m := range root.Members() {
+		if meta[m.Key] {
+			continue
+		}
+		if n > 0 {
+			b.WriteByte(',')
+		}
+		n++
+		fmt.Fprintf(&b, "%q:%s", m.Key, jsonpos.Canon(m.Value))
+	}
+	b.WriteByte('}')
+	sum := sha256.Sum256([]byte(b.String()))
+	return fmt.Sprintf("%d keys besides its metadata, sha256 %x", n, sum[:8]), true
+}
+
 // codexOpaqueScope is the scope of an opaque Codex file: the folder
 // holding .codex (or the manifest's folder's parent).
 func codexOpaqueScope(p string) string {
@@ -118,12 +171,19 @@ func (a CodexAdapter) ReadShared(p string, data []byte, used *int64) (*agent.Doc
 
 func (CodexAdapter) read(p string, data []byte, left *int64) (*agent.Doc, error) {
 	if why := codexOpaque(p); why != "" {
-		h := uint64(14695981039346656037)
-		for _, c := range data {
-			h = (h ^ uint64(c)) * 1099511628211
+		value := opaqueValue(data)
+		if path.Base(p) == "plugin.json" {
+			if v, ok := manifestValue(data); ok {
+				value = v
+				why += " (not read by Shipgate beyond its metadata: any change other than " + strings.Join(manifestMetadata, ", ") + " is reviewed)"
+			} else {
+				why += " (not read by Shipgate: any change is reviewed)"
+			}
+		} else {
+			why += " (not read by Shipgate: any change is reviewed)"
 		}
-		return &agent.Doc{Settings: []agent.Setting{{Key: "file " + p, Value: fmt.Sprintf("%d bytes, fnv %016x", len(data), h), Pos: agent.Pos{File: p, Line: 1},
-			Grant: 1, Check: agent.CheckHook, Why: why + " (not read by Shipgate: any change is reviewed)"}}}, nil
+		return &agent.Doc{Settings: []agent.Setting{{Key: "file " + p, Value: value, Pos: agent.Pos{File: p, Line: 1},
+			Grant: 1, Check: agent.CheckHook, Why: why}}}, nil
 	}
 	if strings.HasSuffix(p, ".rules") {
 		rf, err := codex.ParseRulesShared(p, data, left)

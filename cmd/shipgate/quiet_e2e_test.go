@@ -395,6 +395,33 @@ func quietVSCodeCases() []quietCase {
 	}
 }
 
+// quietPluginCases are plugin manifests (.claude-plugin/plugin.json, which
+// Codex reads in a project) changed only in their metadata (a version
+// bump: the plugin brings the same hooks, servers and skills) or in what
+// they load.
+func quietPluginCases() []quietCase {
+	man := func(extra string) map[string]string {
+		return map[string]string{".claude-plugin/plugin.json": "{\n  \"name\": \"tools\",\n" + extra + "  \"description\": \"Team tools\"\n}\n"}
+	}
+	base := man("  \"version\": \"1.2.0\",\n")
+	return []quietCase{
+		{name: "a plugin manifest's version bump passes", base: base, head: man("  \"version\": \"1.2.1\",\n"), decision: "allow"},
+		{name: "a plugin manifest that adds hooks is a review", base: base,
+			head: man("  \"version\": \"1.2.0\",\n  \"hooks\": \"./hooks/hooks.json\",\n"), decision: "require_review", check: "HOOK-CHANGED"},
+		{name: "a plugin manifest renamed is a review (enabledPlugins name it)", base: base,
+			head: map[string]string{".claude-plugin/plugin.json": "{\n  \"name\": \"tools2\",\n  \"version\": \"1.2.0\",\n  \"description\": \"Team tools\"\n}\n"}, decision: "require_review", check: "HOOK-CHANGED"},
+		{name: "a plugin manifest with a duplicate key is a review (read as bytes)", base: base,
+			head: man("  \"version\": \"1.2.1\",\n  \"version\": \"1.2.2\",\n"), decision: "require_review", check: "HOOK-CHANGED"},
+	}
+}
+
+// TestE2EQuietPluginAppAndCLI runs the plugin manifest cases through the
+// App and the CLI.
+func TestE2EQuietPluginAppAndCLI(t *testing.T) {
+	t.Parallel()
+	runQuietCases(t, "p", quietPluginCases())
+}
+
 // TestE2EQuietVSCodeAppAndCLI runs the broken VS Code settings cases
 // through the App and the CLI.
 func TestE2EQuietVSCodeAppAndCLI(t *testing.T) {
