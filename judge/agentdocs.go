@@ -37,6 +37,12 @@ func kindNoun(k report.FileKind) string {
 // project's settings, exactly as settings rules are), its hooks as
 // settings hooks, its permissionMode as a mode, its MCP servers.
 func (e *engine) compareAgentDoc(f *fileState) {
+	if to, ok := e.renamed[f.Path]; ok {
+		e.changes = append(e.changes, report.Change{Path: f.Path, Kind: report.KindFile, Direction: report.DirMoved, Before: kindNoun(f.kind) + " " + f.Path, After: kindNoun(f.kind) + " " + to,
+			Access: rating.AccessNone, Risk: rating.RiskLow, Line: 1, HeadLine: 1, Witnesses: []string{},
+			Why: "the " + kindNoun(f.kind) + " is renamed with the same frontmatter (its name and description aside): " + to + " is compared against it, and pre-approves nothing it did not"})
+		return
+	}
 	if f.head == nil {
 		e.changes = append(e.changes, report.Change{Path: f.Path, Kind: report.KindFile, Direction: report.DirRemoved, Before: kindNoun(f.kind) + " " + f.Path,
 			Access: rating.AccessNone, Risk: rating.RiskLow, Line: 1, HeadLine: 1, Witnesses: []string{},

@@ -73,6 +73,9 @@ type engine struct {
 	// inputs are the input's files by path: a ModelAdapter's file may pull
 	// in another (OpenCode's {file:…}; agentcompare.go).
 	inputs map[string]report.File
+	// renamed maps a deleted command to the added one compared against
+	// it (renames.go).
+	renamed map[string]string
 	// moves are the folders of hook scripts the change moves whole
 	// (report.Input.Moves): a hook that runs the moved script is the same
 	// command respelled (hookmoves.go).
@@ -214,6 +217,7 @@ func CompareContext(ctx context.Context, in report.Input) (report.Report, error)
 	e.load(in.Files, claude.RuleCache{})
 	e.tooManyFiles()
 	e.unreadInput(in.Unread)
+	e.renamedCommands()
 	for _, f := range e.files {
 		e.compareFile(f)
 	}

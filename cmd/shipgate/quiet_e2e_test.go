@@ -415,6 +415,34 @@ func quietPluginCases() []quietCase {
 	}
 }
 
+// quietRenameCases are custom commands renamed: with the same
+// frontmatter (name and description aside) the new one pre-approves
+// nothing the old one did not; anything else is compared as new.
+func quietRenameCases() []quietCase {
+	cmd := func(desc, tools string) string {
+		return "---\ndescription: " + desc + "\nallowed-tools: " + tools + "\n---\nDo it.\n"
+	}
+	base := map[string]string{".claude/commands/link.md": cmd("Link the agent files", "Bash(ln:*), Bash(mv:*), Read")}
+	return []quietCase{
+		{name: "a command renamed with the same allowed-tools passes", base: base,
+			head:     map[string]string{".claude/commands/link.md": "", ".claude/commands/migrate.md": cmd("Migrate the agent files", "Bash(ln:*), Bash(mv:*), Read")},
+			decision: "allow"},
+		{name: "a command renamed that gains a tool is a review", base: base,
+			head:     map[string]string{".claude/commands/link.md": "", ".claude/commands/migrate.md": cmd("Migrate the agent files", "Bash(ln:*), Bash(mv:*), Bash(rm:*), Read")},
+			decision: "require_review", check: "PERMISSION-ALLOW-EXPANDED"},
+		{name: "a command moved to another folder is compared as new", base: base,
+			head:     map[string]string{".claude/commands/link.md": "", ".claude/commands/tools/link.md": cmd("Link the agent files", "Bash(ln:*), Bash(mv:*), Read")},
+			decision: "require_review", check: "PERMISSION-ALLOW-EXPANDED"},
+	}
+}
+
+// TestE2EQuietRenameAppAndCLI runs the renamed command cases through the
+// App and the CLI.
+func TestE2EQuietRenameAppAndCLI(t *testing.T) {
+	t.Parallel()
+	runQuietCases(t, "r", quietRenameCases())
+}
+
 // TestE2EQuietPluginAppAndCLI runs the plugin manifest cases through the
 // App and the CLI.
 func TestE2EQuietPluginAppAndCLI(t *testing.T) {
