@@ -67,6 +67,10 @@ type engine struct {
 	uncompared  []string                  // agent-config files past maxCompared, not read
 	witnesses   map[string]string         // denyWitness, by deny rule text (bypass.go)
 	pools       map[string][]lattice.Rule // scopeRules, computed once (the files do not change)
+	// userMode is the defaultMode of the user's own settings, which the
+	// effective view may be given (Effective.WithUserMode): it applies
+	// where the project sets none.
+	userMode string
 
 	// scripts are the commands that run each script file (hookscripts.go).
 	scripts map[string][]scriptUse
@@ -222,6 +226,7 @@ func CompareContext(ctx context.Context, in report.Input) (report.Report, error)
 		e.compareFile(f)
 	}
 	e.compareEffective()
+	e.comparePlanSetAside()
 	e.compareAgents()
 	e.policyChecks()
 	e.policyChange(in.PolicyChange)

@@ -44,6 +44,13 @@ type Effective struct {
 func (v *Effective) WithUserMode(mode string) *Effective {
 	w := *v
 	w.userMode = mode
+	if mode != v.e.userMode {
+		// The pools depend on the mode (plan sets broad allows aside):
+		// a view of its own, its pools computed afresh.
+		e := *v.e
+		e.userMode, e.pools = mode, nil
+		w.e = &e
+	}
 	return &w
 }
 

@@ -44,7 +44,10 @@ func surelyRead(f *fileState, scope string) bool {
 // the settings files surely read in the scope (see above), on one side. A
 // skill's or command's pool (skillPoolPrefix) is its project's deny rules
 // only. A file that does not parse contributes nothing (Claude Code drops
-// it whole).
+// it whole). On a side whose mode is plan the allow rules Claude Code sets
+// aside there (lattice.PlanStripped: Bash(*), Bash(python *), Agent, …)
+// are not in the pool: the calls they match go to the auto-mode
+// classifier (measured on 2.1.328).
 func (e *engine) poolRules(scope string, head bool, ls []lattice.List) []lattice.Rule {
 	if s, ok := strings.CutPrefix(scope, skillPoolPrefix); ok {
 		var keep []lattice.List
@@ -56,6 +59,7 @@ func (e *engine) poolRules(scope string, head bool, ls []lattice.List) []lattice
 		scope, ls = s, keep
 	}
 	var out []lattice.Rule
+	plan := e.sideMode(scope, head) == "plan"
 	for _, f := range e.scopes[scope] {
 		if !surelyRead(f, scope) {
 			continue
@@ -69,11 +73,25 @@ func (e *engine) poolRules(scope string, head bool, ls []lattice.List) []lattice
 		}
 		for _, r := range d.Rules {
 			for _, l := range ls {
-				if r.Rule.List == l {
+				if r.Rule.List == l && !(plan && lattice.PlanStripped(r.Rule)) {
 					out = append(out, r.Rule)
 				}
 			}
 		}
 	}
 	return out
+}
+
+// sideMode is the permission mode of a project on one side: the head's
+// (with the user's own mode where the project sets none, for the
+// effective view) or the base's.
+func (e *engine) sideMode(scope string, head bool) string {
+	if !head {
+		return e.baseMode(scope)
+	}
+	mode := e.headMode(scope)
+	if mode == "default" && e.userMode != "" {
+		mode = e.userMode
+	}
+	return mode
 }

@@ -81,3 +81,69 @@ func TestE2EPlanModeAppAndCLI(t *testing.T) {
 		})
 	}
 }
+
+// TestE2EPlanModeBroadAllowsApplyAgain: Claude Code 2.1.328 sets broad
+// allow rules aside in plan mode (measured: under a settings.local.json
+// defaultMode plan, allow Bash(*) and Bash(python3 *) hand their calls to
+// the auto-mode classifier; Bash(git *) still runs git push). A change
+// that takes the project out of plan mode lets each such rule run what it
+// matches again without a prompt, though no rule changed. Before, the
+// first two cases were a medium "documented, prompting mode" row only.
+func TestE2EPlanModeBroadAllowsApplyAgain(t *testing.T) {
+	t.Parallel()
+	env := newE2E(t)
+	settings := func(mode string, allow string) string {
+		m := ""
+		if mode != "" {
+			m = ", \"defaultMode\": \"" + mode + "\""
+		}
+		return "{\"permissions\": {\"allow\": [\"" + allow + "\"]" + m + "}}\n"
+	}
+	plan := "{\"permissions\": {\"defaultMode\": \"plan\"}}\n"
+	cases := []struct {
+		name       string
+		base, head map[string]string
+		decision   string
+		wildcard   bool // a WILDCARD-ALLOW finding on the rule that applies again
+		witness    string
+	}{
+		{"the local plan over a project's Bash(*) is deleted",
+			map[string]string{".claude/settings.json": settings("default", "Bash(*)"), ".claude/settings.local.json": plan},
+			map[string]string{".claude/settings.local.json": ""}, "block", true, "npm publish"},
+		{"the project's plan beside Bash(python3 *) becomes dontAsk",
+			map[string]string{".claude/settings.json": settings("plan", "Bash(python3 *)")},
+			map[string]string{".claude/settings.json": settings("dontAsk", "Bash(python3 *)")}, "block", true, "python3"},
+		{"the local plan over a project's Bash(git *) is deleted (plan kept the rule)",
+			map[string]string{".claude/settings.json": settings("default", "Bash(git *)"), ".claude/settings.local.json": plan},
+			map[string]string{".claude/settings.local.json": ""}, "require_review", false, ""},
+	}
+	for i, c := range cases {
+		name := fmt.Sprintf("planback%d", i)
+		t.Run(c.name, func(t *testing.T) {
+			env.repo(name, c.base)
+			pr := env.openPR(name, "change", c.head)
+			run := env.waitCompleted(name, pr.HeadSHA, 1)
+			rep := cliReport(t, c.base, c.head)
+			if rep.Decision != c.decision {
+				t.Errorf("CLI: %s, want %s: %v", rep.Decision, c.decision, findingIDs(rep))
+			}
+			if want := conclusionOf(c.decision); run.Conclusion != want {
+				t.Errorf("App: %s %q, want %s\n%s", run.Conclusion, run.Title, want, run.Summary)
+			}
+			wildcard := false
+			for _, f := range rep.Findings {
+				wildcard = wildcard || f.CheckID == "SHIP-HOST-BOUNDARY-PERMISSION-WILDCARD-ALLOW" && f.Path == ".claude/settings.json"
+			}
+			if wildcard != c.wildcard {
+				t.Errorf("CLI: a WILDCARD-ALLOW finding on .claude/settings.json: %v, want %v: %v", wildcard, c.wildcard, findingIDs(rep))
+			}
+			const mark = "set aside by plan mode"
+			if cli, app := strings.Contains(string(rep.Changes), mark), strings.Contains(run.Summary, mark); cli != c.wildcard || app != cli {
+				t.Errorf("a row for the rule that applies again: CLI %v, App %v, want %v\nCLI %s\nApp %s", cli, app, c.wildcard, rep.Changes, run.Summary)
+			}
+			if c.witness != "" && (!strings.Contains(string(rep.Changes), c.witness) || !strings.Contains(run.Summary, c.witness)) {
+				t.Errorf("witness %q missing:\nCLI %s\nApp %s", c.witness, rep.Changes, run.Summary)
+			}
+		})
+	}
+}
