@@ -109,7 +109,30 @@ func CommandForms(part string) Forms {
 			fs.Deny = appendForm(fs.Deny, Form{Text: g.Text, Past: past, NoExact: f.NoExact || g.NoExact})
 		}
 	}
+	// An allow rule reads the command word unquoted too (measured on
+	// 2.1.328, internal/conformance TestQuotedCommandNames: `\git push x`,
+	// `'git' push x` and `g"it" push x` ran under Bash(git *), Bash(git:*)
+	// and Bash(git push *); `\npm test` under the exact Bash(npm test)).
+	// Not without its directory: `./npm` is another program.
+	for i := 0; i < len(fs.Allow); i++ {
+		f := fs.Allow[i]
+		plain := plainCommand(f.Text)
+		if plain == "" || !sameDirectory(f.Text, plain) {
+			continue
+		}
+		for _, g := range CommandForms(plain).Allow {
+			fs.Allow = appendForm(fs.Allow, Form{Text: g.Text, Past: trimBlanks(f.Past + " " + g.Past), NoExact: f.NoExact || g.NoExact})
+		}
+	}
 	return fs
+}
+
+// sameDirectory reports whether plainCommand only unquoted the command
+// word of part: the word as written names no directory.
+func sameDirectory(part, plain string) bool {
+	word, _, _ := strings.Cut(strings.TrimLeft(part, " \t"), " ")
+	name, _, _ := strings.Cut(plain, " ")
+	return !strings.Contains(word, "/") && name != ""
 }
 
 // add appends the forms of o whose text fs lacks, and takes o's wrapper when fs

@@ -13,17 +13,11 @@ import (
 // with defaultMode plan), asked without a verdict and with the fake
 // classifier approving; the engine's effective view must agree.
 func TestPlanModeStripsBroadAllows(t *testing.T) {
-	bin := FindBinary()
-	if bin == "" {
-		t.Skip("no Claude Code binary: `make claude-code`")
-	}
+	bin := ClaudeForTest(t)
 	if testing.Short() {
 		t.Skip("runs Claude Code sessions; not in -short")
 	}
 	ctx := context.Background()
-	if err := CheckVersion(ctx, bin); err != nil {
-		t.Fatal(err)
-	}
 	const A, C = Allow, Classifier
 	bash := func(s string) Call { return Call{Tool: "Bash", Arg: s} }
 	rows := []struct {
