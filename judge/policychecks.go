@@ -480,7 +480,7 @@ func (e *engine) partOutcome(scope, part string) outcome {
 	case o.state == "default" && o.note == "" && e.headMode(scope) == "acceptEdits" && lattice.AcceptEditsRuns(part, func(p string) bool { return e.inExtraDir(scope, p) }):
 		// (whole: the mode approves the write by redirection, which a
 		// pattern rule's command checks would ask about.)
-		o = outcome{state: "allowed", whole: true, by: "defaultMode acceptEdits, in which Claude Code " + lattice.ClaudeCodeVersion + " runs rm, touch, mkdir and writes by redirection inside the project and its additional directories without a prompt"}
+		o = outcome{state: "allowed", whole: true, by: "defaultMode acceptEdits, in which Claude Code " + lattice.ClaudeCodeVersion + " runs mkdir, touch, rm, rmdir, mv, cp and sed (lattice.AcceptEditsRuns) and writes by redirection inside the project and its additional directories without a prompt"}
 	case o.state == "allowed" && !strings.ContainsAny(part, "$`") && !o.whole && lattice.ReadOnlyWhere(part, e.readable(scope)):
 		// A read-only command on places it may read runs whatever rule
 		// also matches it.
@@ -701,7 +701,7 @@ func (e *engine) readDenied(scope, part string) string {
 	lattice.ReadOnlyWhere(part, func(p string) bool {
 		c := lattice.Call{Tool: "Read", Arg: p}
 		for _, r := range denies {
-			if hit == "" && r.Canonical == "Read" && lattice.MatchContext(e.ctx, r, c) == lattice.Yes {
+			if hit == "" && r.Canonical == "Read" && e.readRuleCovers(r, c) {
 				hit = "deny: " + r.Text + ", which covers " + p + ", a path the command reads"
 			}
 		}
@@ -722,12 +722,29 @@ func (e *engine) readable(scope string) func(string) bool {
 		}
 		c := lattice.Call{Tool: "Read", Arg: p}
 		for _, r := range e.scopeRules(scope, true, lattice.Allow) {
-			if r.Canonical == "Read" && lattice.MatchContext(e.ctx, r, c) == lattice.Yes {
+			if r.Canonical == "Read" && e.readRuleCovers(r, c) {
 				return true
 			}
 		}
 		return false
 	}
+}
+
+// readRuleCovers reports whether a Read rule covers a path a read-only
+// command reads: the path matches it, or the rule is dir/** and the path
+// is dir itself (Claude Code 2.1.328, measured: `ls ~/.ssh` runs under
+// allow Read(~/.ssh/**) in the default and plan modes, and a deny
+// Read(~/.ssh/**) in settings.json or settings.local.json denies it).
+func (e *engine) readRuleCovers(r lattice.Rule, c lattice.Call) bool {
+	if lattice.MatchContext(e.ctx, r, c) == lattice.Yes {
+		return true
+	}
+	dir, ok := strings.CutSuffix(r.Specifier, "/**")
+	if !ok || dir == "" || strings.HasSuffix(dir, "/") {
+		return false
+	}
+	d := lattice.ParseIn(r.List, r.Tool+"("+dir+")")
+	return lattice.MatchContext(e.ctx, d, c) == lattice.Yes
 }
 
 // extraDirReads are the reads Claude Code makes with no rule inside the

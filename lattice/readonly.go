@@ -1,6 +1,7 @@
 package lattice
 
 import (
+	"regexp"
 	"strings"
 	"sync"
 
@@ -759,13 +760,22 @@ func dotsSegment(a string) bool {
 	return false
 }
 
+// AcceptEditsCommands are the commands defaultMode acceptEdits runs
+// without a prompt when their operands pass its checks: the list in
+// ClaudeCodeVersion's bundle, in its order (internal/conformance
+// TestAcceptEditsListFromBinary holds it to the pinned binary).
+var AcceptEditsCommands = []string{"mkdir", "touch", "rm", "rmdir", "mv", "cp", "sed"}
+
 // AcceptEditsRuns reports whether acceptEdits mode runs a simple command
-// without a prompt, as measured on Claude Code 2.1.328: rm, touch and
-// mkdir with every operand inside the working places (`rm -rf x`, `rm
-// src`, `touch x`, `mkdir d`; inside an additional directory too), and a
-// read-only command whose output is redirected to such a file (`echo x >
-// y.txt`). inside says whether an operand, as written, is such a place;
-// nil means the project only. No expansion, glob or quoting is read.
+// without a prompt, as measured on Claude Code 2.1.328 (internal/conformance
+// TestAcceptEditsCommands): one of AcceptEditsCommands with every path
+// operand inside the working places — rm, rmdir and mkdir with any flags,
+// mv and cp with none (`mv -f a b`, `cp -r a b` ask: "with flags requires
+// manual approval"), touch with plain operands only (`touch -c x` asks),
+// sed as its own check allows (acceptEditsSed) — and a read-only command
+// whose output is redirected to such a file (`echo x > y.txt`). inside
+// says whether an operand, as written, is such a place; nil means the
+// project only. No expansion, glob or quoting is read.
 func AcceptEditsRuns(part string, inside func(string) bool) bool {
 	in := func(a string) bool {
 		if inProject(a) {
@@ -803,13 +813,38 @@ func AcceptEditsRuns(part string, inside func(string) bool) bool {
 	if wrote {
 		return readOnlyFields(fields, inProject)
 	}
+	flags := true // flags are allowed and skipped
 	switch fields[0] {
-	case "rm", "touch", "mkdir":
+	case "rm", "rmdir", "mkdir":
+	case "mv", "cp":
+		flags = false
+	case "touch":
+		// The bundle lets touch through only with operands that start
+		// with a word character, ., /, ~ or a quote.
+		for _, a := range fields[1:] {
+			if a == "" || !(a[0] == '.' || a[0] == '/' || a[0] == '~' || a[0] == '_' || isAlnum(a[0])) {
+				return false
+			}
+		}
+	case "sed":
+		files, ok := acceptEditsSed(fields[1:])
+		if !ok {
+			return false
+		}
+		for _, a := range files {
+			if !in(a) {
+				return false
+			}
+		}
+		return true
 	default:
 		return false
 	}
 	for _, a := range fields[1:] {
 		if strings.HasPrefix(a, "-") {
+			if !flags {
+				return false
+			}
 			continue
 		}
 		if !in(a) {
@@ -817,6 +852,117 @@ func AcceptEditsRuns(part string, inside func(string) bool) bool {
 		}
 	}
 	return true // (`rm -v` with no operand ran too)
+}
+
+func isAlnum(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
+}
+
+// acceptEditsSed is the bundle's sed check in acceptEdits mode (file
+// writes allowed), for the arguments after `sed`: flags among -E, -r,
+// --regexp-extended, --posix, -i and --in-place (short ones may be
+// joined: -Ei), one expression — the first other argument — that is a
+// plain substitution s/…/…/ with flags of gpimIM and at most one digit,
+// holding no ; { } # ! and no newline, and, where -i could be read as
+// taking the next argument as its suffix (BSD sed), that next script
+// safe too. It returns the file operands. Measured on 2.1.328: `sed -i
+// s/a/b/ README.md`, `sed --in-place …` and `sed s/a/b/ README.md` run;
+// `-i.bak`, `-e`, `-f` and a `w` flag ask.
+func acceptEditsSed(args []string) (files []string, ok bool) {
+	allowed := map[string]bool{"-E": true, "--regexp-extended": true, "-r": true, "--posix": true, "-i": true, "--in-place": true}
+	var operands []string
+	iFlags := 0
+	iAt := -1
+	for k, a := range args {
+		switch {
+		case a == "--":
+			return nil, false
+		case strings.HasPrefix(a, "--"):
+			if !allowed[a] {
+				return nil, false
+			}
+		case strings.HasPrefix(a, "-") && len(a) > 1:
+			for _, c := range a[1:] {
+				if !allowed["-"+string(c)] {
+					return nil, false
+				}
+			}
+			if a == "-i" || strings.Trim(a[1:len(a)-1], "Er") == "" && strings.HasSuffix(a, "i") {
+				iFlags++
+				iAt = k
+			}
+		default:
+			operands = append(operands, a)
+		}
+	}
+	if len(operands) == 0 || iFlags > 1 {
+		return nil, false
+	}
+	if !plainSubstitution(operands[0]) {
+		return nil, false
+	}
+	if iAt >= 0 && iAt+1 < len(args) {
+		// BSD sed reads the word after -i as a suffix and the next
+		// operand as the script: that one must be harmless too.
+		if y := args[iAt+1]; y != "" && y[0] != '.' && y[0] != '-' {
+			for _, a := range args[iAt+2:] {
+				if strings.HasPrefix(a, "-") {
+					continue
+				}
+				if !bsdScriptHarmless(a) {
+					return nil, false
+				}
+				break
+			}
+		}
+	}
+	return operands[1:], true
+}
+
+var sedSubstFlags = regexp.MustCompile(`^[gpimIM]*[1-9]?[gpimIM]*$`)
+
+// plainSubstitution reports whether a sed script is one s/…/…/ with only
+// substitution flags, none of w, e or a file.
+func plainSubstitution(e string) bool {
+	e = strings.TrimSpace(e)
+	if !strings.HasPrefix(e, "s/") || strings.ContainsAny(e, ";{}#!\n\r") {
+		return false
+	}
+	for _, c := range e {
+		if c > 0x7f {
+			return false
+		}
+	}
+	body := e[2:]
+	slashes, last := 0, -1
+	for i := 0; i < len(body); i++ {
+		switch body[i] {
+		case '\\':
+			i++
+		case '/':
+			slashes++
+			last = i
+		}
+	}
+	return slashes == 2 && sedSubstFlags.MatchString(body[last+1:])
+}
+
+var (
+	bsdScriptCommand = regexp.MustCompile(`^(?:[sy][^a-zA-Z0-9]|[\\$:={]|\d+[ \t]*[,!~=aAcCdDegGhHiIlnNpPqQrRsStTwWxyz]|[aAcCdDgGhHiIlnNpPqQtTwWxz=](?:[\s\\;]|$)|[rR](?:[\s\\;/]|\.{1,2}/|$)|/)`)
+)
+
+// bsdScriptHarmless is the bundle's check of the argument BSD sed would
+// read as the script after `-i suffix`: it must not read as a sed command.
+func bsdScriptHarmless(a string) bool {
+	h := strings.TrimLeft(a, " \t")
+	if bsdScriptCommand.MatchString(h) || strings.ContainsAny(h, ";[\\{}#!\n") {
+		return false
+	}
+	z := h
+	for strings.HasPrefix(z, "./") || strings.HasPrefix(z, "../") {
+		z = strings.TrimPrefix(strings.TrimPrefix(z, "./"), "../")
+	}
+	return !strings.Contains(z, "..")
 }
 
 // RunsWithoutRule reports whether Claude Code runs the call with no

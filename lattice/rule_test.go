@@ -72,7 +72,9 @@ func TestParse(t *testing.T) {
 		// Ambiguous: two readings.
 		{text: "Bash(git * *)", tool: "Bash", canon: "Bash", spec: "git * *", fam: FamilyShell},         // one reading since 2.1.328 was measured
 		{text: "Bash(python*-c:*)", tool: "Bash", canon: "Bash", spec: "python*-c:*", fam: FamilyShell}, // one reading: a literal prefix
-		{text: "Bash(npm :*)", tool: "Bash", canon: "Bash", spec: "npm :*", fam: FamilyShell, ambiguous: true},
+		// Matches nothing in any list (2.1.328, measured: not `npm test`, `npm  test x`, `npm :x`).
+		{text: "Bash(npm :*)", tool: "Bash", canon: "Bash", spec: "npm :*", fam: FamilyShell, dead: true, noteContains: "a blank before a legacy :* suffix"},
+		{list: "deny", text: "Bash(npm :*)", tool: "Bash", canon: "Bash", spec: "npm :*", fam: FamilyShell, dead: true},
 		{text: "Bash(echo (x))", tool: "Bash", canon: "Bash", spec: "echo (x)", fam: FamilyShell}, // matches `echo (x)` in 2.1.328 (measured)
 	}
 	for _, c := range cases {

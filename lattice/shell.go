@@ -162,6 +162,13 @@ func (r *Rule) shellShapes(tool, t string, kind argKind, legacy bool) []*reading
 		case x == "":
 			r.malformed("legacy prefix rule with an empty prefix (Claude Code: \"Prefix cannot be empty before :*\")")
 			return []*reading{empty}
+		case strings.TrimRight(x, " \t") != x && tool == "Bash":
+			// Measured on Claude Code 2.1.328 (internal/conformance
+			// TestMeasuredBlankBeforeLegacyPrefix): Bash(npm :*) matches
+			// nothing as an allow, ask or deny rule — not `npm test`,
+			// `npm  test x`, `npm :x` or `npm : x`.
+			r.Note = "a blank before a legacy :* suffix: Claude Code " + ClaudeCodeVersion + " matches no command with it, as an allow, ask or deny rule (measured: Bash(npm :*) neither allows nor denies `npm test` or `npm :x`); write Bash(" + strings.TrimRight(x, " \t") + ":*)"
+			return []*reading{empty}
 		case strings.TrimRight(x, " \t") != x:
 			r.ambiguous("a space before the legacy :* suffix is undocumented: read as the prefix form or as a literal colon")
 			return []*reading{
