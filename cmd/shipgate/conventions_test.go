@@ -28,7 +28,7 @@ func TestCoversExitCodes(t *testing.T) {
 		{"Bash(npm test:*)", "Bash(npm *)", 1},
 		{"Read(src/**)", "Read(**)", 1},
 		{"bash(git *)", "Bash(git status *)", 1}, // tool names are case-sensitive
-		{"Bash(git :*)", "Bash(git :x)", 3},
+		{"PowerShell(git :*)", "PowerShell(git :x)", 3},
 	}
 	for _, c := range cases {
 		for _, format := range []string{"text", "json"} {

@@ -22,7 +22,7 @@ func TestCoversCLI(t *testing.T) {
 	}{
 		{"yes", []string{"covers", "Bash(npm *)", "Bash(npm test:*)"}, 0, "yes: Bash(npm *) covers Bash(npm test:*)", ""},
 		{"no with a readable witness", []string{"covers", "Bash(npm test:*)", "Bash(npm *)"}, 1, "witness: npm publish", ""},
-		{"unknown", []string{"covers", "Bash(git :*)", "Bash(git :x)"}, 3, "unknown:", ""},
+		{"unknown", []string{"covers", "PowerShell(git :*)", "PowerShell(git :x)"}, 3, "unknown:", ""},
 		{"flags after the rules", []string{"covers", "Read(src/**)", "Read(src/**)", "--list", "deny"}, 0, "yes:", ""},
 		{"deny list", []string{"covers", "--list=deny", "*", "Bash"}, 0, "yes:", ""},
 		{"one rule", []string{"covers", "Bash"}, 2, "", "need exactly two rules, got 1"},
@@ -57,7 +57,7 @@ func TestCoversJSONContract(t *testing.T) {
 	}{
 		{"Bash(npm *)", "Bash(npm test:*)", "yes", "", 0},
 		{"Bash(npm test:*)", "Bash(npm *)", "no", "npm publish", 1},
-		{"Bash(git :*)", "Bash(git :x)", "unknown", "", 3},
+		{"PowerShell(git :*)", "PowerShell(git :x)", "unknown", "", 3},
 	}
 	for _, c := range cases {
 		code, out, errs := runCLI("covers", "--format", "json", c.a, c.b)
