@@ -142,10 +142,14 @@ func (v *Effective) Decide(c lattice.Call) CallOutcome {
 		return CallOutcome{CallDenied, why}
 	case "plan":
 		if c.Tool == "Bash" || c.Tool == "Monitor" {
-			if note, asks := lattice.AlwaysAsks(c.Arg, true); asks {
+			if note, asks := lattice.BypassAsks(c.Arg); asks {
 				// The removal check asks in plan mode too, the
 				// classifier approving or not (measured: `rm -rf /`,
-				// as a Bash and as a Monitor command).
+				// as a Bash and as a Monitor command), but for the `...`
+				// path check, as in bypass mode (measured: `rm ./...`
+				// goes to the classifier, with no rule and under a
+				// Bash(*) plan mode sets aside; internal/conformance
+				// TestPlanModeStripsBroadAllows).
 				return CallOutcome{CallAsks, note}
 			}
 		}

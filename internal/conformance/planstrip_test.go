@@ -18,7 +18,7 @@ func TestPlanModeStripsBroadAllows(t *testing.T) {
 		t.Skip("runs Claude Code sessions; not in -short")
 	}
 	ctx := context.Background()
-	const A, C = Allow, Classifier
+	const A, C, Q = Allow, Classifier, Ask
 	bash := func(s string) Call { return Call{Tool: "Bash", Arg: s} }
 	rows := []struct {
 		project string // the project's defaultMode ("" for none)
@@ -49,6 +49,12 @@ func TestPlanModeStripsBroadAllows(t *testing.T) {
 		{"default", []string{"Bash(make *)"}, bash("make x"), A},
 		{"default", []string{"Bash(*)", "Bash(git *)"}, bash("git push x"), A},
 		{"default", []string{"Agent"}, Call{Tool: "Agent"}, C},
+		// The removal check of plan mode: `rm -rf /` asks, the `...` path
+		// check does not (seed 5, settings-local: `rm ./...` under a
+		// stripped Bash(*) went to the classifier; Shipgate said ask).
+		{"default", []string{"Bash(*)"}, bash("rm ./..."), C},
+		{"default", nil, bash("rm ./..."), C},
+		{"default", []string{"Bash(*)"}, bash("rm -rf /"), Q},
 	}
 	var batches []Batch
 	for _, r := range rows {
