@@ -34,13 +34,16 @@ const codexSandboxed agent.Surface = "sandboxed shell"
 
 func (CodexAdapter) Agent() string          { return AgentCodex }
 func (CodexAdapter) CheckedAgainst() string { return codex.Version }
-func (CodexAdapter) Hints() []string        { return []string{".codex", ".cursor-plugin", ".claude-plugin"} }
+func (CodexAdapter) Hints() []string {
+	return []string{".codex", ".cursor-plugin", ".claude-plugin", "hooks/hooks.json"}
+}
 func (CodexAdapter) Pathspecs() []string {
 	return []string{":(glob).codex/config.toml", ":(glob)**/.codex/config.toml",
 		":(glob).codex/rules/*.rules", ":(glob)**/.codex/rules/*.rules",
 		":(glob).codex/hooks.json", ":(glob)**/.codex/hooks.json", ":(glob).codex/agents/**", ":(glob)**/.codex/agents/**",
 		":(glob).codex-plugin/plugin.json", ":(glob)**/.codex-plugin/plugin.json", ":(glob).cursor-plugin/plugin.json", ":(glob)**/.cursor-plugin/plugin.json",
-		":(glob).claude-plugin/plugin.json", ":(glob)**/.claude-plugin/plugin.json"}
+		":(glob).claude-plugin/plugin.json", ":(glob)**/.claude-plugin/plugin.json",
+		":(glob)hooks/hooks.json", ":(glob)**/hooks/hooks.json"}
 }
 
 // Classify accepts .codex/config.toml and .codex/rules/<name>.rules in any
@@ -75,6 +78,12 @@ func codexOpaque(p string) string {
 		return "a Codex custom agent: its configuration (model, sandbox, approvals, instructions) is not modelled"
 	case base == "plugin.json" && (path.Base(dir) == ".codex-plugin" || path.Base(dir) == ".cursor-plugin" || path.Base(dir) == ".claude-plugin"):
 		return "a plugin manifest Codex reads in a project: a plugin brings hooks, MCP servers and skills"
+	case base == "hooks.json" && path.Base(dir) == "hooks":
+		// The manifest's metadata-only changes pass (manifestValue), so
+		// the plugin's own hooks file, where a release's new commands
+		// land, is held itself: hooks/hooks.json at a plugin's root is
+		// where Claude Code and Codex plugins keep them by default.
+		return "a plugin's hooks file (hooks/hooks.json at a plugin's root): once the plugin is enabled its commands run by themselves around the agent's actions"
 	}
 	return ""
 }
