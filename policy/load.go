@@ -343,6 +343,14 @@ func (l *loader) rules(n *yaml.Node, where string, list lattice.List) []Item {
 			l.errorf(pos, "%s %q is not a rule Claude Code can read: %s", where, it.Value, r.Malformed)
 		case r.Ambiguous():
 			l.errorf(pos, "%s %q can be read two ways (%s): write it unambiguously", where, it.Value, r.Ambiguity)
+		case list == lattice.Deny && r.Dead():
+			// A deny the ceiling demands must stop something: a rule
+			// Claude Code matches with nothing (Bash(rm :*)) cannot.
+			why := r.Note
+			if why == "" {
+				why = "Claude Code " + lattice.ClaudeCodeVersion + " matches no call with it"
+			}
+			l.errorf(pos, "%s %q denies nothing (%s): write the rule you mean", where, it.Value, why)
 		}
 	}
 	return out
