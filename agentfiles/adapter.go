@@ -107,6 +107,17 @@ type ModelAdapter interface {
 	Siblings(p string) []string
 }
 
+// FrontmatterReader is a ModelAdapter that reads of some files only their
+// YAML frontmatter (agent.Frontmatter): Copilot CLI's skills and custom
+// agents. The engine charges its work budget for reading such a file by
+// the frontmatter's bytes, and the Markdown after it (a skill's prose, often
+// tens of kilobytes) at the cost of a scan.
+type FrontmatterReader interface {
+	// FrontmatterOnly reports whether Read parses nothing of the file at
+	// path p but its frontmatter.
+	FrontmatterOnly(p string) bool
+}
+
 // SiblingPaths names the files the front ends read, unchanged, with a
 // changed agent file p for the effective view of its scope (nil for
 // Claude Code, whose siblings the gatherer knows).

@@ -25,5 +25,6 @@ func (copilotAdapter) Classify(p string) (report.FileKind, string) {
 func (copilotAdapter) Read(p string, data []byte) (*agent.Doc, error) { return copilot.Read(p, data) }
 func (copilotAdapter) Combine(docs []*agent.Doc) *agent.Policy        { return copilot.Combine(docs) }
 func (copilotAdapter) Siblings(p string) []string                     { return copilot.Siblings(p) }
+func (copilotAdapter) FrontmatterOnly(p string) bool                  { return copilot.FrontmatterOnly(p) }
 
 func init() { RegisterAdapter(copilotAdapter{}) }

@@ -36,7 +36,8 @@ func (e *engine) loadAgentFile(f report.File, name, scope string) {
 		case len(v.Data) > report.MaxFileSize:
 			return nil, &agent.ParseError{File: f.Path, Msg: fmt.Sprintf("the file is larger than %d bytes", report.MaxFileSize), MayStillGrant: true}
 		}
-		if !e.affords(agentByteSteps * int64(len(v.Data))) {
+		cost := agentReadSteps(m, f.Path, v.Data)
+		if !e.affords(cost) {
 			return nil, &agent.ParseError{File: f.Path, Msg: agentBudgetSpent, MayStillGrant: true}
 		}
 		var d *agent.Doc
@@ -51,7 +52,7 @@ func (e *engine) loadAgentFile(f report.File, name, scope string) {
 		if err == nil && d == nil {
 			d = &agent.Doc{}
 		}
-		e.budget.Spend(agentByteSteps * int64(len(v.Data)))
+		e.budget.Spend(cost)
 		return d, err
 	}
 	if rr, ok := m.(agentfiles.ReferenceReader); ok && !fs.changed {
@@ -112,6 +113,27 @@ func sameVersions(f report.File) bool {
 // Claude Code's are. It was 35: 100 VS Code files of 400 expressions then
 // took 0.51-0.62 s of CPU quiet, the dearest shape measured.
 const agentByteSteps = 45
+
+// agentScanSteps is what a byte an adapter only scans past is charged: the
+// Markdown after a skill's or an agent's frontmatter, which
+// agent.Frontmatter searches for the closing line and never parses (about
+// a nanosecond a byte: one step, some 25 ns, is a bound far above it).
+const agentScanSteps = 1
+
+// agentReadSteps is what reading one version of another agent's file is
+// charged to the work budget: agentByteSteps a byte the adapter parses —
+// for a file it reads only the frontmatter of (a Copilot CLI skill), the
+// frontmatter's bytes, and agentScanSteps for the rest. Charging a
+// skill's prose as rules spent the budget on a pull request of some 20
+// skills of 10–20 KB (TanStack/router, wshobson/agents: issue 22), so the
+// files after them blocked unread.
+func agentReadSteps(m agentfiles.ModelAdapter, p string, data []byte) int64 {
+	if fr, ok := m.(agentfiles.FrontmatterReader); ok && fr.FrontmatterOnly(p) {
+		n := int64(agent.FrontmatterSize(data))
+		return agentByteSteps*n + agentScanSteps*(int64(len(data))-n)
+	}
+	return agentByteSteps * int64(len(data))
+}
 
 // agentBudgetSpent is the message of a version not read for the budget.
 const agentBudgetSpent = "not read: the comparison's work budget was spent before this file (by the files before it in path order), so its rules are too complex to compare together; split the pull request"

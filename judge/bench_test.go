@@ -111,6 +111,9 @@ func BenchmarkHostile(b *testing.B) {
 		b.Run(fmt.Sprintf("opencode/rules=%d/files=%d", c[0], c[1]), func(b *testing.B) { compareBench(b, shapeOpenCode(c[0], c[1])) })
 		b.Run(fmt.Sprintf("vscode/rules=%d/files=%d", c[0], c[1]), func(b *testing.B) { compareBench(b, shapeVSCode(c[0], c[1])) })
 	}
+	for _, c := range [][3]int{{60, 3, 14 << 10}, {500, 3, 14 << 10}, {100, 3, 512 << 10}, {100, 3000, 0}} {
+		b.Run(fmt.Sprintf("copilot-skills/files=%d/tools=%d/prose=%dKiB", c[0], c[1], c[2]>>10), func(b *testing.B) { compareBench(b, shapeSkills(c[0], c[1], c[2])) })
+	}
 	for _, n := range []int{100, 1000, 3000} {
 		b.Run(fmt.Sprintf("ambiguous/n=%d", n), func(b *testing.B) { compareBench(b, shapeAmbiguous(n)) })
 	}

@@ -209,6 +209,16 @@ func agentNotRead(r report.Report) error {
 	return nil
 }
 
+// allRead checks that every file was read: no CONFIG-PARSE-FAILED finding.
+func allRead(r report.Report) error {
+	for _, f := range r.Findings {
+		if f.CheckID == report.CheckParseFailed {
+			return fmt.Errorf("%s not read: %s", f.Path, f.Message)
+		}
+	}
+	return nil
+}
+
 // TestBudgetReadsInPathOrder: which files the budget pays to read does not
 // depend on the order of the input: the reports of an input and of its
 // reverse are the same.
@@ -300,6 +310,14 @@ func TestHostileShapes(t *testing.T) {
 		"400 VS Code regular expressions":              {shapeVSCode(400, 1), want{decision: report.DecisionBlock, evidence: "too_complex"}},
 		"100 OpenCode files of 400 patterns":           {shapeOpenCode(400, 100/manyFilesDiv()), want{decision: report.DecisionBlock, evidence: "too_complex", rows: agentNotRead}},
 		"100 VS Code files of 400 expressions":         {shapeVSCode(400, 100/manyFilesDiv()), want{decision: report.DecisionBlock, evidence: "too_complex", rows: agentNotRead}},
+		// A Copilot CLI skill is charged for its frontmatter, its prose
+		// only as scanned (issue 22: 20-odd skills of 10-20 KB spent the
+		// budget): sixty realistic skills are read whole and decided
+		// exactly; a hundred of 512 KiB prose each, or of 100 KiB of
+		// allowed-tools each, spend it, and the files past it block unread.
+		"60 Copilot skills of 14 KiB prose":                    {shapeSkills(60, 3, 14<<10), want{decision: report.DecisionRequireReview, exact: true, rows: allRead}},
+		"100 Copilot skills of 512 KiB prose":                  {shapeSkills(100/manyFilesDiv(), 3, 512<<10), want{decision: report.DecisionBlock, rows: agentNotRead}},
+		"100 Copilot skills of 3,000 allowed-tools (~100 KiB)": {shapeSkills(100/manyFilesDiv(), 3000, 0), want{decision: report.DecisionBlock, rows: agentNotRead}},
 	}
 	size := hugeSize
 	if raceEnabled {

@@ -347,3 +347,29 @@ func shapeAmbiguous(n int) report.Input {
 	}
 	return settingsPair(perms{allow: base}.json(), perms{allow: head}.json())
 }
+
+// shapeSkills is files Copilot CLI skills (.github/skills/sN/SKILL.md),
+// each a frontmatter of tools allowed-tools entries (shell patterns with
+// stars mid-pattern) and prose bytes of Markdown after it; the head edits
+// every skill's prose and adds shell(git push) to every tenth skill.
+func shapeSkills(files, tools, prose int) report.Input {
+	line := "The router loads each route's data before it renders; see `loader` and `beforeLoad`.\n"
+	body := strings.Repeat(line, prose/len(line)+1)[:prose]
+	var in report.Input
+	for f := 0; f < files; f++ {
+		var ts []string
+		for i := 0; i < tools; i++ {
+			ts = append(ts, fmt.Sprintf("shell(git%d log * --flag%d)", f, i))
+		}
+		doc := func(extra, edit string) []byte {
+			return []byte(fmt.Sprintf("---\nname: s%d\ndescription: skill %d\nallowed-tools: %s%s\n---\n%s%s", f, f, strings.Join(ts, ", "), extra, body, edit))
+		}
+		extra := ""
+		if f%10 == 0 {
+			extra = ", shell(git push)"
+		}
+		in.Files = append(in.Files, report.File{Path: fmt.Sprintf(".github/skills/s%03d/SKILL.md", f),
+			Base: report.Version{Exists: true, Data: doc("", "")}, Head: report.Version{Exists: true, Data: doc(extra, "One more line.\n")}})
+	}
+	return in
+}

@@ -20,17 +20,15 @@ import (
 // Shipgate's limit, not the agent's, so that error may still grant
 // (MayStillGrant: fail closed).
 func Frontmatter(file string, data []byte) (*yaml.Node, error) {
-	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
-	if !bytes.HasPrefix(data, []byte("---\n")) && !bytes.HasPrefix(data, []byte("---\r\n")) {
+	block, ok := frontmatterBlock(data)
+	if !ok {
 		return nil, nil
 	}
-	rest := data[bytes.IndexByte(data, '\n')+1:]
-	end := bytes.Index(rest, []byte("\n---"))
-	if end < 0 {
+	if block == nil {
 		return nil, &ParseError{File: file, Line: 1, Col: 1, Msg: "the frontmatter is never closed (a line of ---)"}
 	}
 	var n yaml.Node
-	if err := yaml.Unmarshal(rest[:end+1], &n); err != nil {
+	if err := yaml.Unmarshal(block, &n); err != nil {
 		return nil, &ParseError{File: file, Line: 2, Col: 1, Msg: "the frontmatter is not YAML: " + err.Error(),
 			MayStillGrant: strings.Contains(err.Error(), "exceeded max depth")}
 	}
@@ -38,6 +36,30 @@ func Frontmatter(file string, data []byte) (*yaml.Node, error) {
 		return nil, nil
 	}
 	return n.Content[0], nil
+}
+
+// frontmatterBlock is the YAML text Frontmatter parses: ok is false when
+// the file opens no frontmatter, and block nil when it is never closed.
+func frontmatterBlock(data []byte) (block []byte, ok bool) {
+	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
+	if !bytes.HasPrefix(data, []byte("---\n")) && !bytes.HasPrefix(data, []byte("---\r\n")) {
+		return nil, false
+	}
+	rest := data[bytes.IndexByte(data, '\n')+1:]
+	end := bytes.Index(rest, []byte("\n---"))
+	if end < 0 {
+		return nil, true
+	}
+	return rest[:end+1], true
+}
+
+// FrontmatterSize is how many bytes of data Frontmatter hands to the YAML
+// parser (0 for a file with no frontmatter or one never closed): the rest
+// of the file, the Markdown after it, is only scanned for the closing
+// line. The engine charges its work budget by it (judge, loadAgentFile).
+func FrontmatterSize(data []byte) int {
+	block, _ := frontmatterBlock(data)
+	return len(block)
 }
 
 // YAMLServers reads a frontmatter mapping of MCP server definitions

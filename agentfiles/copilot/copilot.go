@@ -309,6 +309,14 @@ func addRule(d *agent.Doc, text string, dec agent.Decision, p agent.Pos, where s
 	d.Rules = append(d.Rules, r)
 }
 
+// FrontmatterOnly reports whether Read parses nothing of the file at p but
+// its YAML frontmatter: a skill, a custom agent, a .md file of a folder
+// agentDirectories names (readSkill, readAgent).
+func FrontmatterOnly(p string) bool {
+	kind, _ := Classify(p)
+	return kind == Skill || kind == Agent || kind == "" && strings.HasSuffix(p, ".md")
+}
+
 // readSkill reads a SKILL.md's frontmatter: its allowed-tools are approved
 // for the session once the skill runs (addApprovedRules).
 func readSkill(file string, data []byte) (*agent.Doc, error) {
