@@ -129,6 +129,7 @@ type outcome struct {
 	note  string // why a command the rules allow still prompts
 	whole bool   // allowed by a rule naming the whole tool (Bash, Bash(*))
 	ro    bool   // allowed as a read-only command Claude Code runs with no rule
+	mode  bool   // allowed by the permission mode (acceptEdits), not by a rule
 }
 
 // callOutcome is outcome for a call as Claude Code handles a Bash command
@@ -306,11 +307,11 @@ func (e *engine) bareOutcome(scope string, c lattice.Call) outcome {
 }
 
 // monitorOutcome is the outcome of a Monitor call, read as Claude Code
-// 2.1.328 reads it (measured, TestMonitorOnTheBinary): a rule naming the
-// whole Monitor tool (Monitor, Monitor(*)) decides first — deny takes the
-// tool away, ask asks, allow runs any command but the ones the removal
-// check asks about (`rm -rf /`); a deny of the whole Bash tool takes
-// Monitor away too. Otherwise the command is decided as a Bash command by
+// 2.1.328 reads it (measured, TestMonitorOnTheBinary): a deny of the
+// whole Monitor or the whole Bash tool takes the tool away, whatever else
+// the rules say; then a rule naming the whole Monitor tool (Monitor,
+// Monitor(*)) decides — ask asks, allow runs any command but the ones the
+// removal check asks about (`rm -rf /`). Otherwise the command is decided as a Bash command by
 // the Bash rules that name commands (allow Bash(npm *) runs `npm publish`,
 // deny Bash(curl *) denies `curl x`), the read-only table (`true`, `git
 // status` run with no rule) and the permission mode, but not by an allow
@@ -318,10 +319,23 @@ func (e *engine) bareOutcome(scope string, c lattice.Call) outcome {
 // that name commands are not read at all (under allow Monitor(npm *)
 // `npm publish` asks; under deny Monitor(curl *) `curl x` asks).
 func (e *engine) monitorOutcome(scope string, c lattice.Call) outcome {
+	// A deny of the whole Monitor or the whole Bash tool takes Monitor
+	// away before any other rule is read: under deny Bash with ask
+	// Monitor, Claude Code 2.1.328 answers "No such tool available:
+	// Monitor" (measured, the conformance class tools at seed 1).
+	for _, r := range e.scopeRules(scope, true, lattice.Deny) {
+		if (r.Canonical == "Monitor" || r.Canonical == "Bash") && r.Whole() {
+			by := "deny: " + r.Text
+			if r.Canonical == "Bash" {
+				by += ", which takes the Monitor tool away too (Claude Code " + lattice.ClaudeCodeVersion + ", measured)"
+			}
+			return outcome{state: "denied", whole: r.Canonical == "Monitor", by: by}
+		}
+	}
 	for _, l := range []struct {
 		list  lattice.List
 		state string
-	}{{lattice.Deny, "denied"}, {lattice.Ask, "asked"}, {lattice.Allow, "allowed"}} {
+	}{{lattice.Ask, "asked"}, {lattice.Allow, "allowed"}} {
 		for _, r := range e.scopeRules(scope, true, l.list) {
 			if r.Canonical != "Monitor" || !r.Whole() {
 				continue
@@ -334,13 +348,11 @@ func (e *engine) monitorOutcome(scope string, c lattice.Call) outcome {
 			return outcome{state: l.state, whole: true, by: string(l.list) + ": " + r.Text}
 		}
 	}
-	for _, r := range e.scopeRules(scope, true, lattice.Deny) {
-		if r.Canonical == "Bash" && r.Whole() {
-			return outcome{state: "denied", by: "deny: " + r.Text + ", which takes the Monitor tool away too (Claude Code " + lattice.ClaudeCodeVersion + ", measured)"}
-		}
-	}
 	o := e.bareOutcome(scope, lattice.Call{Tool: "Bash", Arg: c.Arg})
-	if o.state == "allowed" && o.whole && !o.ro && !e.readOnlyLine(scope, c.Arg) {
+	// (The permission mode does reach a Monitor command: under
+	// acceptEdits `rm -rf build` runs as a Monitor call with no rule,
+	// Claude Code 2.1.328, measured.)
+	if o.state == "allowed" && o.whole && !o.mode && !o.ro && !e.readOnlyLine(scope, c.Arg) {
 		return outcome{state: "default", by: "defaultMode " + e.headMode(scope),
 			note: "an allow of the whole Bash tool does not reach a Monitor command (Claude Code " + lattice.ClaudeCodeVersion + ", measured)"}
 	}
@@ -480,7 +492,7 @@ func (e *engine) partOutcome(scope, part string) outcome {
 	case o.state == "default" && o.note == "" && e.headMode(scope) == "acceptEdits" && lattice.AcceptEditsRuns(part, func(p string) bool { return e.inExtraDir(scope, p) }):
 		// (whole: the mode approves the write by redirection, which a
 		// pattern rule's command checks would ask about.)
-		o = outcome{state: "allowed", whole: true, by: "defaultMode acceptEdits, in which Claude Code " + lattice.ClaudeCodeVersion + " runs mkdir, touch, rm, rmdir, mv, cp and sed (lattice.AcceptEditsRuns) and writes by redirection inside the project and its additional directories without a prompt"}
+		o = outcome{state: "allowed", whole: true, mode: true, by: "defaultMode acceptEdits, in which Claude Code " + lattice.ClaudeCodeVersion + " runs mkdir, touch, rm, rmdir, mv, cp and sed (lattice.AcceptEditsRuns) and writes by redirection inside the project and its additional directories without a prompt"}
 	case o.state == "allowed" && !strings.ContainsAny(part, "$`") && !o.whole && lattice.ReadOnlyWhere(part, e.readable(scope)):
 		// A read-only command on places it may read runs whatever rule
 		// also matches it.

@@ -61,7 +61,8 @@ var toolInputs = map[string]func(lay Layout, c Call) map[string]any{
 }
 
 // ToolsClass measures what the tools the rest of the corpus never calls do
-// with no rule, with a bare allow, ask or deny of one of them: Agent, the
+// with no rule, with a bare allow, ask or deny of one of them (and, a
+// quarter of its batches, Monitor calls under Bash and Monitor rules): Agent, the
 // cron, messaging and wake-up tools, WebSearch and, offered in print mode
 // only with CLAUDE_CODE_ENABLE_TODO_TOOLS=1, the task tools (TaskCreate,
 // TaskGet, TaskList, TaskUpdate) or, with CLAUDE_CODE_ENABLE_TASKS=0 too,
@@ -82,6 +83,10 @@ var toolsOffered = []struct {
 
 // toolsBatch draws one batch of the tools class.
 func (g *gen) toolsBatch(b *Batch) {
+	if g.r.IntN(4) == 0 {
+		g.monitorBatch(b)
+		return
+	}
 	set := toolsOffered[g.r.IntN(len(toolsOffered))]
 	b.Env = set.env
 	one := g.pick(set.tools...)
@@ -103,6 +108,43 @@ func (g *gen) toolsBatch(b *Batch) {
 	}
 	// The task tools act on one task: create it first.
 	sortTaskCalls(b.Cases)
+}
+
+// Monitor's rules and commands. Claude Code 2.1.328 decides a Monitor
+// call's command as a Bash command (the Bash rules that name commands, the
+// read-only table, the removal check, the mode) but not by an allow of the
+// whole Bash tool, and never by Monitor rules that name commands; rules
+// naming the whole Monitor tool decide first (TestMonitorOnTheBinary). The
+// draw mixes all of them so a reading the pinned test does not hold shows
+// up as a disagreement.
+var (
+	monitorAllows = []string{"Monitor", "Monitor(*)", "Monitor(npm *)", "Bash", "Bash(*)", "Bash(**)", "Bash(npm *)", "Bash(npm:*)",
+		"Bash(git *)", "Bash(curl:*)", "Bash(rm *)", "Bash(timeout *)"}
+	monitorAsks  = []string{"Monitor", "Monitor(git status)", "Bash(git status)", "Bash(npm publish)", "Bash(npm *)"}
+	monitorDenys = []string{"Monitor", "Monitor(*)", "Monitor(curl *)", "Bash", "Bash(*)", "Bash(curl *)", "Bash(npm publish:*)", "Bash(rm:*)"}
+	monitorCmds  = []string{"true", "git status", "git log", "ls", "npm test", "npm publish", "curl x", "curl https://example.com",
+		"git push x", "rm -rf build", "rm -rf /", "timeout 5 curl x", "npm test && curl x", "ls ~/.ssh", "echo $(whoami)"}
+)
+
+// monitorBatch draws Monitor calls under a mix of Bash and Monitor rules,
+// sometimes in plan or acceptEdits mode.
+func (g *gen) monitorBatch(b *Batch) {
+	b.Settings.Allow = g.some(g.r.IntN(3), monitorAllows...)
+	if g.r.IntN(2) == 0 {
+		b.Settings.Ask = g.some(1, monitorAsks...)
+	}
+	if g.r.IntN(2) == 0 {
+		b.Settings.Deny = g.some(1+g.r.IntN(2), monitorDenys...)
+	}
+	switch g.r.IntN(5) {
+	case 0:
+		b.Settings.DefaultMode = "plan"
+	case 1:
+		b.Settings.DefaultMode = "acceptEdits"
+	}
+	for _, cmd := range monitorCmds {
+		g.add(b, "monitor", Call{Tool: "Monitor", Arg: cmd})
+	}
 }
 
 // sortTaskCalls puts TaskCreate before the calls that read or update the

@@ -51,6 +51,15 @@ func TestMonitorOnTheBinary(t *testing.T) {
 		{"deny Bash", Settings{Deny: []string{"Bash"}}, []want{{"true", Deny}, {"curl x", Deny}}},
 		{"deny Bash(*)", Settings{Deny: []string{"Bash(*)"}}, []want{{"true", Deny}, {"curl x", Deny}}},
 		{"allow Bash(*)", Settings{Allow: []string{"Bash(*)"}}, []want{{"curl x", Ask}, {"true", Allow}}},
+		// A whole-Bash deny takes Monitor away before a Monitor rule is
+		// read (the class tools found it at seed 1: Shipgate said ask).
+		{"deny Bash, ask Monitor", Settings{Deny: []string{"Bash"}, Ask: []string{"Monitor"}}, []want{{"true", Deny}, {"curl x", Deny}}},
+		{"deny Bash, allow Monitor", Settings{Deny: []string{"Bash"}, Allow: []string{"Monitor"}}, []want{{"true", Deny}, {"curl x", Deny}}},
+		{"deny Bash(*), allow Monitor(*)", Settings{Deny: []string{"Bash(*)"}, Allow: []string{"Monitor(*)"}}, []want{{"curl x", Deny}}},
+		{"deny Monitor, allow Monitor", Settings{Deny: []string{"Monitor"}, Allow: []string{"Monitor"}}, []want{{"curl x", Deny}}},
+		// acceptEdits reaches a Monitor command as it does a Bash one
+		// (the class tools found it at seed 1: Shipgate said ask).
+		{"acceptEdits rm", Settings{DefaultMode: "acceptEdits", Allow: []string{"Bash(git *)"}}, []want{{"rm -rf build", Allow}, {"mkdir -p out", Allow}, {"rm -rf /", Ask}}},
 	} {
 		b := Batch{Class: "monitor", Settings: c.settings}
 		for _, w := range c.want {
