@@ -35,7 +35,7 @@ const codexSandboxed agent.Surface = "sandboxed shell"
 func (CodexAdapter) Agent() string          { return AgentCodex }
 func (CodexAdapter) CheckedAgainst() string { return codex.Version }
 func (CodexAdapter) Hints() []string {
-	return []string{".codex", ".cursor-plugin", ".claude-plugin", "hooks/hooks.json"}
+	return []string{".codex", ".cursor-plugin", ".claude-plugin", "hooks/hooks.json", pluginAsDir}
 }
 func (CodexAdapter) Pathspecs() []string {
 	return []string{":(glob).codex/config.toml", ":(glob)**/.codex/config.toml",
@@ -43,6 +43,7 @@ func (CodexAdapter) Pathspecs() []string {
 		":(glob).codex/hooks.json", ":(glob)**/.codex/hooks.json", ":(glob).codex/agents/**", ":(glob)**/.codex/agents/**",
 		":(glob).codex-plugin/plugin.json", ":(glob)**/.codex-plugin/plugin.json", ":(glob).cursor-plugin/plugin.json", ":(glob)**/.cursor-plugin/plugin.json",
 		":(glob).claude-plugin/plugin.json", ":(glob)**/.claude-plugin/plugin.json",
+		":(glob).claude-plugin/marketplace.json", ":(glob)**/.claude-plugin/marketplace.json",
 		":(glob)hooks/hooks.json", ":(glob)**/hooks/hooks.json"}
 }
 
@@ -78,6 +79,11 @@ func codexOpaque(p string) string {
 		return "a Codex custom agent: its configuration (model, sandbox, approvals, instructions) is not modelled"
 	case base == "plugin.json" && (path.Base(dir) == ".codex-plugin" || path.Base(dir) == ".cursor-plugin" || path.Base(dir) == ".claude-plugin"):
 		return "a plugin manifest Codex reads in a project: a plugin brings hooks, MCP servers and skills"
+	case base == "marketplace.json" && path.Base(dir) == ".claude-plugin":
+		return "a Claude Code plugin marketplace: its entries name the plugins' folders and may declare their commands, hooks and servers inline"
+	case path.Base(dir) == pluginAsDir:
+		// The As of a file a plugin manifest names (PluginLayout.As).
+		return "a file a Claude Code plugin loads as its " + base + " (named by its manifest, or its default): once the plugin is enabled its commands run by themselves"
 	case base == "hooks.json" && path.Base(dir) == "hooks":
 		// The manifest's metadata-only changes pass (manifestValue), so
 		// the plugin's own hooks file, where a release's new commands
@@ -112,7 +118,11 @@ var manifestMetadata = []string{"version", "description", "author", "homepage", 
 // that differ only in their version, description or other metadata are the
 // same plugin. ok is false for anything else (the caller hashes the bytes:
 // fail closed).
-func manifestValue(data []byte) (string, bool) {
+//
+// For a marketplace (entries set) the entries of its plugins list are
+// read the same way, less their category and tags too: a marketplace
+// that bumps its plugins' versions lists the same plugins.
+func manifestValue(data []byte, entries bool) (string, bool) {
 	root, probs, err := jsonpos.Parse(data)
 	if err != nil || len(probs) > 0 || root.Kind() != jsonpos.Object {
 		return "", false
@@ -121,27 +131,62 @@ func manifestValue(data []byte) (string, bool) {
 	for _, k := range manifestMetadata {
 		meta[k] = true
 	}
+	entryMeta := map[string]bool{"category": true, "tags": true}
+	for k := range meta {
+		entryMeta[k] = true
+	}
 	var b strings.Builder
+	n := writeWithout(&b, root, meta, func(key string, v *jsonpos.Value) bool {
+		if !entries || key != "plugins" || v.Kind() != jsonpos.Array {
+			return false
+		}
+		b.WriteByte('[')
+		for i, e := range v.Elements() {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			if e.Kind() == jsonpos.Object {
+				writeWithout(&b, e, entryMeta, func(string, *jsonpos.Value) bool { return false })
+			} else {
+				b.WriteString(jsonpos.Canon(e))
+			}
+		}
+		b.WriteByte(']')
+		return true
+	})
+	sum := sha256.Sum256([]byte(b.String()))
+	return fmt.Sprintf("%d keys besides its metadata, sha256 %x", n, sum[:8]), true
+}
+
+// writeWithout writes obj canonically less the skipped keys; value
+// writes a member's value itself when it returns true. It returns how
+// many members were written.
+func writeWithout(b *strings.Builder, obj *jsonpos.Value, skip map[string]bool, value func(string, *jsonpos.Value) bool) int {
 	b.WriteByte('{')
 	n := 0
-	for _, m := range root.Members() {
-		if meta[m.Key] {
+	for _, m := range obj.Members() {
+		if skip[m.Key] {
 			continue
 		}
 		if n > 0 {
 			b.WriteByte(',')
 		}
 		n++
-		fmt.Fprintf(&b, "%q:%s", m.Key, jsonpos.Canon(m.Value))
+		fmt.Fprintf(b, "%q:", m.Key)
+		if !value(m.Key, m.Value) {
+			b.WriteString(jsonpos.Canon(m.Value))
+		}
 	}
 	b.WriteByte('}')
-	sum := sha256.Sum256([]byte(b.String()))
-	return fmt.Sprintf("%d keys besides its metadata, sha256 %x", n, sum[:8]), true
+	return n
 }
 
 // codexOpaqueScope is the scope of an opaque Codex file: the folder
 // holding .codex (or the manifest's folder's parent).
 func codexOpaqueScope(p string) string {
+	if pluginPartOf(p) != "" {
+		return path.Dir(path.Dir(p))
+	}
 	if i := strings.LastIndex(p, ".codex/"); i >= 0 {
 		return strings.TrimSuffix(p[:i], "/")
 	}
@@ -178,11 +223,32 @@ func (a CodexAdapter) ReadShared(p string, data []byte, used *int64) (*agent.Doc
 	return a.read(p, data, &left)
 }
 
+// ReadAs reads a file classified by another path (report.File.As): a
+// file a plugin manifest names, held as the opaque file of its part.
+func (a CodexAdapter) ReadAs(p, as string, data []byte) (*agent.Doc, error) {
+	if why := codexOpaque(as); why != "" && pluginPartOf(as) != "" {
+		return &agent.Doc{Settings: []agent.Setting{{Key: "file " + p, Value: opaqueValue(data), Pos: agent.Pos{File: p, Line: 1},
+			Grant: 1, Check: agent.CheckHook, Why: why + " (not read by Shipgate: any change is reviewed)"}}}, nil
+	}
+	return a.Read(p, data)
+}
+
 func (CodexAdapter) read(p string, data []byte, left *int64) (*agent.Doc, error) {
 	if why := codexOpaque(p); why != "" {
 		value := opaqueValue(data)
-		if path.Base(p) == "plugin.json" {
-			if v, ok := manifestValue(data); ok {
+		var probs []agent.Problem
+		if IsPluginManifest(p) {
+			// What Claude Code refuses in the paths it names (../, no ./):
+			// said, whether or not the manifest changed otherwise.
+			ls, _ := PluginLayouts(p, data)
+			for _, l := range ls {
+				for _, m := range l.Problems {
+					probs = append(probs, agent.Problem{Kind: agent.ProblemInvalidRule, Key: "plugin " + l.Root, Message: m, Pos: agent.Pos{File: p, Line: 1}})
+				}
+			}
+		}
+		if path.Base(p) == "plugin.json" || path.Base(p) == "marketplace.json" {
+			if v, ok := manifestValue(data, path.Base(p) == "marketplace.json"); ok {
 				value = v
 				why += " (not read by Shipgate beyond its metadata: any change other than " + strings.Join(manifestMetadata, ", ") + " is reviewed)"
 			} else {
@@ -192,7 +258,7 @@ func (CodexAdapter) read(p string, data []byte, left *int64) (*agent.Doc, error)
 			why += " (not read by Shipgate: any change is reviewed)"
 		}
 		return &agent.Doc{Settings: []agent.Setting{{Key: "file " + p, Value: value, Pos: agent.Pos{File: p, Line: 1},
-			Grant: 1, Check: agent.CheckHook, Why: why}}}, nil
+			Grant: 1, Check: agent.CheckHook, Why: why}}, Problems: probs}, nil
 	}
 	if strings.HasSuffix(p, ".rules") {
 		rf, err := codex.ParseRulesShared(p, data, left)

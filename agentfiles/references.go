@@ -23,3 +23,10 @@ func MayPullIn(p string) bool {
 	rr, ok := AdapterFor(name).(ReferenceReader)
 	return k == AgentFile && ok && rr.MayReference(CleanPath(p))
 }
+
+// AsReader is a ModelAdapter that reads a file classified by another path
+// (report.File.As) by what that path makes it: a file a plugin manifest
+// names for its hooks is read as a plugin's hooks file.
+type AsReader interface {
+	ReadAs(path, as string, data []byte) (*agent.Doc, error)
+}

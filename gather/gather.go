@@ -114,6 +114,9 @@ type gatherer struct {
 	// agentDirs are the folders Copilot CLI's agentDirectories name at
 	// base or head (learnAgentDirs; "" is the whole repository).
 	agentDirs []string
+	// plugins are the Claude Code plugin layouts of the base and the
+	// head (learnPlugins).
+	plugins pluginSides
 }
 
 // notRead is the kind of an entry the gatherer did not read because the
@@ -194,6 +197,10 @@ func Gather(ctx context.Context, src Source, o Options) (*Result, error) {
 	if g.hooks, err = g.learnHooks(ctx); err != nil {
 		return nil, err
 	}
+	// The base's plugins: a change to a file one loads is a change to it.
+	if err := g.learnPlugins(ctx, baseSide); err != nil {
+		return nil, err
+	}
 	g.metering = true
 
 	// Which changed paths matter: the base's agentDirectories first, so
@@ -206,7 +213,7 @@ func Gather(ctx context.Context, src Source, o Options) (*Result, error) {
 		if p == g.o.PolicyPath || hasClaudeSegment(p) {
 			return true
 		}
-		if g.hooks.runs(p) {
+		if g.hooks.runs(p) || g.pluginAs(p) != "" {
 			return true
 		}
 		if _, ok := g.candidate(p); ok {
@@ -219,7 +226,7 @@ func Gather(ctx context.Context, src Source, o Options) (*Result, error) {
 		}
 		return false
 	}
-	sel := Selector{Pathspecs: append(append(g.pathspecs(backing), g.hooks.pathspecs()...), mdSpec), Match: func(p string) bool {
+	sel := Selector{Pathspecs: append(append(append(g.pathspecs(backing), g.hooks.pathspecs()...), g.pluginPathspecs()...), mdSpec), Match: func(p string) bool {
 		return match(p) || strings.HasSuffix(p, ".md")
 	}}
 	sel.Links = true
@@ -245,8 +252,11 @@ func Gather(ctx context.Context, src Source, o Options) (*Result, error) {
 	if err := g.learnAgentDirs(ctx, headSide); err != nil {
 		return nil, err
 	}
+	if err := g.learnPlugins(ctx, headSide); err != nil {
+		return nil, err
+	}
 	for _, c := range mdOnly {
-		if g.agentDirFile(c.Path) != "" {
+		if g.agentDirFile(c.Path) != "" || g.pluginAs(c.Path) != "" {
 			g.changed[c.Path] = c.Status
 		}
 	}
@@ -274,6 +284,9 @@ func (g *gatherer) note(s string) { g.notes[s] = true }
 // spelled canonically).
 func (g *gatherer) candidate(p string) (as string, ok bool) {
 	if as := g.agentDirFile(p); as != "" {
+		return as, true
+	}
+	if as := g.pluginAs(p); as != "" {
 		return as, true
 	}
 	if !g.mayBeConfig(p) {
@@ -831,6 +844,9 @@ func (g *gatherer) files(ctx context.Context) error {
 	if err := g.folderLinks(ctx, add); err != nil {
 		return err
 	}
+	if err := g.pluginFiles(ctx, add); err != nil {
+		return err
+	}
 	// Group the spellings of one file: on a case-insensitive file system
 	// only one of them is checked out, and which one is undefined.
 	groups := map[string][]cand{}
@@ -865,6 +881,11 @@ func (g *gatherer) files(ctx context.Context) error {
 			if rb.touched || rh.touched || g.touchedReal(rb) || g.touchedReal(rh) || g.forced[c.path] {
 				touched = true
 			}
+			if g.pluginMoved(c.path) {
+				// A manifest newly names it (or no longer does): read its
+				// head though the change's listing may not hold it.
+				touched, rh.force = true, true
+			}
 			rs = append(rs, read{c: c, rb: rb, rh: rh})
 		}
 		if !touched {
@@ -881,9 +902,12 @@ func (g *gatherer) files(ctx context.Context) error {
 			}
 			g.markEdited(&f, g.edits(rs[i].c.path, rs[i].rb, rs[i].rh))
 			g.linkNotes(f.Path, rs[i].rb, rs[i].rh)
-			if isAgentDirAs(f) && (f.Base.Exists || f.Head.Exists) {
+			switch {
+			case f.As != "" && f.As == g.pluginAs(f.Path):
+				g.pluginSide(&f)
+			case isAgentDirAs(f) && (f.Base.Exists || f.Head.Exists):
 				g.note(fmt.Sprintf("`%s` is read as a Copilot CLI custom agent: it lies in a folder the settings' agentDirectories name.", f.Path))
-			} else if f.As != "" && (f.Base.Exists || f.Head.Exists) {
+			case f.As != "" && (f.Base.Exists || f.Head.Exists):
 				g.note(fmt.Sprintf("`%s` is read as `%s`: Claude Code opens it under that name on a case-insensitive file system (macOS, Windows).", f.Path, f.As))
 			}
 			rs[i].f = f

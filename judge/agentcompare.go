@@ -42,7 +42,9 @@ func (e *engine) loadAgentFile(f report.File, name, scope string) {
 		}
 		var d *agent.Doc
 		var err error
-		if sr, ok := m.(sharedReader); ok {
+		if ar, ok := m.(agentfiles.AsReader); ok && f.As != "" {
+			d, err = ar.ReadAs(f.Path, f.As, v.Data)
+		} else if sr, ok := m.(sharedReader); ok {
 			d, err = sr.ReadShared(f.Path, v.Data, &e.starlarkUsed)
 		} else if rr, ok := m.(agentfiles.ReferenceReader); ok {
 			d, err = rr.ReadWith(f.Path, v.Data, e.lookup(head))

@@ -1,0 +1,332 @@
+package agentfiles
+
+import (
+	"path"
+	"sort"
+	"strings"
+
+	"github.com/shipgate-app/shipgate/jsonpos"
+	"github.com/shipgate-app/shipgate/report"
+)
+
+// Claude Code plugins: a folder with .claude-plugin/plugin.json, or an
+// entry of a marketplace (.claude-plugin/marketplace.json) whose source
+// is a folder of the repository. A session that enables the plugin
+// loads its commands, agents, skills, hooks, MCP and LSP servers and
+// monitors from the folders the manifest (or the marketplace entry)
+// names, and from default folders at the plugin's root. Which ones is
+// read from the 2.1.328 bundle's manifest schema (claudeschema's
+// plugin-manifest files) and measured (TestPluginHooksOnTheBinary):
+//
+//   - commands, agents, outputStyles: a named path replaces the default
+//     folder (commands/, agents/);
+//   - skills, hooks, mcpServers, lspServers: named paths add to the
+//     default (skills/, hooks/hooks.json, .mcp.json, .lsp.json);
+//   - monitors: a named file replaces monitors/monitors.json.
+//
+// A path must start with ./ (else the manifest is invalid and the
+// plugin does not load); one through .. "escapes plugin directory" and
+// none of the plugin's hooks load. Shipgate reads every path the manifest
+// names either way (a path that leaves the plugin folder is still a
+// repository file, and what Claude Code makes of it may change), and
+// says so (PluginLayout.Problems).
+//
+// These files lie anywhere in the repository, so their path alone does
+// not classify them: the front ends read the manifests of the base and
+// the head (gather), and judge each file as what the manifest makes it
+// through report.File.As (PluginLayout.As).
+
+// PluginPart is a kind of thing a plugin loads.
+type PluginPart string
+
+const (
+	PartCommands PluginPart = "commands"
+	PartAgents   PluginPart = "agents"
+	PartSkills   PluginPart = "skills"
+	PartHooks    PluginPart = "hooks"
+	PartMCP      PluginPart = "mcpServers"
+	PartLSP      PluginPart = "lspServers"
+	PartMonitors PluginPart = "monitors"
+)
+
+// pluginParts are the manifest keys of the parts Shipgate reads, with
+// their default paths (relative to the plugin root) and whether a named
+// path replaces the default.
+var pluginParts = []struct {
+	part     PluginPart
+	def      string
+	replaces bool
+}{
+	{PartCommands, "commands", true},
+	{PartAgents, "agents", true},
+	{PartSkills, "skills", false},
+	{PartHooks, "hooks/hooks.json", false},
+	{PartMCP, ".mcp.json", false},
+	{PartLSP, ".lsp.json", false},
+	{PartMonitors, "monitors/monitors.json", true},
+}
+
+// PluginPath is one repository path a plugin loads a part from: a file
+// or a folder.
+type PluginPath struct {
+	Part PluginPart
+	Path string // repository path, cleaned ("" is the root)
+	// Named: the manifest names it (else it is a default path).
+	Named bool
+}
+
+// PluginLayout is what one plugin (a plugin.json, or a marketplace
+// entry) loads from the repository.
+type PluginLayout struct {
+	Manifest string // the file that declares it
+	Root     string // the plugin's folder ("" for the repository root)
+	Paths    []PluginPath
+	// Problems are what Claude Code refuses or Shipgate could not read
+	// (a path outside the plugin, one not starting with ./, a value of
+	// the wrong type), each a sentence.
+	Problems []string
+}
+
+// IsPluginManifest reports whether p is a plugin manifest or a
+// marketplace Claude Code reads: .claude-plugin/plugin.json or
+// .claude-plugin/marketplace.json in any folder.
+func IsPluginManifest(p string) bool {
+	dir, base := path.Split(p)
+	return (base == "plugin.json" || base == "marketplace.json") && path.Base(strings.TrimSuffix(dir, "/")) == ".claude-plugin"
+}
+
+// PluginLayouts reads a plugin manifest or a marketplace (IsPluginManifest)
+// into the layouts of the plugins it declares. ok is false when the file
+// is not a JSON object Shipgate reads: a plugin.json then yields its
+// default paths (Claude Code does not load an invalid manifest, but a
+// manifest Shipgate cannot read may be one it does), a marketplace none.
+func PluginLayouts(p string, data []byte) (layouts []PluginLayout, ok bool) {
+	manifestDir := path.Dir(path.Dir(p))
+	if manifestDir == "." {
+		manifestDir = ""
+	}
+	root, probs, err := jsonpos.Parse(data)
+	ok = err == nil && len(probs) == 0 && root != nil && root.Kind() == jsonpos.Object
+	if path.Base(p) == "plugin.json" {
+		if !ok {
+			l := PluginLayout{Manifest: p, Root: manifestDir}
+			l.Paths = defaultPaths(manifestDir, nil)
+			sortPaths(l.Paths)
+			l.Problems = []string{"the manifest is not a JSON object Shipgate reads: only its default folders were read"}
+			return []PluginLayout{l}, false
+		}
+		return []PluginLayout{layoutOf(p, manifestDir, root)}, true
+	}
+	if !ok {
+		return nil, false
+	}
+	prefix := ""
+	if md := root.Get("metadata"); md != nil && md.Kind() == jsonpos.Object {
+		if pr := md.Get("pluginRoot"); pr != nil && pr.Kind() == jsonpos.String {
+			prefix = pr.Text()
+		}
+	}
+	plugins := root.Get("plugins")
+	if plugins == nil || plugins.Kind() != jsonpos.Array {
+		return nil, true
+	}
+	for _, e := range plugins.Elements() {
+		if e.Kind() != jsonpos.Object {
+			continue
+		}
+		src := e.Get("source")
+		if src == nil || src.Kind() != jsonpos.String {
+			continue // a remote source: nothing of this repository
+		}
+		rel := src.Text()
+		if prefix != "" && !strings.HasPrefix(rel, "./") {
+			rel = path.Join(prefix, rel)
+		}
+		r, inside := join(manifestDir, rel)
+		if r == "" && !inside {
+			continue
+		}
+		l := layoutOf(p, r, e)
+		if !inside {
+			l.Problems = append(l.Problems, "the entry's source "+src.Text()+" leaves the marketplace's folder")
+		}
+		layouts = append(layouts, l)
+	}
+	return layouts, true
+}
+
+// layoutOf is the layout of a plugin rooted at r whose manifest (or
+// marketplace entry) is obj.
+func layoutOf(manifest, r string, obj *jsonpos.Value) PluginLayout {
+	l := PluginLayout{Manifest: manifest, Root: r}
+	named := map[PluginPart]bool{}
+	for _, pp := range pluginParts {
+		v := obj.Get(string(pp.part))
+		if v == nil {
+			continue
+		}
+		var vals []*jsonpos.Value
+		switch v.Kind() {
+		case jsonpos.String:
+			vals = []*jsonpos.Value{v}
+		case jsonpos.Array:
+			vals = v.Elements()
+		case jsonpos.Object:
+			continue // inline: in the manifest itself
+		default:
+			l.Problems = append(l.Problems, string(pp.part)+" is neither a path, a list nor an object")
+			continue
+		}
+		for _, x := range vals {
+			if x.Kind() != jsonpos.String {
+				continue // an inline entry of a list (mcpServers): in the manifest
+			}
+			s := x.Text()
+			if !strings.HasPrefix(s, "./") {
+				l.Problems = append(l.Problems, string(pp.part)+" names "+s+", which does not start with ./ (Claude Code does not load the plugin)")
+			}
+			q, inside := join(r, s)
+			if !inside {
+				l.Problems = append(l.Problems, string(pp.part)+" names "+s+", outside the plugin's folder (Claude Code says it escapes the plugin directory)")
+				if q == "" {
+					continue // above the repository
+				}
+			}
+			if strings.Contains(s, "://") {
+				continue // a URL (an MCPB file): nothing of this repository
+			}
+			named[pp.part] = true
+			l.Paths = append(l.Paths, PluginPath{Part: pp.part, Path: q, Named: true})
+		}
+	}
+	l.Paths = append(l.Paths, defaultPaths(r, named)...)
+	sortPaths(l.Paths)
+	return l
+}
+
+// sortPaths orders paths by path, then part.
+func sortPaths(ps []PluginPath) {
+	sort.Slice(ps, func(i, j int) bool {
+		if ps[i].Path != ps[j].Path {
+			return ps[i].Path < ps[j].Path
+		}
+		return ps[i].Part < ps[j].Part
+	})
+}
+
+// defaultPaths are the default folders and files of a plugin rooted at
+// r, less those a named path replaces.
+func defaultPaths(r string, named map[PluginPart]bool) []PluginPath {
+	var out []PluginPath
+	for _, pp := range pluginParts {
+		if pp.replaces && named[pp.part] {
+			continue
+		}
+		out = append(out, PluginPath{Part: pp.part, Path: path.Join(r, pp.def)})
+	}
+	return out
+}
+
+// join resolves a manifest path against the plugin root. inside is false
+// when it leaves r; the path is "" when it leaves the repository (or is
+// absolute).
+func join(r, rel string) (string, bool) {
+	if strings.HasPrefix(rel, "/") || strings.Contains(rel, "\\") || (len(rel) > 1 && rel[1] == ':') {
+		return "", false
+	}
+	q := path.Join(r, rel)
+	if q == "." {
+		q = ""
+	}
+	if q == ".." || strings.HasPrefix(q, "../") {
+		return "", false
+	}
+	inside := r == "" || q == r || strings.HasPrefix(q, r+"/")
+	return q, inside
+}
+
+// pluginAsDir is the folder name the As of a plugin's hooks, server or
+// monitor file ends in: codexOpaque holds such a file (any change
+// HOOK-CHANGED), whose part the name after it says.
+const pluginAsDir = ".claude-plugin-part"
+
+// As is the path a repository file p is judged as, when this plugin
+// loads it ("" when it does not): a command, agent or skill is classified
+// under a .claude folder inside the plugin's .claude-plugin (its own
+// scope: no project settings apply), a hooks, servers or monitors file as
+// an opaque file of its part.
+func (l PluginLayout) As(p string) string {
+	for _, pp := range l.Paths {
+		if as := pp.as(l.Root, p); as != "" {
+			return as
+		}
+	}
+	return ""
+}
+
+func (pp PluginPath) as(root, p string) string {
+	rel := ""
+	switch {
+	case p == pp.Path:
+		rel = path.Base(p)
+	case pp.Path == "" || strings.HasPrefix(p, pp.Path+"/"):
+		rel = strings.TrimPrefix(strings.TrimPrefix(p, pp.Path), "/")
+	default:
+		return ""
+	}
+	scope := path.Join(root, ".claude-plugin", ".claude")
+	switch pp.Part {
+	case PartCommands, PartAgents, PartSkills:
+		if !strings.HasSuffix(p, ".md") {
+			return ""
+		}
+		if path.Base(p) == "SKILL.md" {
+			if p == pp.Path+"/SKILL.md" {
+				rel = path.Base(pp.Path) + "/SKILL.md" // the folder named is a skill
+			}
+			if !strings.Contains(rel, "/") {
+				return ""
+			}
+			return path.Join(scope, "skills", rel)
+		}
+		if pp.Part == PartSkills {
+			return "" // a skill's other Markdown: read with it, not a part
+		}
+		return path.Join(scope, string(pp.Part), rel)
+	}
+	if p != pp.Path {
+		return "" // a file part names one file
+	}
+	return path.Join(p, pluginAsDir, string(pp.Part))
+}
+
+// pluginPartOf is the part an As made by PluginLayout.As names for a
+// hooks, servers or monitors file ("" for another path).
+func pluginPartOf(as string) string {
+	dir, base := path.Split(as)
+	if path.Base(strings.TrimSuffix(dir, "/")) != pluginAsDir {
+		return ""
+	}
+	return base
+}
+
+// PluginAs is the path p is judged as given the plugin layouts of one
+// side ("" for none): the first layout that loads it, unless p is agent
+// configuration by its path already (a plugin's hooks/hooks.json, its
+// .mcp.json, a .claude folder's command; not a SKILL.md only Copilot
+// CLI's catch-all takes).
+func PluginAs(p string, layouts []PluginLayout) string {
+	for _, l := range layouts {
+		if as := l.As(p); as != "" {
+			// Copilot CLI takes any SKILL.md as a candidate (its settings
+			// then say which folders count): a plugin's skill is Claude
+			// Code's.
+			name, k, _ := ClassifyAgent(p, nil)
+			if k != report.NotAgentConfig && k != report.ScriptFile && (name != AgentCopilotCLI || path.Base(p) != "SKILL.md") {
+				return ""
+			}
+			return as
+		}
+	}
+	return ""
+}
