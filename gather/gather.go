@@ -269,6 +269,9 @@ func Gather(ctx context.Context, src Source, o Options) (*Result, error) {
 	if err := g.moves(ctx); err != nil {
 		return nil, err
 	}
+	if err := g.renames(ctx); err != nil {
+		return nil, err
+	}
 	sort.Strings(g.res.Input.Unread)
 	for n := range g.notes {
 		g.res.Notes = append(g.res.Notes, n)

@@ -60,7 +60,7 @@ func (g *gatherer) moves(ctx context.Context) error {
 	}
 	sort.Slice(pairs, func(i, j int) bool { return pairs[i].from+"\x00"+pairs[i].to < pairs[j].from+"\x00"+pairs[j].to })
 	for _, p := range pairs {
-		n, why, err := g.sameFolder(ctx, p.from, p.to)
+		n, why, err := g.sameFolder(ctx, p.from, p.to, nil)
 		if err != nil {
 			return err
 		}
@@ -84,8 +84,10 @@ func movable(f report.File) bool {
 // sameFolder proves that the folder from at the base and the folder to at
 // the head hold the same files with the same content, and that no script
 // among them reaches past its folder; it returns how many files, or why
-// not.
-func (g *gatherer) sameFolder(ctx context.Context, from, to string) (int, string, error) {
+// not. A file whose path in the folder differs (when not nil) accepts may
+// differ in content: an agent-config file the engine compares itself
+// (renames.go).
+func (g *gatherer) sameFolder(ctx context.Context, from, to string, differs func(rel string) bool) (int, string, error) {
 	if !g.complete {
 		return 0, "the repository's file tree was not listed whole", nil
 	}
@@ -168,6 +170,9 @@ func (g *gatherer) sameFolder(ctx context.Context, from, to string) (int, string
 		}
 		if total += len(b.Data); total > maxMoveBytes {
 			return 0, fmt.Sprintf("the folder holds more than the %d bytes Shipgate compares", maxMoveBytes), nil
+		}
+		if differs != nil && differs(rel) {
+			continue
 		}
 		if !bytes.Equal(b.Data, h.Data) {
 			return 0, fmt.Sprintf("`%s` changed on the way", path.Join(to, rel)), nil

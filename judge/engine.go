@@ -218,13 +218,15 @@ func CompareContext(ctx context.Context, in report.Input) (report.Report, error)
 		ctx = lattice.WithBudget(ctx, b)
 	}
 	e := &engine{ctx: ctx, budget: b, pol: in.Policy, rater: rating.Rater{Extra: in.Policy.ExtraLaunchers()}, scopes: map[string][]*fileState{}, moves: in.Moves}
-	e.load(in.Files, claude.RuleCache{})
+	files, made := applyRenames(in)
+	e.load(files, claude.RuleCache{})
 	e.tooManyFiles()
 	e.unreadInput(in.Unread)
 	e.renamedCommands()
 	for _, f := range e.files {
 		e.compareFile(f)
 	}
+	e.movedRows(made)
 	e.compareEffective()
 	e.comparePlanSetAside()
 	e.compareAgents()

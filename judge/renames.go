@@ -2,8 +2,12 @@ package judge
 
 import (
 	"bytes"
+	"fmt"
+	"slices"
 	"strings"
 
+	"github.com/shipgate-app/shipgate/agentfiles"
+	"github.com/shipgate-app/shipgate/rating"
 	"github.com/shipgate-app/shipgate/report"
 )
 
@@ -106,4 +110,84 @@ func grantFrontmatter(data []byte) (string, bool) {
 		keep = append(keep, line)
 	}
 	return strings.Join(keep, "\n"), true
+}
+
+// Agent-config files moved or renamed as the same grant
+// (report.Input.Renames, proven by the gatherer: gather/renames.go). The
+// file added at To is compared against the base of the file deleted at
+// From, as one file changed in place at To, so that what it held before
+// is no new grant and a change made on the way is compared as one; the
+// deleted file is no row of its own, and each moved unit (a skill's or a
+// plugin's folder, a project folder, a command) is said once, quietly.
+// A pair the input does not bear out (From not deleted, To not added,
+// another agent or kind, a side unreadable) is not made: both stay rows.
+
+// applyRenames returns the input's files with each proven rename merged
+// into its new path, and the renames made.
+func applyRenames(in report.Input) ([]report.File, []report.Rename) {
+	if len(in.Renames) == 0 {
+		return in.Files, nil
+	}
+	at := map[string]int{}
+	for i, f := range in.Files {
+		if _, dup := at[f.Path]; dup {
+			at[f.Path] = -1 // a path given twice: not paired
+			continue
+		}
+		at[f.Path] = i
+	}
+	files := slices.Clone(in.Files)
+	drop := map[int]bool{}
+	var made []report.Rename
+	for _, r := range in.Renames {
+		i, ok1 := at[r.From]
+		j, ok2 := at[r.To]
+		if !ok1 || !ok2 || i < 0 || j < 0 || drop[i] || i == j {
+			continue
+		}
+		x, y := files[i], files[j]
+		if x.As != "" || y.As != "" || !x.Base.Exists || x.Head.Exists || y.Base.Exists || !y.Head.Exists ||
+			x.Base.Unreadable != "" || y.Head.Unreadable != "" {
+			continue
+		}
+		ax, kx, _ := agentfiles.ClassifyAgent(x.Path, in.Policy)
+		ay, ky, _ := agentfiles.ClassifyAgent(y.Path, in.Policy)
+		if ax != ay || kx != ky || kx == report.NotAgentConfig || kx == report.ScriptFile {
+			continue
+		}
+		files[j].Base = x.Base
+		drop[i] = true
+		made = append(made, r)
+	}
+	out := files[:0:0]
+	for i, f := range files {
+		if !drop[i] {
+			out = append(out, f)
+		}
+	}
+	return out, made
+}
+
+// movedRows says each moved unit once: a quiet row on its first file.
+func (e *engine) movedRows(made []report.Rename) {
+	seen := map[[2]string]bool{}
+	for _, r := range made {
+		k := [2]string{r.UnitFrom, r.UnitTo}
+		if seen[k] {
+			continue
+		}
+		seen[k] = true
+		what := "moved from " + r.UnitFrom
+		if r.UnitTo != r.To {
+			files := "files"
+			if r.Files == 1 {
+				files = "file"
+			}
+			what += fmt.Sprintf(" (%s → %s, %d %s, each the same but the agent-config files, which are compared against their old versions)", r.UnitFrom, r.UnitTo, r.Files, files)
+		} else {
+			what += ": compared against its old version"
+		}
+		e.changes = append(e.changes, report.Change{Path: r.To, Kind: report.KindFile, Direction: report.DirMoved, Before: r.UnitFrom, After: r.UnitTo,
+			Access: rating.AccessNone, Risk: rating.RiskLow, Line: 1, HeadLine: 1, Witnesses: []string{}, Why: what})
+	}
 }

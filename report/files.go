@@ -71,6 +71,23 @@ type Input struct {
 	// the same script under From runs the same code, and the engine reads
 	// it as a respelling.
 	Moves []Move
+	// Renames are the agent-config files the change moves or renames as
+	// the same grant (gather/renames.go): the head of To is compared
+	// against the base of From, which is no row of its own. The gatherer
+	// proves each; the engine pairs only a file deleted at From with a
+	// file added at To of the same agent and kind.
+	Renames []Rename
+}
+
+// Rename is one agent-config file moved or renamed: From deleted, To
+// added. Unit is what moved as one (a skill's or a plugin's folder, a
+// project folder holding a .env, or the file itself): UnitFrom → UnitTo,
+// Files files in it, each the same at To as at From except the
+// agent-config files, which the engine compares.
+type Rename struct {
+	From, To         string
+	UnitFrom, UnitTo string
+	Files            int
 }
 
 // Move is a folder of scripts moved whole: every file under From at the

@@ -437,8 +437,11 @@ func quietRenameCases() []quietCase {
 		{name: "a command renamed that gains a tool is a review", base: base,
 			head:     map[string]string{".claude/commands/link.md": "", ".claude/commands/migrate.md": cmd("Migrate the agent files", "Bash(ln:*), Bash(mv:*), Bash(rm:*), Read")},
 			decision: "require_review", check: "PERMISSION-ALLOW-EXPANDED"},
-		{name: "a command moved to another folder is compared as new", base: base,
+		{name: "a command moved to another folder unchanged passes", base: base,
 			head:     map[string]string{".claude/commands/link.md": "", ".claude/commands/tools/link.md": cmd("Link the agent files", "Bash(ln:*), Bash(mv:*), Read")},
+			decision: "allow", contains: "moved from .claude/commands/link.md"},
+		{name: "a command moved to another project's folder is compared as new", base: base,
+			head:     map[string]string{".claude/commands/link.md": "", "pkg/.claude/commands/link.md": cmd("Link the agent files", "Bash(ln:*), Bash(mv:*), Read")},
 			decision: "require_review", check: "PERMISSION-ALLOW-EXPANDED"},
 	}
 }
