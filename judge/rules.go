@@ -229,6 +229,11 @@ func (e *engine) judgeAllowAdditions(rs *ruleSet, moved map[*event]*event) {
 			e.invalidRuleFinding(f, a)
 			continue
 		}
+		if why, ok := redirectedTail(r); ok {
+			a.why = why
+			e.invalidRuleFinding(f, a)
+			continue
+		}
 		if why, ok := unconsultedSearchRule(r); ok {
 			a.why = why
 			e.invalidRuleFinding(f, a)
@@ -1377,6 +1382,84 @@ func asksWhateverItMatches(r lattice.Rule) (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// redirectedTail reports whether every command a Bash pattern rule can
+// match ends, after its last star, in fixed text that redirects output to
+// a file, such as the allowed-tools entry `Bash(task-master:*, npm install
+// -g task-master-ai, mkdir -p, cat >, grep, echo, basename, date)` (one rule:
+// Claude Code splits allowed-tools on commas and blanks outside
+// parentheses only). Measured on Claude Code 2.1.328 with that entry in a
+// running command's allowed-tools (internal/conformance
+// TestRedirectedTailRules): the line with the tail outside quotes is
+// refused ("Redirect has multiple targets"), with a comment before the tail
+// it asks, with `$(` or a backtick before it it asks, joined to another
+// command it asks, and with a quote opened before the tail Claude Code lets
+// it through but bash cannot parse it ("unexpected EOF"), so nothing runs.
+// So the rule grants nothing. The tail must hold no character that could
+// close what a star opened or turn the redirection into something else
+// (quotes, escapes, `#`, `$`, backticks, brackets, parentheses, braces,
+// `<`, operators, line breaks), the redirection must be a blank-led `>` or
+// `>>` with a plain target other than /dev/null, and the text before the
+// first star must start with a word character, so that any part of a line
+// it matches starts a simple command.
+func redirectedTail(r lattice.Rule) (string, bool) {
+	if r.Canonical != "Bash" || r.List != lattice.Allow || !r.HasSpecifier || r.Whole() || r.Ambiguous() || strings.HasSuffix(r.Specifier, ":*") {
+		return "", false
+	}
+	spec := r.Specifier
+	first, last := unescapedStars(spec)
+	if first < 0 {
+		return "", false
+	}
+	if c := spec[0]; !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '.' || c == '/') || first == 0 {
+		return "", false
+	}
+	tail := spec[last+1:]
+	if strings.ContainsAny(tail, "'\"\\#$`[](){}<;&|\n\r*") {
+		return "", false
+	}
+	words := strings.Fields(tail)
+	for i, w := range words {
+		op := ""
+		switch {
+		case w == ">" || w == ">>":
+			if i+1 < len(words) {
+				op = words[i+1]
+			}
+		case strings.HasPrefix(w, ">>"):
+			op = w[2:]
+		case strings.HasPrefix(w, ">"):
+			op = w[1:]
+		default:
+			continue
+		}
+		// Led by a blank inside the tail (a star's text cannot escape it).
+		if at := strings.Index(tail, " "+w); op == "" || at < 0 || op == "/dev/null" || strings.HasPrefix(op, ">") {
+			continue
+		}
+		return "every command it matches ends in `" + strings.TrimSpace(tail) + "`, which redirects output to a file (`" + w + "`) outside quotes — Claude Code " +
+			lattice.ClaudeCodeVersion + " refuses or asks about such a line under every pattern rule — or inside a quote opened before it that never closes, which bash cannot parse, so nothing runs (measured)", true
+	}
+	return "", false
+}
+
+// unescapedStars returns the positions of the first and last star of a
+// specifier not escaped by a backslash (-1 when there is none).
+func unescapedStars(spec string) (first, last int) {
+	first, last = -1, -1
+	for i := 0; i < len(spec); i++ {
+		switch spec[i] {
+		case '\\':
+			i++
+		case '*':
+			if first < 0 {
+				first = i
+			}
+			last = i
+		}
+	}
+	return first, last
 }
 
 // exactRuns reports whether an exact rule (no star) still runs a line

@@ -37,3 +37,27 @@ func quietManySkillsCases() []quietCase {
 			base: skills("", ""), head: skills("One more line.\n", "shell(npm test), shell(git push), read"), decision: "require_review", check: "PERMISSION-ALLOW-EXPANDED", contains: "git push"},
 	}
 }
+
+// TestE2EQuietRedirectedTailAppAndCLI: an allowed-tools entry whose text
+// after its last star redirects to a file grants nothing (measured on
+// Claude Code 2.1.328: internal/conformance TestRedirectedTailRules), so
+// it is an advisory saying why, not a review (issue 22: the
+// carlrannaberg/claudekit spec/decompose command); a similar entry with
+// no redirection is still judged a grant.
+func TestE2EQuietRedirectedTailAppAndCLI(t *testing.T) {
+	t.Parallel()
+	command := func(tools string) string {
+		return "---\ndescription: Decompose a specification into tasks\nallowed-tools: " + tools + "\n---\nDecompose $ARGUMENTS.\n"
+	}
+	base := map[string]string{".claude/commands/spec/decompose.md": command("Read, Task")}
+	runQuietCases(t, "tail", []quietCase{
+		{name: "a tail that redirects to a file",
+			base:     base,
+			head:     map[string]string{".claude/commands/spec/decompose.md": command("Read, Task, Bash(task-master:*, npm install -g task-master-ai, mkdir -p, cat >, grep, echo, basename, date)")},
+			decision: "allow", check: "PERMISSION-RULE-INVALID", contains: "redirects output to a file", lacks: "can now run"},
+		{name: "the same entry without the redirection",
+			base:     base,
+			head:     map[string]string{".claude/commands/spec/decompose.md": command("Read, Task, Bash(task-master:*, npm install -g task-master-ai, mkdir -p, grep, echo, basename, date)")},
+			decision: "require_review", check: "PERMISSION-ALLOW-EXPANDED"},
+	})
+}
