@@ -357,6 +357,13 @@ func (r *Rule) parseTool() {
 		r.Canonical = canon
 		return
 	}
+	if NoSuchTool(tool) {
+		// No tool of that name exists in this version: the rule matches
+		// no call, in any list.
+		r.Note = "Claude Code " + ClaudeCodeVersion + " has no tool " + tool + " (the name is nowhere in its binary; it answers a call of it \"No such tool available\", measured), so this rule matches no call"
+		r.readings = []*reading{empty}
+		return
+	}
 	r.readings = r.compileSpecifier(canon, fam)
 }
 

@@ -46,7 +46,14 @@ func TestParse(t *testing.T) {
 		{text: "mcp__*", list: "deny", tool: "mcp__*", canon: "mcp__*", fam: FamilyMCP},
 		{text: "*", tool: "*", canon: "*", fam: FamilyToolGlob, malformed: "skips a tool-name glob", dead: true},
 		{text: "*", list: "deny", tool: "*", canon: "*", fam: FamilyToolGlob, whole: true},
-		{text: "FancyTool(x)", tool: "FancyTool", canon: "FancyTool", spec: "x", fam: FamilyGeneric},
+		// A tool name the binary holds nowhere (NoSuchTool): the rule
+		// matches no call. One it names is read as a generic tool, as is a
+		// name with "_" (the binary reads it as a possible MCP tool).
+		{text: "FancyTool(x)", tool: "FancyTool", canon: "FancyTool", spec: "x", fam: FamilyGeneric, dead: true},
+		{text: "TodoRead", tool: "TodoRead", canon: "TodoRead", fam: FamilyGeneric, dead: true},
+		{text: "TodoRead", list: "deny", tool: "TodoRead", canon: "TodoRead", fam: FamilyGeneric, dead: true},
+		{text: "SendUserFile(x)", tool: "SendUserFile", canon: "SendUserFile", spec: "x", fam: FamilyGeneric},
+		{text: "Fancy_tool", tool: "Fancy_tool", canon: "Fancy_tool", fam: FamilyGeneric, whole: true},
 		{text: "Read(!.env.example)", list: "deny", tool: "Read", canon: "Read", spec: "!.env.example", fam: FamilyPath, dead: true, negated: true},
 		// Malformed.
 		{text: "", malformed: "empty rule", dead: true, fam: FamilyInvalid},

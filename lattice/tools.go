@@ -21,8 +21,10 @@ const (
 	FamilyMCP Family = "mcp"
 	// FamilyToolGlob is a tool-name glob such as "*" or "mcp__*".
 	FamilyToolGlob Family = "tool_glob"
-	// FamilyGeneric is every other tool (Agent, Skill, WebSearch, unknown
-	// tools): the specifier is matched as a glob on its own text.
+	// FamilyGeneric is every other tool (Agent, Skill, WebSearch, tools
+	// Shipgate does not model): the specifier is matched as a glob on its
+	// own text. (A name the binary has no tool of reads as matching
+	// nothing: NoSuchTool.)
 	FamilyGeneric Family = "generic"
 	// FamilyInvalid is a rule Claude Code cannot read at all.
 	FamilyInvalid Family = "invalid"

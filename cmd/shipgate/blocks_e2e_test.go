@@ -61,3 +61,41 @@ func TestE2EQuietRedirectedTailAppAndCLI(t *testing.T) {
 			decision: "require_review", check: "PERMISSION-ALLOW-EXPANDED"},
 	})
 }
+
+// TestE2EQuietNoSuchToolAppAndCLI: an allow of a tool Claude Code 2.1.328
+// does not have (TodoRead, AgentTool: carlrannaberg/claudekit's commands
+// and settings) grants nothing, so it is an advisory saying so, not a
+// WILDCARD-ALLOW block (issue 22; measured: internal/conformance
+// TestToolNamesOnTheBinary). A name the binary does spell — an alias it
+// keeps (Brief), a tool Shipgate does not model — or one it reads as a
+// possible MCP tool (with "_") still blocks as before.
+func TestE2EQuietNoSuchToolAppAndCLI(t *testing.T) {
+	t.Parallel()
+	allow := func(rules ...string) string {
+		return "{\n  \"permissions\": {\"allow\": [\"Bash(npm test:*)\"" + strings.Repeat(", %q", len(rules)) + "]}\n}\n"
+	}
+	settings := func(rules ...string) map[string]string {
+		args := make([]any, len(rules))
+		for i, r := range rules {
+			args[i] = r
+		}
+		return map[string]string{".claude/settings.json": fmt.Sprintf(allow(rules...), args...)}
+	}
+	command := func(tools string) map[string]string {
+		return map[string]string{".claude/commands/spec/create.md": "---\ndescription: Write a specification\nallowed-tools: " + tools + "\n---\nWrite it.\n"}
+	}
+	runQuietCases(t, "nosuch", []quietCase{
+		{name: "a bare TodoRead allow in settings",
+			base: settings(), head: settings("TodoRead"),
+			decision: "allow", check: "PERMISSION-RULE-INVALID", contains: "has no tool TodoRead", lacks: "can now use"},
+		{name: "TodoRead and AgentTool in a command's allowed-tools",
+			base: command("Read, Write"), head: command("Read, Write, TodoWrite, TodoRead, AgentTool"),
+			decision: "allow", check: "PERMISSION-RULE-INVALID", contains: "has no tool AgentTool", lacks: "can now use"},
+		{name: "an alias the binary keeps still blocks",
+			base: settings(), head: settings("Brief"),
+			decision: "block", check: "PERMISSION-WILDCARD-ALLOW"},
+		{name: "a name the binary may read as an MCP tool still blocks",
+			base: settings(), head: settings("Todo_read"),
+			decision: "block", check: "PERMISSION-WILDCARD-ALLOW"},
+	})
+}
