@@ -2,6 +2,7 @@ package agentfiles
 
 import (
 	"path"
+	"slices"
 	"sort"
 	"strings"
 
@@ -120,17 +121,38 @@ func PluginLayouts(p string, data []byte) (layouts []PluginLayout, ok bool) {
 	if !ok {
 		return nil, false
 	}
+	for _, me := range marketplaceEntries(manifestDir, root) {
+		e, src, r, inside := me.obj, me.src, me.root, me.inside
+		l := layoutOf(p, r, e)
+		if !inside {
+			l.Problems = append(l.Problems, "the entry's source "+src.Text()+" leaves the marketplace's folder")
+		}
+		layouts = append(layouts, l)
+	}
+	return layouts, true
+}
+
+// marketplaceEntry is one plugin of a marketplace whose source is a
+// folder of the repository.
+type marketplaceEntry struct {
+	obj, src *jsonpos.Value
+	root     string // the folder the source resolves to
+	inside   bool   // the folder lies inside the marketplace's folder
+}
+
+// marketplaceEntries are the plugins of the marketplace root (read from
+// the folder manifestDir) whose source is a relative path (under
+// metadata.pluginRoot when it does not start with ./), resolved; a remote
+// source names nothing of the repository and is left out.
+func marketplaceEntries(manifestDir string, root *jsonpos.Value) []marketplaceEntry {
 	prefix := ""
 	if md := root.Get("metadata"); md != nil && md.Kind() == jsonpos.Object {
 		if pr := md.Get("pluginRoot"); pr != nil && pr.Kind() == jsonpos.String {
 			prefix = pr.Text()
 		}
 	}
-	plugins := root.Get("plugins")
-	if plugins == nil || plugins.Kind() != jsonpos.Array {
-		return nil, true
-	}
-	for _, e := range plugins.Elements() {
+	var out []marketplaceEntry
+	for _, e := range root.Get("plugins").Elements() {
 		if e.Kind() != jsonpos.Object {
 			continue
 		}
@@ -146,13 +168,59 @@ func PluginLayouts(p string, data []byte) (layouts []PluginLayout, ok bool) {
 		if r == "" && !inside {
 			continue
 		}
-		l := layoutOf(p, r, e)
-		if !inside {
-			l.Problems = append(l.Problems, "the entry's source "+src.Text()+" leaves the marketplace's folder")
-		}
-		layouts = append(layouts, l)
+		out = append(out, marketplaceEntry{obj: e, src: src, root: r, inside: inside})
 	}
-	return layouts, true
+	return out
+}
+
+// RepointMarketplace is the base version of the marketplace p with every
+// entry whose source resolves to the folder from spelt as the head's entry
+// of the same name spells its source to the folder to: the marketplace a
+// pull request that moves a plugin from from to to (as the same plugin:
+// gather/renames.go proves it) would have had, had the plugin always been
+// at to. Only the source tokens change, so lines stay where they were.
+// ok is false when a side is not a strict JSON object, or an entry naming
+// from has no head entry of its name naming to: the caller compares the
+// versions as they are.
+func RepointMarketplace(p string, base, head []byte, from, to string) ([]byte, bool) {
+	manifestDir := path.Dir(path.Dir(p))
+	if manifestDir == "." {
+		manifestDir = ""
+	}
+	parse := func(data []byte) (*jsonpos.Value, bool) {
+		v, probs, err := jsonpos.Parse(data)
+		return v, err == nil && len(probs) == 0 && v != nil && v.Kind() == jsonpos.Object
+	}
+	b, ok1 := parse(base)
+	h, ok2 := parse(head)
+	if !ok1 || !ok2 {
+		return nil, false
+	}
+	spelt := map[string]string{} // name → the head's raw source token naming to
+	for _, me := range marketplaceEntries(manifestDir, h) {
+		if name := me.obj.Get("name"); me.root == to && name.Kind() == jsonpos.String {
+			spelt[name.Text()] = me.src.Raw()
+		}
+	}
+	out := slices.Clone(base)
+	var edits []marketplaceEntry
+	for _, me := range marketplaceEntries(manifestDir, b) {
+		if me.root != from {
+			continue
+		}
+		name := me.obj.Get("name")
+		if name.Kind() != jsonpos.String || spelt[name.Text()] == "" {
+			return nil, false
+		}
+		edits = append(edits, me)
+	}
+	// From the last token back, so each offset still holds.
+	for i := len(edits) - 1; i >= 0; i-- {
+		me := edits[i]
+		tok := spelt[me.obj.Get("name").Text()]
+		out = slices.Concat(out[:me.src.Start().Offset], []byte(tok), out[me.src.End().Offset:])
+	}
+	return out, true
 }
 
 // layoutOf is the layout of a plugin rooted at r whose manifest (or

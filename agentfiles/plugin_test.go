@@ -175,3 +175,36 @@ func FuzzPluginLayouts(f *testing.F) {
 		}
 	})
 }
+
+// TestRepointMarketplace: the base of a marketplace whose plugin moved
+// from one folder to another is spelt as the head spells the new source,
+// token for token (lines kept), and only where every entry naming the old
+// folder has a head entry of its name naming the new one.
+func TestRepointMarketplace(t *testing.T) {
+	const p = ".claude-plugin/marketplace.json"
+	mk := func(entries ...string) string {
+		return "{\n  \"name\": \"m\",\n  \"plugins\": [\n    " + strings.Join(entries, ",\n    ") + "\n  ]\n}\n"
+	}
+	e := func(name, src string) string { return `{"name": "` + name + `", "source": "` + src + `"}` }
+	for _, c := range []struct {
+		name, base, head, want string
+		ok                     bool
+	}{
+		{"one entry re-pointed", mk(e("a", "./plugins/a")), mk(e("a", "./plugins/a2")), mk(e("a", "./plugins/a2")), true},
+		{"respelt without ./ at the head", mk(e("a", "./plugins/a")), mk(e("a", "plugins/a2")), mk(e("a", "plugins/a2")), true},
+		{"other entries kept as they were", mk(e("b", "./b"), e("a", "./plugins/a")), mk(e("b", "./b2"), e("a", "./plugins/a2")), mk(e("b", "./b"), e("a", "./plugins/a2")), true},
+		{"two entries naming the folder", mk(e("a", "./plugins/a"), e("c", "./plugins/a/")), mk(e("a", "./plugins/a2"), e("c", "./plugins/a2")), mk(e("a", "./plugins/a2"), e("c", "./plugins/a2")), true},
+		{"no entry names the old folder", mk(e("b", "./b")), mk(e("b", "./b")), mk(e("b", "./b")), true},
+		{"the head renames the entry", mk(e("a", "./plugins/a")), mk(e("z", "./plugins/a2")), "", false},
+		{"the head still names the old folder only", mk(e("a", "./plugins/a")), mk(e("a", "./plugins/a")), "", false},
+		{"a base with a comment", "// x\n" + mk(e("a", "./plugins/a")), mk(e("a", "./plugins/a2")), "", false},
+	} {
+		got, ok := RepointMarketplace(p, []byte(c.base), []byte(c.head), "plugins/a", "plugins/a2")
+		if ok != c.ok || ok && string(got) != c.want {
+			t.Errorf("%s: %q %v, want %q %v", c.name, got, ok, c.want, c.ok)
+		}
+		if ok && strings.Count(string(got), "\n") != strings.Count(c.base, "\n") {
+			t.Errorf("%s: the lines moved", c.name)
+		}
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"path"
+	"slices"
 	"sort"
 	"strings"
 
@@ -100,9 +101,24 @@ func (g *gatherer) unitOf(p string) unit {
 // renames adds to the input the agent-config files moved or renamed as
 // the same grant.
 func (g *gatherer) renames(ctx context.Context) error {
-	var deleted, added []report.File
+	// deleted and added are the files a unit is found by; the parts a
+	// plugin's manifest loads (As set by the plugin layouts) move with
+	// their plugin and are paired with it, as its other agent-config files.
+	var deleted, added, partsDeleted, partsAdded []report.File
 	for _, f := range g.res.Input.Files {
-		if f.As != "" || f.Base.Unreadable != "" || f.Head.Unreadable != "" {
+		if f.Base.Unreadable != "" || f.Head.Unreadable != "" {
+			continue
+		}
+		if f.As != "" {
+			if f.As != g.pluginAs(f.Path) {
+				continue
+			}
+			switch {
+			case f.Base.Exists && !f.Head.Exists:
+				partsDeleted = append(partsDeleted, f)
+			case !f.Base.Exists && f.Head.Exists:
+				partsAdded = append(partsAdded, f)
+			}
 			continue
 		}
 		switch {
@@ -171,14 +187,20 @@ func (g *gatherer) renames(ctx context.Context) error {
 			g.note(fmt.Sprintf("`%s` → `%s` is read as new, not as moved: %s.", p.from.root, p.to.root, why))
 			continue
 		}
-		// Every agent-config file of the unit pairs with its old version.
-		for _, a := range added {
+		// Every agent-config file of the unit pairs with its old version,
+		// and a plugin's parts with theirs: the same file at the same place
+		// in the plugin, loaded as the same part.
+		olds, news := deleted, added
+		if p.from.kind == "plugin" {
+			olds, news = append(slices.Clip(deleted), partsDeleted...), append(slices.Clip(added), partsAdded...)
+		}
+		for _, a := range news {
 			rel, ok := under(a.Path, p.to.root)
-			if !ok || paired[a.Path] || !isAgentConfig(g, a.Path) {
+			if !ok || paired[a.Path] || a.As == "" && !isAgentConfig(g, a.Path) {
 				continue
 			}
-			for _, d := range deleted {
-				if drel, ok := under(d.Path, p.from.root); ok && drel == rel && !paired[d.Path] {
+			for _, d := range olds {
+				if drel, ok := under(d.Path, p.from.root); ok && drel == rel && !paired[d.Path] && samePart(d.As, p.from.root, a.As, p.to.root) {
 					paired[a.Path], paired[d.Path] = true, true
 					g.res.Input.Renames = append(g.res.Input.Renames, report.Rename{From: d.Path, To: a.Path, UnitFrom: p.from.root, UnitTo: p.to.root, Files: n})
 				}
@@ -242,8 +264,23 @@ func (g *gatherer) sameGrant(ctx context.Context, from, to unit) (string, int, e
 	if from.kind == "file" {
 		return "", 1, nil
 	}
-	n, why, err := g.sameFolder(ctx, from.root, to.root, func(rel string) bool { return isAgentConfig(g, path.Join(to.root, rel)) })
+	n, why, err := g.sameFolder(ctx, from.root, to.root, func(rel string) bool {
+		p := path.Join(to.root, rel)
+		return isAgentConfig(g, p) || from.kind == "plugin" && g.pluginAs(p) != ""
+	})
 	return why, n, err
+}
+
+// samePart says whether a plugin part read as asFrom in the plugin at
+// from is read as the same part, asTo, in the plugin moved to to (both
+// "": neither is a plugin's part).
+func samePart(asFrom, from, asTo, to string) bool {
+	if asFrom == "" || asTo == "" {
+		return asFrom == asTo
+	}
+	rf, ok1 := strings.CutPrefix(asFrom, from+"/")
+	rt, ok2 := strings.CutPrefix(asTo, to+"/")
+	return ok1 && ok2 && rf == rt
 }
 
 // isAgentConfig says whether p is a file an agent reads as configuration

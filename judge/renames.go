@@ -3,6 +3,7 @@ package judge
 import (
 	"bytes"
 	"fmt"
+	"path"
 	"slices"
 	"strings"
 
@@ -146,12 +147,12 @@ func applyRenames(in report.Input) ([]report.File, []report.Rename) {
 			continue
 		}
 		x, y := files[i], files[j]
-		if x.As != "" || y.As != "" || !x.Base.Exists || x.Head.Exists || y.Base.Exists || !y.Head.Exists ||
+		if !samePluginPart(x, r.UnitFrom, y, r.UnitTo) || !x.Base.Exists || x.Head.Exists || y.Base.Exists || !y.Head.Exists ||
 			x.Base.Unreadable != "" || y.Head.Unreadable != "" {
 			continue
 		}
-		ax, kx, _ := agentfiles.ClassifyAgent(x.Path, in.Policy)
-		ay, ky, _ := agentfiles.ClassifyAgent(y.Path, in.Policy)
+		ax, kx, _ := agentfiles.ClassifyAgent(x.ClassifiedPath(), in.Policy)
+		ay, ky, _ := agentfiles.ClassifyAgent(y.ClassifiedPath(), in.Policy)
 		if ax != ay || kx != ky || kx == report.NotAgentConfig || kx == report.ScriptFile {
 			continue
 		}
@@ -165,7 +166,51 @@ func applyRenames(in report.Input) ([]report.File, []report.Rename) {
 			out = append(out, f)
 		}
 	}
+	repointMarketplaces(out, made)
 	return out, made
+}
+
+// repointMarketplaces compares each plugin marketplace of files changed in
+// place as if the plugins made moved had always been at their new folder
+// (agentfiles.RepointMarketplace): the gatherer paired a plugin's folder
+// only where every marketplace re-points its entries there under the same
+// names, so the re-pointed source is no change, and any other edit to the
+// marketplace still is one.
+func repointMarketplaces(files []report.File, made []report.Rename) {
+	seen := map[[2]string]bool{}
+	for _, r := range made {
+		k := [2]string{r.UnitFrom, r.UnitTo}
+		if seen[k] || r.From != path.Join(r.UnitFrom, ".claude-plugin", "plugin.json") {
+			continue
+		}
+		seen[k] = true
+		for i, f := range files {
+			if f.As != "" || path.Base(f.Path) != "marketplace.json" || !agentfiles.IsPluginManifest(f.Path) ||
+				!f.Base.Exists || !f.Head.Exists || f.Base.Unreadable != "" || f.Head.Unreadable != "" {
+				continue
+			}
+			if data, ok := agentfiles.RepointMarketplace(f.Path, f.Base.Data, f.Head.Data, r.UnitFrom, r.UnitTo); ok {
+				files[i].Base.Data = data
+			}
+		}
+	}
+}
+
+// samePluginPart says whether x in the unit from and y in the unit to are
+// read as themselves (no As), or both as the same part of a plugin moved
+// from from to to: the As the plugin layouts give (a command read as
+// from/.claude-plugin/.claude/commands/c.md) at the same place under each
+// folder. A case variant's As (read under another spelling) is not paired.
+func samePluginPart(x report.File, from string, y report.File, to string) bool {
+	if x.As == "" || y.As == "" {
+		return x.As == y.As
+	}
+	rx, ok1 := strings.CutPrefix(x.As, from+"/")
+	ry, ok2 := strings.CutPrefix(y.As, to+"/")
+	// A part's As lies under the plugin's .claude-plugin (a command, agent
+	// or skill) or ends in its part's name after the file (hooks, servers).
+	part := strings.HasPrefix(rx, ".claude-plugin/") || strings.Contains(rx, "/.claude-plugin-part/")
+	return ok1 && ok2 && rx == ry && part
 }
 
 // movedRows says each moved unit once: a quiet row on its first file.
