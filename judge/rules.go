@@ -704,6 +704,15 @@ func (e *engine) allowFinding(f *fileState, a *event, rt rating.Rating, replaced
 	if note, ok := compoundAllowNote(r); ok {
 		msg.WriteString(" " + note)
 	}
+	if e.headMode(f.scope) == "plan" && lattice.PlanStripped(r) {
+		// Set aside while the session plans, restored when it leaves plan
+		// mode (ExitPlanMode calls restoreDangerousPermissions in
+		// 2.1.328's bundle): the grant is real once the plan is approved.
+		msg.WriteString(" While the session is in plan mode Claude Code " + lattice.ClaudeCodeVersion + " sets this rule aside (what it matches goes to the auto-mode classifier); it applies once the session leaves plan mode.")
+	}
+	if e.headMode(f.scope) == "plan" && lattice.PlanReadsAnyway(r) {
+		msg.WriteString(" While the session is in plan mode Claude Code " + lattice.ClaudeCodeVersion + " reads any file without a prompt, rule or not; this rule applies once the session leaves plan mode.")
+	}
 	if r.Canonical == "Bash" {
 		calls, via := e.denyBypasses(f.scope, []lattice.Rule{r}, maxWitnesses)
 		msg.WriteString(bypassNote(calls, via, "The deny rules"))

@@ -300,3 +300,13 @@ func powerShellStripped(spec string) bool {
 	}
 	return false
 }
+
+// PlanReadsAnyway reports an allow rule of the Read tool: in plan mode
+// Claude Code reads any file without a prompt (measured on 2.1.328:
+// ~/.ssh/id_rsa and /etc/passwd with no rule), so what the rule grants
+// runs without it while the session plans, and newly runs once the
+// session leaves plan mode (seed 4's witness class: Read(~/**) added
+// under plan mode, $HOME/.ssh/id_rsa allowed at the base and the head).
+func PlanReadsAnyway(r Rule) bool {
+	return r.List == Allow && r.Malformed == "" && r.Canonical == "Read"
+}

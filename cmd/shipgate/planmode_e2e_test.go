@@ -147,3 +147,34 @@ func TestE2EPlanModeBroadAllowsApplyAgain(t *testing.T) {
 		})
 	}
 }
+
+// TestE2EPlanModeAddedBroadAllow: an allow rule plan mode sets aside,
+// added while the project is in plan mode, still blocks — Claude Code
+// 2.1.328 restores the rule when the session leaves plan mode
+// (ExitPlanMode calls restoreDangerousPermissions in its bundle), so the
+// grant is real once the plan is approved — and both reports say why the
+// witness does not run while the session plans (the conformance witness
+// class at seed 1 asked `python` under plan mode and it ran at the base
+// too, the classifier approving). A rule plan mode keeps says nothing of
+// the kind.
+func TestE2EPlanModeAddedBroadAllow(t *testing.T) {
+	t.Parallel()
+	settings := func(allow ...string) map[string]string {
+		return map[string]string{".claude/settings.json": "{\"permissions\": {\"defaultMode\": \"plan\", \"allow\": [\"" + strings.Join(allow, "\", \"") + "\"]}}\n"}
+	}
+	const mark = "it applies once the session leaves plan mode"
+	runQuietCases(t, "planadd", []quietCase{
+		{name: "Bash(python:*) added under plan mode", base: settings("Bash(npm run build:*)"), head: settings("Bash(npm run build:*)", "Bash(python:*)"),
+			decision: "block", check: "PERMISSION-WILDCARD-ALLOW", contains: mark},
+		{name: "Bash(git *) added under plan mode", base: settings("Bash(npm run build:*)"), head: settings("Bash(npm run build:*)", "Bash(git *)"),
+			decision: "require_review", check: "PERMISSION-ALLOW-EXPANDED", lacks: mark},
+		// Plan mode reads any file without a prompt (seed 4's witness
+		// class: ~/.ssh/id_rsa ran at the plan base too): the rule is
+		// still the grant it is once the session leaves plan mode.
+		{name: "Read(~/**) added under plan mode", base: settings("Bash(npm run build:*)"), head: settings("Bash(npm run build:*)", "Read(~/**)"),
+			decision: "require_review", check: "PERMISSION-ALLOW-EXPANDED", contains: "reads any file without a prompt, rule or not; this rule applies once the session leaves plan mode"},
+		{name: "Read(~/**) added outside plan mode", base: map[string]string{".claude/settings.json": `{"permissions": {"allow": ["Bash(npm run build:*)"]}}` + "\n"},
+			head:     map[string]string{".claude/settings.json": `{"permissions": {"allow": ["Bash(npm run build:*)", "Read(~/**)"]}}` + "\n"},
+			decision: "require_review", check: "PERMISSION-ALLOW-EXPANDED", lacks: "rule or not"},
+	})
+}

@@ -146,7 +146,7 @@ func TestGitAboveStopsASession(t *testing.T) {
 // harness calls (Bash for a command, Read for a path), asked with the
 // fake classifier approving the head's session.
 func TestPlanWitnessesAreCalls(t *testing.T) {
-	calls := witnessCalls(Settings{}, Settings{DefaultMode: "plan"})
+	calls, _ := witnessCalls(Settings{}, Settings{DefaultMode: "plan"})
 	var bash, read bool
 	for _, c := range calls {
 		bash = bash || (c.Tool == "Bash" && c.Arg == "npm publish")
@@ -154,6 +154,26 @@ func TestPlanWitnessesAreCalls(t *testing.T) {
 	}
 	if !bash || !read {
 		t.Errorf("plan mode's witnesses as calls: %v, want Bash(npm publish) and a Read under $HOME", calls)
+	}
+	// A launcher allow added under plan mode is set aside while the
+	// session plans: its witnesses are asked after plan mode (seed 1's
+	// full corpus: `python` under Bash(python:*) ran at the plan base too,
+	// the classifier approving).
+	head := Settings{DefaultMode: "plan", Allow: []string{"Bash(npm run build:*)", "Bash(python:*)"}}
+	base := Settings{DefaultMode: "plan", Allow: []string{"Bash(npm run build:*)"}}
+	if now, after := witnessCalls(base, head); len(now) != 0 || len(after) == 0 {
+		t.Errorf("Bash(python:*) added under plan mode: witnesses %v now, %v after plan; want none now, some after", now, after)
+	}
+	// A Read allow added under plan mode: plan mode reads any file
+	// anyway (seed 4: $HOME/.ssh/id_rsa ran at the plan base), so its
+	// witnesses are asked after plan mode too.
+	readHead := Settings{DefaultMode: "plan", Allow: []string{"Bash(npm run build:*)", "Read(~/**)"}}
+	if now, after := witnessCalls(base, readHead); len(now) != 0 || len(after) == 0 {
+		t.Errorf("Read(~/**) added under plan mode: witnesses %v now, %v after plan; want none now, some after", now, after)
+	}
+	ws := WitnessBatches([]Batch{{Class: "modes", Settings: head}}, 5)
+	if len(ws) != 1 || ws[0].Settings.DefaultMode != "" || ws[0].Base.DefaultMode != "" || !strings.HasPrefix(ws[0].Cases[0].Label, "witness-after-plan:") {
+		t.Errorf("the witness pair of a rule plan mode sets aside: %+v, want one pair asked outside plan mode", ws)
 	}
 	if !needsClassifier(Batch{Settings: Settings{DefaultMode: "plan"}}, SessionResult{}) {
 		t.Error("a witness pair whose head is in plan mode is not asked with the classifier")

@@ -42,22 +42,35 @@ func WitnessBatches(batches []Batch, max int) []Batch {
 		default:
 			continue
 		}
-		calls := witnessCalls(base, b.Settings)
-		if len(calls) == 0 {
-			continue
+		calls, afterPlan := witnessCalls(base, b.Settings)
+		if w, ok := witnessBatch(b.Settings, base, calls, "witness:"); ok {
+			out = append(out, w)
 		}
-		calls = withoutExistingTargets(calls)
-		if len(calls) == 0 {
-			continue
+		// A rule plan mode sets aside applies once the session leaves
+		// plan mode (ExitPlanMode restores it, in 2.1.328's bundle): its
+		// witnesses are asked in the mode the session then has.
+		head, planBase := b.Settings, base
+		head.DefaultMode, planBase.DefaultMode = "", ""
+		if w, ok := witnessBatch(head, planBase, afterPlan, "witness-after-plan:"); ok {
+			out = append(out, w)
 		}
-		w := Batch{Class: WitnessClass, Settings: b.Settings, Base: &base}
-		for _, c := range calls {
-			w.Cases = append(w.Cases, Case{Class: WitnessClass, Label: "witness:" + c.Tool, Call: c})
-		}
-		w.Cases = orderCases(dedupeCases(w.Cases))
-		out = append(out, w)
 	}
 	return out
+}
+
+// witnessBatch is the witness pair of the calls under head and base, or
+// false when no call is left to ask.
+func witnessBatch(head, base Settings, calls []Call, label string) (Batch, bool) {
+	calls = withoutExistingTargets(calls)
+	if len(calls) == 0 {
+		return Batch{}, false
+	}
+	w := Batch{Class: WitnessClass, Settings: head, Base: &base}
+	for _, c := range calls {
+		w.Cases = append(w.Cases, Case{Class: WitnessClass, Label: label + c.Tool, Call: c})
+	}
+	w.Cases = orderCases(dedupeCases(w.Cases))
+	return w, true
 }
 
 // withoutExistingTargets drops the Edit and Write calls of a file that will
@@ -89,16 +102,23 @@ func withoutExistingTargets(calls []Call) []Call {
 }
 
 // witnessCalls compares base and head with the engine and returns the
-// witnesses of the widenings it reports as harness calls.
-func witnessCalls(base, head Settings) []Call {
+// witnesses of the widenings it reports as harness calls: those that run
+// under the head as written, and afterPlan, those of an allow rule plan
+// mode sets aside (lattice.PlanStripped), or a Read allow, whose reads
+// plan mode allows anyway (lattice.PlanReadsAnyway), under a head in plan
+// mode: they newly run once the session leaves plan mode.
+func witnessCalls(base, head Settings) (calls, afterPlan []Call) {
 	lay := witnessLayout
 	rep := judge.Compare(report.Input{Files: []report.File{{Path: ".claude/settings.json",
 		Base: report.Version{Exists: true, Data: []byte(lay.Expand(base.JSON()))},
 		Head: report.Version{Exists: true, Data: []byte(lay.Expand(head.JSON()))}}}})
-	var out []Call
 	for _, ch := range rep.Changes {
 		if !ch.Expands || len(ch.Witnesses) == 0 {
 			continue
+		}
+		out := &calls
+		if r := lattice.Parse(ch.After); ch.Kind == report.KindRule && head.DefaultMode == "plan" && (lattice.PlanStripped(r) || lattice.PlanReadsAnyway(r)) {
+			out = &afterPlan
 		}
 		tool := lattice.Parse(ch.After).Canonical
 		if ch.Kind != report.KindRule || tool == "" {
@@ -121,11 +141,11 @@ func witnessCalls(base, head Settings) []Call {
 				}
 			}
 			if c, ok := harnessCall(t, w); ok {
-				out = append(out, c)
+				*out = append(*out, c)
 			}
 		}
 	}
-	return out
+	return calls, afterPlan
 }
 
 // harnessCall turns a printed witness back into a call the harness can
