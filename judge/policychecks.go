@@ -273,7 +273,7 @@ func (e *engine) bareOutcome(scope string, c lattice.Call) outcome {
 		for _, po := range parts {
 			whole = whole && po.whole
 		}
-		if why, ok := lattice.AlwaysAsksWhere(c.Arg, whole, e.readable(scope)); ok {
+		if why, ok := lattice.AlwaysAsksWriting(c.Arg, whole, e.readable(scope), e.writable(scope)); ok {
 			o = outcome{state: "default", by: "defaultMode " + e.headMode(scope), note: why + " (Claude Code " + lattice.ClaudeCodeVersion + ", measured)"}
 		}
 	}
@@ -486,9 +486,18 @@ func (e *engine) partOutcome(scope, part string) outcome {
 			return outcome{state: "denied", by: d}
 		}
 	}
+	if o.state != "denied" {
+		if d := e.writeDenied(scope, part); d != "" {
+			return outcome{state: "denied", by: d}
+		}
+	}
 	switch {
 	case o.state == "default" && o.note == "" && lattice.ReadOnlyWhere(part, e.readable(scope)):
 		o = outcome{state: "allowed", ro: true, by: "no rule: a read-only command Claude Code " + lattice.ClaudeCodeVersion + " runs with no rule"}
+	case o.state == "default" && o.note == "" && lattice.ReadOnlyWriting(part, e.writable(scope)):
+		// (whole: the write is approved as an Edit call, which a pattern
+		// rule's command checks would otherwise ask about.)
+		o = outcome{state: "allowed", whole: true, by: "no rule: a read-only command whose output goes to a file an Edit allow rule or acceptEdits approves, which Claude Code " + lattice.ClaudeCodeVersion + " runs with no Bash rule (measured)"}
 	case o.state == "default" && o.note == "" && e.headMode(scope) == "acceptEdits" && lattice.AcceptEditsRuns(part, func(p string) bool { return e.inExtraDir(scope, p) }):
 		// (whole: the mode approves the write by redirection, which a
 		// pattern rule's command checks would ask about.)
@@ -498,7 +507,7 @@ func (e *engine) partOutcome(scope, part string) outcome {
 		// also matches it.
 	case o.state == "allowed" && !strings.ContainsAny(part, "$`"):
 		// (Expansions are worded for the whole line by callOutcome.)
-		if why, ok := lattice.AlwaysAsksWhere(part, o.whole, e.readable(scope)); ok {
+		if why, ok := lattice.AlwaysAsksWriting(part, o.whole, e.readable(scope), e.writable(scope)); ok {
 			o = outcome{state: "default", by: "defaultMode " + e.headMode(scope), note: why + " (Claude Code " + lattice.ClaudeCodeVersion + ", measured)"}
 		} else if e.deniedRemovalInScript(scope, part) {
 			o = outcome{state: "default", by: "defaultMode " + e.headMode(scope),
@@ -720,6 +729,64 @@ func (e *engine) readDenied(scope, part string) string {
 		return true
 	})
 	return hit
+}
+
+// writable is what a Bash line of a scope may write by redirection without
+// the redirection asking under a pattern rule (Claude Code 2.1.328,
+// TestRedirectWrites): the file checked as an Edit call, which an Edit
+// allow rule approves (a Write rule does not: `npm test > out.txt` asked
+// under Bash(npm *) and Write(out.txt)), and acceptEdits inside the
+// project and its additional directories (an ask rule on it does not stop
+// that: it ran under ask Edit(out.txt)); never a sensitive file
+// (lattice.SensitiveWrite), nor one an Edit deny rule covers (writeDenied
+// refuses the line).
+func (e *engine) writable(scope string) func(string) bool {
+	return func(p string) bool {
+		if lattice.SensitiveWrite(p) {
+			return false
+		}
+		c := lattice.Call{Tool: "Edit", Arg: p}
+		for _, r := range e.scopeRules(scope, true, lattice.Deny) {
+			if r.Canonical == "Edit" && lattice.MatchContext(e.ctx, r, c) != lattice.No {
+				return false
+			}
+		}
+		if e.headMode(scope) == "acceptEdits" && (inProjectPath(p) || e.inExtraDir(scope, p)) {
+			return true
+		}
+		for _, r := range e.scopeRules(scope, true, lattice.Allow) {
+			if r.Canonical == "Edit" && lattice.MatchContext(e.ctx, r, c) == lattice.Yes {
+				return true
+			}
+		}
+		return false
+	}
+}
+
+// writeDenied names the Edit deny rule that covers a file part writes by
+// redirection, or "": Claude Code 2.1.328 denies the line then, whatever
+// allows it (TestRedirectWrites, measured: `npm test > out.txt` and `echo
+// x > out.txt` denied under deny Edit(out.txt) with allow Bash(npm *), in
+// acceptEdits and in the default mode).
+func (e *engine) writeDenied(scope, part string) string {
+	if !strings.Contains(part, ">") {
+		return ""
+	}
+	targets, _ := lattice.RedirectWrites(part)
+	if len(targets) == 0 {
+		return ""
+	}
+	for _, r := range e.scopeRules(scope, true, lattice.Deny) {
+		if r.Canonical != "Edit" {
+			continue
+		}
+		for _, t := range targets {
+			if lattice.MatchContext(e.ctx, r, lattice.Call{Tool: "Edit", Arg: t}) == lattice.Yes {
+				return "deny: " + r.Text + ", which covers " + t + ", a file the command writes by redirection"
+			}
+		}
+	}
+	return ""
 }
 
 // readable is what a read-only command of a scope may read with no

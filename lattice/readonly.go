@@ -516,6 +516,17 @@ func AlwaysAsks(line string, whole bool) (string, bool) { return AlwaysAsksWhere
 // the places readable names (an additional directory, a path a Read allow
 // rule grants) without the path check asking; nil means the project only.
 func AlwaysAsksWhere(line string, whole bool, readable func(string) bool) (string, bool) {
+	return AlwaysAsksWriting(line, whole, readable, nil)
+}
+
+// AlwaysAsksWriting is AlwaysAsksWhere where a redirection of output to a
+// file writable approves does not ask: Claude Code checks the file as an
+// Edit call, and a write that call would make without a prompt (an Edit
+// allow rule, acceptEdits inside the working directories) lets the line
+// run under a pattern rule (TestRedirectWrites, measured on 2.1.328:
+// `npm test > out.txt` runs under Bash(npm *) with Edit(out.txt), or in
+// acceptEdits). nil approves none.
+func AlwaysAsksWriting(line string, whole bool, readable, writable func(string) bool) (string, bool) {
 	f, err := parseBash(line)
 	if err != nil {
 		if whole {
@@ -525,6 +536,11 @@ func AlwaysAsksWhere(line string, whole bool, readable func(string) bool) (strin
 	}
 	if why, ok := wholeToolAsks(f, line, true); ok {
 		return why, true
+	}
+	if t, ok := sensitiveRedirect(line); ok {
+		// Under the whole tool too, in every mode measured (default,
+		// acceptEdits; Bash(*) and Bash).
+		return "a write to `" + t + "` asks whatever the rules say: Claude Code calls it a sensitive file", true
 	}
 	if whole {
 		return "", false
@@ -565,7 +581,7 @@ func AlwaysAsksWhere(line string, whole bool, readable func(string) bool) (strin
 				why = "a background & asks under every pattern rule"
 			}
 			for _, rd := range x.Redirs {
-				if !harmlessRedirect(rd) && (rd.Op == syntax.RdrOut || rd.Op == syntax.AppOut || rd.Op == syntax.RdrAll || rd.Op == syntax.AppAll || rd.Op == syntax.RdrClob) {
+				if !harmlessRedirect(rd) && outputRedirect(rd.Op) && !writableTarget(rd, writable) {
 					why = "a redirection to a file asks under every pattern rule"
 				}
 			}
@@ -766,6 +782,123 @@ func dotsSegment(a string) bool {
 // TestAcceptEditsListFromBinary holds it to the pinned binary).
 var AcceptEditsCommands = []string{"mkdir", "touch", "rm", "rmdir", "mv", "cp", "sed"}
 
+// sensitiveWriteDirs are the project folders a write into asks about
+// whatever the rules and the mode say ("… which is a sensitive file":
+// `npm test > .claude/x.txt`, `> .git/x.txt`, `> .vscode/x.txt`, `rm
+// .claude/x.txt`, `mkdir .claude/d` and `touch .vscode/x` under Bash(*),
+// Bash, acceptEdits and allow Edit(**); .env is not one; Claude Code
+// 2.1.328, measured by TestRedirectWrites). Only the folders at the top of
+// the project are measured: a path deeper in is not taken as one.
+var sensitiveWriteDirs = []string{".claude", ".git", ".vscode"}
+
+// SensitiveWrite reports whether writing p (as written, relative to the
+// project) asks whatever the rules say (sensitiveWriteDirs).
+func SensitiveWrite(p string) bool {
+	clean := strings.TrimPrefix(p, "./")
+	for _, d := range sensitiveWriteDirs {
+		if clean == d || strings.HasPrefix(clean, d+"/") {
+			return true
+		}
+	}
+	return false
+}
+
+// sensitiveRedirect is the first file line writes by redirection that is
+// a sensitive file (SensitiveWrite).
+func sensitiveRedirect(line string) (string, bool) {
+	targets, _ := RedirectWrites(line)
+	for _, t := range targets {
+		if SensitiveWrite(t) {
+			return t, true
+		}
+	}
+	return "", false
+}
+
+// outputRedirect reports a redirection that writes a file: >, >>, >|,
+// &> and &>> (with any descriptor number: 2> err.txt).
+func outputRedirect(op syntax.RedirOperator) bool {
+	switch op {
+	case syntax.RdrOut, syntax.AppOut, syntax.RdrAll, syntax.AppAll, syntax.RdrClob:
+		return true
+	}
+	return false
+}
+
+// writableTarget reports whether writable approves the file rd writes:
+// a static word (no expansion, glob or quote Shipgate would have to read).
+func writableTarget(rd *syntax.Redirect, writable func(string) bool) bool {
+	if writable == nil {
+		return false
+	}
+	w, ok := staticWord(rd.Word)
+	return ok && w != "" && !strings.ContainsAny(w, "*?[") && writable(w)
+}
+
+// RedirectWrites are the files line writes by redirection of output (>,
+// >>, >|, &>, &>>, /dev/null aside), as written; ok is false when the line
+// does not parse or a target is not a static word: the caller cannot
+// tell which files it writes.
+func RedirectWrites(line string) (targets []string, ok bool) {
+	f, err := parseBash(line)
+	if err != nil {
+		return nil, false
+	}
+	ok = true
+	syntax.Walk(f, func(n syntax.Node) bool {
+		if st, isStmt := n.(*syntax.Stmt); isStmt {
+			for _, rd := range st.Redirs {
+				if harmlessRedirect(rd) || !outputRedirect(rd.Op) {
+					continue
+				}
+				w, static := staticWord(rd.Word)
+				if !static || w == "" {
+					ok = false
+					continue
+				}
+				targets = append(targets, w)
+			}
+		}
+		return true
+	})
+	return targets, ok
+}
+
+// ReadOnlyWriting reports whether part is one read-only command (of the
+// project) whose output is redirected to files writable approves, and to
+// nothing else: Claude Code 2.1.328 runs `echo x > out.txt` and `cat
+// package.json > out.txt` with no Bash rule under allow Edit(out.txt)
+// (TestRedirectWrites, measured).
+func ReadOnlyWriting(part string, writable func(string) bool) bool {
+	f, err := parseBash(part)
+	if err != nil || len(f.Stmts) != 1 || writable == nil {
+		return false
+	}
+	st := f.Stmts[0]
+	if st.Negated || st.Background || st.Coprocess || st.Disown {
+		return false
+	}
+	call, ok := st.Cmd.(*syntax.CallExpr)
+	if !ok || len(call.Assigns) > 0 || len(call.Args) == 0 {
+		return false
+	}
+	fields, ok := staticFields(call.Args)
+	if !ok {
+		return false
+	}
+	wrote := false
+	for _, rd := range st.Redirs {
+		if harmlessRedirect(rd) {
+			continue
+		}
+		if !outputRedirect(rd.Op) || !writableTarget(rd, writable) {
+			return false
+		}
+		wrote = true
+	}
+	return wrote && readOnlyFields(fields, inProject)
+}
+
 // AcceptEditsRuns reports whether acceptEdits mode runs a simple command
 // without a prompt, as measured on Claude Code 2.1.328 (internal/conformance
 // TestAcceptEditsCommands): one of AcceptEditsCommands with every path
@@ -778,6 +911,9 @@ var AcceptEditsCommands = []string{"mkdir", "touch", "rm", "rmdir", "mv", "cp", 
 // project only. No expansion, glob or quoting is read.
 func AcceptEditsRuns(part string, inside func(string) bool) bool {
 	in := func(a string) bool {
+		if SensitiveWrite(a) {
+			return false
+		}
 		if inProject(a) {
 			return a != "." && a != "" && !strings.HasPrefix(a, ".git")
 		}
@@ -805,7 +941,7 @@ func AcceptEditsRuns(part string, inside func(string) bool) bool {
 			continue
 		}
 		w, ok := staticWord(rd.Word)
-		if !ok || (rd.Op != syntax.RdrOut && rd.Op != syntax.AppOut) || !in(w) {
+		if !ok || !outputRedirect(rd.Op) || !in(w) {
 			return false
 		}
 		wrote = true

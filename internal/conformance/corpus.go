@@ -113,14 +113,14 @@ func (b Batch) Session() Session {
 var Classes = []string{
 	"bash-match", "path-match", "bash-shapes", "bash-wrappers", "bash-deny", "bash-ask", "bash-compound", "bash-readonly",
 	"path-read", "path-edit", "modes", "additional-dirs", "skipped-rules", "settings-local",
-	"two-readings", "command-checks", "webfetch", "bypass", "mcp", "params", SandboxClass, ToolsClass, SyntaxClass, ScopeClass, PlanBroadClass, WitnessClass,
+	"two-readings", "command-checks", "webfetch", "bypass", "mcp", "params", SandboxClass, ToolsClass, SyntaxClass, ScopeClass, PlanBroadClass, RedirectClass, WitnessClass,
 }
 
 // classWeight is each class's share of the corpus.
 var classWeight = map[string]int{
 	"bash-match": 3, "path-match": 2, "bash-shapes": 3, "bash-wrappers": 2, "bash-deny": 2, "bash-ask": 1, "bash-compound": 2, "bash-readonly": 1,
 	"path-read": 3, "path-edit": 2, "modes": 2, "additional-dirs": 1, "skipped-rules": 1, "settings-local": 1,
-	"two-readings": 1, "command-checks": 1, "webfetch": 1, "bypass": 1, "mcp": 1, "params": 1, SandboxClass: 1, ToolsClass: 1, SyntaxClass: 1, ScopeClass: 1, PlanBroadClass: 1,
+	"two-readings": 1, "command-checks": 1, "webfetch": 1, "bypass": 1, "mcp": 1, "params": 1, SandboxClass: 1, ToolsClass: 1, SyntaxClass: 1, ScopeClass: 1, PlanBroadClass: 1, RedirectClass: 1,
 }
 
 // callsPerBatch is the most calls one session makes. Claude Code answers a
@@ -564,6 +564,8 @@ func (g *gen) batch() Batch {
 		g.scopeBatch(&b)
 	case PlanBroadClass:
 		g.planBroadBatch(&b)
+	case RedirectClass:
+		g.redirectBatch(&b) // corpus_redirect.go
 	case SchemaClass:
 		g.schemaBatch(&b) // corpus_schema.go
 	case NotebookClass:
