@@ -734,7 +734,8 @@ func (e *engine) readDenied(scope, part string) string {
 // writable is what a Bash line of a scope may write by redirection without
 // the redirection asking under a pattern rule (Claude Code 2.1.328,
 // TestRedirectWrites): the file checked as an Edit call, which an Edit
-// allow rule approves (a Write rule does not: `npm test > out.txt` asked
+// allow rule with a path approves (a whole-tool Edit or Edit(*) does not,
+// nor a Write rule: `npm test > out.txt` asked
 // under Bash(npm *) and Write(out.txt)), and acceptEdits inside the
 // project and its additional directories (an ask rule on it does not stop
 // that: it ran under ask Edit(out.txt)); never a sensitive file
@@ -747,7 +748,7 @@ func (e *engine) writable(scope string) func(string) bool {
 		}
 		c := lattice.Call{Tool: "Edit", Arg: p}
 		for _, r := range e.scopeRules(scope, true, lattice.Deny) {
-			if r.Canonical == "Edit" && lattice.MatchContext(e.ctx, r, c) != lattice.No {
+			if redirectEditRule(r) && lattice.MatchContext(e.ctx, r, c) != lattice.No {
 				return false
 			}
 		}
@@ -755,7 +756,11 @@ func (e *engine) writable(scope string) func(string) bool {
 			return true
 		}
 		for _, r := range e.scopeRules(scope, true, lattice.Allow) {
-			if r.Canonical == "Edit" && lattice.MatchContext(e.ctx, r, c) == lattice.Yes {
+			// A whole-tool allow (Edit, Edit(*)) approves no write by
+			// redirection: `echo x > out.txt` and, under Bash(npm *),
+			// `npm test > out.txt` ask with it (measured), where Edit(**)
+			// approves them.
+			if redirectEditRule(r) && lattice.MatchContext(e.ctx, r, c) == lattice.Yes {
 				return true
 			}
 		}
@@ -763,8 +768,17 @@ func (e *engine) writable(scope string) func(string) bool {
 	}
 }
 
+// redirectEditRule reports an Edit rule Claude Code 2.1.328 reads when it
+// checks a write by redirection: one with a path. The whole tool (Edit,
+// Edit(*)) is not read, as an allow or as a deny (TestRedirectWrites,
+// measured: `npm test > out.txt` asks under Bash(npm *) with allow Edit or
+// Edit(*), and runs in acceptEdits under deny Edit or Edit(*)).
+func redirectEditRule(r lattice.Rule) bool {
+	return r.Canonical == "Edit" && r.HasSpecifier && r.Specifier != "" && r.Specifier != "*"
+}
+
 // writeDenied names the Edit deny rule that covers a file part writes by
-// redirection, or "": Claude Code 2.1.328 denies the line then, whatever
+// redirection (redirectEditRule), or "": Claude Code 2.1.328 denies the line then, whatever
 // allows it (TestRedirectWrites, measured: `npm test > out.txt` and `echo
 // x > out.txt` denied under deny Edit(out.txt) with allow Bash(npm *), in
 // acceptEdits and in the default mode).
@@ -777,7 +791,7 @@ func (e *engine) writeDenied(scope, part string) string {
 		return ""
 	}
 	for _, r := range e.scopeRules(scope, true, lattice.Deny) {
-		if r.Canonical != "Edit" {
+		if !redirectEditRule(r) {
 			continue
 		}
 		for _, t := range targets {

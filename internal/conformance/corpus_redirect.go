@@ -11,7 +11,7 @@ const RedirectClass = "redirect-writes"
 // redirectEditRules are the path rules of the class: on the files the
 // lines write, and on places they do not.
 var redirectEditRules = []string{"Edit(out.txt)", "Edit(**)", "Edit(./src/**)", "Edit(*.txt)", "Write(out.txt)", "Edit(/tmp/**)",
-	"Edit(//tmp/**)", "Edit(.claude/**)", "Edit(~/**)", "Edit(.env)", "Edit(err.txt)"}
+	"Edit(//tmp/**)", "Edit(.claude/**)", "Edit(~/**)", "Edit(.env)", "Edit(err.txt)", "Edit", "Edit(*)"}
 
 // redirectTargets are the redirections the class appends to a command.
 var redirectTargets = []string{" > out.txt", " >> out.txt", " 2> err.txt", " &> all.txt", " >| out.txt", " > src/out.txt", " > .env",

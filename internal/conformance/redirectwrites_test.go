@@ -43,6 +43,16 @@ func TestRedirectWrites(t *testing.T) {
 			{"npm test > out.txt", Allow}, {"npm test >> out.txt", Allow}, {"npm test 2> err.txt", Ask}, {"npm test > /tmp/sg-out.txt", Ask}}},
 		{"Bash(npm *), Edit(**)", Settings{Allow: []string{"Bash(npm *)", "Edit(**)"}}, []want{
 			{"npm test > out.txt", Allow}, {"npm test &> all.txt", Allow}, {"npm test > ../out.txt", Ask}, {"npm test > .claude/x.txt", Ask}}},
+		// A whole-tool Edit allow (Edit, Edit(*)) approves no write by
+		// redirection (the class two-readings at seeds 1, 4 and 5: `echo
+		// hi > out.txt` asked under allow Read, Edit, Write).
+		{"Edit", Settings{Allow: []string{"Edit"}}, []want{{"echo x > out.txt", Ask}}},
+		{"Bash(npm *), Edit", Settings{Allow: []string{"Bash(npm *)", "Edit"}}, []want{{"npm test > out.txt", Ask}}},
+		{"Bash(npm *), Edit(*)", Settings{Allow: []string{"Bash(npm *)", "Edit(*)"}}, []want{{"npm test > out.txt", Ask}, {"npm test > src/out.txt", Ask}}},
+		{"acceptEdits, deny Edit(**)", Settings{DefaultMode: "acceptEdits", Allow: npm, Deny: []string{"Edit(**)"}}, []want{{"npm test > out.txt", Deny}, {"npm test > /tmp/sg-out.txt", Ask}}},
+		// Nor does a whole-tool Edit deny stop one.
+		{"acceptEdits, deny Edit", Settings{DefaultMode: "acceptEdits", Allow: npm, Deny: []string{"Edit"}}, []want{{"npm test > out.txt", Allow}, {"echo x > out.txt", Allow}}},
+		{"acceptEdits, deny Edit(*)", Settings{DefaultMode: "acceptEdits", Allow: npm, Deny: []string{"Edit(*)"}}, []want{{"npm test > out.txt", Allow}, {"echo x > out.txt", Allow}}},
 		{"Bash(npm *), Write(out.txt)", Settings{Allow: []string{"Bash(npm *)", "Write(out.txt)"}}, []want{
 			{"npm test > out.txt", Ask}, {"echo x > out.txt", Ask}}},
 		{"acceptEdits, Edit(//tmp/**)", Settings{DefaultMode: "acceptEdits", Allow: []string{"Bash(make *)", "Edit(//tmp/**)"}}, []want{
