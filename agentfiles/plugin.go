@@ -23,7 +23,8 @@ import (
 //     folder (commands/, agents/);
 //   - skills, hooks, mcpServers, lspServers: named paths add to the
 //     default (skills/, hooks/hooks.json, .mcp.json, .lsp.json);
-//   - monitors: a named file replaces monitors/monitors.json.
+//   - monitors (also under "experimental"), workflows: a named path
+//     replaces monitors/monitors.json, workflows/.
 //
 // A path must start with ./ (else the manifest is invalid and the
 // plugin does not load); one through .. "escapes plugin directory" and
@@ -48,6 +49,9 @@ const (
 	PartMCP      PluginPart = "mcpServers"
 	PartLSP      PluginPart = "lspServers"
 	PartMonitors PluginPart = "monitors"
+	// PartWorkflows are .js workflows Claude Code runs (a folder or
+	// files): Shipgate does not read them, any change is reviewed.
+	PartWorkflows PluginPart = "workflows"
 )
 
 // pluginParts are the manifest keys of the parts Shipgate reads, with
@@ -65,6 +69,7 @@ var pluginParts = []struct {
 	{PartMCP, ".mcp.json", false},
 	{PartLSP, ".lsp.json", false},
 	{PartMonitors, "monitors/monitors.json", true},
+	{PartWorkflows, "workflows", true},
 }
 
 // PluginPath is one repository path a plugin loads a part from: a file
@@ -230,6 +235,9 @@ func layoutOf(manifest, r string, obj *jsonpos.Value) PluginLayout {
 	named := map[PluginPart]bool{}
 	for _, pp := range pluginParts {
 		v := obj.Get(string(pp.part))
+		if x := obj.Get("experimental"); v == nil && pp.part == PartMonitors && x != nil && x.Kind() == jsonpos.Object {
+			v = x.Get(string(pp.part))
+		}
 		if v == nil {
 			continue
 		}
@@ -250,7 +258,7 @@ func layoutOf(manifest, r string, obj *jsonpos.Value) PluginLayout {
 				continue // an inline entry of a list (mcpServers): in the manifest
 			}
 			s := x.Text()
-			if !strings.HasPrefix(s, "./") {
+			if !strings.HasPrefix(s, "./") && (pp.part != PartSkills || s != ".") {
 				l.Problems = append(l.Problems, string(pp.part)+" names "+s+", which does not start with ./ (Claude Code does not load the plugin)")
 			}
 			q, inside := join(r, s)
@@ -323,13 +331,17 @@ const pluginAsDir = ".claude-plugin-part"
 // under a .claude folder inside the plugin's .claude-plugin (its own
 // scope: no project settings apply), a hooks, servers or monitors file as
 // an opaque file of its part.
+//
+// The innermost path that loads p decides (a skills folder "." is the
+// plugin root: its skills/ folder's skills are still skills/'s).
 func (l PluginLayout) As(p string) string {
+	best, bestLen := "", -1
 	for _, pp := range l.Paths {
-		if as := pp.as(l.Root, p); as != "" {
-			return as
+		if as := pp.as(l.Root, p); as != "" && len(pp.Path) > bestLen {
+			best, bestLen = as, len(pp.Path)
 		}
 	}
-	return ""
+	return best
 }
 
 func (pp PluginPath) as(root, p string) string {
@@ -362,7 +374,7 @@ func (pp PluginPath) as(root, p string) string {
 		}
 		return path.Join(scope, string(pp.Part), rel)
 	}
-	if p != pp.Path {
+	if p != pp.Path && pp.Part != PartWorkflows {
 		return "" // a file part names one file
 	}
 	return path.Join(p, pluginAsDir, string(pp.Part))

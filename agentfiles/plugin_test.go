@@ -111,7 +111,7 @@ func sorted(s []string) []string {
 }
 
 func TestPluginAs(t *testing.T) {
-	ls, _ := PluginLayouts("p/.claude-plugin/plugin.json", []byte(`{"name": "p", "commands": "./c", "agents": ["./a/one.md"], "skills": ["./s", "./solo"], "hooks": "./h.json", "mcpServers": "./m.json", "monitors": "./mon.json"}`))
+	ls, _ := PluginLayouts("p/.claude-plugin/plugin.json", []byte(`{"name": "p", "commands": "./c", "agents": ["./a/one.md"], "skills": ["./s", "./solo", "."], "hooks": "./h.json", "mcpServers": "./m.json", "experimental": {"monitors": "./mon.json"}, "workflows": "./wf"}`))
 	cases := []struct {
 		path, as string
 		kind     string // what Classify makes of the As
@@ -130,9 +130,12 @@ func TestPluginAs(t *testing.T) {
 		{"p/m.json", "p/m.json/" + pluginAsDir + "/mcpServers", "agent"},
 		{"p/mon.json", "p/mon.json/" + pluginAsDir + "/monitors", "agent"},
 		{"p/.lsp.json", "p/.lsp.json/" + pluginAsDir + "/lspServers", "agent"},
-		{"p/monitors/monitors.json", "", ""}, // replaced by ./mon.json
-		{"p/hooks/hooks.json", "", ""},       // a plugin hooks file by its path already
-		{"p/.mcp.json", "", ""},              // an MCP file by its path already
+		{"p/monitors/monitors.json", "", ""},                                  // replaced by ./mon.json
+		{"p/hooks/hooks.json", "", ""},                                        // a plugin hooks file by its path already
+		{"p/.mcp.json", "", ""},                                               // an MCP file by its path already
+		{"p/SKILL.md", "p/.claude-plugin/.claude/skills/p/SKILL.md", "skill"}, // skills "." is the root
+		{"p/wf/release.js", "p/wf/release.js/" + pluginAsDir + "/workflows", "agent"},
+		{"p/workflows/old.js", "", ""}, // replaced by ./wf
 		{"p/README.md", "", ""},
 	}
 	for _, c := range cases {

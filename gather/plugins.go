@@ -130,6 +130,8 @@ func (g *gatherer) pluginFiles(ctx context.Context, add func(string)) error {
 					add(pp.Path)
 				}
 				continue
+			case agentfiles.PartWorkflows:
+				add(pp.Path) // a .js file, or a folder (listed below)
 			}
 			if !dirs[pp.Path] {
 				dirs[pp.Path] = true
