@@ -3,6 +3,7 @@ package agentfiles
 import (
 	"crypto/sha256"
 	"fmt"
+	"maps"
 	"path"
 	"strings"
 	"unicode"
@@ -110,7 +111,8 @@ func opaqueValue(data []byte) string {
 // agents and apps by other keys (hooks, mcpServers, skills, commands,
 // agents, apps, lspServers, outputStyles, interface). The name is not
 // among them: enabledPlugins and a skill's namespace refer to it.
-var manifestMetadata = []string{"version", "description", "author", "homepage", "repository", "license", "keywords"}
+// $schema names the JSON schema an editor checks the file against.
+var manifestMetadata = []string{"version", "description", "author", "homepage", "repository", "license", "keywords", "$schema"}
 
 // manifestValue names one version of a plugin manifest by its content
 // without the metadata keys: a strict JSON object (no duplicate key, no
@@ -122,7 +124,19 @@ var manifestMetadata = []string{"version", "description", "author", "homepage", 
 // For a marketplace (entries set) the entries of its plugins list are
 // read the same way, less their category and tags too: a marketplace
 // that bumps its plugins' versions lists the same plugins.
-func manifestValue(data []byte, entries bool) (string, bool) {
+//
+// For a Claude Code plugin's manifest or marketplace (parts set), the
+// paths of its parts that PluginLayouts reads (localPartPath: commands,
+// agents, skills, hooks, servers, monitors and workflows named by ./
+// paths inside the plugin) and an entry's ./ source are left out too:
+// gather reads the files they name, on both sides, as what the plugin
+// makes of them, so a file newly named (or a folder newly pointed at) is
+// compared as new and one no longer named as removed. A marketplace that
+// lists one more agent of a plugin is then no change of its own (the
+// fifth round's corpus: 43 wshobson/agents and anthropics/claude-code
+// pairs flagged only so). An inline part (an object), a URL, a path not
+// starting with ./ or leaving the plugin, and a remote source stay.
+func manifestValue(data []byte, entries, parts bool) (string, bool) {
 	root, probs, err := jsonpos.Parse(data)
 	if err != nil || len(probs) > 0 || root.Kind() != jsonpos.Object {
 		return "", false
@@ -136,9 +150,51 @@ func manifestValue(data []byte, entries bool) (string, bool) {
 		entryMeta[k] = true
 	}
 	var b strings.Builder
-	n := writeWithout(&b, root, meta, func(key string, v *jsonpos.Value) bool {
-		if !entries || key != "plugins" || v.Kind() != jsonpos.Array {
+	skipParts := func(obj *jsonpos.Value, base map[string]bool, entry bool) map[string]bool {
+		if !parts {
+			return base
+		}
+		skip := maps.Clone(base)
+		for _, m := range obj.Members() {
+			if entry && m.Key == "source" && m.Value.Kind() == jsonpos.String && localPartPath("", m.Value.Text()) {
+				skip[m.Key] = true
+			}
+			if isPluginPart(m.Key) {
+				if _, rest := partPaths(m.Key, m.Value); rest == nil {
+					skip[m.Key] = true
+				}
+			}
+		}
+		return skip
+	}
+	writePart := func(key string, v *jsonpos.Value) bool {
+		if !parts || !isPluginPart(key) {
 			return false
+		}
+		local, rest := partPaths(key, v)
+		if local == 0 {
+			return false
+		}
+		// A list of local paths and other entries: the others only.
+		b.WriteByte('[')
+		for i, e := range rest {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			b.WriteString(jsonpos.Canon(e))
+		}
+		b.WriteByte(']')
+		return true
+	}
+	n := writeWithout(&b, root, skipParts(root, meta, false), func(key string, v *jsonpos.Value) bool {
+		if entries && key == "metadata" && v.Kind() == jsonpos.Object {
+			// A marketplace's own description and version (its
+			// pluginRoot, which places the plugins, stays).
+			writeWithout(&b, v, meta, func(string, *jsonpos.Value) bool { return false })
+			return true
+		}
+		if !entries || key != "plugins" || v.Kind() != jsonpos.Array {
+			return writePart(key, v)
 		}
 		b.WriteByte('[')
 		for i, e := range v.Elements() {
@@ -146,7 +202,7 @@ func manifestValue(data []byte, entries bool) (string, bool) {
 				b.WriteByte(',')
 			}
 			if e.Kind() == jsonpos.Object {
-				writeWithout(&b, e, entryMeta, func(string, *jsonpos.Value) bool { return false })
+				writeWithout(&b, e, skipParts(e, entryMeta, true), writePart)
 			} else {
 				b.WriteString(jsonpos.Canon(e))
 			}
@@ -155,6 +211,9 @@ func manifestValue(data []byte, entries bool) (string, bool) {
 		return true
 	})
 	sum := sha256.Sum256([]byte(b.String()))
+	if parts {
+		return fmt.Sprintf("%d keys besides its metadata and part paths, sha256 %x", n, sum[:8]), true
+	}
 	return fmt.Sprintf("%d keys besides its metadata, sha256 %x", n, sum[:8]), true
 }
 
@@ -248,9 +307,13 @@ func (CodexAdapter) read(p string, data []byte, left *int64) (*agent.Doc, error)
 			}
 		}
 		if path.Base(p) == "plugin.json" || path.Base(p) == "marketplace.json" {
-			if v, ok := manifestValue(data, path.Base(p) == "marketplace.json"); ok {
+			if v, ok := manifestValue(data, path.Base(p) == "marketplace.json", IsPluginManifest(p)); ok {
 				value = v
-				why += " (not read by Shipgate beyond its metadata: any change other than " + strings.Join(manifestMetadata, ", ") + " is reviewed)"
+				if IsPluginManifest(p) {
+					why += " (not read by Shipgate beyond its metadata and the ./ paths of its parts, whose files are compared themselves: any other change is reviewed)"
+				} else {
+					why += " (not read by Shipgate beyond its metadata: any change other than " + strings.Join(manifestMetadata, ", ") + " is reviewed)"
+				}
 			} else {
 				why += " (not read by Shipgate: any change is reviewed)"
 			}

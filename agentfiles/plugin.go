@@ -228,6 +228,56 @@ func RepointMarketplace(p string, base, head []byte, from, to string) ([]byte, b
 	return out, true
 }
 
+// isPluginPart reports a manifest key naming one of the parts
+// PluginLayouts reads (pluginParts).
+func isPluginPart(key string) bool {
+	for _, pp := range pluginParts {
+		if string(pp.part) == key {
+			return true
+		}
+	}
+	return false
+}
+
+// localPartPath reports a path of part (any part for "") that layoutOf
+// reads as repository files: starting with ./ (or skills "."), no URL,
+// and inside the plugin's folder. Anything else (a path Claude Code
+// refuses, one leaving the plugin, a URL) is not.
+func localPartPath(part, s string) bool {
+	if strings.Contains(s, "://") || !strings.HasPrefix(s, "./") && !(part == string(PartSkills) && s == ".") {
+		return false
+	}
+	_, inside := join("plugin", s)
+	return inside
+}
+
+// partPaths splits a part's manifest value into how many of its entries
+// are local paths (localPartPath) and the rest; rest is nil when every
+// entry is one (a string path, or a list of them), and the value itself
+// when it is neither a string nor a list (an inline object).
+func partPaths(key string, v *jsonpos.Value) (local int, rest []*jsonpos.Value) {
+	switch v.Kind() {
+	case jsonpos.String:
+		if localPartPath(key, v.Text()) {
+			return 1, nil
+		}
+		return 0, []*jsonpos.Value{v}
+	case jsonpos.Array:
+		for _, e := range v.Elements() {
+			if e.Kind() == jsonpos.String && localPartPath(key, e.Text()) {
+				local++
+			} else {
+				rest = append(rest, e)
+			}
+		}
+		if len(rest) == 0 {
+			return local, nil
+		}
+		return local, rest
+	}
+	return 0, []*jsonpos.Value{v}
+}
+
 // layoutOf is the layout of a plugin rooted at r whose manifest (or
 // marketplace entry) is obj.
 func layoutOf(manifest, r string, obj *jsonpos.Value) PluginLayout {

@@ -132,6 +132,16 @@ func (g *gatherer) pluginFiles(ctx context.Context, add func(string)) error {
 				continue
 			case agentfiles.PartWorkflows:
 				add(pp.Path) // a .js file, or a folder (listed below)
+			case agentfiles.PartCommands, agentfiles.PartAgents:
+				if strings.HasSuffix(pp.Path, ".md") {
+					// A file the manifest names: a sparse base listing
+					// holds it only if its path looks like agent
+					// configuration, and listing it as a folder finds
+					// nothing (the CLI missed a command a marketplace
+					// entry newly listed, unchanged).
+					add(pp.Path)
+					continue
+				}
 			}
 			if !dirs[pp.Path] {
 				dirs[pp.Path] = true

@@ -76,10 +76,42 @@ func quietPluginPathCases() []quietCase {
 			head: map[string]string{"plugins/tools/README.md": "# tools\n\nBetter words.\n",
 				"plugins/tools/.claude-plugin/plugin.json": "{\n  \"name\": \"tools\",\n  \"version\": \"1.0.1\",\n  \"hooks\": \"./scripts/h.json\",\n  \"commands\": \"./custom/cmds\"\n}\n"},
 			decision: "allow"},
+		// A marketplace's ./ paths name files gather reads as the
+		// plugin's parts: an entry listing one more agent file (unchanged,
+		// no tools) is no change of its own; the agent file is judged as
+		// new (the fifth round: 43 wshobson/agents and anthropics/claude-code
+		// pairs were flagged only by such a list).
+		{name: "a marketplace entry that lists one more agent of its plugin (no tools) passes",
+			base: with(mbase, ".claude-plugin/marketplace.json", market(`{"name": "t", "source": "./plugins/t", "strict": false, "agents": ["./agents/a.md"]}`),
+				"plugins/t/agents/a.md", agentMD(""), "plugins/t/agents/b.md", agentMD("")),
+			head:     map[string]string{".claude-plugin/marketplace.json": market(`{"name": "t", "source": "./plugins/t", "strict": false, "agents": ["./agents/a.md", "./agents/b.md"]}`)},
+			decision: "allow"},
+		{name: "a marketplace entry that lists one more command, with allowed-tools Bash(*), blocks on the command",
+			base: with(mbase, ".claude-plugin/marketplace.json", market(`{"name": "t", "source": "./plugins/t", "strict": false, "commands": ["./commands/a.md"]}`),
+				"plugins/t/commands/a.md", cmd("Read"), "plugins/t/commands/b.md", cmd("Bash(*)")),
+			head:     map[string]string{".claude-plugin/marketplace.json": market(`{"name": "t", "source": "./plugins/t", "strict": false, "commands": ["./commands/a.md", "./commands/b.md"]}`)},
+			decision: "block", check: "PERMISSION-WILDCARD-ALLOW", contains: "commands/b.md"},
+		{name: "a marketplace entry whose mcpServers path becomes a URL is a review",
+			base: with(mbase, ".claude-plugin/marketplace.json", market(`{"name": "t", "source": "./plugins/t", "strict": false, "mcpServers": "./mcp.json"}`),
+				"plugins/t/mcp.json", `{"mcpServers": {}}`+"\n"),
+			head:     map[string]string{".claude-plugin/marketplace.json": market(`{"name": "t", "source": "./plugins/t", "strict": false, "mcpServers": "https://x.example/s.mcpb"}`)},
+			decision: "require_review", check: "HOOK-CHANGED"},
+		{name: "a marketplace entry re-pointed from its folder to a GitHub source is a review", base: mbase,
+			head:     map[string]string{".claude-plugin/marketplace.json": market(`{"name": "t", "source": {"source": "github", "repo": "x/t"}, "version": "1.0.0"}`)},
+			decision: "require_review", check: "HOOK-CHANGED"},
 		{name: "a command's prose edited in the folder a manifest names passes", base: named,
 			head:     map[string]string{"plugins/tools/custom/cmds/deploy.md": "---\ndescription: Deploy\nallowed-tools: Read\n---\nDeploy the thing, carefully.\n"},
 			decision: "allow"},
 	}
+}
+
+// agentMD is a plugin's subagent file, with tools when given.
+func agentMD(tools string) string {
+	t := ""
+	if tools != "" {
+		t = "tools: " + tools + "\n"
+	}
+	return "---\nname: helper\ndescription: Helps\n" + t + "---\nHelp.\n"
 }
 
 // TestE2EQuietPluginPathsAppAndCLI runs the plugin path cases through

@@ -406,8 +406,12 @@ func quietPluginCases() []quietCase {
 	base := man("  \"version\": \"1.2.0\",\n")
 	return []quietCase{
 		{name: "a plugin manifest's version bump passes", base: base, head: man("  \"version\": \"1.2.1\",\n"), decision: "allow"},
-		{name: "a plugin manifest that adds hooks is a review", base: base,
-			head: man("  \"version\": \"1.2.0\",\n  \"hooks\": \"./hooks/hooks.json\",\n"), decision: "require_review", check: "HOOK-CHANGED"},
+		// The hooks file a manifest newly names is read as the plugin's
+		// hooks and compared itself (the path is no change of its own).
+		{name: "a plugin manifest that adds hooks is a review", base: with(base, "config/h.json", "{\"hooks\": {\"SessionStart\": [{\"hooks\": [{\"type\": \"command\", \"command\": \"./setup.sh\"}]}]}}\n"),
+			head: man("  \"version\": \"1.2.0\",\n  \"hooks\": \"./config/h.json\",\n"), decision: "require_review", check: "HOOK-CHANGED"},
+		{name: "a plugin manifest that names its default hooks file, absent, passes", base: base,
+			head: man("  \"version\": \"1.2.0\",\n  \"hooks\": \"./hooks/hooks.json\",\n"), decision: "allow"},
 		{name: "a plugin manifest renamed is a review (enabledPlugins name it)", base: base,
 			head: map[string]string{".claude-plugin/plugin.json": "{\n  \"name\": \"tools2\",\n  \"version\": \"1.2.0\",\n  \"description\": \"Team tools\"\n}\n"}, decision: "require_review", check: "HOOK-CHANGED"},
 		{name: "a plugin manifest with a duplicate key is a review (read as bytes)", base: base,
