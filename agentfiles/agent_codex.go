@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"path"
+	"strconv"
 	"strings"
 	"unicode"
 
@@ -137,13 +138,26 @@ var manifestMetadata = []string{"version", "description", "author", "homepage", 
 // pairs flagged only so). An inline part (an object), a URL, a path not
 // starting with ./ or leaving the plugin, and a remote source stay.
 func manifestValue(data []byte, entries, parts bool) (string, bool) {
+	v, _, ok := manifestValueKeys(data, entries, parts)
+	return v, ok
+}
+
+// manifestValueKeys is manifestValue with the top-level keys the value
+// holds.
+func manifestValueKeys(data []byte, entries, parts bool) (string, []string, bool) {
 	root, probs, err := jsonpos.Parse(data)
 	if err != nil || len(probs) > 0 || root.Kind() != jsonpos.Object {
-		return "", false
+		return "", nil, false
 	}
 	meta := map[string]bool{}
 	for _, k := range manifestMetadata {
 		meta[k] = true
+	}
+	if parts && !entries {
+		// A plugin.json's category and tags, as a marketplace entry's:
+		// a listing's labels (wshobson/agents added "category" to a
+		// plugin.json; the fifth round's sample counted it noise).
+		meta["category"], meta["tags"] = true, true
 	}
 	entryMeta := map[string]bool{"category": true, "tags": true}
 	for k := range meta {
@@ -210,11 +224,18 @@ func manifestValue(data []byte, entries, parts bool) (string, bool) {
 		b.WriteByte(']')
 		return true
 	})
+	var keys []string
+	skipTop := skipParts(root, meta, false)
+	for _, m := range root.Members() {
+		if !skipTop[m.Key] {
+			keys = append(keys, m.Key)
+		}
+	}
 	sum := sha256.Sum256([]byte(b.String()))
 	if parts {
-		return fmt.Sprintf("%d keys besides its metadata and part paths, sha256 %x", n, sum[:8]), true
+		return fmt.Sprintf("%d keys besides its metadata and part paths, sha256 %x", n, sum[:8]), keys, true
 	}
-	return fmt.Sprintf("%d keys besides its metadata, sha256 %x", n, sum[:8]), true
+	return fmt.Sprintf("%d keys besides its metadata, sha256 %x", n, sum[:8]), keys, true
 }
 
 // writeWithout writes obj canonically less the skipped keys; value
@@ -238,6 +259,15 @@ func writeWithout(b *strings.Builder, obj *jsonpos.Value, skip map[string]bool, 
 	}
 	b.WriteByte('}')
 	return n
+}
+
+// jsonNameOf is the string "name" of a JSON object, or "".
+func jsonNameOf(data []byte) string {
+	root, _, err := jsonpos.Parse(data)
+	if err != nil {
+		return ""
+	}
+	return root.Get("name").Text()
 }
 
 // codexOpaqueScope is the scope of an opaque Codex file: the folder
@@ -307,8 +337,21 @@ func (CodexAdapter) read(p string, data []byte, left *int64) (*agent.Doc, error)
 			}
 		}
 		if path.Base(p) == "plugin.json" || path.Base(p) == "marketplace.json" {
-			if v, ok := manifestValue(data, path.Base(p) == "marketplace.json", IsPluginManifest(p)); ok {
+			if v, keys, ok := manifestValueKeys(data, path.Base(p) == "marketplace.json", IsPluginManifest(p)); ok {
 				value = v
+				if IsPluginManifest(p) && path.Base(p) == "plugin.json" && len(keys) <= 1 && (len(keys) == 0 || keys[0] == "name") {
+					// Nothing but its name (and metadata, labels and
+					// part paths): the plugin's parts are read where
+					// they lie and compared themselves, so adding or
+					// removing such a manifest is no grant of its own
+					// (Grant 0: judge reviews it only when it changes in
+					// place — a rename renames the plugin's namespace).
+					if nm := jsonNameOf(data); nm != "" {
+						value = "name " + strconv.Quote(nm) + ", nothing else besides its metadata and part paths"
+					}
+					return &agent.Doc{Settings: []agent.Setting{{Key: "file " + p, Value: value, Pos: agent.Pos{File: p, Line: 1},
+						Grant: 0, Check: agent.CheckHook, Why: why + " (this one declares nothing but its name and metadata: its commands, agents, skills, hooks and servers are read from the files its paths and default folders name, and compared themselves)"}}, Problems: probs}, nil
+				}
 				if IsPluginManifest(p) {
 					why += " (not read by Shipgate beyond its metadata and the ./ paths of its parts, whose files are compared themselves: any other change is reviewed)"
 				} else {

@@ -410,6 +410,13 @@ func (e *engine) agentSettings(f *fileState) {
 		}
 		widens := h.Grant > b.Grant || (h.Exec && !b.Exec)
 		hook := h.Check == agent.CheckHook || b.Check == agent.CheckHook
+		if hook && (!inB && h.Grant == 0 || !inH && b.Grant == 0) {
+			// A hook-class setting of no grant of its own (a Claude Code
+			// plugin manifest holding nothing but its name) added or
+			// removed: what it stands for is compared file by file. A
+			// change in place (a rename) is still reviewed.
+			hook = false
+		}
 		rt := rating.Rating{Access: rating.AccessNone, Risk: rating.RiskLow}
 		why := h.Why
 		if !inH {

@@ -92,7 +92,7 @@ func quietMoveCases() []quietCase {
 			decision: "require_review", check: "PERMISSION-ALLOW-EXPANDED", contains: "moved from plugins/context7"},
 		{name: "a plugin folder moved with its marketplace left pointing at the old folder is compared as new", base: pluginBase,
 			head:     moved(plugin("plugins/context7", ""), plugin("vendor/context7", "context7-plugin")),
-			decision: "require_review", check: "HOOK-CHANGED"},
+			decision: "require_review", check: "MCP-SERVER-ADDED"},
 		{name: "a plugin folder renamed whose manifest renames the plugin is a review", base: pluginBase,
 			head:     with(moved(plugin("plugins/context7", ""), plugin("plugins/context7-plugin", "context7")), ".claude-plugin/marketplace.json", market("./plugins/context7-plugin")[".claude-plugin/marketplace.json"]),
 			decision: "require_review", check: "HOOK-CHANGED"},

@@ -99,6 +99,22 @@ func quietPluginPathCases() []quietCase {
 		{name: "a marketplace entry re-pointed from its folder to a GitHub source is a review", base: mbase,
 			head:     map[string]string{".claude-plugin/marketplace.json": market(`{"name": "t", "source": {"source": "github", "repo": "x/t"}, "version": "1.0.0"}`)},
 			decision: "require_review", check: "HOOK-CHANGED"},
+		// A plugin manifest holding nothing but its name and metadata
+		// (the fifth round's sample: 3 new example plugins flagged so):
+		// the plugin's files are read from its default folders and
+		// compared themselves.
+		{name: "a plugin manifest added with nothing but its name and metadata passes", base: map[string]string{"README.md": "# r\n"},
+			head:     map[string]string{"plugins/demo/.claude-plugin/plugin.json": man(`, "description": "A demo", "author": {"name": "a"}, "category": "x"`), "plugins/demo/commands/hi.md": "---\ndescription: Say hi\n---\nSay hi.\n"},
+			decision: "allow"},
+		{name: "a plugin manifest added with nothing but its name, beside a Bash(*) command, blocks on the command", base: map[string]string{"README.md": "# r\n"},
+			head:     map[string]string{"plugins/demo/.claude-plugin/plugin.json": man(""), "plugins/demo/commands/hi.md": cmd("Bash(*)")},
+			decision: "block", check: "PERMISSION-WILDCARD-ALLOW"},
+		{name: "a name-only plugin manifest renamed is a review", base: base,
+			head:     map[string]string{"plugins/tools/.claude-plugin/plugin.json": "{\n  \"name\": \"deploy\",\n  \"version\": \"1.0.0\"\n}\n"},
+			decision: "require_review", check: "HOOK-CHANGED"},
+		{name: "a plugin manifest added with an inline hook is a review", base: map[string]string{"README.md": "# r\n"},
+			head:     map[string]string{"plugins/demo/.claude-plugin/plugin.json": man(`, "hooks": {"SessionStart": []}`)},
+			decision: "require_review", check: "HOOK-CHANGED"},
 		{name: "a command's prose edited in the folder a manifest names passes", base: named,
 			head:     map[string]string{"plugins/tools/custom/cmds/deploy.md": "---\ndescription: Deploy\nallowed-tools: Read\n---\nDeploy the thing, carefully.\n"},
 			decision: "allow"},
