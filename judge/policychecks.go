@@ -332,10 +332,22 @@ func (e *engine) monitorOutcome(scope string, c lattice.Call) outcome {
 			return outcome{state: "denied", whole: r.Canonical == "Monitor", by: by}
 		}
 	}
+	// A Bash deny or ask rule that matches the command decides it before
+	// a whole-Monitor ask or allow does: under allow Monitor(*) with deny
+	// Bash(npm publish:*) and ask Bash(git status), `npm publish` and `rm
+	// -rf /` (deny Bash(rm:*)) are denied and `git status` asks (measured,
+	// the conformance class tools at seed 2).
+	bo := e.bareOutcome(scope, lattice.Call{Tool: "Bash", Arg: c.Arg})
+	if bo.state == "denied" && strings.HasPrefix(bo.by, "deny: Bash") {
+		return bo
+	}
 	for _, l := range []struct {
 		list  lattice.List
 		state string
 	}{{lattice.Ask, "asked"}, {lattice.Allow, "allowed"}} {
+		if l.state == "allowed" && bo.state == "asked" && strings.HasPrefix(bo.by, "ask: Bash") {
+			return bo
+		}
 		for _, r := range e.scopeRules(scope, true, l.list) {
 			if r.Canonical != "Monitor" || !r.Whole() {
 				continue
@@ -348,15 +360,57 @@ func (e *engine) monitorOutcome(scope string, c lattice.Call) outcome {
 			return outcome{state: l.state, whole: true, by: string(l.list) + ": " + r.Text}
 		}
 	}
-	o := e.bareOutcome(scope, lattice.Call{Tool: "Bash", Arg: c.Arg})
+	o := bo
 	// (The permission mode does reach a Monitor command: under
 	// acceptEdits `rm -rf build` runs as a Monitor call with no rule,
 	// Claude Code 2.1.328, measured.)
 	if o.state == "allowed" && o.whole && !o.mode && !o.ro && !e.readOnlyLine(scope, c.Arg) {
+		if r, ok := e.monitorPatternAllow(scope, c.Arg); ok {
+			// A pattern rule matching every part reaches it as it
+			// reaches a Bash command (measured: Bash(**) beside Bash,
+			// the class tools at seed 3).
+			return outcome{state: "allowed", by: "allow: " + r.Text}
+		}
+		if e.headMode(scope) == "acceptEdits" && lattice.AcceptEditsRuns(c.Arg, func(p string) bool { return e.inExtraDir(scope, p) }) {
+			// The mode still reaches it (measured: `rm -rf build` runs
+			// under allow Bash in acceptEdits, the class tools at seed 4).
+			return outcome{state: "allowed", whole: true, mode: true, by: "defaultMode acceptEdits, in which Claude Code " + lattice.ClaudeCodeVersion + " runs mkdir, touch, rm, rmdir, mv, cp and sed inside the project without a prompt, a Monitor command too"}
+		}
 		return outcome{state: "default", by: "defaultMode " + e.headMode(scope),
 			note: "an allow of the whole Bash tool does not reach a Monitor command (Claude Code " + lattice.ClaudeCodeVersion + ", measured)"}
 	}
 	return o
+}
+
+// monitorPatternAllow is a Bash allow rule that is not the whole tool and
+// that surely matches every part of line, when the line passes the command
+// checks of a pattern rule: such a rule lets a Monitor command run, where
+// an allow of the whole Bash tool does not.
+func (e *engine) monitorPatternAllow(scope, line string) (lattice.Rule, bool) {
+	cmd, err := lattice.ParseCommand(line)
+	if err != nil || len(cmd.Parts) == 0 || len(cmd.Expansions) > 0 {
+		return lattice.Rule{}, false
+	}
+	if _, asks := lattice.AlwaysAsksWriting(line, false, e.readable(scope), e.writable(scope)); asks {
+		return lattice.Rule{}, false
+	}
+	var first lattice.Rule
+	for i, p := range cmd.Parts {
+		found := false
+		for _, r := range e.scopeRules(scope, true, lattice.Allow) {
+			if r.Canonical == "Bash" && !r.Whole() && lattice.MatchContext(e.ctx, r, lattice.Call{Tool: "Bash", Arg: p}) == lattice.Yes {
+				if i == 0 {
+					first = r
+				}
+				found = true
+				break
+			}
+		}
+		if !found {
+			return lattice.Rule{}, false
+		}
+	}
+	return first, true
 }
 
 // readOnlyLine reports whether every command of a command line is a

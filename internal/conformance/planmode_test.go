@@ -57,6 +57,21 @@ func TestMonitorOnTheBinary(t *testing.T) {
 		{"deny Bash, allow Monitor", Settings{Deny: []string{"Bash"}, Allow: []string{"Monitor"}}, []want{{"true", Deny}, {"curl x", Deny}}},
 		{"deny Bash(*), allow Monitor(*)", Settings{Deny: []string{"Bash(*)"}, Allow: []string{"Monitor(*)"}}, []want{{"curl x", Deny}}},
 		{"deny Monitor, allow Monitor", Settings{Deny: []string{"Monitor"}, Allow: []string{"Monitor"}}, []want{{"curl x", Deny}}},
+		// A Bash deny or ask rule decides a Monitor command before a
+		// whole-Monitor allow (the class tools found it at seed 2:
+		// Shipgate said they ran).
+		{"allow Monitor(*), Bash deny and ask", Settings{Allow: []string{"Monitor(*)"}, Deny: []string{"Bash(npm publish:*)", "Bash(rm:*)"}, Ask: []string{"Bash(git status)"}},
+			[]want{{"npm publish", Deny}, {"rm -rf build", Deny}, {"rm -rf /", Deny}, {"git status", Ask}, {"curl x", Allow}}},
+		{"allow Monitor, Bash deny", Settings{Allow: []string{"Monitor"}, Deny: []string{"Bash(curl *)"}}, []want{{"curl x", Deny}, {"true", Allow}}},
+		{"ask Monitor, Bash deny", Settings{Ask: []string{"Monitor"}, Deny: []string{"Bash(curl *)"}}, []want{{"curl x", Deny}, {"true", Ask}}},
+		// A pattern Bash allow matching the command reaches Monitor,
+		// beside an allow of the whole tool too (seed 3: Shipgate said
+		// the whole tool's allow kept it asking).
+		{"allow Bash(**) and Bash", Settings{Allow: []string{"Bash(**)", "Bash"}}, []want{{"curl x", Allow}, {"npm test && curl x", Allow}, {"npm test > /tmp/x", Ask}}},
+		{"allow Bash(**)", Settings{Allow: []string{"Bash(**)"}}, []want{{"curl x", Allow}}},
+		// acceptEdits reaches it under an allow of the whole Bash tool
+		// too (seed 4).
+		{"acceptEdits, allow Bash", Settings{DefaultMode: "acceptEdits", Allow: []string{"Bash"}, Deny: []string{"Bash(curl *)"}}, []want{{"rm -rf build", Allow}, {"mkdir -p out", Allow}, {"npm publish", Ask}, {"curl x", Deny}}},
 		// acceptEdits reaches a Monitor command as it does a Bash one
 		// (the class tools found it at seed 1: Shipgate said ask).
 		{"acceptEdits rm", Settings{DefaultMode: "acceptEdits", Allow: []string{"Bash(git *)"}}, []want{{"rm -rf build", Allow}, {"mkdir -p out", Allow}, {"rm -rf /", Ask}}},
