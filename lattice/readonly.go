@@ -864,26 +864,37 @@ func RedirectWrites(line string) (targets []string, ok bool) {
 	return targets, ok
 }
 
+// simpleStatic parses part as one simple command run in the foreground,
+// with no leading assignment and every word static: its statement and
+// words, or false.
+func simpleStatic(part string) (*syntax.Stmt, []string, bool) {
+	f, err := parseBash(part)
+	if err != nil || len(f.Stmts) != 1 {
+		return nil, nil, false
+	}
+	st := f.Stmts[0]
+	if st.Negated || st.Background || st.Coprocess || st.Disown {
+		return nil, nil, false
+	}
+	call, ok := st.Cmd.(*syntax.CallExpr)
+	if !ok || len(call.Assigns) > 0 || len(call.Args) == 0 {
+		return nil, nil, false
+	}
+	fields, ok := staticFields(call.Args)
+	if !ok {
+		return nil, nil, false
+	}
+	return st, fields, true
+}
+
 // ReadOnlyWriting reports whether part is one read-only command (of the
 // project) whose output is redirected to files writable approves, and to
 // nothing else: Claude Code 2.1.328 runs `echo x > out.txt` and `cat
 // package.json > out.txt` with no Bash rule under allow Edit(out.txt)
 // (TestRedirectWrites, measured).
 func ReadOnlyWriting(part string, writable func(string) bool) bool {
-	f, err := parseBash(part)
-	if err != nil || len(f.Stmts) != 1 || writable == nil {
-		return false
-	}
-	st := f.Stmts[0]
-	if st.Negated || st.Background || st.Coprocess || st.Disown {
-		return false
-	}
-	call, ok := st.Cmd.(*syntax.CallExpr)
-	if !ok || len(call.Assigns) > 0 || len(call.Args) == 0 {
-		return false
-	}
-	fields, ok := staticFields(call.Args)
-	if !ok {
+	st, fields, ok := simpleStatic(part)
+	if !ok || writable == nil {
 		return false
 	}
 	wrote := false
@@ -919,19 +930,7 @@ func AcceptEditsRuns(part string, inside func(string) bool) bool {
 		}
 		return inside != nil && !strings.ContainsAny(a, "$`*?[") && !strings.Contains(a, "..") && inside(a)
 	}
-	f, err := parseBash(part)
-	if err != nil || len(f.Stmts) != 1 {
-		return false
-	}
-	st := f.Stmts[0]
-	if st.Negated || st.Background || st.Coprocess || st.Disown {
-		return false
-	}
-	call, ok := st.Cmd.(*syntax.CallExpr)
-	if !ok || len(call.Assigns) > 0 || len(call.Args) == 0 {
-		return false
-	}
-	fields, ok := staticFields(call.Args)
+	st, fields, ok := simpleStatic(part)
 	if !ok {
 		return false
 	}
