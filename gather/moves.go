@@ -59,6 +59,7 @@ func (g *gatherer) moves(ctx context.Context) error {
 		}
 	}
 	sort.Slice(pairs, func(i, j int) bool { return pairs[i].from+"\x00"+pairs[i].to < pairs[j].from+"\x00"+pairs[j].to })
+	g.renamedInPlace()
 	for _, p := range pairs {
 		n, why, err := g.sameFolder(ctx, p.from, p.to, nil)
 		if err != nil {
@@ -71,6 +72,60 @@ func (g *gatherer) moves(ctx context.Context) error {
 		g.res.Input.Moves = append(g.res.Input.Moves, report.Move{From: p.from, To: p.to, Files: n})
 	}
 	return nil
+}
+
+// renamedInPlace adds to the input the hook scripts renamed in their
+// folder: a script deleted at the base and, in the same folder, exactly
+// one new script with the same bytes and extension, which reads neither
+// name (hookscript.RenameBlocker). The folder is the same, so what the
+// script loads beside it is where it was; a change to such a file is
+// compared itself. A deleted script whose bytes arrive under more than one
+// new name, or a new one that more than one deleted script matches, is
+// left a new command.
+func (g *gatherer) renamedInPlace() {
+	matches := map[string][]string{} // deleted → new
+	into := map[string]int{}         // new → how many deleted match it
+	for _, b := range g.res.Input.Files {
+		if !movable(b) || !b.Base.Exists || b.Head.Exists || b.Base.Unreadable != "" {
+			continue
+		}
+		for _, h := range g.res.Input.Files {
+			if !movable(h) || h.Base.Exists || !h.Head.Exists || h.Head.Unreadable != "" ||
+				path.Dir(h.Path) != path.Dir(b.Path) || !bytes.Equal(b.Base.Data, h.Head.Data) {
+				continue
+			}
+			matches[b.Path] = append(matches[b.Path], h.Path)
+			into[h.Path]++
+		}
+	}
+	var from []string
+	for p := range matches {
+		from = append(from, p)
+	}
+	sort.Strings(from)
+	for _, p := range from {
+		to := matches[p]
+		if len(to) != 1 || into[to[0]] != 1 {
+			g.note(fmt.Sprintf("`%s`: its bytes are at more than one new path in its folder, so the hooks that run them are reviewed as new commands.", p))
+			continue
+		}
+		data := g.inputFile(p).Base.Data
+		if why := hookscript.RenameBlocker(p, to[0], data); why != "" {
+			g.note(fmt.Sprintf("`%s` → `%s`: the hook script renamed there is reviewed as a new command, since Shipgate cannot show it runs the same code: %s.", p, path.Base(to[0]), why))
+			continue
+		}
+		g.res.Input.Moves = append(g.res.Input.Moves, report.Move{From: p, To: to[0], Files: 1, File: true})
+	}
+}
+
+// inputFile is the input's file at path p.
+func (g *gatherer) inputFile(p string) *report.File {
+	for i := range g.res.Input.Files {
+		if g.res.Input.Files[i].Path == p {
+			return &g.res.Input.Files[i]
+		}
+	}
+	return &report.File{}
 }
 
 // movable reports whether an input file is a script (not an agent-config

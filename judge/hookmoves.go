@@ -31,7 +31,14 @@ func (e *engine) unmoved(effect string) (string, *report.Move) {
 		}
 		for j := range e.moves {
 			m := &e.moves[j]
-			if rest, ok := strings.CutPrefix(rel, m.To+"/"); ok {
+			if m.File && rel == m.To {
+				words[i] = "\x02/" + m.From
+				if used == nil {
+					used = m
+				}
+				break
+			}
+			if rest, ok := strings.CutPrefix(rel, m.To+"/"); !m.File && ok {
 				words[i] = "\x02/" + m.From + "/" + rest
 				if used == nil {
 					used = m
@@ -48,6 +55,9 @@ func (e *engine) unmoved(effect string) (string, *report.Move) {
 
 // movedFolder words a move for a row.
 func movedFolder(m report.Move) string {
+	if m.File {
+		return fmt.Sprintf("%s → %s, renamed in its folder with the same content", m.From, path.Base(m.To))
+	}
 	files := "files"
 	if m.Files == 1 {
 		files = "file"
@@ -64,17 +74,32 @@ func movedFolder(m report.Move) string {
 // side is in the input too, its bytes are checked again.
 func (e *engine) movedScript(f *fileState) bool {
 	for _, m := range e.moves {
-		if rel, ok := strings.CutPrefix(f.Path, m.To+"/"); ok && !f.Base.Exists && f.Head.Exists && f.Head.Unreadable == "" {
-			c, ok := e.inputs[path.Join(m.From, rel)]
+		from, to := "", ""
+		switch {
+		case m.File && (f.Path == m.To || f.Path == m.From):
+			from, to = m.From, m.To
+		case m.File:
+			continue
+		case strings.HasPrefix(f.Path, m.To+"/"):
+			rel := strings.TrimPrefix(f.Path, m.To+"/")
+			from, to = path.Join(m.From, rel), f.Path
+		case strings.HasPrefix(f.Path, m.From+"/"):
+			rel := strings.TrimPrefix(f.Path, m.From+"/")
+			from, to = f.Path, path.Join(m.To, rel)
+		default:
+			continue
+		}
+		if f.Path == to && !f.Base.Exists && f.Head.Exists && f.Head.Unreadable == "" {
+			c, ok := e.inputs[from]
 			return !ok || c.Base.Exists && c.Base.Unreadable == "" && bytes.Equal(c.Base.Data, f.Head.Data)
 		}
-		if rel, ok := strings.CutPrefix(f.Path, m.From+"/"); ok && f.Base.Exists && !f.Head.Exists && f.Base.Unreadable == "" {
+		if f.Path == from && f.Base.Exists && !f.Head.Exists && f.Base.Unreadable == "" {
 			for _, u := range e.scripts[f.Path] {
 				if u.head {
 					return false
 				}
 			}
-			c, ok := e.inputs[path.Join(m.To, rel)]
+			c, ok := e.inputs[to]
 			return !ok || c.Head.Exists && c.Head.Unreadable == "" && bytes.Equal(c.Head.Data, f.Base.Data)
 		}
 	}

@@ -92,10 +92,12 @@ type Rename struct {
 
 // Move is a folder of scripts moved whole: every file under From at the
 // base is under To at the head with the same content, and nothing else
-// is there. Files counts them.
+// is there. Files counts them. With File set, From and To are one script
+// renamed in its folder with the same content (Files is 1).
 type Move struct {
 	From, To string
 	Files    int
+	File     bool
 }
 
 // PolicyChange is the policy file at base and at head (either may be nil:

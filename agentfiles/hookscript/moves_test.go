@@ -29,3 +29,38 @@ func TestMoveBlocker(t *testing.T) {
 		})
 	}
 }
+
+// TestRenameBlocker: a Python, shell or Node script renamed in its folder
+// runs the same code when it keeps its extension and does not read its
+// own name; taking its folder from its path is fine (the folder is the
+// same).
+func TestRenameBlocker(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		name, from, to, text string
+		blocked              bool
+	}{
+		{"a shell script, nothing of its name", "h/full-check.sh", "h/typecheck-lint.sh", "#!/usr/bin/env bash\nINPUT=\"$(cat)\"\nnpx tsc --noEmit\n", false},
+		{"a shell script sourcing a file beside it through dirname $0", "h/a.sh", "h/b.sh", "#!/bin/bash\nsource \"$(dirname \"$0\")/lib.sh\"\n", false},
+		{"dirname of BASH_SOURCE", "h/a.sh", "h/b.sh", "#!/bin/bash\nD=$(dirname \"${BASH_SOURCE[0]}\")\n. \"$D/lib.sh\"\n", false},
+		{"a Python script taking its folder", "h/a.py", "h/b.py", "import os\nhere = os.path.dirname(os.path.abspath(__file__))\nfrom pathlib import Path\nx = Path(__file__).resolve().parent\n", false},
+		{"a Node script taking its folder", "h/a.js", "h/b.js", "const d = path.dirname(fileURLToPath(import.meta.url));\nconst e = __dirname;\n", false},
+		{"$0 read for itself", "h/a.sh", "h/b.sh", "#!/bin/bash\necho \"$0\"\n", true},
+		{"basename of its path", "h/a.sh", "h/b.sh", "#!/bin/bash\nn=$(basename \"$0\")\n", true},
+		{"__file__ read for itself", "h/a.py", "h/b.py", "print(__file__)\n", true},
+		{"sys.argv", "h/a.py", "h/b.py", "import sys\nif sys.argv[0].endswith('a.py'): pass\n", true},
+		{"import.meta.url read for itself", "h/a.mjs", "h/b.mjs", "if (import.meta.url.endsWith('a.mjs')) process.exit(2)\n", true},
+		{"the old name spelt", "h/full-check.sh", "h/lint.sh", "#!/bin/sh\n# full-check: run the checks\n", true},
+		{"the new name spelt", "h/full-check.sh", "h/lint.sh", "#!/bin/sh\nLINT=1\n", true},
+		{"another extension", "h/guard.js", "h/guard.mjs", "process.exit(0)\n", true},
+		{"another folder", "h/a.sh", "g/a.sh", "#!/bin/sh\n", true},
+		{"a script of another language", "h/a.rb", "h/b.rb", "puts 1\n", true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			why := RenameBlocker(c.from, c.to, []byte(c.text))
+			if (why != "") != c.blocked {
+				t.Errorf("RenameBlocker = %q, want blocked %v", why, c.blocked)
+			}
+		})
+	}
+}
