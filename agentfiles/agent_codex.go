@@ -336,6 +336,13 @@ func (CodexAdapter) read(p string, data []byte, left *int64) (*agent.Doc, error)
 				}
 			}
 		}
+		if IsPluginManifest(p) && path.Base(p) == "marketplace.json" {
+			if root, jp, err := jsonpos.Parse(data); err == nil && len(jp) == 0 && root.Kind() == jsonpos.Object {
+				if ss, ok := marketplaceSettings(p, root, why); ok {
+					return &agent.Doc{Settings: ss, Problems: probs}, nil
+				}
+			}
+		}
 		if path.Base(p) == "plugin.json" || path.Base(p) == "marketplace.json" {
 			if v, keys, ok := manifestValueKeys(data, path.Base(p) == "marketplace.json", IsPluginManifest(p)); ok {
 				value = v

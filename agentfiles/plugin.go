@@ -440,6 +440,19 @@ func pluginPartOf(as string) string {
 	return base
 }
 
+// PluginLoads reports whether one of the layouts loads p as one of its
+// parts, whatever p is by its path (a plugin's hooks/hooks.json or
+// .mcp.json is agent configuration by its path too: PluginAs leaves it to
+// that reading).
+func PluginLoads(p string, layouts []PluginLayout) bool {
+	for _, l := range layouts {
+		if l.As(p) != "" {
+			return true
+		}
+	}
+	return false
+}
+
 // PluginAs is the path p is judged as given the plugin layouts of one
 // side ("" for none): the first layout that loads it, unless p is agent
 // configuration by its path already (a plugin's hooks/hooks.json, its

@@ -908,6 +908,8 @@ func (g *gatherer) files(ctx context.Context) error {
 			switch {
 			case f.As != "" && f.As == g.pluginAs(f.Path):
 				g.pluginSide(&f)
+			case f.As == "":
+				g.pluginNew(&f)
 			case isAgentDirAs(f) && (f.Base.Exists || f.Head.Exists):
 				g.note(fmt.Sprintf("`%s` is read as a Copilot CLI custom agent: it lies in a folder the settings' agentDirectories name.", f.Path))
 			case f.As != "" && (f.Base.Exists || f.Head.Exists):

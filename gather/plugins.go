@@ -93,7 +93,26 @@ func (g *gatherer) pluginAs(p string) string {
 // another part): p is then read on both sides though the change does
 // not touch it.
 func (g *gatherer) pluginMoved(p string) bool {
-	return agentfiles.PluginAs(p, g.plugins[baseSide]) != agentfiles.PluginAs(p, g.plugins[headSide])
+	return agentfiles.PluginAs(p, g.plugins[baseSide]) != agentfiles.PluginAs(p, g.plugins[headSide]) || g.newlyLoaded(p)
+}
+
+// newlyLoaded reports whether a head plugin loads p, agent configuration
+// by its path (a hooks/hooks.json, an .mcp.json), and no base plugin does:
+// a marketplace entry added for a plugin folder whose hooks file is
+// unchanged. p is read on both sides and compared as new (pluginNew), so
+// the hooks and servers the entry makes installable are reviewed.
+func (g *gatherer) newlyLoaded(p string) bool {
+	return agentfiles.PluginAs(p, g.plugins[headSide]) == "" && agentfiles.PluginLoads(p, g.plugins[headSide]) && !agentfiles.PluginLoads(p, g.plugins[baseSide])
+}
+
+// pluginNew masks the base version of a file a head plugin newly loads
+// (newlyLoaded): as a plugin's part it did not exist there.
+func (g *gatherer) pluginNew(f *report.File) {
+	if f.As != "" || !g.newlyLoaded(f.Path) || !f.Base.Exists {
+		return
+	}
+	f.Base = report.Version{}
+	g.note(fmt.Sprintf("`%s` is compared as new: a plugin the change lists (a manifest or a marketplace entry) loads it, and none did at the base.", f.Path))
 }
 
 // pluginPathspecs select the changed files the base's plugins load.
