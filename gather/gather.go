@@ -908,6 +908,7 @@ func (g *gatherer) files(ctx context.Context) error {
 			switch {
 			case f.As != "" && f.As == g.pluginAs(f.Path):
 				g.pluginSide(&f)
+				g.pluginNew(&f)
 			case f.As == "":
 				g.pluginNew(&f)
 			case isAgentDirAs(f) && (f.Base.Exists || f.Head.Exists):

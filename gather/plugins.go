@@ -102,13 +102,37 @@ func (g *gatherer) pluginMoved(p string) bool {
 // unchanged. p is read on both sides and compared as new (pluginNew), so
 // the hooks and servers the entry makes installable are reviewed.
 func (g *gatherer) newlyLoaded(p string) bool {
-	return agentfiles.PluginAs(p, g.plugins[headSide]) == "" && agentfiles.PluginLoads(p, g.plugins[headSide]) && !agentfiles.PluginLoads(p, g.plugins[baseSide])
+	if agentfiles.PluginAs(p, g.plugins[headSide]) == "" && agentfiles.PluginLoads(p, g.plugins[headSide]) && !agentfiles.PluginLoads(p, g.plugins[baseSide]) {
+		return true
+	}
+	return g.newlyListed(p)
+}
+
+// newlyListed reports whether p is a part of a plugin a marketplace entry
+// of the head lists and no marketplace entry of the base listed (by its
+// folder): a plugin that only now can be installed from the repository's
+// marketplace, judged by what its files grant though its plugin.json and
+// files were there before (anthropics/claude-code c6a1c392d7 lists a
+// plugin shipping a PreToolUse hook).
+func (g *gatherer) newlyListed(p string) bool {
+	listed := map[string]bool{}
+	for _, l := range g.plugins[baseSide] {
+		if path.Base(l.Manifest) == "marketplace.json" {
+			listed[l.Root] = true
+		}
+	}
+	for _, l := range g.plugins[headSide] {
+		if path.Base(l.Manifest) == "marketplace.json" && !listed[l.Root] && l.As(p) != "" {
+			return true
+		}
+	}
+	return false
 }
 
 // pluginNew masks the base version of a file a head plugin newly loads
 // (newlyLoaded): as a plugin's part it did not exist there.
 func (g *gatherer) pluginNew(f *report.File) {
-	if f.As != "" || !g.newlyLoaded(f.Path) || !f.Base.Exists {
+	if !f.Base.Exists || !(f.As == "" && g.newlyLoaded(f.Path) || f.As != "" && g.newlyListed(f.Path)) {
 		return
 	}
 	f.Base = report.Version{}
