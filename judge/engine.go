@@ -491,7 +491,11 @@ func (e *engine) compareFile(f *fileState) {
 	}
 	before := len(e.changes)
 	if f.changed {
-		if f.headErr != nil && claude.FrontmatterKind(f.kind) {
+		if f.headErr != nil && claude.FrontmatterKind(f.kind) && sameUnreadableFrontmatter(f) {
+			e.row(f, report.KindFile, report.DirChanged, "unreadable frontmatter", "the same unreadable frontmatter", false, rating.Rating{Access: rating.AccessNone, Risk: rating.RiskLow},
+				max(f.headErr.Line, 1), max(f.headErr.Line, 1),
+				"the frontmatter block is byte for byte the one of the base, which did not parse either ("+strings.TrimSuffix(f.headErr.Msg, ".")+"): whatever Claude Code makes of it, it makes the same; only the text after it changed")
+		} else if f.headErr != nil && claude.FrontmatterKind(f.kind) {
 			e.frontmatterUnreadable(f)
 		} else if f.headErr != nil {
 			e.headUnreadable(f)
@@ -1061,4 +1065,19 @@ func sentence(s string) string {
 		return s
 	}
 	return s + "."
+}
+
+// sameUnreadableFrontmatter reports a skill, command or subagent whose
+// frontmatter does not parse at the head, did not parse at the base
+// either, and is the same block on both sides: the change touches only
+// the text after it (beads c8b912cbe6 edits a command's prose under a
+// block that never parsed). A limit of Shipgate's on either side (too
+// large, unreadable, the work budget) is not such a file.
+func sameUnreadableFrontmatter(f *fileState) bool {
+	h, b := f.headErr, f.baseErr
+	if h == nil || b == nil || h.TooLarge || b.TooLarge || h.Limit != "" || b.Limit != "" ||
+		!f.Base.Exists || !f.Head.Exists || f.Base.Unreadable != "" || f.Head.Unreadable != "" {
+		return false
+	}
+	return claude.SameFrontmatter(f.Base.Data, f.Head.Data)
 }

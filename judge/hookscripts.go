@@ -210,6 +210,13 @@ func (e *engine) compareScript(f *fileState) {
 	if len(us) == 0 || e.movedScript(f) {
 		return
 	}
+	if f.Base.Exists && f.Head.Exists && f.Base.Unreadable == "" && f.Head.Unreadable == "" && hookscript.SameShellCode(f.Path, f.Base.Data, f.Head.Data) {
+		// Only comments or layout changed: the hooks that run it run the
+		// same code.
+		e.row(f, report.KindHook, report.DirRespelled, "script "+f.Path+" ("+digest(f.Base)+")", "script "+f.Path+" ("+digest(f.Head)+")", false,
+			quietHook, 1, 1, "only its comments or layout changed (both versions parse as the same shell code, #! line included), so the hooks that run it run the same code")
+		return
+	}
 	// The strongest use decides the check and the rating: a PreToolUse or
 	// PermissionRequest hook may approve tool calls.
 	sort.SliceStable(us, func(i, j int) bool { return useRank(us[i]) > useRank(us[j]) })

@@ -44,6 +44,16 @@ func FrontmatterKind(k report.FileKind) bool {
 	return k == report.SkillFile || k == report.CommandFile || k == report.SubagentFile
 }
 
+// SameFrontmatter reports whether two versions of a skill, command or
+// subagent hold the same frontmatter block, byte for byte (as Claude Code
+// finds it, frontmatterBlock): whatever a reader makes of it, it makes
+// the same of both.
+func SameFrontmatter(a, b []byte) bool {
+	x, _, okA := frontmatterBlock(a)
+	y, _, okB := frontmatterBlock(b)
+	return okA && okB && bytes.Equal(x, y)
+}
+
 // frontmatterBlock finds the frontmatter as Claude Code does: the file
 // (with a byte order mark dropped and CRLF read as LF) starts with "---",
 // blanks and a newline; the block runs to the first "---" after that. It

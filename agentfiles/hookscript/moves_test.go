@@ -1,6 +1,9 @@
 package hookscript
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 // TestMoveBlocker: a Python or shell script that loads only what Shipgate
 // resolves and names nothing above its folder runs the same code moved
@@ -63,4 +66,44 @@ func TestRenameBlocker(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestSameShellCode: a shell script whose edit only changes comments or
+// layout runs the same code; a changed command, #! line, heredoc body or
+// string does not.
+func TestSameShellCode(t *testing.T) {
+	t.Parallel()
+	const guard = "#!/bin/bash\n# Block git clean -fd (explicit CLAUDE.md rule)\nif grep -q 'git clean'; then\n  exit 2 # deny\nfi\ncat <<EOF\n# not a comment\nEOF\necho \"# nor this\"\n"
+	for _, c := range []struct {
+		name, path, b string
+		same          bool
+	}{
+		{"a comment reworded", "h/g.sh", strings.Replace(guard, "CLAUDE.md", "AGENTS.md", 1), true},
+		{"a trailing comment dropped, layout changed", "h/g.sh", strings.Replace(strings.Replace(guard, " # deny", "", 1), "  exit 2", "\texit 2", 1), true},
+		{"a command changed", "h/g.sh", strings.Replace(guard, "exit 2", "exit 0", 1), false},
+		{"the #! line changed", "h/g.sh", strings.Replace(guard, "#!/bin/bash", "#!/bin/sh", 1), false},
+		{"a heredoc line changed", "h/g.sh", strings.Replace(guard, "# not a comment", "# not a comment!", 1), false},
+		{"a string changed", "h/g.sh", strings.Replace(guard, "# nor this", "# nor that", 1), false},
+		{"not shell", "h/g.py", strings.Replace(guard, "CLAUDE.md", "AGENTS.md", 1), false},
+		{"does not parse", "h/g.sh", guard + "if then fi (\n", false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if got := SameShellCode(c.path, []byte(guard), []byte(c.b)); got != c.same {
+				t.Errorf("SameShellCode = %v, want %v", got, c.same)
+			}
+		})
+	}
+}
+
+// FuzzSameShellCode: any two scripts compare without a panic, and a script
+// is the same code as itself whenever it parses.
+func FuzzSameShellCode(f *testing.F) {
+	f.Add("#!/bin/sh\n# c\necho a # b\n", "#!/bin/sh\necho a\n")
+	f.Add("cat <<E\n# x\nE\n", "cat <<E\nE\n")
+	f.Fuzz(func(t *testing.T, a, b string) {
+		_ = SameShellCode("h/x.sh", []byte(a), []byte(b))
+		if _, ok := shellCode([]byte(a)); ok && !SameShellCode("h/x.sh", []byte(a), []byte(a)) {
+			t.Fatalf("%q is not the same as itself", a)
+		}
+	})
 }

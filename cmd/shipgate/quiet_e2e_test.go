@@ -123,6 +123,25 @@ func quietHookCases() []quietCase {
 			base:     map[string]string{".claude/settings.json": hooks("PreToolUse", "node scripts/hooks/guard.js"), "scripts/hooks/guard.js": "process.exit(0)\n"},
 			head:     map[string]string{".claude/settings.json": hooks("PreToolUse", "node agents/hooks/guard.js"), "scripts/hooks/guard.js": "", "agents/hooks/guard.js": "process.exit(0)\n"},
 			decision: "require_review", check: "HOOK-CHANGED"},
+		// A guard whose edit only rewords a comment (Archon d58aca6ba2).
+		{name: "a guard script whose only change is a comment passes",
+			base:     map[string]string{".claude/settings.json": hooks("PreToolUse", "bash .claude/hooks/guard.sh"), ".claude/hooks/guard.sh": "#!/bin/sh\n# Block rm -rf (CLAUDE.md rule)\ngrep -q 'rm -rf' && exit 2\nexit 0\n"},
+			head:     map[string]string{".claude/hooks/guard.sh": "#!/bin/sh\n# Block rm -rf (AGENTS.md rule)\ngrep -q 'rm -rf' && exit 2\nexit 0\n"},
+			decision: "allow", contains: "only its comments or layout changed"},
+		{name: "a guard script whose comment and code change is a review",
+			base:     map[string]string{".claude/settings.json": hooks("PreToolUse", "bash .claude/hooks/guard.sh"), ".claude/hooks/guard.sh": "#!/bin/sh\n# Block rm -rf (CLAUDE.md rule)\ngrep -q 'rm -rf' && exit 2\nexit 0\n"},
+			head:     map[string]string{".claude/hooks/guard.sh": "#!/bin/sh\n# Block rm -rf (AGENTS.md rule)\ngrep -q 'rm -fr' && exit 2\nexit 0\n"},
+			decision: "require_review", check: "HOOK-CHANGED"},
+		// A command whose frontmatter never parsed, its prose edited
+		// (beads c8b912cbe6): the same block, whatever it grants.
+		{name: "a command's prose edited under the same unparseable frontmatter passes",
+			base:     map[string]string{".claude/commands/update.md": "---\ndescription: Update: the issue\n  bad: [\n---\nUpdate it.\n"},
+			head:     map[string]string{".claude/commands/update.md": "---\ndescription: Update: the issue\n  bad: [\n---\nUpdate it, with care.\n"},
+			decision: "allow", contains: "the same unreadable frontmatter"},
+		{name: "a command whose unparseable frontmatter changes is a review",
+			base:     map[string]string{".claude/commands/update.md": "---\ndescription: Update: the issue\n  bad: [\n---\nUpdate it.\n"},
+			head:     map[string]string{".claude/commands/update.md": "---\ndescription: Update: the issue\nallowed-tools: Bash(*)\n  bad: [\n---\nUpdate it.\n"},
+			decision: "require_review", check: "CONFIG-PARSE-FAILED"},
 		// A hook script renamed where it lies (claudekit 54767d7422:
 		// full-check.sh → typecheck-lint.sh, the same bytes).
 		{name: "a guard script renamed in its folder, unchanged, passes",
