@@ -11,6 +11,7 @@ import (
 
 	"github.com/shipgate-app/shipgate/agentfiles/agent"
 	"github.com/shipgate-app/shipgate/agentfiles/codex"
+	"github.com/shipgate-app/shipgate/agentfiles/jsonc"
 	"github.com/shipgate-app/shipgate/jsonpos"
 	"github.com/shipgate-app/shipgate/lattice"
 	"github.com/shipgate-app/shipgate/report"
@@ -170,6 +171,11 @@ func manifestValueKeys(data []byte, entries, parts bool) (string, []string, bool
 		}
 		skip := maps.Clone(base)
 		for _, m := range obj.Members() {
+			if !entries && !entry && m.Key == string(PartMCP) && m.Value.Kind() == jsonpos.Object {
+				// A plugin.json's inline servers: read as its servers
+				// (pluginServers) and compared one by one.
+				skip[m.Key] = true
+			}
 			if entry && m.Key == "source" && m.Value.Kind() == jsonpos.String && localPartPath("", m.Value.Text()) {
 				skip[m.Key] = true
 			}
@@ -259,6 +265,30 @@ func writeWithout(b *strings.Builder, obj *jsonpos.Value, skip map[string]bool, 
 	}
 	b.WriteByte('}')
 	return n
+}
+
+// pluginServers are the MCP servers a Claude Code plugin manifest (p,
+// IsPluginManifest, a plugin.json) declares inline under mcpServers: the
+// plugin starts them once it is enabled. They are left out of the
+// manifest's hashed value (manifestValueKeys) and compared one by one, as
+// an .mcp.json's are: one added is MCP-SERVER-ADDED, one removed a quiet
+// row (beads f3b0fb780f removed its inline server: reviewed as the
+// manifest changed).
+func pluginServers(p string, data []byte) []agent.Server {
+	if !IsPluginManifest(p) || path.Base(p) != "plugin.json" {
+		return nil
+	}
+	root, probs, err := jsonpos.Parse(data)
+	if err != nil || len(probs) > 0 || root.Kind() != jsonpos.Object {
+		return nil
+	}
+	var out []agent.Server
+	if v := root.Get(string(PartMCP)); v.Kind() == jsonpos.Object {
+		for _, m := range v.Members() {
+			out = append(out, agent.Server{Name: m.Key, Summary: jsonc.ServerSummary(m.Value), Canon: jsonc.Canon(m.Value), Pos: agent.Pos{File: p, Line: m.KeyStart.Line}})
+		}
+	}
+	return out
 }
 
 // jsonNameOf is the string "name" of a JSON object, or "".
@@ -357,7 +387,8 @@ func (CodexAdapter) read(p string, data []byte, left *int64) (*agent.Doc, error)
 						value = "name " + strconv.Quote(nm) + ", nothing else besides its metadata and part paths"
 					}
 					return &agent.Doc{Settings: []agent.Setting{{Key: "file " + p, Value: value, Pos: agent.Pos{File: p, Line: 1},
-						Grant: 0, Check: agent.CheckHook, Why: why + " (this one declares nothing but its name and metadata: its commands, agents, skills, hooks and servers are read from the files its paths and default folders name, and compared themselves)"}}, Problems: probs}, nil
+						Grant: 0, Check: agent.CheckHook, Why: why + " (this one declares nothing but its name and metadata: its commands, agents, skills, hooks and servers are read from the files its paths and default folders name, and compared themselves)"}},
+						Servers: pluginServers(p, data), Problems: probs}, nil
 				}
 				if IsPluginManifest(p) {
 					why += " (not read by Shipgate beyond its metadata and the ./ paths of its parts, whose files are compared themselves: any other change is reviewed)"
@@ -370,8 +401,12 @@ func (CodexAdapter) read(p string, data []byte, left *int64) (*agent.Doc, error)
 		} else {
 			why += " (not read by Shipgate: any change is reviewed)"
 		}
-		return &agent.Doc{Settings: []agent.Setting{{Key: "file " + p, Value: value, Pos: agent.Pos{File: p, Line: 1},
-			Grant: 1, Check: agent.CheckHook, Why: why}}, Problems: probs}, nil
+		d := &agent.Doc{Settings: []agent.Setting{{Key: "file " + p, Value: value, Pos: agent.Pos{File: p, Line: 1},
+			Grant: 1, Check: agent.CheckHook, Why: why}}, Problems: probs}
+		if value != opaqueValue(data) {
+			d.Servers = pluginServers(p, data) // read past the hash: its inline servers are not in it
+		}
+		return d, nil
 	}
 	if strings.HasSuffix(p, ".rules") {
 		rf, err := codex.ParseRulesShared(p, data, left)
