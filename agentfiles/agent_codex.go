@@ -86,7 +86,7 @@ func codexOpaque(p string) string {
 		return "a Claude Code plugin marketplace: its entries name the plugins' folders and may declare their commands, hooks and servers inline"
 	case path.Base(dir) == pluginAsDir:
 		// The As of a file a plugin manifest names (PluginLayout.As).
-		return "a file a Claude Code plugin loads as its " + base + " (named by its manifest, or its default): once the plugin is enabled its commands run by themselves"
+		return "a file a plugin loads as its " + base + " (named by its manifest, or its default): once the plugin is enabled its commands, servers and apps run by themselves"
 	case base == "hooks.json" && path.Base(dir) == "hooks":
 		// The manifest's metadata-only changes pass (manifestValue), so
 		// the plugin's own hooks file, where a release's new commands
@@ -153,6 +153,20 @@ func manifestValueKeys(data []byte, entries, parts bool) (string, []string, bool
 	meta := map[string]bool{}
 	for _, k := range manifestMetadata {
 		meta[k] = true
+	}
+	codexManifest := !parts && !entries
+	if codexManifest {
+		// A Codex or Cursor plugin manifest's interface is what the
+		// plugin list shows (displayName, shortDescription, category,
+		// defaultPrompt: a suggested prompt); its skills are
+		// instructions, which grant no permission (wshobson/agents
+		// d43bb81e9c and 184e119f70 added such manifests: reviewed).
+		meta["interface"] = true
+		if v := root.Get("skills"); v != nil {
+			if _, rest := partPaths("skills", v); rest == nil {
+				meta["skills"] = true
+			}
+		}
 	}
 	if parts && !entries {
 		// A plugin.json's category and tags, as a marketplace entry's:
@@ -376,7 +390,7 @@ func (CodexAdapter) read(p string, data []byte, left *int64) (*agent.Doc, error)
 		if path.Base(p) == "plugin.json" || path.Base(p) == "marketplace.json" {
 			if v, keys, ok := manifestValueKeys(data, path.Base(p) == "marketplace.json", IsPluginManifest(p)); ok {
 				value = v
-				if IsPluginManifest(p) && path.Base(p) == "plugin.json" && len(keys) <= 1 && (len(keys) == 0 || keys[0] == "name") {
+				if (IsPluginManifest(p) || IsCodexPluginManifest(p)) && path.Base(p) == "plugin.json" && len(keys) <= 1 && (len(keys) == 0 || keys[0] == "name") {
 					// Nothing but its name (and metadata, labels and
 					// part paths): the plugin's parts are read where
 					// they lie and compared themselves, so adding or

@@ -6,7 +6,9 @@ import "testing"
 // marketplace's ./ part paths and an entry's ./ source are not part of its
 // value (gather reads the files they name), and everything else is: an
 // inline part, a URL, a path without ./ or leaving the plugin, a remote
-// source, another key. A Codex or Cursor manifest keeps its paths.
+// source, another key. A Codex or Cursor manifest keeps its paths, but
+// for a ./ skills folder and its interface (instructions and the plugin
+// list's labels: no grant).
 func TestManifestValuePartPaths(t *testing.T) {
 	mk := func(entry string) string {
 		return `{"name": "m", "owner": {"name": "o"}, "metadata": {"version": "1"}, "plugins": [` + entry + `]}`
@@ -51,8 +53,16 @@ func TestManifestValuePartPaths(t *testing.T) {
 			`{"name": "t", "commands": "./a"}`, `{"name": "t", "commands": ["./a", "./b/x.md"]}`, true},
 		{"a plugin.json's hooks made inline", "p/.claude-plugin/plugin.json",
 			`{"name": "t", "hooks": "./h.json"}`, `{"name": "t", "hooks": {"SessionStart": []}}`, false},
-		{"a Codex plugin's skills path changed", "p/.codex-plugin/plugin.json",
-			`{"name": "t", "skills": "./a"}`, `{"name": "t", "skills": "./b"}`, false},
+		{"a Codex plugin's skills folder moved", "p/.codex-plugin/plugin.json",
+			`{"name": "t", "skills": "./a"}`, `{"name": "t", "skills": "./b"}`, true},
+		{"a Codex plugin's interface changed", "p/.cursor-plugin/plugin.json",
+			`{"name": "t", "interface": {"displayName": "T"}}`, `{"name": "t", "interface": {"displayName": "U", "defaultPrompt": "go"}}`, true},
+		{"a Codex plugin's skills made a URL", "p/.codex-plugin/plugin.json",
+			`{"name": "t", "skills": "./a"}`, `{"name": "t", "skills": "https://x.example/s"}`, false},
+		{"a Codex plugin's servers path changed", "p/.codex-plugin/plugin.json",
+			`{"name": "t", "mcpServers": "./a.json"}`, `{"name": "t", "mcpServers": "./b.json"}`, false},
+		{"a Codex plugin's apps path changed", "p/.codex-plugin/plugin.json",
+			`{"name": "t", "apps": "./a.json"}`, `{"name": "t", "apps": "./b.json"}`, false},
 	} {
 		parts := IsPluginManifest(c.p)
 		entries := c.p == ".claude-plugin/marketplace.json"

@@ -72,6 +72,40 @@ var pluginParts = []struct {
 	{PartWorkflows, "workflows", true},
 }
 
+// PartApps is the apps (connectors) file of a Codex plugin, .app.json at
+// its root: Shipgate does not read it, any change is reviewed.
+const PartApps PluginPart = "apps"
+
+// IsCodexPluginManifest reports whether p is a plugin manifest Codex reads
+// that is not a Claude Code one: .codex-plugin/plugin.json or
+// .cursor-plugin/plugin.json in any folder (Codex 0.169.0 loads a plugin
+// folder holding one of them, or .claude-plugin/plugin.json: its binary's
+// "missing .codex-plugin/plugin.json or valid Agent Plugin manifest").
+func IsCodexPluginManifest(p string) bool {
+	dir, base := path.Split(p)
+	d := path.Base(strings.TrimSuffix(dir, "/"))
+	return base == "plugin.json" && (d == ".codex-plugin" || d == ".cursor-plugin")
+}
+
+// CodexPluginLayout is what a Codex plugin with the manifest p loads by
+// default from its folder, as files Shipgate compares: hooks/hooks.json,
+// .mcp.json and .app.json (the binary's default file names beside its
+// manifest paths). Its skills/ are instructions, which grant no
+// permission. Read like a Claude Code layout (gather), a file it newly
+// loads is compared as new: a manifest added beside an unchanged hooks
+// file is a new hooks file.
+func CodexPluginLayout(p string) PluginLayout {
+	root := path.Dir(path.Dir(p))
+	if root == "." {
+		root = ""
+	}
+	return PluginLayout{Manifest: p, Root: root, Paths: []PluginPath{
+		{Part: PartMCP, Path: path.Join(root, ".mcp.json")},
+		{Part: PartApps, Path: path.Join(root, ".app.json")},
+		{Part: PartHooks, Path: path.Join(root, "hooks/hooks.json")},
+	}}
+}
+
 // PluginPath is one repository path a plugin loads a part from: a file
 // or a folder.
 type PluginPath struct {

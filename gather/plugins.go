@@ -11,7 +11,8 @@ import (
 	"github.com/shipgate-app/shipgate/report"
 )
 
-// Claude Code plugins (agentfiles.PluginLayouts): a plugin manifest or
+// Claude Code plugins (agentfiles.PluginLayouts), and Codex's and
+// Cursor's (agentfiles.CodexPluginLayout): a plugin manifest or
 // marketplace names the folders and files a plugin loads its commands,
 // agents, skills, hooks and servers from, anywhere in the repository, so
 // no fixed pathspec finds them. As for Copilot's agentDirectories
@@ -35,7 +36,7 @@ func (g *gatherer) learnPlugins(ctx context.Context, s side) error {
 	var paths []string
 	if s == baseSide {
 		for p := range g.base {
-			if agentfiles.IsPluginManifest(p) {
+			if agentfiles.IsPluginManifest(p) || agentfiles.IsCodexPluginManifest(p) {
 				paths = append(paths, p)
 			}
 		}
@@ -46,7 +47,7 @@ func (g *gatherer) learnPlugins(ctx context.Context, s side) error {
 			}
 		}
 		for p, st := range g.changed {
-			if agentfiles.IsPluginManifest(p) && st != Deleted {
+			if (agentfiles.IsPluginManifest(p) || agentfiles.IsCodexPluginManifest(p)) && st != Deleted {
 				paths = append(paths, p)
 			}
 		}
@@ -72,6 +73,14 @@ func (g *gatherer) learnPlugins(ctx context.Context, s side) error {
 		}
 		if v.Unreadable != "" {
 			v.Data = nil // read as a manifest Shipgate cannot read: its defaults
+		}
+		if agentfiles.IsCodexPluginManifest(p) {
+			// Codex reads a plugin's parts from its default files
+			// whatever the manifest says of them: a manifest that names
+			// other files is a grant of its own (reviewed), and a file
+			// it names is not read (docs/checks.md).
+			g.plugins[s] = append(g.plugins[s], agentfiles.CodexPluginLayout(p))
+			continue
 		}
 		ls, _ := agentfiles.PluginLayouts(p, v.Data)
 		g.plugins[s] = append(g.plugins[s], ls...)
@@ -168,7 +177,7 @@ func (g *gatherer) pluginFiles(ctx context.Context, add func(string)) error {
 		}
 		for _, pp := range l.Paths {
 			switch pp.Part {
-			case agentfiles.PartHooks, agentfiles.PartMCP, agentfiles.PartLSP, agentfiles.PartMonitors:
+			case agentfiles.PartHooks, agentfiles.PartMCP, agentfiles.PartLSP, agentfiles.PartMonitors, agentfiles.PartApps:
 				if pp.Path != "" {
 					add(pp.Path)
 				}
@@ -227,7 +236,7 @@ func (g *gatherer) pluginSide(f *report.File) {
 		}
 	}
 	if f.Base.Exists || f.Head.Exists {
-		g.note(fmt.Sprintf("`%s` is read as a Claude Code plugin's %s: a plugin manifest names it, or it is one of the plugin's default folders.", f.Path, pluginWhat(f.As)))
+		g.note(fmt.Sprintf("`%s` is read as a plugin's %s: a plugin manifest names it, or it is one of the plugin's default folders.", f.Path, pluginWhat(f.As)))
 	}
 }
 
