@@ -24,8 +24,10 @@ import (
 //
 // Claude Code reads the frontmatter with the pattern /^---\s*\n([\s\S]*?)---\s*\n?/
 // (the block ends at the first "---", even inside a line) and parses it as
-// YAML; a block that does not parse is ignored whole with a warning
-// ("YAML frontmatter in … failed to parse and was ignored"). Shipgate
+// YAML; a block that does not parse is read once more with its plain
+// values quoted (retryBlock), and only a block that does not parse then
+// either is ignored whole with a warning ("YAML frontmatter in … failed
+// to parse and was ignored"). Shipgate
 // parses it strictly with go.yaml.in/yaml/v3, keeps every position, and
 // treats a block it cannot read — or one Claude Code could read otherwise
 // (duplicate keys, anchors, not a mapping) — as a finding, never a pass.
@@ -61,7 +63,17 @@ func SameFrontmatter(a, b []byte) bool {
 // there is a block at all.
 func frontmatterBlock(data []byte) (block []byte, line int, ok bool) {
 	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
-	data = bytes.ReplaceAll(data, []byte("\r\n"), []byte("\n"))
+	return blockIn(bytes.ReplaceAll(data, []byte("\r\n"), []byte("\n")))
+}
+
+// rawFrontmatterBlock is the block as Claude Code finds it in the file,
+// line endings kept (its retry, retryBlock, never rewrites a CRLF line).
+func rawFrontmatterBlock(data []byte) (block []byte, line int, ok bool) {
+	return blockIn(bytes.TrimPrefix(data, []byte("\xef\xbb\xbf")))
+}
+
+// blockIn finds the frontmatter block of data (frontmatterBlock).
+func blockIn(data []byte) (block []byte, line int, ok bool) {
 	if !bytes.HasPrefix(data, []byte("---")) || !bytes.Contains(data[3:], []byte("---")) {
 		return nil, 0, false
 	}
@@ -99,8 +111,8 @@ func frontmatterJSON(block []byte, firstLine int) ([]byte, *ParseError) {
 		if line > 0 {
 			line += firstLine - 1
 		}
-		pe := &ParseError{Line: line, Col: 1, Msg: "the YAML frontmatter does not parse: " + msg,
-			Hint: "Claude Code ignores a frontmatter block that does not parse (allowed-tools, hooks and permissionMode included); fix the YAML"}
+		pe := &ParseError{Line: line, Col: 1, Msg: "the YAML frontmatter does not parse: " + msg, notYAML: true,
+			Hint: "Claude Code ignores a frontmatter block that does not parse, even once it has quoted the values that hold `: ` or YAML's special characters (allowed-tools, hooks and permissionMode included); fix the YAML"}
 		if strings.Contains(msg, "exceeded max depth") {
 			pe.Limit = "too_deep" // the YAML library's bound, not Claude Code's
 		}
@@ -259,7 +271,21 @@ func parseFrontmatterDoc(p string, kind report.FileKind, v report.Version, cache
 	js := []byte("{}")
 	if block, line, ok := frontmatterBlock(v.Data); ok {
 		var pe *ParseError
-		if js, pe = frontmatterJSON(block, line); pe != nil {
+		js, pe = frontmatterJSON(block, line)
+		if pe != nil && pe.notYAML && pe.Limit == "" {
+			// Claude Code's own retry (retryBlock): what it makes of the
+			// block when the block is not YAML. Any error of the retried
+			// block's reading stands (a duplicate key, an anchor); a
+			// retry that is not YAML either leaves the first error.
+			if raw, _, ok := rawFrontmatterBlock(v.Data); ok {
+				if rb, ok := retryBlock(raw); ok {
+					if js2, pe2 := frontmatterJSON(bytes.ReplaceAll(rb, []byte("\r\n"), []byte("\n")), line); pe2 == nil || !pe2.notYAML {
+						js, pe = js2, pe2
+					}
+				}
+			}
+		}
+		if pe != nil {
 			return nil, pe
 		}
 	}

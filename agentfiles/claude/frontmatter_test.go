@@ -57,7 +57,21 @@ func TestFrontmatterDoc(t *testing.T) {
 		{name: "non-string entries dropped", kind: report.SkillFile, data: "---\nallowed-tools: [Read, 3, {a: b}]\n---\n", rules: []string{"allow:Read@2"}},
 		{name: "hooks lines", kind: report.SubagentFile, data: "---\nname: a\nhooks:\n  PreToolUse:\n    - matcher: Bash\n      hooks:\n        - type: command\n          command: ./x.sh\n---\n", key: "hooks", line: 3},
 		{name: "duplicate key", kind: report.SkillFile, data: "---\na: 1\na: 2\n---\n", err: "appears twice"},
-		{name: "bad yaml", kind: report.SkillFile, data: "---\nallowed-tools: [Read\n---\n", err: "does not parse"},
+		{name: "bad yaml", kind: report.SkillFile, data: "---\nallowed-tools: Read\nfoo: bar\n  baz: qux\n---\n", err: "does not parse"},
+		// Claude Code's retry (retryBlock): a block that is not YAML is
+		// read with its plain values holding ": " or a special character
+		// quoted, and leading tabs as spaces.
+		{name: "retry: a description holding colons", kind: report.SkillFile,
+			data:  "---\nname: x\ndescription: Use this agent when: tests fail. Examples: <example>Context: x</example>\nallowed-tools: Bash(npm *)\n---\n",
+			rules: []string{"allow:Bash(npm *)@4"}},
+		{name: "retry: an unclosed flow list is quoted whole", kind: report.SkillFile, data: "---\nallowed-tools: [Read\n---\n", rules: []string{"allow:[Read@2"}},
+		{name: "retry: a flow list that parses is kept", kind: report.SkillFile, data: "---\ndescription: a: b\nallowed-tools: [Read, Grep]\n---\n", rules: []string{"allow:Read@3", "allow:Grep@3"}},
+		{name: "retry: quotes and backslashes escaped", kind: report.CommandFile, data: "---\ndescription: say \"hi\": now \\ then\nallowed-tools: Read\n---\n", rules: []string{"allow:Read@3"}},
+		{name: "retry: leading tabs read as spaces", kind: report.SkillFile, data: "---\ndescription: a: b\nmetadata:\n\tk: v\nallowed-tools: Read\n---\n", rules: []string{"allow:Read@5"}},
+		{name: "retry: a CRLF line is never rewritten", kind: report.SkillFile, data: "---\r\ndescription: a: b\r\nallowed-tools: Read\r\n---\r\n", err: "does not parse"},
+		{name: "retry: a block that still does not parse", kind: report.SkillFile, data: "---\ndescription: a: b\nfoo: bar\n  baz: qux\n---\n", err: "does not parse"},
+		{name: "retry: the retried block's duplicate key stands", kind: report.SkillFile, data: "---\ndescription: a: b\nname: x\nname: y\n---\n", err: "appears twice"},
+		{name: "retry: a [...] value Shipgate's YAML cannot read fails closed", kind: report.SkillFile, data: "---\ndescription: a: b\nallowed-tools: [Read, {]\n---\n", err: "does not parse"},
 		{name: "not a mapping", kind: report.SkillFile, data: "---\n- Read\n---\n", err: "not a mapping"},
 		{name: "anchor", kind: report.SkillFile, data: "---\nx: &a Bash(*)\nallowed-tools: *a\n---\n", err: "anchor"},
 		{name: "empty block", kind: report.SkillFile, data: "---\n---\nbody"},

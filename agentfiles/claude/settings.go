@@ -92,6 +92,9 @@ type ParseError struct {
 	Col      int
 	Msg      string
 	Hint     string
+	// notYAML marks a frontmatter block the YAML parser refused, which
+	// Claude Code reads once more respelt (retryBlock).
+	notYAML bool
 }
 
 func (e *ParseError) Error() string {

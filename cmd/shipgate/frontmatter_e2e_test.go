@@ -1,0 +1,35 @@
+package main
+
+import "testing"
+
+// frontmatterRetryCases are skills, commands and subagents whose
+// frontmatter is not YAML as written but is once Claude Code has quoted
+// its plain values (agentfiles/claude retryBlock): the subagent format
+// Claude Code's /agents writes, a description holding "Examples:
+// <example>Context: …" on one line. Claude Code reads them, so Shipgate
+// judges what they grant, not that they failed to parse.
+func frontmatterRetryCases() []quietCase {
+	const desc = "description: Use this agent when reviewing code. Examples: <example>Context: the user wrote a change. user: 'review it' assistant: 'I will use the reviewer'</example>\n"
+	base := map[string]string{"README.md": "# r\n"}
+	return []quietCase{
+		{name: "a subagent in the /agents format with read-only tools passes", base: base,
+			head:     map[string]string{".claude/agents/reviewer.md": "---\nname: reviewer\n" + desc + "tools: Read, Grep, Glob\ncolor: green\n---\nYou review code.\n"},
+			decision: "allow"},
+		{name: "a command whose description holds colons and allows Bash(*) blocks", base: base,
+			head:     map[string]string{".claude/commands/ship.md": "---\n" + desc + "allowed-tools: Bash(*)\n---\nShip it.\n"},
+			decision: "block", check: "PERMISSION-WILDCARD-ALLOW"},
+		{name: "a skill whose description holds colons and allows npm test is a review of the rule", base: base,
+			head:     map[string]string{".claude/skills/t/SKILL.md": "---\nname: t\n" + desc + "allowed-tools: Bash(npm test:*)\n---\nTest.\n"},
+			decision: "require_review", check: "PERMISSION-ALLOW-EXPANDED", contains: "npm test"},
+		{name: "a skill whose frontmatter does not parse even quoted is still a finding", base: base,
+			head:     map[string]string{".claude/skills/u/SKILL.md": "---\nname: u\n" + desc + "allowed-tools: Read\nfoo: bar\n  baz: qux\n---\nU.\n"},
+			decision: "require_review", check: "CONFIG-PARSE-FAILED"},
+	}
+}
+
+// TestE2EFrontmatterRetryAppAndCLI runs the retried-frontmatter cases
+// through the App and the CLI.
+func TestE2EFrontmatterRetryAppAndCLI(t *testing.T) {
+	t.Parallel()
+	runQuietCases(t, "fm", frontmatterRetryCases())
+}
