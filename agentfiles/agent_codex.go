@@ -162,6 +162,9 @@ func manifestValueKeys(data []byte, entries, parts bool) (string, []string, bool
 		// instructions, which grant no permission (wshobson/agents
 		// d43bb81e9c and 184e119f70 added such manifests: reviewed).
 		meta["interface"] = true
+		// Cursor's manifest spells the list's labels at its top level
+		// (displayName, logo: wshobson/agents 0818067b4e added one).
+		meta["displayName"], meta["logo"] = true, true
 		if v := root.Get("skills"); v != nil {
 			if _, rest := partPaths("skills", v); rest == nil {
 				meta["skills"] = true

@@ -237,6 +237,10 @@ func codexPluginCases() []quietCase {
 		{name: "a new Cursor plugin manifest holding its name and version passes", base: base,
 			head:     map[string]string{"plugins/rev/.cursor-plugin/plugin.json": "{\"name\": \"rev\", \"version\": \"0.1.0\"}\n"},
 			decision: "allow"},
+		{name: "a new Cursor plugin manifest at the root with its displayName, author and homepage passes", base: base,
+			head: map[string]string{".cursor-plugin/plugin.json": "{\"name\": \"wf\", \"displayName\": \"Workflows\", \"version\": \"1.7.1\", \"description\": \"d\", " +
+				"\"author\": {\"name\": \"a\"}, \"homepage\": \"https://x.example\", \"license\": \"MIT\"}\n"},
+			decision: "allow"},
 		{name: "a Codex plugin manifest added beside an unchanged hooks/hooks.json is a review of its hooks",
 			base:     with(base, "plugins/rev/hooks/hooks.json", curl),
 			head:     map[string]string{mp: man("")},
