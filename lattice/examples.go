@@ -35,7 +35,7 @@ var exampleCalls = func() []Call {
 		out = append(out, Call{Tool: "Bash", Arg: c})
 	}
 	for _, p := range paths {
-		out = append(out, Call{Tool: "Read", Arg: p}, Call{Tool: "Edit", Arg: p})
+		out = append(out, Call{Tool: "Read", Arg: p}, Call{Tool: "Edit", Arg: p}, Call{Tool: "Write", Arg: p})
 	}
 	for _, h := range hosts {
 		out = append(out, Call{Tool: "WebFetch", Arg: h})

@@ -231,6 +231,7 @@ func TestWitnessesPreferConsequentialCalls(t *testing.T) {
 		{"Bash(git status *)", "Bash(git *)", "git push --force origin main"},
 		{"Bash(python3 -m pytest *)", "Bash(python3 *)", "python3 -c x"},
 		{"Read(src/**)", "Read", ".env"},
+		{"Read", "Write", "Write(.env)"}, // a file it writes, not the tool's name
 		{"WebFetch(domain:github.com)", "WebFetch", "evil.example.com"},
 		{"mcp__github__get_issue", "mcp__github", "mcp__github__create_issue"},
 		{"Bash(gt submit *)", "Bash(gt *)", "gt"},

@@ -33,3 +33,22 @@ func TestE2EFrontmatterRetryAppAndCLI(t *testing.T) {
 	t.Parallel()
 	runQuietCases(t, "fm", frontmatterRetryCases())
 }
+
+// writeWitnessCases: a bare Write allow is witnessed by a file it now
+// writes, not by the tool's name (the seventh round printed "the agent
+// can now write `Write`").
+func writeWitnessCases() []quietCase {
+	base := map[string]string{"README.md": "# r\n"}
+	return []quietCase{
+		{name: "a command allowing bare Write names a file it now writes", base: base,
+			head:     map[string]string{".claude/commands/gen.md": "---\ndescription: Generate\nallowed-tools: Write\n---\nGenerate.\n"},
+			decision: "block", check: "PERMISSION-WILDCARD-ALLOW", contains: "write `.env`", lacks: "write `Write`"},
+	}
+}
+
+// TestE2EWriteWitnessAppAndCLI runs the Write witness case through the
+// App and the CLI.
+func TestE2EWriteWitnessAppAndCLI(t *testing.T) {
+	t.Parallel()
+	runQuietCases(t, "ww", writeWitnessCases())
+}
