@@ -34,7 +34,10 @@ import (
 // entry with anything else of its own — an inline hook, command or server,
 // a remote source, a source or part path Shipgate does not resolve, a key
 // it does not know — is of Grant 1: added, changed or removed it is
-// reviewed (HOOK-CHANGED), naming the entry and its line.
+// reviewed (HOOK-CHANGED), naming the entry and its line; but for an
+// entry whose only such part is a remote source, removed (QuietRemoval:
+// wshobson/agents 7f2727b52e removed three, reviewed in the seventh
+// round's sample).
 
 // marketplaceEntryMeta are the keys of a marketplace entry that describe
 // the plugin and load nothing (manifestMetadata, and a listing's labels).
@@ -135,6 +138,7 @@ func marketplaceSettings(p string, root *jsonpos.Value, why string) ([]agent.Set
 		var eb strings.Builder
 		var keys []string
 		grant := 0
+		remote, other := false, false // a source Shipgate does not read; anything else of the entry's own
 		eb.WriteByte('{')
 		for _, m := range e.Members() {
 			if marketplaceEntryMeta[m.Key] {
@@ -156,19 +160,21 @@ func marketplaceSettings(p string, root *jsonpos.Value, why string) ([]agent.Set
 					}
 					v = "[" + strings.Join(parts, ",") + "]"
 				}
-				grant = 1
+				grant, other = 1, true
 			case m.Key == "strict":
 				// Whether a plugin.json must be present: an entry added
 				// or removed either way loads no more than its files,
 				// which are compared; strict switched in place is
 				// reviewed (a plugin that did not load may now).
 				if m.Value.Kind() != jsonpos.Bool {
-					grant = 1
+					grant, other = 1, true
 				} else if m.Value.Bool() {
 					continue // the default
 				}
+			case m.Key == "source":
+				grant, remote = 1, true // a remote source, or a path Shipgate does not resolve
 			case m.Key != "name":
-				grant = 1
+				grant, other = 1, true
 			}
 			fmt.Fprintf(&eb, "%q:%s,", m.Key, v)
 			keys = append(keys, m.Key)
@@ -183,7 +189,13 @@ func marketplaceSettings(p string, root *jsonpos.Value, why string) ([]agent.Set
 			}
 			ewhy = why + " (this entry declares nothing but its name, folder and the ./ paths of its parts: the plugin's commands, agents, skills, hooks and servers are read from the files they name, and compared themselves)"
 		}
-		out = append(out, agent.Setting{Key: key + " of " + p, Value: value, Pos: agent.Pos{File: p, Line: line}, Grant: grant, Check: agent.CheckHook, Why: ewhy})
+		// An entry whose only grant is its remote source: removing it
+		// stops offering the plugin, as removing it from enabledPlugins
+		// does (a quiet row); an inline hook or an unknown key removed
+		// may take a guard with it, and stays reviewed.
+		quietRemoval := remote && !other
+		out = append(out, agent.Setting{Key: key + " of " + p, Value: value, Pos: agent.Pos{File: p, Line: line}, Grant: grant, Check: agent.CheckHook, Why: ewhy,
+			QuietRemoval: quietRemoval})
 	}
 	return out, true
 }

@@ -60,6 +60,28 @@ func TestMarketplaceSettings(t *testing.T) {
 			}
 		})
 	}
+	// Only an entry whose one grant is its remote source is removed
+	// quietly (QuietRemoval); an inline part or an unknown key is not.
+	for _, c := range []struct {
+		entry string
+		quiet bool
+	}{
+		{`{"name": "r", "source": {"source": "github", "repo": "x/r"}, "version": "1", "strict": false}`, true},
+		{`{"name": "r", "source": "https://x.example/r.git"}`, true},
+		{`{"name": "r", "source": {"source": "github", "repo": "x/r"}, "hooks": {"PreToolUse": []}}`, false},
+		{`{"name": "r", "source": {"source": "github", "repo": "x/r"}, "mcpServers": {"s": {"command": "x"}}}`, false},
+		{`{"name": "r", "source": {"source": "github", "repo": "x/r"}, "unknownKey": 1}`, false},
+		{`{"name": "r", "source": "./plugins/r", "hooks": {"PreToolUse": []}}`, false},
+		{`{"name": "r", "source": "./plugins/r"}`, false}, // Grant 0: quiet anyway
+	} {
+		d, err := CodexAdapter{}.Read(p, []byte(mk("", c.entry)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := d.Settings[1].QuietRemoval; got != c.quiet {
+			t.Errorf("%s: QuietRemoval %v, want %v", c.entry, got, c.quiet)
+		}
+	}
 	// The same entry renamed is a change of its setting's value.
 	a, _ := CodexAdapter{}.Read(p, []byte(mk("", `{"name": "a", "source": "./plugins/a"}`)))
 	b, _ := CodexAdapter{}.Read(p, []byte(mk("", `{"name": "b", "source": "./plugins/a"}`)))

@@ -410,11 +410,13 @@ func (e *engine) agentSettings(f *fileState) {
 		}
 		widens := h.Grant > b.Grant || (h.Exec && !b.Exec)
 		hook := h.Check == agent.CheckHook || b.Check == agent.CheckHook
-		if hook && (!inB && h.Grant == 0 || !inH && b.Grant == 0) {
+		if hook && (!inB && h.Grant == 0 || !inH && (b.Grant == 0 || b.QuietRemoval)) {
 			// A hook-class setting of no grant of its own (a Claude Code
 			// plugin manifest holding nothing but its name) added or
 			// removed: what it stands for is compared file by file. A
-			// change in place (a rename) is still reviewed.
+			// change in place (a rename) is still reviewed. So is one
+			// whose removal lets nothing more through (QuietRemoval: a
+			// remote plugin's marketplace entry), removed.
 			hook = false
 		}
 		rt := rating.Rating{Access: rating.AccessNone, Risk: rating.RiskLow}

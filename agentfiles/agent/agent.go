@@ -363,6 +363,12 @@ type Setting struct {
 	Check string
 	// Why says what the value does, for the row.
 	Why string
+	// QuietRemoval says removing the setting lets nothing more through
+	// though adding or changing it is reviewed (a hook-class setting
+	// removed is otherwise reviewed, as a guard may go with it): a
+	// marketplace entry for a remote plugin, whose removal, like an
+	// enabledPlugins entry's, only stops offering the plugin.
+	QuietRemoval bool
 }
 
 // Setting check kinds.
