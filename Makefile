@@ -7,7 +7,7 @@ FUZZTIME  ?= 20s
 FUZZMINIMIZE ?= 2s
 BENCHTIME ?= 1s
 
-.PHONY: all build test lint tools bench fuzz cover clean conformance sandbox-tools claude-code claude-code-version codex codex-version gemini gemini-version opencode opencode-version copilot copilot-version conformance-opencode conformance-copilot conformance-codex-run conformance-gemini-run surfaces
+.PHONY: all build test lint tools bench fuzz cover clean conformance sandbox-tools claude-code claude-code-version bun bun-version codex codex-version gemini gemini-version opencode opencode-version copilot copilot-version conformance-opencode conformance-copilot conformance-codex-run conformance-gemini-run surfaces
 
 all: lint test build
 
@@ -82,6 +82,28 @@ claude-code:
 	  mkdir -p $(SHIPGATE_CLAUDE_CACHE) && \
 	  npm install --prefix $(SHIPGATE_CLAUDE_CACHE) --no-audit --no-fund --loglevel=error \
 	    @anthropic-ai/claude-code@$(CLAUDE_CODE_VERSION) && \
+	  "$$bin" --version; \
+	fi
+
+# Bun, the runtime Claude Code is built on (agentfiles/claude.BunVersion,
+# which TestBunVersionIsClaudeCodes reads off the Claude Code binary): its
+# YAML parser is the oracle TestRetryFlowListsAgainstBun holds Shipgate's
+# reading of frontmatter lists to. The pinned npm package, outside the
+# repository.
+BUN_VERSION := $(shell sed -n 's/^const BunVersion = "\(.*\)"/\1/p' agentfiles/claude/fmretry.go)
+SHIPGATE_BUN_CACHE ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/shipgate/bun/$(BUN_VERSION)
+export SHIPGATE_BUN_CACHE
+
+bun-version:
+	@echo $(BUN_VERSION)
+
+bun:
+	@bin=$(SHIPGATE_BUN_CACHE)/node_modules/@oven/bun-linux-x64/bin/bun; \
+	if [ -x "$$bin" ] && [ "$$($$bin --version 2>/dev/null)" = "$(BUN_VERSION)" ]; then \
+	  echo "Bun $(BUN_VERSION) is installed at $$bin"; \
+	else \
+	  mkdir -p $(SHIPGATE_BUN_CACHE) && \
+	  npm install --prefix $(SHIPGATE_BUN_CACHE) --no-audit --no-fund --loglevel=error @oven/bun-linux-x64@$(BUN_VERSION) && \
 	  "$$bin" --version; \
 	fi
 

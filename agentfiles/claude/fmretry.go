@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"regexp"
 	"strings"
-
-	"go.yaml.in/yaml/v3"
 )
 
 // Claude Code 2.1.328 parses a frontmatter block with Bun.YAML.parse and,
@@ -36,12 +34,20 @@ var retryLine = regexp.MustCompile(`^([a-zA-Z_-]+):[` + jsSpace + `]+([^` + jsSp
 // retrySpecial is the binary's /[{}[\]*&#!|>%@`]|: /.
 var retrySpecial = regexp.MustCompile("[{}\\[\\]*&#!|>%@`]|: ")
 
+// BunVersion is the Bun runtime Claude Code 2.1.328 is built on (its
+// binary says "Bun v1.4.4"): Bun.YAML.parse reads a frontmatter block and
+// decides which `[…]` values the retry keeps as lists. The tests hold
+// go.yaml.in/yaml/v3's reading of such values to Bun's, run from the
+// pinned npm package @oven/bun-linux-x64 (TestRetryFlowListsAgainstBun).
+const BunVersion = "1.4.4"
+
 // retryBlock is the block Claude Code parses when the block itself does
 // not parse: raw is the block as the file holds it (a byte order mark
-// dropped, line endings kept). ok is false when Shipgate cannot tell what
-// the binary would make of a line — a `[…]` value its YAML parser does
-// not read: Bun's may read it as a list, which is kept, or not, which is
-// quoted — and the block then stays unreadable (fail closed).
+// dropped, line endings kept). A `[…]` value is kept when it parses as a
+// list and quoted otherwise, as the binary does with Bun's parser; ok is
+// false when Shipgate's parser reads such a value as something else than
+// a list or an error (Bun may disagree), and the block then stays
+// unreadable (fail closed).
 func retryBlock(raw []byte) (out []byte, ok bool) {
 	lines := strings.Split(string(raw), "\n")
 	for i, l := range lines {
@@ -54,12 +60,14 @@ func retryBlock(raw []byte) (out []byte, ok bool) {
 			continue
 		}
 		if strings.HasPrefix(v, "[") && strings.HasSuffix(v, "]") {
-			var n yaml.Node
-			if err := yaml.Unmarshal([]byte(v), &n); err != nil {
-				return nil, false
-			}
-			if len(n.Content) == 1 && n.Content[0].Kind == yaml.SequenceNode {
+			switch flowList(v) {
+			case isList:
 				continue
+			case notYAMLValue:
+				// Bun throws too (measured: "[issue-id] [reason]",
+				// "[a, {]"): the binary quotes the value, below.
+			default:
+				return nil, false
 			}
 		}
 		if retrySpecial.MatchString(v) {
@@ -97,4 +105,156 @@ func leadingTabs(b []byte) []byte {
 		}
 	}
 	return out.Bytes()
+}
+
+// flowReading is what Shipgate can tell of Bun's reading of a `[…]`
+// value.
+type flowReading int
+
+const (
+	isList       flowReading = iota // a list: the retry keeps it
+	notYAMLValue                    // Bun throws: the retry quotes it
+	otherValue                      // not known: the block stays unreadable (fail closed)
+)
+
+// flowList says what Bun.YAML.parse makes of a `[…]` value, where
+// Shipgate can tell (held to Bun by TestRetryFlowListsAgainstBun): text
+// after the list closes, other than a comment ("[issue-id] [reason]"),
+// is refused; a list of plain words and quoted strings is a list
+// (`[Read, Bash(npm *)]`); anything else — nested lists and maps,
+// indicators, tags, anchors, an unclosed bracket — is left unknown
+// (go.yaml.in/yaml/v3 and Bun disagree on several such shapes).
+func flowList(v string) flowReading {
+	end := flowEnd(v)
+	if end < 0 {
+		return otherValue
+	}
+	if end < len(v)-1 {
+		tail := v[end+1:]
+		t := strings.TrimLeft(tail, " \t")
+		if len(t) == len(tail) || !strings.HasPrefix(t, "#") {
+			return notYAMLValue
+		}
+		v = v[:end+1] // a comment follows the list
+	}
+	if simpleFlowList(v) {
+		return isList
+	}
+	return otherValue
+}
+
+// simpleFlowList reports whether v is "[" elements "]" where every
+// element is a plain word (no YAML indicator first, no ": ", " #", brace
+// or bracket) or a whole quoted string, and none is empty but in "[]".
+func simpleFlowList(v string) bool {
+	inner := strings.TrimSpace(v[1 : len(v)-1])
+	if inner == "" {
+		return true
+	}
+	for _, e := range splitFlow(inner) {
+		e = strings.Trim(e, " \t")
+		switch {
+		case e == "":
+			return false
+		case e[0] == '\'' || e[0] == '"':
+			if !wholeQuoted(e) {
+				return false
+			}
+		case strings.ContainsAny(e[:1], "-?:,[]{}#&*!|>%@`") || strings.ContainsAny(e, "[]{}\t") ||
+			strings.Contains(e, ": ") || strings.Contains(e, " #") || strings.HasSuffix(e, ":"):
+			return false
+		}
+	}
+	return true
+}
+
+// splitFlow splits a flow list's inside on commas outside quoted strings
+// (a quote opens one only as an element's first character).
+func splitFlow(s string) []string {
+	var out []string
+	start, elem := 0, true
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == ',':
+			out = append(out, s[start:i])
+			start, elem = i+1, true
+			continue
+		case c == ' ' || c == '\t':
+			continue
+		case elem && (c == '\'' || c == '"'):
+			i = quoteEnd(s, i)
+			if i < 0 {
+				return append(out, s[start:])
+			}
+		}
+		elem = false
+	}
+	return append(out, s[start:])
+}
+
+// quoteEnd is the index of the quote closing the one at s[i], -1 if none.
+func quoteEnd(s string, i int) int {
+	q := s[i]
+	for j := i + 1; j < len(s); j++ {
+		switch {
+		case q == '"' && s[j] == '\\':
+			j++
+		case s[j] == q && q == '\'' && j+1 < len(s) && s[j+1] == '\'':
+			j++
+		case s[j] == q:
+			return j
+		}
+	}
+	return -1
+}
+
+// wholeQuoted reports whether e is one quoted string and nothing more.
+func wholeQuoted(e string) bool {
+	return quoteEnd(e, 0) == len(e)-1
+}
+
+// flowEnd is the index of the bracket that closes the flow collection v
+// opens (v[0] is '['), -1 when none does: brackets and braces nest, and a
+// quote that opens a scalar (first after '[', '{', ',' or ':' and blanks)
+// holds none until it closes ('…' with ” inside, "…" with backslash
+// escapes); a quote inside a plain scalar (it's) is text.
+func flowEnd(v string) int {
+	depth := 0
+	start := false // the next non-blank character starts a scalar
+	for i := 0; i < len(v); i++ {
+		c := v[i]
+		switch {
+		case c == ' ' || c == '\t':
+			continue
+		case c == '[' || c == '{':
+			depth++
+			start = true
+			continue
+		case c == ']' || c == '}':
+			depth--
+			if depth == 0 {
+				return i
+			}
+		case c == ',' || c == ':':
+			start = true
+			continue
+		case start && (c == '\'' || c == '"'):
+			for i++; i < len(v); i++ {
+				if c == '"' && v[i] == '\\' {
+					i++
+					continue
+				}
+				if v[i] == c {
+					if c == '\'' && i+1 < len(v) && v[i+1] == '\'' {
+						i++
+						continue
+					}
+					break
+				}
+			}
+		}
+		start = false
+	}
+	return -1
 }

@@ -20,7 +20,10 @@ func TestRetryBlock(t *testing.T) {
 		{`description: x "y": z \ w`, `description: "x \"y\": z \\ w"`, true},
 		{"tools: [Read, Grep]", "tools: [Read, Grep]", true},
 		{"tools: [Read", `tools: "[Read"`, true},
-		{"tools: [a, {]", "", false},
+		{"tools: [a, {]", "", false},                                                 // an unclosed brace: Bun's reading not known, fail closed
+		{"tools: [Read, Bash(npm *)] # c", `tools: "[Read, Bash(npm *)] # c"`, true}, // not ending in ]: quoted, comment and all
+		{"tools: [Read, Grep] # c]", "tools: [Read, Grep] # c]", true},               // a list, then a comment
+		{"argument-hint: [id] [reason]", `argument-hint: "[id] [reason]"`, true},
 		{"x: a # comment", `x: "a # comment"`, true},
 		{"a1: b: c", "a1: b: c", true},             // a digit is not in the binary's key pattern
 		{"  nested: a: b", "  nested: a: b", true}, // an indented line is left

@@ -71,7 +71,7 @@ func TestFrontmatterDoc(t *testing.T) {
 		{name: "retry: a CRLF line is never rewritten", kind: report.SkillFile, data: "---\r\ndescription: a: b\r\nallowed-tools: Read\r\n---\r\n", err: "does not parse"},
 		{name: "retry: a block that still does not parse", kind: report.SkillFile, data: "---\ndescription: a: b\nfoo: bar\n  baz: qux\n---\n", err: "does not parse"},
 		{name: "retry: the retried block's duplicate key stands", kind: report.SkillFile, data: "---\ndescription: a: b\nname: x\nname: y\n---\n", err: "appears twice"},
-		{name: "retry: a [...] value Shipgate's YAML cannot read fails closed", kind: report.SkillFile, data: "---\ndescription: a: b\nallowed-tools: [Read, {]\n---\n", err: "does not parse"},
+		{name: "retry: a [...] value that is not YAML is quoted", kind: report.SkillFile, data: "---\nargument-hint: [issue-id] [reason]\nallowed-tools: Read\n---\n", rules: []string{"allow:Read@3"}},
 		{name: "not a mapping", kind: report.SkillFile, data: "---\n- Read\n---\n", err: "not a mapping"},
 		{name: "anchor", kind: report.SkillFile, data: "---\nx: &a Bash(*)\nallowed-tools: *a\n---\n", err: "anchor"},
 		{name: "empty block", kind: report.SkillFile, data: "---\n---\nbody"},

@@ -26,6 +26,9 @@ func TestFrontmatterRetryOnTheBinary(t *testing.T) {
 	}{
 		{"quoted by the retry", "name: g\n" + desc + "allowed-tools: Bash(npm test:*)\n", true},
 		{"not YAML even quoted", "name: g\n" + desc + "allowed-tools: Bash(npm test:*)\nfoo: bar\n  baz: qux\n", false},
+		// A value that opens and closes a list but has text after it
+		// (beads' commands): Bun refuses it as a list, so it is quoted.
+		{"a [...] value with text after the list", "name: g\nargument-hint: [issue-id] [reason]\nallowed-tools: Bash(npm test:*)\n", true},
 	} {
 		files := map[string]string{".claude/skills/g/SKILL.md": "---\n" + c.front + "---\nRun the tests.\n"}
 		r, err := Driver{Binary: bin}.Run(ctx, Session{Settings: `{"permissions": {"allow": ["Skill(g)"]}}` + "\n", Files: files,
