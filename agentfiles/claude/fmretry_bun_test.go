@@ -8,8 +8,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/shipgate-app/shipgate/jsonpos"
+	"github.com/shipgate-app/shipgate/report"
 )
 
 // bunForTest is the pinned Bun (BunVersion) from $SHIPGATE_BUN_CACHE
@@ -131,5 +135,125 @@ func TestBunVersionIsClaudeCodes(t *testing.T) {
 	}
 	if !bytes.Contains(data, []byte("Bun v"+BunVersion+" ")) && !bytes.Contains(data, []byte("Bun v"+BunVersion+"\x00")) && !bytes.Contains(data, []byte("Bun v"+BunVersion)) {
 		t.Fatalf("%s does not name Bun v%s: update BunVersion and the Makefile's pin", bin, BunVersion)
+	}
+}
+
+// frontmatterBlocks are frontmatter blocks drawn from the lines skills,
+// commands and subagents hold: descriptions with colons, quotes and
+// YAML's indicators (the /agents format), tool lists as strings and flow
+// or block lists, booleans, numbers, nested hooks, tabs, comments.
+func frontmatterBlocks() []string {
+	descs := []string{"Review code", "Use this agent when: tests fail. Examples: <example>Context: x</example>",
+		`say "hi": now \ then`, "a # not a comment", "it's [draft] {x} *y* &z !w |v >u %t @s `r`", "'quoted'", `"dq: x"`, "ends with colon:", "x: y: z"}
+	tools := []string{"Read", "Read, Grep", "Bash(npm *)", "[Read, Grep]", "[Bash(git add:*), Read]", "[issue-id] [reason]",
+		"\n  - Read\n  - Bash(npm test:*)", `"Bash(*)"`, "Bash(echo a: b)", "*", "[a, {]", "[Read] # c]"}
+	extras := []string{"", "model: sonnet", "disable-model-invocation: true", "disable-model-invocation: yes", "version: 1.0", "version: 010",
+		"permissionMode: acceptEdits", "color: green", "metadata:\n\tk: v", "hooks:\n  PreToolUse:\n    - matcher: Bash\n      hooks:\n        - type: command\n          command: ./x.sh",
+		"argument-hint: [name]", "argument-hint: <a> [b]", "# a comment", "tags: [a, b]", "empty:", "n: ~", "d: 2024-01-01", "x: 0x1F", "on: off"}
+	r := rand.New(rand.NewSource(2))
+	seen := map[string]bool{}
+	var out []string
+	for i := 0; i < 1500; i++ {
+		var b strings.Builder
+		b.WriteString("name: n\n")
+		b.WriteString("description: " + descs[r.Intn(len(descs))] + "\n")
+		key := []string{"allowed-tools", "tools", "disallowed-tools"}[r.Intn(3)]
+		t := tools[r.Intn(len(tools))]
+		if strings.HasPrefix(t, "\n") {
+			b.WriteString(key + ":" + t + "\n")
+		} else {
+			b.WriteString(key + ": " + t + "\n")
+		}
+		for j := r.Intn(3); j > 0; j-- {
+			if e := extras[r.Intn(len(extras))]; e != "" {
+				b.WriteString(e + "\n")
+			}
+		}
+		if s := b.String(); !seen[s] {
+			seen[s] = true
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// TestFrontmatterBlocksAgainstBun holds Shipgate's reading of a whole
+// frontmatter block (go.yaml.in/yaml/v3, strictly, then the binary's
+// retry) to Bun's: Bun.YAML.parse of the block and, when that throws, of
+// the retry as read from the binary (bunRetry below, written from its
+// parser; TestFrontmatterRetryOnTheBinary checks it on the binary). Every
+// block either both read to the same value, or Shipgate refuses it
+// (unreadable: CONFIG-PARSE-FAILED, fail closed); a block Shipgate reads
+// to another value than Bun, or reads where Bun refuses it, fails.
+func TestFrontmatterBlocksAgainstBun(t *testing.T) {
+	bun := bunForTest(t)
+	blocks := frontmatterBlocks()
+	dir := t.TempDir()
+	in, _ := json.Marshal(blocks)
+	if err := os.WriteFile(filepath.Join(dir, "blocks.json"), in, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	const script = `const tu = /[{}[\]*&#!|>%@` + "`" + `]|: /;
+function bunRetry(e) {
+  return e.split("\n").map((g) => {
+    const h = g.match(/^([a-zA-Z_-]+):\s+(\S.*)$/);
+    if (!h) return g;
+    const [, y, k] = h;
+    if ((k.startsWith('"') && k.endsWith('"')) || (k.startsWith("'") && k.endsWith("'"))) return g;
+    if (k.startsWith("[") && k.endsWith("]")) { try { if (Array.isArray(Bun.YAML.parse(k))) return g; } catch {} }
+    if (tu.test(k)) return y + ': "' + k.replaceAll("\\", "\\\\").replaceAll('"', '\\"') + '"';
+    return g;
+  }).join("\n").replace(/^\t+/gm, (o) => "  ".repeat(o.length));
+}
+function canon(v) {
+  if (Array.isArray(v)) return "[" + v.map(canon).join(",") + "]";
+  if (v && typeof v === "object") return "{" + Object.keys(v).sort().map((k) => JSON.stringify(k) + ":" + canon(v[k])).join(",") + "}";
+  return JSON.stringify(v === undefined ? null : v);
+}
+const bs = JSON.parse(require("fs").readFileSync(process.argv[2], "utf8"));
+console.log(JSON.stringify(bs.map((y) => {
+  try { return canon(Bun.YAML.parse(y) ?? {}); } catch {}
+  try { return canon(Bun.YAML.parse(bunRetry(y)) ?? {}); } catch { return null; }
+})));
+`
+	if err := os.WriteFile(filepath.Join(dir, "read.js"), []byte(script), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(bun, filepath.Join(dir, "read.js"), filepath.Join(dir, "blocks.json"))
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	raw, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("bun: %v: %s", err, stderr.String())
+	}
+	var got []*string
+	if err := json.Unmarshal(raw, &got); err != nil || len(got) != len(blocks) {
+		t.Fatalf("bun answered %d readings for %d blocks (%v)", len(got), len(blocks), err)
+	}
+	read, refused, failedClosed := 0, 0, 0
+	for i, blk := range blocks {
+		data := []byte("---\n" + blk + "---\nBody.\n")
+		d, pe := parseFrontmatterDoc("x.md", report.SkillFile, report.Version{Exists: true, Data: data}, RuleCache{})
+		switch {
+		case pe != nil && got[i] == nil:
+			refused++
+		case pe != nil:
+			failedClosed++
+		case got[i] == nil:
+			t.Errorf("block %q: Bun refuses it, Shipgate reads %s", blk, jsonpos.Canon(d.Root))
+		default:
+			var a, b any
+			_ = json.Unmarshal([]byte(jsonpos.Canon(d.Root)), &a)
+			_ = json.Unmarshal([]byte(*got[i]), &b)
+			if !reflect.DeepEqual(a, b) {
+				t.Errorf("block %q:\n  Shipgate %s\n  Bun      %s", blk, jsonpos.Canon(d.Root), *got[i])
+				continue
+			}
+			read++
+		}
+	}
+	t.Logf("%d blocks: %d read alike, %d refused by both, %d refused by Shipgate only (fail closed)", len(blocks), read, refused, failedClosed)
+	if read < 200 || refused < 20 {
+		t.Errorf("too few blocks of each reading drawn (%d read, %d refused)", read, refused)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"regexp"
 	"strconv"
 	"strings"
 
@@ -232,6 +233,9 @@ func (w *fmWriter) node(n *yaml.Node, depth int) *ParseError {
 	return nil
 }
 
+// legacyOctal is an integer with a leading zero (YAML 1.1's octal).
+var legacyOctal = regexp.MustCompile(`^[-+]?0[0-9]+$`)
+
 // scalarJSON renders a YAML scalar as the JSON value a YAML 1.2 reader
 // gives it: booleans, null, numbers (finite ones; others as text), else a
 // string.
@@ -248,6 +252,14 @@ func scalarJSON(n *yaml.Node) []byte {
 	case "!!null":
 		return []byte("null")
 	case "!!int", "!!float":
+		if legacyOctal.MatchString(n.Value) {
+			// YAML 1.1's octal (010 is 8 to go.yaml.in/yaml/v3); YAML 1.2
+			// and Bun, Claude Code's parser, read the digits in base 10
+			// (TestFrontmatterBlocksAgainstBun).
+			if f, err := strconv.ParseFloat(strings.TrimLeft(n.Value, "+"), 64); err == nil {
+				return []byte(strconv.FormatFloat(f, 'g', -1, 64))
+			}
+		}
 		var f float64
 		if n.Decode(&f) == nil && !math.IsInf(f, 0) && !math.IsNaN(f) {
 			return []byte(strconv.FormatFloat(f, 'g', -1, 64))
