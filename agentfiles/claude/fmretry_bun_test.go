@@ -35,6 +35,33 @@ func bunForTest(t *testing.T) string {
 	return bin
 }
 
+// runBun runs script under Bun with inputs (JSON) as its one argument's
+// file and decodes what it prints (JSON) into out.
+func runBun(t *testing.T, bun, script string, inputs, out any) {
+	t.Helper()
+	dir := t.TempDir()
+	in, err := json.Marshal(inputs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "in.json"), in, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "read.js"), []byte(script), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(bun, filepath.Join(dir, "read.js"), filepath.Join(dir, "in.json"))
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	raw, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("bun: %v: %s", err, stderr.String())
+	}
+	if err := json.Unmarshal(raw, out); err != nil {
+		t.Fatalf("bun printed %.200s: %v", raw, err)
+	}
+}
+
 // flowValues are `[…]` values of a frontmatter line, drawn from the
 // shapes allowed-tools and argument-hint take and the ones that trip a
 // parser: quotes opening a scalar or inside one, nested lists and maps,
@@ -80,28 +107,14 @@ func flowValues() []string {
 func TestRetryFlowListsAgainstBun(t *testing.T) {
 	bun := bunForTest(t)
 	values := flowValues()
-	dir := t.TempDir()
-	in, _ := json.Marshal(values)
-	if err := os.WriteFile(filepath.Join(dir, "values.json"), in, 0o644); err != nil {
-		t.Fatal(err)
-	}
 	const script = `const vs = JSON.parse(require("fs").readFileSync(process.argv[2], "utf8"));
 const out = vs.map((s) => { try { return Array.isArray(Bun.YAML.parse(s)) ? "list" : "other"; } catch { return "throw"; } });
 console.log(JSON.stringify(out));
 `
-	if err := os.WriteFile(filepath.Join(dir, "read.js"), []byte(script), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(bun, filepath.Join(dir, "read.js"), filepath.Join(dir, "values.json"))
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	raw, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("bun: %v: %s", err, stderr.String())
-	}
 	var got []string
-	if err := json.Unmarshal(raw, &got); err != nil || len(got) != len(values) {
-		t.Fatalf("bun answered %d readings for %d values (%v): %.200s", len(got), len(values), err, raw)
+	runBun(t, bun, script, values, &got)
+	if len(got) != len(values) {
+		t.Fatalf("bun answered %d readings for %d values", len(got), len(values))
 	}
 	counts := map[string]int{}
 	for i, v := range values {
@@ -188,11 +201,6 @@ func frontmatterBlocks() []string {
 func TestFrontmatterBlocksAgainstBun(t *testing.T) {
 	bun := bunForTest(t)
 	blocks := frontmatterBlocks()
-	dir := t.TempDir()
-	in, _ := json.Marshal(blocks)
-	if err := os.WriteFile(filepath.Join(dir, "blocks.json"), in, 0o644); err != nil {
-		t.Fatal(err)
-	}
 	const script = `const tu = /[{}[\]*&#!|>%@` + "`" + `]|: /;
 function bunRetry(e) {
   return e.split("\n").map((g) => {
@@ -216,19 +224,10 @@ console.log(JSON.stringify(bs.map((y) => {
   try { return canon(Bun.YAML.parse(bunRetry(y)) ?? {}); } catch { return null; }
 })));
 `
-	if err := os.WriteFile(filepath.Join(dir, "read.js"), []byte(script), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(bun, filepath.Join(dir, "read.js"), filepath.Join(dir, "blocks.json"))
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	raw, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("bun: %v: %s", err, stderr.String())
-	}
 	var got []*string
-	if err := json.Unmarshal(raw, &got); err != nil || len(got) != len(blocks) {
-		t.Fatalf("bun answered %d readings for %d blocks (%v)", len(got), len(blocks), err)
+	runBun(t, bun, script, blocks, &got)
+	if len(got) != len(blocks) {
+		t.Fatalf("bun answered %d readings for %d blocks", len(got), len(blocks))
 	}
 	read, refused, failedClosed := 0, 0, 0
 	for i, blk := range blocks {
