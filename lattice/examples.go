@@ -21,7 +21,7 @@ var exampleCalls = func() []Call {
 		"bash -c x", "sh -c x", "zsh -c x", "eval x", "sudo x", "env x", "xargs rm",
 		"docker run --privileged x", "docker exec x sh", "kubectl delete ns x", "kubectl exec x -- sh",
 		"terraform apply -auto-approve", "aws s3 rm s3://x --recursive", "make install", "pip install x",
-		"cargo run", "go run .", "pytest", "npm test", "git status", "ls",
+		"sed -i s/a/b/ .env", "cargo run", "go run .", "pytest", "npm test", "git status", "ls",
 	}
 	paths := []string{
 		".env", ".env.production", "~/.ssh/id_rsa", "~/.aws/credentials", "~/.bashrc",

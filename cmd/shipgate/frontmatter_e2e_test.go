@@ -46,6 +46,12 @@ func writeWitnessCases() []quietCase {
 		{name: "a command allowing bare Write names a file it now writes", base: base,
 			head:     map[string]string{".claude/commands/gen.md": "---\ndescription: Generate\nallowed-tools: Write\n---\nGenerate.\n"},
 			decision: "block", check: "PERMISSION-WILDCARD-ALLOW", contains: "write `.env`", lacks: "write `Write`"},
+		// Bash(sed:*) was witnessed by a bare `sed` (the seventh round's
+		// sample): `sed -i` of a file asks with no rule and runs under it
+		// (TestSedWitnessOnTheBinary).
+		{name: "a settings allow of Bash(sed:*) names an in-place edit it now runs", base: base,
+			head:     map[string]string{".claude/settings.json": "{\"permissions\": {\"allow\": [\"Bash(sed:*)\"]}}\n"},
+			decision: "require_review", check: "PERMISSION-ALLOW-EXPANDED", contains: "sed -i s/a/b/ .env"},
 	}
 }
 
