@@ -35,19 +35,18 @@ var retryLine = regexp.MustCompile(`^([a-zA-Z_-]+):[` + jsSpace + `]+([^` + jsSp
 var retrySpecial = regexp.MustCompile("[{}\\[\\]*&#!|>%@`]|: ")
 
 // BunVersion is the Bun runtime Claude Code 2.1.328 is built on (its
-// binary says "Bun v1.4.4"): Bun.YAML.parse reads a frontmatter block and
-// decides which `[…]` values the retry keeps as lists. The tests hold
-// go.yaml.in/yaml/v3's reading of such values to Bun's, run from the
-// pinned npm package @oven/bun-linux-x64 (TestRetryFlowListsAgainstBun).
+// binary says "Bun v1.4.4", TestBunVersionIsClaudeCodes): Bun.YAML.parse
+// reads a frontmatter block and decides which `[…]` values the retry
+// keeps as lists. The tests hold flowList and whole blocks' readings to
+// it, run from the pinned npm package @oven/bun-linux-x64 (make bun).
 const BunVersion = "1.4.4"
 
 // retryBlock is the block Claude Code parses when the block itself does
 // not parse: raw is the block as the file holds it (a byte order mark
 // dropped, line endings kept). A `[…]` value is kept when it parses as a
 // list and quoted otherwise, as the binary does with Bun's parser; ok is
-// false when Shipgate's parser reads such a value as something else than
-// a list or an error (Bun may disagree), and the block then stays
-// unreadable (fail closed).
+// false when flowList cannot tell which (otherValue), and the block then
+// stays unreadable (fail closed).
 func retryBlock(raw []byte) (out []byte, ok bool) {
 	lines := strings.Split(string(raw), "\n")
 	for i, l := range lines {
@@ -64,8 +63,8 @@ func retryBlock(raw []byte) (out []byte, ok bool) {
 			case isList:
 				continue
 			case notYAMLValue:
-				// Bun throws too (measured: "[issue-id] [reason]",
-				// "[a, {]"): the binary quotes the value, below.
+				// Bun throws (TestRetryFlowListsAgainstBun:
+				// "[issue-id] [reason]"): the binary quotes it, below.
 			default:
 				return nil, false
 			}
@@ -193,7 +192,8 @@ func splitFlow(s string) []string {
 	return append(out, s[start:])
 }
 
-// quoteEnd is the index of the quote closing the one at s[i], -1 if none.
+// quoteEnd is the index of the quote closing the one at s[i], -1 if none
+// ('…' holds a doubled single quote, "…" backslash escapes).
 func quoteEnd(s string, i int) int {
 	q := s[i]
 	for j := i + 1; j < len(s); j++ {
@@ -217,8 +217,8 @@ func wholeQuoted(e string) bool {
 // flowEnd is the index of the bracket that closes the flow collection v
 // opens (v[0] is '['), -1 when none does: brackets and braces nest, and a
 // quote that opens a scalar (first after '[', '{', ',' or ':' and blanks)
-// holds none until it closes ('…' with ” inside, "…" with backslash
-// escapes); a quote inside a plain scalar (it's) is text.
+// holds none until it closes (quoteEnd); a quote inside a plain scalar
+// (it's) is text.
 func flowEnd(v string) int {
 	depth := 0
 	start := false // the next non-blank character starts a scalar
@@ -240,18 +240,8 @@ func flowEnd(v string) int {
 			start = true
 			continue
 		case start && (c == '\'' || c == '"'):
-			for i++; i < len(v); i++ {
-				if c == '"' && v[i] == '\\' {
-					i++
-					continue
-				}
-				if v[i] == c {
-					if c == '\'' && i+1 < len(v) && v[i+1] == '\'' {
-						i++
-						continue
-					}
-					break
-				}
+			if i = quoteEnd(v, i); i < 0 {
+				return -1
 			}
 		}
 		start = false

@@ -146,7 +146,7 @@ func TestBunVersionIsClaudeCodes(t *testing.T) {
 		}
 		t.Skip("Claude Code not installed (make claude-code; SHIPGATE_CLAUDE_CACHE)")
 	}
-	if !bytes.Contains(data, []byte("Bun v"+BunVersion+" ")) && !bytes.Contains(data, []byte("Bun v"+BunVersion+"\x00")) && !bytes.Contains(data, []byte("Bun v"+BunVersion)) {
+	if !bytes.Contains(data, []byte("Bun v"+BunVersion)) {
 		t.Fatalf("%s does not name Bun v%s: update BunVersion and the Makefile's pin", bin, BunVersion)
 	}
 }
@@ -182,7 +182,11 @@ func frontmatterBlocks() []string {
 				b.WriteString(e + "\n")
 			}
 		}
-		if s := b.String(); !seen[s] {
+		s := b.String()
+		if r.Intn(8) == 0 {
+			s = strings.ReplaceAll(s, "\n", "\r\n") // CRLF: the retry rewrites no such line
+		}
+		if !seen[s] {
 			seen[s] = true
 			out = append(out, s)
 		}
