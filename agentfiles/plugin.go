@@ -87,23 +87,52 @@ func IsCodexPluginManifest(p string) bool {
 	return base == "plugin.json" && (d == ".codex-plugin" || d == ".cursor-plugin")
 }
 
-// CodexPluginLayout is what a Codex plugin with the manifest p loads by
-// default from its folder, as files Shipgate compares: hooks/hooks.json,
-// .mcp.json and .app.json (the binary's default file names beside its
-// manifest paths). Its skills/ are instructions, which grant no
-// permission. Read like a Claude Code layout (gather), a file it newly
-// loads is compared as new: a manifest added beside an unchanged hooks
-// file is a new hooks file.
-func CodexPluginLayout(p string) PluginLayout {
+// CodexPluginLayout is what a Codex plugin with the manifest p (data,
+// nil when unread) loads from its folder, as files Shipgate compares:
+// hooks/hooks.json, .mcp.json and .app.json (the binary's default file
+// names beside its manifest paths), and the files its hooks, mcpServers
+// and apps keys name as relative paths (beads' ./plugin/hooks/codex-hooks.json),
+// which the manifest's own change reviews but a change to only the file
+// would not. The defaults are kept beside them (fail closed). Its skills/
+// are instructions, which grant no permission. Read like a Claude Code
+// layout (gather), a file it newly loads is compared as new: a manifest
+// added beside an unchanged hooks file is a new hooks file.
+func CodexPluginLayout(p string, data []byte) PluginLayout {
 	root := path.Dir(path.Dir(p))
 	if root == "." {
 		root = ""
 	}
-	return PluginLayout{Manifest: p, Root: root, Paths: []PluginPath{
+	l := PluginLayout{Manifest: p, Root: root, Paths: []PluginPath{
 		{Part: PartMCP, Path: path.Join(root, ".mcp.json")},
 		{Part: PartApps, Path: path.Join(root, ".app.json")},
 		{Part: PartHooks, Path: path.Join(root, "hooks/hooks.json")},
 	}}
+	obj, probs, err := jsonpos.Parse(data)
+	if err != nil || len(probs) > 0 || obj == nil || obj.Kind() != jsonpos.Object {
+		return l
+	}
+	for _, k := range []struct {
+		key  string
+		part PluginPart
+	}{{"hooks", PartHooks}, {"mcpServers", PartMCP}, {"apps", PartApps}} {
+		v := obj.Get(k.key)
+		if v == nil {
+			continue
+		}
+		vals := []*jsonpos.Value{v}
+		if v.Kind() == jsonpos.Array {
+			vals = v.Elements()
+		}
+		for _, e := range vals {
+			if e.Kind() != jsonpos.String || strings.Contains(e.Text(), "://") {
+				continue
+			}
+			if q, _ := join(root, e.Text()); q != "" && !slices.ContainsFunc(l.Paths, func(pp PluginPath) bool { return pp.Path == q }) {
+				l.Paths = append(l.Paths, PluginPath{Part: k.part, Path: q})
+			}
+		}
+	}
+	return l
 }
 
 // PluginPath is one repository path a plugin loads a part from: a file

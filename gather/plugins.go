@@ -75,11 +75,10 @@ func (g *gatherer) learnPlugins(ctx context.Context, s side) error {
 			v.Data = nil // read as a manifest Shipgate cannot read: its defaults
 		}
 		if agentfiles.IsCodexPluginManifest(p) {
-			// Codex reads a plugin's parts from its default files
-			// whatever the manifest says of them: a manifest that names
-			// other files is a grant of its own (reviewed), and a file
-			// it names is not read (docs/checks.md).
-			g.plugins[s] = append(g.plugins[s], agentfiles.CodexPluginLayout(p))
+			// Its default files and the files its manifest names (a
+			// manifest that names them is a grant of its own too,
+			// reviewed when it changes).
+			g.plugins[s] = append(g.plugins[s], agentfiles.CodexPluginLayout(p, v.Data))
 			continue
 		}
 		ls, _ := agentfiles.PluginLayouts(p, v.Data)
