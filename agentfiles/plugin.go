@@ -536,3 +536,57 @@ func PluginAs(p string, layouts []PluginLayout) string {
 	}
 	return ""
 }
+
+// CommandsFile is a file Shipgate holds whole (codexOpaque: any change
+// to it is HOOK-CHANGED) whose commands still run repository files: a
+// plugin's hooks, servers or monitors file, a project's .codex/hooks.json.
+// A change to a script such a command runs is a change to what the file
+// makes the agent run, so the front ends read those scripts as they read
+// a settings hook's (hookscript.ExtraPaths).
+type CommandsFile struct {
+	// Part is the plugin part the file is (PartHooks for
+	// .codex/hooks.json).
+	Part PluginPart
+	// Root is the plugin's folder (${CLAUDE_PLUGIN_ROOT}, Codex's
+	// ${PLUGIN_ROOT}) when RootKnown: hooks/hooks.json read by its path
+	// is at the root's hooks/ (a guess: a manifest elsewhere may name the
+	// same file, so the front ends also read the files such a command's
+	// text names). A file a plugin's layout loads has no root known from
+	// its path: a command built from the variable cannot be resolved,
+	// and the engine falls back to the files its text names.
+	Root      string
+	RootKnown bool
+	// Dir is the folder relative paths are read from: the project for
+	// .codex/hooks.json; for a plugin's file the plugin root (or the
+	// file's folder), an over-approximation (Claude Code runs a plugin's
+	// hooks in the user's project: reading one more file is the safe
+	// side).
+	Dir string
+}
+
+// OpaqueCommands says whether p (a repository path, or the As of a file
+// a plugin loads) is a CommandsFile, and which.
+func OpaqueCommands(p string) (CommandsFile, bool) {
+	p = CleanPath(p)
+	dir, base := path.Split(p)
+	dir = strings.TrimSuffix(dir, "/")
+	if name, k, _ := ClassifyAgent(p, nil); name != AgentCodex || k != AgentFile {
+		return CommandsFile{}, false
+	}
+	top := func(d string) string { return strings.TrimSuffix(strings.TrimSuffix(d, "."), "/") }
+	switch {
+	case base == "hooks.json" && (dir == ".codex" || strings.HasSuffix(dir, "/.codex")):
+		return CommandsFile{Part: PartHooks, Dir: top(strings.TrimSuffix(dir, ".codex"))}, true
+	case base == "hooks.json" && path.Base(dir) == "hooks":
+		r := top(path.Dir(dir))
+		return CommandsFile{Part: PartHooks, Root: r, RootKnown: true, Dir: r}, true
+	}
+	switch part := PluginPart(pluginPartOf(p)); part {
+	case PartHooks, PartMCP, PartMonitors:
+		// A file a plugin loads by its layout: its own path is the As
+		// less the last two elements; the plugin root is not known from
+		// it (a manifest may name the file anywhere).
+		return CommandsFile{Part: part, Dir: top(path.Dir(path.Dir(dir)))}, true
+	}
+	return CommandsFile{}, false
+}

@@ -19,6 +19,9 @@ type ReferenceReader interface {
 // pull in other repository files that the front ends must watch: a
 // change to only such a file is a change to p (ExtraPaths names them).
 func MayPullIn(p string) bool {
+	if _, ok := OpaqueCommands(p); ok {
+		return true // the scripts its commands run
+	}
 	name, k, _ := ClassifyAgent(p, nil)
 	rr, ok := AdapterFor(name).(ReferenceReader)
 	return k == AgentFile && ok && rr.MayReference(CleanPath(p))

@@ -192,13 +192,14 @@ func Gather(ctx context.Context, src Source, o Options) (*Result, error) {
 	}
 	g.res.Input.Policy = g.pol
 
-	// The files the base's hooks, helpers and servers run: a change to
-	// one is a change to the hook, wherever it lives.
-	if g.hooks, err = g.learnHooks(ctx); err != nil {
-		return nil, err
-	}
 	// The base's plugins: a change to a file one loads is a change to it.
 	if err := g.learnPlugins(ctx, baseSide); err != nil {
+		return nil, err
+	}
+	// The files the base's hooks, helpers and servers run (those of the
+	// files its plugins load too: learnt after them): a change to one is
+	// a change to the hook, wherever it lives.
+	if g.hooks, err = g.learnHooks(ctx); err != nil {
 		return nil, err
 	}
 	g.metering = true
@@ -813,6 +814,9 @@ func (g *gatherer) files(ctx context.Context) error {
 				}
 			}
 		}
+	}
+	for _, p := range g.pluginCommandFiles() {
+		add(p)
 	}
 	// A file the change adds under a folder a base symlink points at is a
 	// file under the link.

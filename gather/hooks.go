@@ -70,6 +70,25 @@ func (g *GitHub) sharedCache() *Cache { return g.Cache }
 // hooksKey names what CommandsOf found in one blob read as one path.
 func hooksKey(id, as string) string { return "hooks\x00" + id + "\x00" + as }
 
+// pluginCommandFiles are the hooks, servers and monitors files the base's
+// plugins load: a sparse listing (the CLI's) holds only paths that look
+// like agent configuration, and a manifest may name
+// ./config/codex-hooks.json, whose commands run scripts too.
+func (g *gatherer) pluginCommandFiles() []string {
+	var out []string
+	for _, l := range g.plugins[baseSide] {
+		for _, pp := range l.Paths {
+			switch pp.Part {
+			case agentfiles.PartHooks, agentfiles.PartMCP, agentfiles.PartMonitors:
+				if pp.Path != "" {
+					out = append(out, pp.Path)
+				}
+			}
+		}
+	}
+	return out
+}
+
 // learnHooks reads what the base's agent-config files run.
 func (g *gatherer) learnHooks(ctx context.Context) (baseHooks, error) {
 	h := baseHooks{byPath: map[string][]string{}, loaders: map[string][]string{}, dirs: map[string][]string{}, unread: map[string]string{}}
@@ -90,6 +109,9 @@ func (g *gatherer) learnHooks(ctx context.Context) (baseHooks, error) {
 				return h, err
 			}
 		}
+	}
+	for _, p := range g.pluginCommandFiles() {
+		add(p)
 	}
 	paths := make([]string, 0, len(cands))
 	for p := range cands {

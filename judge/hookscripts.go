@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/shipgate-app/shipgate/agentfiles"
 	"github.com/shipgate-app/shipgate/agentfiles/claude"
 	"github.com/shipgate-app/shipgate/agentfiles/hookscript"
 	"github.com/shipgate-app/shipgate/policy"
@@ -54,9 +55,20 @@ func (e *engine) loadScripts(others []report.File) {
 	for _, f := range e.files {
 		for _, side := range []struct {
 			d    *claude.Doc
+			v    report.Version
 			head bool
-		}{{f.base, false}, {f.head, true}} {
+		}{{f.base, f.Base, false}, {f.head, f.Head, true}} {
 			refs, bad := hookscript.CommandRefs(side.d, f.kind, f.Path, ownerScope(f))
+			bad = append(bad, hookscript.RootGuesses(side.d, f.kind)...)
+			if f.kind == agentfiles.AgentFile && side.v.Exists && side.v.Unreadable == "" {
+				// A plugin's hooks or servers file, .codex/hooks.json:
+				// held whole, but the scripts its commands run are read.
+				as := f.Path
+				if f.As != "" {
+					as = f.As
+				}
+				refs, bad = hookscript.OpaqueRefs(as, side.v.Data)
+			}
 			for _, r := range refs {
 				uses[r.Path] = append(uses[r.Path], scriptUse{owner: f.Path, key: r.Key, event: r.Event, line: r.Line, head: side.head})
 			}
@@ -277,8 +289,12 @@ func (e *engine) compareScript(f *fileState) {
 		}
 	} else if u.dynamic != "" {
 		why = "a file " + what + " may run (Shipgate cannot resolve its command, whose text names the file): " + rt.Basis
-		msg = fmt.Sprintf("%s %s. Shipgate cannot tell which files %s runs (%s), and the command's text names %s, so it may run this file: %s; held for review (%s). Name the script by a path (\"$CLAUDE_PROJECT_DIR\"/scripts/x.sh) so Shipgate can follow it.",
-			f.Path, change, strings.Join(owners, ", "), strings.TrimSuffix(u.dynamic, "."), path.Base(f.Path), rt.Basis, digest(f.Base)+" → "+digest(f.Head))
+		advice := "Name the script by a path (\"$CLAUDE_PROJECT_DIR\"/scripts/x.sh) so Shipgate can follow it."
+		if hookscript.PluginFolderReason(u.dynamic) {
+			advice = "A plugin's own hooks/hooks.json and .mcp.json are read at its folder; a file its manifest names elsewhere is followed by the names its commands hold."
+		}
+		msg = fmt.Sprintf("%s %s. Shipgate cannot tell which files %s runs (%s), and the command's text names %s, so it may run this file: %s; held for review (%s). %s",
+			f.Path, change, strings.Join(owners, ", "), strings.TrimSuffix(u.dynamic, "."), path.Base(f.Path), rt.Basis, digest(f.Base)+" → "+digest(f.Head), advice)
 	}
 	// Judged by effect: a script only hooks of events that cannot decide
 	// a permission run (a formatter, a notifier) is the team's own code,

@@ -27,6 +27,13 @@ type HookCommands struct {
 // its hooks; unparsable data runs nothing (Compare reports the file).
 func CommandsOf(p string, data []byte) HookCommands {
 	out := HookCommands{Paths: ExtraPaths(p, data)}
+	if _, ok := agentfiles.OpaqueCommands(p); ok {
+		_, bad := OpaqueRefs(p, data)
+		for _, b := range bad {
+			out.Dynamic = append(out.Dynamic, b.Command)
+		}
+		return out
+	}
 	kind, scope := agentfiles.Classify(p, nil)
 	if kind == report.NotAgentConfig || kind == report.ScriptFile {
 		return out
@@ -36,7 +43,7 @@ func CommandsOf(p string, data []byte) HookCommands {
 		return out
 	}
 	_, bad := CommandRefs(d, kind, p, scope)
-	for _, b := range bad {
+	for _, b := range append(bad, RootGuesses(d, kind)...) {
 		out.Dynamic = append(out.Dynamic, b.Command)
 	}
 	return out

@@ -43,6 +43,12 @@ import (
 func ExtraPaths(p string, data []byte) []string {
 	name, kind, scope := agentfiles.ClassifyAgent(p, nil)
 	if kind == agentfiles.AgentFile {
+		if _, ok := agentfiles.OpaqueCommands(p); ok {
+			// A plugin's hooks or servers file, .codex/hooks.json: the
+			// scripts its commands run.
+			refs, _ := OpaqueRefs(p, data)
+			return refPaths(refs)
+		}
 		// Another agent's file: what it pulls in (OpenCode's {file:…}).
 		if rr, ok := agentfiles.AdapterFor(name).(agentfiles.ReferenceReader); ok {
 			return rr.References(agentfiles.CleanPath(p), data)
@@ -72,6 +78,20 @@ func ExtraPaths(p string, data []byte) []string {
 				seen[q] = true
 				out = append(out, q)
 			}
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// refPaths are the sorted, unique paths of refs.
+func refPaths(refs []scriptRef) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, r := range refs {
+		if !seen[r.Path] {
+			seen[r.Path] = true
+			out = append(out, r.Path)
 		}
 	}
 	sort.Strings(out)
@@ -178,6 +198,12 @@ func CommandRefs(d *claude.Doc, kind report.FileKind, filePath, scope string) ([
 	if kind == report.SkillFile {
 		env["CLAUDE_SKILL_DIR"] = RepoMark + "/" + path.Dir(filePath)
 	}
+	if kind == report.MCPFile {
+		// A plugin's .mcp.json names its files by ${CLAUDE_PLUGIN_ROOT}
+		// (Codex: ${PLUGIN_ROOT}): its default place is the plugin root
+		// (RootGuesses names the commands that rely on the guess).
+		env = pluginEnv(env, scope, true)
+	}
 	for _, s := range commandSites(d, kind) {
 		var paths []string
 		var err error
@@ -187,7 +213,8 @@ func CommandRefs(d *claude.Doc, kind report.FileKind, filePath, scope string) ([
 			paths, err = ResolveCommand(s.text, env, scope)
 		}
 		if err != nil {
-			bad = append(bad, UnresolvedCommand{Key: s.key, Event: s.event, Line: s.line, Command: s.text, Reason: err.Error()})
+			// A server's argv is its command: the text Mentions reads.
+			bad = append(bad, UnresolvedCommand{Key: s.key, Event: s.event, Line: s.line, Command: strings.Join(append([]string{s.text}, s.args...), " "), Reason: err.Error()})
 		}
 		for _, p := range paths {
 			refs = append(refs, scriptRef{Path: p, Key: s.key, Event: s.event, Line: s.line})
@@ -397,9 +424,19 @@ func resolveArgv(argv []string, env map[string]string, scope string) ([]string, 
 			return nil, errors.New("the command holds a control character")
 		}
 		argv[i] = expandVars(a, env)
+		if unknownVar.MatchString(argv[i]) {
+			// Claude Code expands ${VAR} (and ${VAR:-default}) in a
+			// server's command and args from its environment: a variable
+			// Shipgate does not know names a file it cannot name (it was
+			// read as a literal relative path, which named nothing).
+			argv[i] = "\x00"
+		}
 	}
 	return resolveArgvDepth(argv, env, scope, 0)
 }
+
+// unknownVar finds a variable reference left after expandVars.
+var unknownVar = regexp.MustCompile(`\$\{?[A-Za-z_]`)
 
 // expandVars replaces ${NAME} and $NAME of the known variables.
 func expandVars(s string, env map[string]string) string {

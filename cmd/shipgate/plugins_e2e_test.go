@@ -1,6 +1,8 @@
 package main
 
 import (
+	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -291,6 +293,67 @@ func codexPluginCases() []quietCase {
 			head:     map[string]string{mp: strings.Replace(strings.Replace(man(""), "1.0.0", "1.1.0", 1), "Reviews", "Reviews code", 1)},
 			decision: "allow"},
 	}
+}
+
+// pluginScriptCases are the scripts a plugin's hooks, servers and
+// monitors files, and a project's .codex/hooks.json, run: the files are
+// held whole, and a change to a script their commands run is a change to
+// them (each passed before: only the script changed, and no front end
+// read it).
+func pluginScriptCases() []quietCase {
+	const guard = "#!/bin/sh\ncase \"$1\" in *rm*) exit 2;; esac\nexit 0\n"
+	const approve = "#!/bin/sh\necho '{\"hookSpecificOutput\": {\"hookEventName\": \"PreToolUse\", \"permissionDecision\": \"allow\"}}'\n"
+	hooks := func(ev, cmd string) string {
+		c, _ := json.Marshal(cmd)
+		return fmt.Sprintf("{\"hooks\": {%q: [{\"matcher\": \"Bash\", \"hooks\": [{\"type\": \"command\", \"command\": %s}]}]}}\n", ev, c)
+	}
+	const cm = "plugins/g/.claude-plugin/plugin.json"
+	man := "{\"name\": \"g\", \"version\": \"1.0.0\"}\n"
+	base := map[string]string{"README.md": "# r\n", cm: man, "plugins/g/scripts/guard.sh": guard}
+	return []quietCase{
+		{name: "a script a plugin's PreToolUse hook runs by ${CLAUDE_PLUGIN_ROOT}, edited to approve, is a review",
+			base:     with(base, "plugins/g/hooks/hooks.json", hooks("PreToolUse", "${CLAUDE_PLUGIN_ROOT}/scripts/guard.sh")),
+			head:     map[string]string{"plugins/g/scripts/guard.sh": approve},
+			decision: "require_review", check: "HOOK-CHANGED", contains: "guard.sh"},
+		{name: "a script a plugin's hook runs through bash \"${CLAUDE_PLUGIN_ROOT}\"/…, deleted, is a review",
+			base:     with(base, "plugins/g/hooks/hooks.json", hooks("PreToolUse", `bash "${CLAUDE_PLUGIN_ROOT}"/scripts/guard.sh`)),
+			head:     map[string]string{"plugins/g/scripts/guard.sh": ""},
+			decision: "require_review", check: "HOOK-CHANGED", contains: "guard.sh"},
+		{name: "a script a plugin's PostToolUse hook runs, edited, is advisory",
+			base:     with(base, "plugins/g/hooks/hooks.json", hooks("PostToolUse", "${CLAUDE_PLUGIN_ROOT}/scripts/guard.sh")),
+			head:     map[string]string{"plugins/g/scripts/guard.sh": guard + "echo done\n"},
+			decision: "allow", check: "HOOK-CHANGED", contains: "guard.sh"},
+		{name: "a script a Codex plugin's named hooks file runs by ${PLUGIN_ROOT}, edited, is a review",
+			base: with(base, "plugins/g/.codex-plugin/plugin.json", "{\"name\": \"g\", \"hooks\": \"./config/codex-hooks.json\"}\n",
+				"plugins/g/config/codex-hooks.json", hooks("PermissionRequest", "${PLUGIN_ROOT}/scripts/guard.sh")),
+			head:     map[string]string{"plugins/g/scripts/guard.sh": approve},
+			decision: "require_review", check: "HOOK-CHANGED", contains: "guard.sh"},
+		{name: "a script .codex/hooks.json runs by a relative path, edited, is a review",
+			base:     with(base, ".codex/hooks.json", hooks("PreToolUse", "bash plugins/g/scripts/guard.sh")),
+			head:     map[string]string{"plugins/g/scripts/guard.sh": approve},
+			decision: "require_review", check: "HOOK-CHANGED", contains: "guard.sh"},
+		{name: "a script a plugin's .mcp.json server runs by ${CLAUDE_PLUGIN_ROOT}, edited, is a review",
+			base: with(base, "plugins/g/.mcp.json", `{"mcpServers": {"s": {"command": "node", "args": ["${CLAUDE_PLUGIN_ROOT}/srv/s.js"]}}}`+"\n",
+				"plugins/g/srv/s.js", "console.log(1)\n"),
+			head:     map[string]string{"plugins/g/srv/s.js": "console.log(2)\n"},
+			decision: "require_review", check: "MCP-SERVER-CHANGED", contains: "s.js"},
+		{name: "a script a server runs through a variable Shipgate does not know, edited, is a review",
+			base: with(base, ".mcp.json", `{"mcpServers": {"s": {"command": "node", "args": ["${SRV_DIR}/s.js"]}}}`+"\n",
+				"srv/s.js", "console.log(1)\n"),
+			head:     map[string]string{"srv/s.js": "console.log(2)\n"},
+			decision: "require_review", check: "MCP-SERVER-CHANGED", contains: "s.js"},
+		{name: "a plugin hook script's comment edited is quiet",
+			base:     with(base, "plugins/g/hooks/hooks.json", hooks("PreToolUse", "${CLAUDE_PLUGIN_ROOT}/scripts/guard.sh")),
+			head:     map[string]string{"plugins/g/scripts/guard.sh": strings.Replace(guard, "\n", "\n# deny rm\n", 1)},
+			decision: "allow"},
+	}
+}
+
+// TestE2EPluginScriptsAppAndCLI runs the plugin script cases through the
+// App and the CLI.
+func TestE2EPluginScriptsAppAndCLI(t *testing.T) {
+	t.Parallel()
+	runQuietCases(t, "ps", pluginScriptCases())
 }
 
 // TestE2ECodexPluginsAppAndCLI runs the Codex and Cursor plugin cases
