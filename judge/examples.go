@@ -52,6 +52,17 @@ var placeholderInfix = map[string][]string{
 	"git -c core.pager=x log":      {"git -c core.pager=less log"},
 }
 
+// leadingWildcardWords are commands put before a witness that starts with
+// no program name: what the rule's leading * lets run.
+var leadingWildcardWords = []string{"bash -c whoami", "rm -rf build"}
+
+// startsWithWord reports whether a command starts with a character a
+// program name starts with (a letter, a digit, a path or a variable).
+func startsWithWord(cmd string) bool {
+	c := cmd[0]
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.ContainsRune("./~$_-\"'", rune(c))
+}
+
 // hostWords replace the placeholder label of a host witness
 // (`x.github.com` under `domain:*.github.com`).
 var hostWords = []string{"gist", "uploads", "evil"}
@@ -76,6 +87,16 @@ func readableForms(c lattice.Call) []lattice.Call {
 		if prefix, ok := strings.CutSuffix(c.Arg, "/x"); ok {
 			for _, w := range placeholderWords[prefix+"/"] {
 				add(prefix + "/" + w)
+			}
+		}
+		if c.Tool == "Bash" && c.Arg != "" && !startsWithWord(c.Arg) {
+			// The shortest call of a pattern with a leading * is its
+			// literal tail alone (`:--help` for Bash(*:--help)), which
+			// runs no program. The * takes any command before it: measured
+			// on Claude Code 2.1.328 (TestLeadingWildcardWitnessOnTheBinary),
+			// `bash -c whoami :--help` runs whoami under that rule.
+			for _, w := range leadingWildcardWords {
+				add(w + " " + c.Arg)
 			}
 		}
 	case "WebFetch":

@@ -249,6 +249,9 @@ func TestReadableWitnesses(t *testing.T) {
 		{call: "docker exec x sh", all: []string{"Bash(docker *)"}, want: "docker exec web sh"},
 		{call: "python3 -c x", all: []string{"Bash(python3 -c x)"}, want: "python3 -c x"},
 		{call: "ls", all: []string{"Bash(ls *)"}, want: "ls"},
+		{call: ":--help", all: []string{"Bash(*:--help)"}, want: "bash -c whoami :--help"},
+		{call: ":--help", all: []string{"Bash(*:--help)"}, none: []string{"Bash(bash *)"}, want: "rm -rf build :--help"},
+		{call: ":--help", all: []string{"Bash(*:--help)"}, none: []string{"Bash(bash *)", "Bash(rm *)"}, want: ":--help"},
 		{call: "x.github.com", all: []string{"WebFetch(domain:*.github.com)"}, none: []string{"WebFetch(domain:api.github.com)"}, want: "gist.github.com", host: true},
 	}
 	for _, c := range cases {

@@ -52,6 +52,12 @@ func writeWitnessCases() []quietCase {
 		{name: "a settings allow of Bash(sed:*) names an in-place edit it now runs", base: base,
 			head:     map[string]string{".claude/settings.json": "{\"permissions\": {\"allow\": [\"Bash(sed:*)\"]}}\n"},
 			decision: "require_review", check: "PERMISSION-ALLOW-EXPANDED", contains: "sed -i s/a/b/ .env"},
+		// Bash(*:--help) was witnessed by `:--help`, which runs no
+		// program: the leading * takes any command before the tail
+		// (TestLeadingWildcardWitnessOnTheBinary: whoami runs).
+		{name: "a settings allow of Bash(*:--help) names a command its leading * now runs", base: base,
+			head:     map[string]string{".claude/settings.json": "{\"permissions\": {\"allow\": [\"Bash(*:--help)\"]}}\n"},
+			decision: "block", check: "PERMISSION-WILDCARD-ALLOW", contains: "bash -c whoami :--help", lacks: "run `:--help`"},
 	}
 }
 
