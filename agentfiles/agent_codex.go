@@ -363,8 +363,16 @@ func (a CodexAdapter) ReadShared(p string, data []byte, used *int64) (*agent.Doc
 // file a plugin manifest names, held as the opaque file of its part.
 func (a CodexAdapter) ReadAs(p, as string, data []byte) (*agent.Doc, error) {
 	if why := codexOpaque(as); why != "" && pluginPartOf(as) != "" {
+		part := PluginPart(pluginPartOf(as))
 		return &agent.Doc{Settings: []agent.Setting{{Key: "file " + p, Value: opaqueValue(data), Pos: agent.Pos{File: p, Line: 1},
-			Grant: 1, Check: agent.CheckHook, Why: why + " (not read by Shipgate: any change is reviewed)"}}}, nil
+			Grant: 1, Check: agent.CheckHook, Why: why + " (not read by Shipgate: any change is reviewed)",
+			// A servers, apps or monitors file only adds: once the
+			// plugin no longer loads it (removed, or its manifest or
+			// marketplace entry gone) fewer servers, connectors and
+			// background commands run, and none of them could stop a
+			// call. A hooks file may hold guards: its removal stays
+			// reviewed.
+			QuietRemoval: part == PartMCP || part == PartApps || part == PartMonitors}}}, nil
 	}
 	return a.Read(p, data)
 }
