@@ -539,7 +539,8 @@ func PluginAs(p string, layouts []PluginLayout) string {
 
 // CommandsFile is a file Shipgate holds whole (codexOpaque: any change
 // to it is HOOK-CHANGED) whose commands still run repository files: a
-// plugin's hooks, servers or monitors file, a project's .codex/hooks.json.
+// plugin's hooks, MCP or LSP servers or monitors file, a project's
+// .codex/hooks.json.
 // A change to a script such a command runs is a change to what the file
 // makes the agent run, so the front ends read those scripts as they read
 // a settings hook's (hookscript.ExtraPaths).
@@ -582,7 +583,7 @@ func OpaqueCommands(p string) (CommandsFile, bool) {
 		return CommandsFile{Part: PartHooks, Root: r, RootKnown: true, Dir: r}, true
 	}
 	switch part := PluginPart(pluginPartOf(p)); part {
-	case PartHooks, PartMCP, PartMonitors:
+	case PartHooks, PartMCP, PartMonitors, PartLSP:
 		// A file a plugin loads by its layout: its own path is the As
 		// less the last two elements; the plugin root is not known from
 		// it (a manifest may name the file anywhere).

@@ -70,7 +70,7 @@ func (g *GitHub) sharedCache() *Cache { return g.Cache }
 // hooksKey names what CommandsOf found in one blob read as one path.
 func hooksKey(id, as string) string { return "hooks\x00" + id + "\x00" + as }
 
-// pluginCommandFiles are the hooks, servers and monitors files the base's
+// pluginCommandFiles are the hooks, servers, LSP and monitors files the base's
 // plugins load: a sparse listing (the CLI's) holds only paths that look
 // like agent configuration, and a manifest may name
 // ./config/codex-hooks.json, whose commands run scripts too.
@@ -79,7 +79,7 @@ func (g *gatherer) pluginCommandFiles() []string {
 	for _, l := range g.plugins[baseSide] {
 		for _, pp := range l.Paths {
 			switch pp.Part {
-			case agentfiles.PartHooks, agentfiles.PartMCP, agentfiles.PartMonitors:
+			case agentfiles.PartHooks, agentfiles.PartMCP, agentfiles.PartMonitors, agentfiles.PartLSP:
 				if pp.Path != "" {
 					out = append(out, pp.Path)
 				}

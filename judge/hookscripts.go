@@ -239,6 +239,11 @@ func (e *engine) compareScript(f *fileState) {
 	case strings.HasPrefix(u.key, "mcpServers."):
 		check, rt = report.CheckMCPServerChange, rating.MCPServer()
 		what = "the MCP server " + strings.TrimSuffix(strings.TrimPrefix(u.key, "mcpServers."), ".command")
+	case strings.HasPrefix(u.key, "lspServers."):
+		name := strings.TrimSuffix(strings.TrimPrefix(u.key, "lspServers."), ".command")
+		check = report.CheckHelperChanged
+		rt = rating.Rating{Access: rating.AccessExecute, Risk: rating.RiskHigh, Basis: "a language server a plugin starts by itself once it is enabled"}
+		what = "the language server " + name
 	case !strings.HasPrefix(u.key, "hooks."):
 		k := strings.TrimSuffix(u.key, ".command")
 		check, rt = report.CheckHelperChanged, rating.Helper(k)

@@ -108,8 +108,8 @@ func OpaqueRefs(p string, data []byte) ([]scriptRef, []UnresolvedCommand) {
 	return refs, bad
 }
 
-// opaqueSites lists the commands of a CommandsFile: for a servers file,
-// each server's command and args (an argv); otherwise every string of
+// opaqueSites lists the commands of a CommandsFile: for an MCP or LSP
+// servers file, each server's command and args (an argv); otherwise every string of
 // the document under a key command or commandWindows (Codex runs the
 // latter on Windows), wherever it is — a hooks file that is not in the
 // documented shape still has its commands followed (fail closed). A
@@ -130,6 +130,22 @@ func opaqueSites(cf agentfiles.CommandsFile, root *jsonpos.Value) []commandSite 
 				}
 				out = append(out, commandSite{key: key + "." + s.Key + ".command", line: c.Start().Line, text: c.Text(), args: args, exec: true})
 			}
+		}
+		return out
+	}
+	if cf.Part == agentfiles.PartLSP {
+		// .lsp.json: a language server a name, each started by its
+		// command and args (an argv).
+		for _, s := range root.Members() {
+			c := s.Value.Get("command")
+			if c.Kind() != jsonpos.String {
+				continue
+			}
+			var args []string
+			for _, a := range s.Value.Get("args").Elements() {
+				args = append(args, a.Text())
+			}
+			out = append(out, commandSite{key: "lspServers." + s.Key + ".command", line: c.Start().Line, text: c.Text(), args: args, exec: true})
 		}
 		return out
 	}

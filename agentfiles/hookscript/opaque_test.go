@@ -38,6 +38,9 @@ func TestOpaqueRefs(t *testing.T) {
 		{name: "a named servers file's argv", path: "p/srv.json/.claude-plugin-part/mcpServers",
 			data: `{"mcpServers": {"s": {"command": "node", "args": ["./srv/s.js"]}}}`,
 			refs: []string{"p/srv/s.js"}, events: []string{""}},
+		{name: "a plugin's language server's argv", path: "p/.lsp.json/.claude-plugin-part/lspServers",
+			data: `{"ts": {"command": "node", "args": ["./lsp/server.js", "--stdio"], "extensionToLanguage": {".ts": "typescript"}}}`,
+			refs: []string{"p/lsp/server.js"}, events: []string{""}},
 		{name: "not JSON runs nothing", path: "hooks/hooks.json", data: `{"hooks": `},
 		{name: "not such a file", path: ".claude/settings.json", data: strings.Replace(hooks, "%q", `"sh a.sh"`, 1)},
 	} {
