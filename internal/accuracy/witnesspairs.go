@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"sort"
@@ -75,6 +76,11 @@ func exportWitnessPairs(ctx context.Context, out, file string) (int, error) {
 			continue
 		}
 		clone := filepath.Join(out, ".clones", r.Repo)
+		if _, err := os.Stat(filepath.Join(clone, ".git")); err != nil {
+			// Without the replay's clone every file would read as absent
+			// and every witness as not newly run: refuse.
+			return 0, fmt.Errorf("%s: no clone of the replay at %s (run -witness-pairs on the -out folder of a replay): %w", r.Repo, clone, err)
+		}
 		show := func(rev, path string) string {
 			s, err := git(ctx, clone, "show", rev+":"+path)
 			if err != nil {
