@@ -117,37 +117,15 @@ func OpaqueRefs(p string, data []byte) ([]scriptRef, []UnresolvedCommand) {
 // (read as one that may decide).
 func opaqueSites(cf agentfiles.CommandsFile, root *jsonpos.Value) []commandSite {
 	var out []commandSite
-	if cf.Part == agentfiles.PartMCP {
+	switch cf.Part {
+	case agentfiles.PartMCP:
 		for _, key := range []string{"mcpServers", "servers"} {
-			for _, s := range root.Get(key).Members() {
-				c := s.Value.Get("command")
-				if c.Kind() != jsonpos.String {
-					continue
-				}
-				var args []string
-				for _, a := range s.Value.Get("args").Elements() {
-					args = append(args, a.Text())
-				}
-				out = append(out, commandSite{key: key + "." + s.Key + ".command", line: c.Start().Line, text: c.Text(), args: args, exec: true})
-			}
+			out = append(out, argvSites(key, root.Get(key).Members())...)
 		}
 		return out
-	}
-	if cf.Part == agentfiles.PartLSP {
-		// .lsp.json: a language server a name, each started by its
-		// command and args (an argv).
-		for _, s := range root.Members() {
-			c := s.Value.Get("command")
-			if c.Kind() != jsonpos.String {
-				continue
-			}
-			var args []string
-			for _, a := range s.Value.Get("args").Elements() {
-				args = append(args, a.Text())
-			}
-			out = append(out, commandSite{key: "lspServers." + s.Key + ".command", line: c.Start().Line, text: c.Text(), args: args, exec: true})
-		}
-		return out
+	case agentfiles.PartLSP:
+		// .lsp.json: language servers by name.
+		return argvSites("lspServers", root.Members())
 	}
 	var walk func(v *jsonpos.Value, key, event string, depth int)
 	walk = func(v *jsonpos.Value, key, event string, depth int) {

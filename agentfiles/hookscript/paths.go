@@ -173,17 +173,26 @@ func commandSites(d *claude.Doc, kind report.FileKind) []commandSite {
 			}
 		}
 	case report.MCPFile:
-		for _, s := range d.Root.Get("mcpServers").Members() {
-			c := s.Value.Get("command")
-			if c.Kind() != jsonpos.String {
-				continue
-			}
-			var args []string
-			for _, a := range s.Value.Get("args").Elements() {
-				args = append(args, a.Text())
-			}
-			out = append(out, commandSite{key: "mcpServers." + s.Key + ".command", line: c.Start().Line, text: c.Text(), args: args, exec: true})
+		out = append(out, argvSites("mcpServers", d.Root.Get("mcpServers").Members())...)
+	}
+	return out
+}
+
+// argvSites are the servers of an MCP or LSP servers object, each
+// started by its command and args (an argv, not shell text), keyed
+// <prefix>.<name>.command.
+func argvSites(prefix string, servers []jsonpos.Member) []commandSite {
+	var out []commandSite
+	for _, s := range servers {
+		c := s.Value.Get("command")
+		if c.Kind() != jsonpos.String {
+			continue
 		}
+		var args []string
+		for _, a := range s.Value.Get("args").Elements() {
+			args = append(args, a.Text())
+		}
+		out = append(out, commandSite{key: prefix + "." + s.Key + ".command", line: c.Start().Line, text: c.Text(), args: args, exec: true})
 	}
 	return out
 }
