@@ -62,14 +62,11 @@ func ExtraPaths(p string, data []byte) []string {
 	if err != nil {
 		return nil
 	}
-	seen := map[string]bool{}
-	var out []string
 	refs, _ := CommandRefs(d, kind, p, scope)
-	for _, r := range refs {
-		if !seen[r.Path] {
-			seen[r.Path] = true
-			out = append(out, r.Path)
-		}
+	out := refPaths(refs)
+	seen := map[string]bool{}
+	for _, q := range out {
+		seen[q] = true
 	}
 	if kind == report.SettingsFile && !strings.HasPrefix(scope, "watched:") {
 		if a := d.Root.Get("agent"); a.Kind() == jsonpos.String && agentFileName.MatchString(a.Text()) {
